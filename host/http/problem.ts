@@ -1,0 +1,201 @@
+// One domain error type and one table of codes (wire.md "Problems"); the only place statuses live.
+
+export type ProblemCode =
+  | 'invalid_json'
+  | 'unauthorized'
+  | 'test_key_samples_only'
+  | 'scope_required'
+  | 'unknown_dataset'
+  | 'unknown_task'
+  | 'unknown_model'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'dataset_sealed'
+  | 'request_too_large'
+  | 'unsupported_media_type'
+  | 'invalid_request'
+  | 'unknown_case_id'
+  | 'positive_values_required'
+  | 'row_not_scoreable'
+  | 'shape_invalid'
+  | 'shape_empty'
+  | 'columns_mismatch'
+  | 'invalid_outcomes'
+  | 'idempotency_key_reused'
+  | 'fetch_refused'
+  | 'rate_limited'
+  | 'fetch_failed'
+  | 'engine_unavailable'
+  | 'internal';
+
+interface CodeInfo {
+  status: number;
+  title: string;
+  remedy: string;
+}
+
+/** wire.md: status per code, a stable title, and what the caller should do. */
+export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
+  invalid_json: { status: 400, title: 'Body is not valid JSON', remedy: 'Send a JSON object as the request body.' },
+  unauthorized: {
+    status: 401,
+    title: 'Missing or unknown API key',
+    remedy: 'Send Authorization: Bearer <key>. Get a test key from POST /v1/agents/register.',
+  },
+  test_key_samples_only: {
+    status: 403,
+    title: 'Test keys work on sample datasets only',
+    remedy: 'Use a sample (dataset_id "sample:<name>", listed by /v1/describe) or a live key.',
+  },
+  scope_required: {
+    status: 403,
+    title: 'The key lacks a required capability',
+    remedy: 'Use a key created with the write:outcomes capability (Can report outcomes).',
+  },
+  unknown_dataset: {
+    status: 404,
+    title: 'Unknown dataset',
+    remedy: 'The dataset was deleted (24 hours after last use) or belongs to another workspace. Store it again.',
+  },
+  unknown_task: {
+    status: 404,
+    title: 'Unknown task',
+    remedy: 'Poll a task_id returned by an ask of this workspace within the last 24 hours.',
+  },
+  unknown_model: {
+    status: 404,
+    title: 'Unknown model_ref',
+    remedy: 'Use a model_ref returned by an answered ask of this workspace.',
+  },
+  not_found: { status: 404, title: 'No such endpoint', remedy: 'See POST /v1/describe for the operations.' },
+  method_not_allowed: { status: 405, title: 'Method not allowed', remedy: 'Operations are POST with a JSON body.' },
+  dataset_sealed: {
+    status: 409,
+    title: 'Dataset is sealed',
+    remedy: 'An ask or preflight sealed this dataset. Store the new rows as a new dataset.',
+  },
+  request_too_large: {
+    status: 413,
+    title: 'Request body too large',
+    remedy: 'Send at most 10,000 rows per call, or store large tables with add-dataset (upload: true).',
+  },
+  unsupported_media_type: {
+    status: 415,
+    title: 'Unsupported media type',
+    remedy: 'Send Content-Type: application/json.',
+  },
+  invalid_request: {
+    status: 422,
+    title: 'Invalid request',
+    remedy: 'Fix the field named in `field`; see POST /v1/describe for shapes and limits.',
+  },
+  unknown_case_id: {
+    status: 422,
+    title: 'Unknown case id',
+    remedy: 'Send ids that appear in the entity column, or send the cases as rows.',
+  },
+  positive_values_required: {
+    status: 422,
+    title: 'Which outcome values mean yes?',
+    remedy: 'The outcome column does not have two recognisable values. Say which values mean yes in positive_values.',
+  },
+  row_not_scoreable: {
+    status: 422,
+    title: 'Case row cannot be scored',
+    remedy: 'Send every column the model uses, with the same types as in the record.',
+  },
+  shape_invalid: { status: 422, title: 'Invalid shape', remedy: 'Fix the shape definition named in `field`.' },
+  shape_empty: {
+    status: 422,
+    title: 'Shape yields no usable rows',
+    remedy: 'Check the time column, as_of and windows: the shape read produced no cases.',
+  },
+  columns_mismatch: {
+    status: 422,
+    title: 'Columns differ from the dataset',
+    remedy: 'Every piece of a dataset must have exactly the same columns as the first.',
+  },
+  invalid_outcomes: {
+    status: 422,
+    title: 'Invalid outcomes',
+    remedy: 'Fix the rows listed in `errors`; nothing was written.',
+  },
+  idempotency_key_reused: {
+    status: 422,
+    title: 'Idempotency key reused with a different body',
+    remedy: 'Use a new idempotency_key for a different request.',
+  },
+  fetch_refused: {
+    status: 422,
+    title: 'fetch_url refused',
+    remedy: 'Use a public https URL that answers without redirects.',
+  },
+  rate_limited: { status: 429, title: 'Too many requests', remedy: 'Wait retry_after_ms, then try again.' },
+  fetch_failed: {
+    status: 502,
+    title: 'Download failed',
+    remedy: 'Check that fetch_url answers 200 with CSV text, then try again.',
+  },
+  engine_unavailable: {
+    status: 503,
+    title: 'Engine unavailable',
+    remedy: 'Retry shortly; the engine is restarting.',
+  },
+  internal: { status: 500, title: 'Internal error', remedy: 'Retry; if it persists, report the request_id.' },
+};
+
+/** The one domain error: thrown anywhere below the transports, mapped to problem+json in one place. */
+export class ServiceError extends Error {
+  readonly code: ProblemCode;
+  readonly field?: string;
+  readonly extra?: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
+
+  constructor(
+    code: ProblemCode,
+    detail: string,
+    opts: { field?: string; extra?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ) {
+    super(detail);
+    this.name = 'ServiceError';
+    this.code = code;
+    this.field = opts.field;
+    this.extra = opts.extra;
+    this.headers = opts.headers;
+  }
+
+  get status(): number {
+    return PROBLEM_CODES[this.code].status;
+  }
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ProblemCode;
+  remedy: string;
+  field?: string;
+  request_id?: string;
+  doc_url?: string;
+  [extra: string]: unknown;
+}
+
+/** Builds the spec 2.13 Problem object for an error; `baseUrl` prefixes `type`. */
+export function toProblem(err: ServiceError, baseUrl: string, requestId?: string): Problem {
+  const info = PROBLEM_CODES[err.code];
+  const problem: Problem = {
+    type: `${baseUrl}/problems/${err.code}`,
+    title: info.title,
+    status: info.status,
+    detail: err.message,
+    code: err.code,
+    remedy: info.remedy,
+    doc_url: `${baseUrl}/problems/${err.code}`,
+  };
+  if (err.field !== undefined) problem.field = err.field;
+  if (requestId !== undefined) problem.request_id = requestId;
+  if (err.extra) Object.assign(problem, err.extra);
+  return problem;
+}
