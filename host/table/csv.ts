@@ -1,0 +1,128 @@
+// RFC 4180 CSV reader for inline `csv` and stored uploads (spec 2.1, 8): one pass over char codes.
+import { ServiceError } from '../http/problem.ts';
+import type { Cell, RawTable } from './types.ts';
+
+export interface CsvOptions {
+  /** Dotted request path named in errors (wire.md "Problems"). Default `data.csv`. */
+  field?: string;
+}
+
+const LF = 10;
+const CR = 13;
+const QUOTE = 34;
+const COMMA = 44;
+const SPACE = 32;
+const TAB = 9;
+
+/**
+ * Parses CSV text into a column-major table of strings (typing happens later, engine.md step 3).
+ * Rules: comma separator; `"` quoting with `""` escapes, quoted fields may hold commas, CR and LF;
+ * CRLF, LF or a lone CR end a line; a leading BOM is dropped; lines that are empty or hold only
+ * spaces/tabs are skipped (so a trailing newline adds no row); the first line is the header, names
+ * trimmed, none empty or repeated; every row has exactly the header's number of fields. Spaces or
+ * tabs after a closing quote are ignored; a `"` inside an unquoted field is kept as a character.
+ * Line numbers in errors are 1-based physical lines (a row's number is the line it starts on).
+ */
+export function parseCsv(text: string, opts: CsvOptions = {}): RawTable {
+  const field = opts.field ?? 'data.csv';
+  const fail = (detail: string): never => {
+    throw new ServiceError('invalid_request', detail, { field });
+  };
+  const n = text.length;
+  let i = n > 0 && text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let line = 1;
+  let columns: string[] | null = null;
+  let data: string[][] = [];
+  let width = 0;
+  let rowCount = 0;
+  const header: string[] = [];
+
+  while (i < n) {
+    // Skip a blank line (empty, or spaces/tabs only).
+    let j = i;
+    let c = 0;
+    while (j < n && ((c = text.charCodeAt(j)) === SPACE || c === TAB)) j++;
+    if (j >= n) break;
+    if (c === LF || c === CR) {
+      i = j + 1;
+      if (c === CR && i < n && text.charCodeAt(i) === LF) i++;
+      line++;
+      continue;
+    }
+
+    const rowLine = line;
+    let k = 0; // field index within this row
+    for (;;) {
+      let value: string;
+      if (i < n && text.charCodeAt(i) === QUOTE) {
+        i++;
+        let start = i;
+        let head = '';
+        for (;;) {
+          if (i >= n) fail(`A quoted field that starts on line ${rowLine} is never closed (unterminated quote).`);
+          c = text.charCodeAt(i);
+          if (c === QUOTE) {
+            if (i + 1 < n && text.charCodeAt(i + 1) === QUOTE) {
+              head += text.slice(start, i + 1);
+              i += 2;
+              start = i;
+              continue;
+            }
+            break;
+          }
+          if (c === LF || (c === CR && !(i + 1 < n && text.charCodeAt(i + 1) === LF))) line++;
+          i++;
+        }
+        value = head + text.slice(start, i);
+        i++; // closing quote
+        while (i < n && ((c = text.charCodeAt(i)) === SPACE || c === TAB)) i++;
+        if (i < n && c !== COMMA && c !== LF && c !== CR) {
+          fail(`Line ${line} has a character after a closing quote; quote the whole field and write "" for a quote inside it.`);
+        }
+      } else {
+        const start = i;
+        while (i < n && (c = text.charCodeAt(i)) !== COMMA && c !== LF && c !== CR) i++;
+        value = text.slice(start, i);
+      }
+
+      if (columns === null) header.push(value);
+      else if (k < width) data[k].push(value);
+      k++;
+
+      if (i >= n) break;
+      c = text.charCodeAt(i);
+      i++;
+      if (c === COMMA) continue;
+      if (c === CR && i < n && text.charCodeAt(i) === LF) i++;
+      line++;
+      break;
+    }
+
+    if (columns === null) {
+      columns = checkHeader(header, fail);
+      width = columns.length;
+      data = columns.map(() => []);
+    } else {
+      if (k !== width) fail(`Line ${rowLine} has ${k} field${k === 1 ? '' : 's'}; the header has ${width}.`);
+      rowCount++;
+    }
+  }
+
+  if (columns === null) fail('The CSV has no header row.');
+  return { columns: columns as string[], data: data as Cell[][], rowCount };
+}
+
+/** Trims header names and refuses empty or repeated ones (the header is line 1 after blank lines). */
+function checkHeader(raw: string[], fail: (detail: string) => never): string[] {
+  const names = raw.map((s) => s.trim());
+  const seen = new Map<string, number>();
+  names.forEach((name, idx) => {
+    if (name === '') fail(`Header column ${idx + 1} has no name.`);
+    const first = seen.get(name);
+    if (first !== undefined) {
+      fail(`Header column name "${name}" appears more than once (columns ${first + 1} and ${idx + 1}).`);
+    }
+    seen.set(name, idx);
+  });
+  return names;
+}

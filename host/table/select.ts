@@ -1,0 +1,111 @@
+// Case selection for asks (spec 2.4 `cases.ids`, 2.6 `time_column`): each entity's latest row.
+import { ServiceError } from '../http/problem.ts';
+import type { Cell, RawTable } from './types.ts';
+import { compareCodePoints, parseNumber } from './typing.ts';
+
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;
+
+/**
+ * Time of a cell in epoch ms, or null. Numbers (and plain number strings) are taken as they are.
+ * ISO 8601 strings: `YYYY-MM-DD` (UTC midnight), `YYYY-MM-DD[T ]hh:mm[:ss[.fff]]` read as UTC
+ * unless it ends in `Z` or an offset `±hh`, `±hhmm`, `±hh:mm`, which is honoured. Out-of-range
+ * parts (month 13, 30 February, hour 24) give null.
+ */
+export function parseTime(cell: unknown): number | null {
+  if (typeof cell === 'number') return Number.isFinite(cell) ? (cell === 0 ? 0 : cell) : null;
+  if (typeof cell !== 'string') return null;
+  const s = cell.trim();
+  const m = ISO.exec(s);
+  if (!m) return parseNumber(s);
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const [h, mi, sec] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)];
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || sec > 59) return null;
+  if (m[4] === undefined && m[9] !== undefined) return null; // an offset needs a time of day
+  const ms = m[7] === undefined ? 0 : Number(`${m[7]}00`.slice(0, 3)); // below 1 ms is dropped
+  let offset = 0;
+  if (m[9] !== undefined) {
+    const oh = Number(m[10]);
+    const om = Number(m[11] ?? 0);
+    if (oh > 23 || om > 59) return null;
+    offset = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  return ((daysFromCivil(y, mo, d) * 24 + h) * 60 + mi - offset) * 60_000 + sec * 1000 + ms;
+}
+
+function daysInMonth(y: number, m: number): number {
+  if (m === 2) return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28;
+  return m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
+}
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm; no Date quirks). */
+function daysFromCivil(y: number, m: number, d: number): number {
+  y -= m <= 2 ? 1 : 0;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/** The entity id of a cell: trimmed text (numbers in canonical form); null when empty or null. */
+export function entityKey(cell: Cell | undefined): string | null {
+  if (cell === null || cell === undefined) return null;
+  if (typeof cell === 'number') return Number.isFinite(cell) ? String(cell === 0 ? 0 : cell) : null;
+  const s = typeof cell === 'string' ? cell.trim() : String(cell);
+  return s === '' ? null : s;
+}
+
+/** Index of a named column; `invalid_request` at `field` when the table has no such column. */
+export function columnIndex(table: RawTable, name: string, field: string): number {
+  const c = table.columns.indexOf(name);
+  if (c < 0) throw new ServiceError('invalid_request', `The record has no column "${name}".`, { field });
+  return c;
+}
+
+/**
+ * Per entity id, the index of its latest row (spec 2.4: "with several rows per id the latest wins").
+ * With a time column: the greatest `parseTime` (a row without a readable time is earliest); equal
+ * times are broken by the row's cells compared as text, column by column (missing first), taking
+ * the greatest, so the choice does not depend on row order (only fully identical rows remain, and
+ * then the last in file order is returned). Without a time column the last row in file order wins.
+ * Rows with an empty entity id are skipped.
+ */
+export function latestRowPerEntity(table: RawTable, entityColumn: string, timeColumn?: string): Map<string, number> {
+  const ec = columnIndex(table, entityColumn, 'entity_column');
+  const tc = timeColumn === undefined ? -1 : columnIndex(table, timeColumn, 'time_column');
+  const ids = table.data[ec];
+  const latest = new Map<string, number>();
+  const times = new Map<string, number | null>();
+  for (let r = 0; r < table.rowCount; r++) {
+    const id = entityKey(ids[r]);
+    if (id === null) continue;
+    const best = latest.get(id);
+    if (tc < 0 || best === undefined) {
+      latest.set(id, r);
+      if (tc >= 0) times.set(id, parseTime(table.data[tc][r]));
+      continue;
+    }
+    const t = parseTime(table.data[tc][r]);
+    const bt = times.get(id) as number | null;
+    const cmp = t === bt ? compareRows(table, r, best) : t === null ? -1 : bt === null ? 1 : t - bt;
+    if (cmp >= 0) {
+      latest.set(id, r);
+      times.set(id, t);
+    }
+  }
+  return latest;
+}
+
+/** Compares two rows' cells as text, column by column; a missing cell sorts first. */
+function compareRows(table: RawTable, a: number, b: number): number {
+  for (const col of table.data) {
+    const x = col[a];
+    const y = col[b];
+    if (x === y) continue;
+    if (x === null || x === undefined) return y === null || y === undefined ? 0 : -1;
+    if (y === null || y === undefined) return 1;
+    const cmp = compareCodePoints(String(x), String(y));
+    if (cmp !== 0) return cmp;
+  }
+  return 0;
+}

@@ -1,0 +1,94 @@
+// parseCsv: RFC 4180 edge cases and errors (host/table/csv.ts; spec 2.1, wire.md "Problems").
+import { describe, expect, it } from 'vitest';
+import { parseCsv } from '../../host/table/csv.ts';
+import { ServiceError } from '../../host/http/problem.ts';
+
+/** Row-major view for readable expectations. */
+function rowsOf(text: string): { columns: string[]; rows: unknown[][] } {
+  const t = parseCsv(text);
+  const rows = Array.from({ length: t.rowCount }, (_, r) => t.data.map((col) => col[r]));
+  return { columns: t.columns, rows };
+}
+
+function errorOf(fn: () => unknown): ServiceError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ServiceError) return err;
+    throw err;
+  }
+  throw new Error('expected a ServiceError');
+}
+
+describe('parseCsv reads valid CSV', () => {
+  const cases: Array<[string, string, string[], string[][]]> = [
+    ['plain rows', 'a,b\n1,2\n3,4', ['a', 'b'], [['1', '2'], ['3', '4']]],
+    ['a trailing LF adds no row', 'a,b\n1,2\n', ['a', 'b'], [['1', '2']]],
+    ['CRLF line ends', 'a,b\r\n1,2\r\n3,4\r\n', ['a', 'b'], [['1', '2'], ['3', '4']]],
+    ['a lone CR ends a line', 'a,b\r1,2\r', ['a', 'b'], [['1', '2']]],
+    ['a leading BOM is dropped', '\uFEFFa,b\n1,2', ['a', 'b'], [['1', '2']]],
+    ['blank lines are skipped', '\n\na,b\n\n1,2\r\n\r\n  \n3,4\n\n', ['a', 'b'], [['1', '2'], ['3', '4']]],
+    ['header names are trimmed', ' a , b\t\n1,2', ['a', 'b'], [['1', '2']]],
+    ['values keep their spaces', 'a,b\n 1 , x ', ['a', 'b'], [[' 1 ', ' x ']]],
+    ['quoted fields hold commas', 'a,b\n"1,5",x', ['a', 'b'], [['1,5', 'x']]],
+    ['doubled quotes are one quote', 'a\n"say ""hi"""', ['a'], [['say "hi"']]],
+    ['quoted fields hold LF and CRLF', 'a,b\n"l1\nl2","x\r\ny"\n', ['a', 'b'], [['l1\nl2', 'x\r\ny']]],
+    ['an empty quoted field', 'a,b\n"",x', ['a', 'b'], [['', 'x']]],
+    ['empty fields, including the last', 'a,b,c\n,,\n1,,', ['a', 'b', 'c'], [['', '', ''], ['1', '', '']]],
+    ['a quoted header name', '"a,1",b\n1,2', ['a,1', 'b'], [['1', '2']]],
+    ['spaces after a closing quote', 'a,b\n"1"  ,2', ['a', 'b'], [['1', '2']]],
+    ['a quote inside an unquoted field is kept', 'a\n5" pipe', ['a'], [['5" pipe']]],
+    ['a header without rows', 'a,b\n', ['a', 'b'], []],
+    ['the last quoted field at end of text', 'a,b\n1,"2"', ['a', 'b'], [['1', '2']]],
+  ];
+  it.each(cases)('%s', (_name, text, columns, rows) => {
+    expect(rowsOf(text)).toEqual({ columns, rows });
+  });
+});
+
+describe('parseCsv refuses malformed CSV with invalid_request', () => {
+  const cases: Array<[string, string, RegExp]> = [
+    ['empty text', '', /no header/],
+    ['only blank lines', '\n\r\n  \n', /no header/],
+    ['a duplicate header name', 'a,b,a\n1,2,3', /"a".*columns 1 and 3/],
+    ['a duplicate after trimming', 'a, a\n1,2', /"a"/],
+    ['an empty header name', 'a,,c\n1,2,3', /column 2 has no name/],
+    ['a short row, naming its line', 'a,b\n1,2\n\n3\n', /Line 4 has 1 field; the header has 2/],
+    ['a long row, naming its line', 'a,b\r\n1,2,3', /Line 2 has 3 fields/],
+    ['line numbers count lines inside quotes', 'a,b\n"x\ny",1\n2\n', /Line 4 has 1 field/],
+    ['an unterminated quote', 'a,b\n1,"2\n3,4\n', /line 2 is never closed/],
+    ['text after a closing quote', 'a,b\n"1"x,2', /after a closing quote/],
+  ];
+  it.each(cases)('%s', (_name, text, detail) => {
+    const err = errorOf(() => parseCsv(text));
+    expect(err.code).toBe('invalid_request');
+    expect(err.field).toBe('data.csv');
+    expect(err.message).toMatch(detail);
+  });
+
+  it('names the field given in the options', () => {
+    expect(errorOf(() => parseCsv('a,a\n', { field: 'csv' })).field).toBe('csv');
+  });
+});
+
+describe('parseCsv at the size limit', () => {
+  it('parses an 8,000,000-character CSV of about 100k rows x 10 columns', () => {
+    const header = Array.from({ length: 10 }, (_, c) => `col${c}`).join(',');
+    const lines = [header];
+    let size = header.length + 1;
+    for (let r = 0; size < 8_000_000; r++) {
+      const cells = Array.from({ length: 10 }, (_, c) => (c === 3 ? `"t ${r}, ""q"""` : String((r * 7919 + c * 104729) % 1000003)));
+      const line = cells.join(',');
+      lines.push(line);
+      size += line.length + 1;
+    }
+    const text = `${lines.join('\n')}\n`;
+    expect(text.length).toBeGreaterThanOrEqual(8_000_000);
+    const t = parseCsv(text);
+    expect(t.columns).toHaveLength(10);
+    expect(t.rowCount).toBe(lines.length - 1);
+    expect(t.rowCount).toBeGreaterThan(90_000);
+    expect(t.data[3][5]).toBe('t 5, "q"');
+    expect(t.data.every((col) => col.length === t.rowCount)).toBe(true);
+  });
+});
