@@ -1,0 +1,12 @@
+// Public surface of signing/, the project's only home for jose (style.md: one home per library).
+export { canonicalJson } from './canonical-json.ts';
+export {
+  KeyRing,
+  MemorySigningKeyStore,
+  type Jwks,
+  type KeyRingOptions,
+  type PublicJwk,
+  type SigningKeyStore,
+  type StoredSigningKey,
+} from './key-ring.ts';
+export { newVerdictId, signVerdict, verifyVerdict, type VerdictSignature, type VerifyStatus } from './verdict.ts';

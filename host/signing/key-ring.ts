@@ -1,0 +1,146 @@
+// Ed25519 key ring for Verdict signatures (wire.md "Verdicts and signatures"): one active key, retired keys still published.
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+
+/** One key as persisted; the JWKs are JSON text so any store can keep them as strings. */
+export interface StoredSigningKey {
+  kid: string;
+  private_jwk: string;
+  public_jwk: string;
+  created_at: string;
+  retired_at: string | null;
+}
+
+/** Persistence for the ring; saveKey inserts or replaces by kid. */
+export interface SigningKeyStore {
+  loadKeys(): Promise<StoredSigningKey[]>;
+  saveKey(k: StoredSigningKey): Promise<void>;
+}
+
+/** A published key, as in GET /.well-known/jwks.json. */
+export interface PublicJwk {
+  kty: 'OKP';
+  crv: 'Ed25519';
+  kid: string;
+  use: 'sig';
+  alg: 'EdDSA';
+  x: string;
+}
+
+export interface Jwks {
+  keys: PublicJwk[];
+}
+
+export interface KeyRingOptions {
+  /** Clock for created_at / retired_at; defaults to Date.now. */
+  now?: () => number;
+}
+
+interface LoadedKey {
+  stored: StoredSigningKey;
+  x: string;
+  privateKey: CryptoKey;
+  publicKey: CryptoKey;
+}
+
+export class KeyRing {
+  private constructor(
+    private readonly store: SigningKeyStore,
+    private readonly keys: Map<string, LoadedKey>,
+    private active: LoadedKey,
+    private readonly now: () => number,
+  ) {}
+
+  /** Loads every stored key; creates and saves the first key when there is no unretired one. */
+  static async open(store: SigningKeyStore, opts: KeyRingOptions = {}): Promise<KeyRing> {
+    const now = opts.now ?? Date.now;
+    const keys = new Map<string, LoadedKey>();
+    for (const stored of await store.loadKeys()) keys.set(stored.kid, await loadKey(stored));
+    // Newest unretired key is active; two unretired keys can exist if a rotation was interrupted.
+    let active: LoadedKey | undefined;
+    for (const k of keys.values()) {
+      if (k.stored.retired_at !== null) continue;
+      if (!active || k.stored.created_at > active.stored.created_at) active = k;
+    }
+    if (!active) {
+      active = await createKey(now);
+      await store.saveKey(active.stored);
+      keys.set(active.stored.kid, active);
+    }
+    return new KeyRing(store, keys, active, now);
+  }
+
+  get activeKid(): string {
+    return this.active.stored.kid;
+  }
+
+  /** Raw Ed25519 signature (64 bytes) of `bytes` with the active key. */
+  async sign(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
+    return new Uint8Array(await crypto.subtle.sign('Ed25519', this.active.privateKey, bytes));
+  }
+
+  /** The public key for `kid`, retired or not; undefined if the ring never held it. */
+  publicKey(kid: string): CryptoKey | undefined {
+    return this.keys.get(kid)?.publicKey;
+  }
+
+  /** Every key the ring holds, retired ones included so older Verdicts still verify offline. */
+  jwks(): Jwks {
+    return {
+      keys: [...this.keys.values()].map((k) => ({
+        kty: 'OKP', crv: 'Ed25519', kid: k.stored.kid, use: 'sig', alg: 'EdDSA', x: k.x,
+      })),
+    };
+  }
+
+  /** Makes a new active key and retires the old one; the new key is saved first so a crash loses nothing. */
+  async rotate(): Promise<string> {
+    const next = await createKey(this.now);
+    await this.store.saveKey(next.stored);
+    this.keys.set(next.stored.kid, next);
+    const old = this.active;
+    old.stored = { ...old.stored, retired_at: new Date(this.now()).toISOString() };
+    await this.store.saveKey(old.stored);
+    this.active = next;
+    return next.stored.kid;
+  }
+}
+
+/** kid = RFC 7638 JWK thumbprint (SHA-256, base64url) of the public key, so anyone can recompute it. */
+async function createKey(now: () => number): Promise<LoadedKey> {
+  const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+  const privateJwk = await exportJWK(privateKey);
+  const publicJwk = await exportJWK(publicKey);
+  const kid = await calculateJwkThumbprint(publicJwk, 'sha256');
+  const stored: StoredSigningKey = {
+    kid,
+    private_jwk: JSON.stringify(privateJwk),
+    public_jwk: JSON.stringify(publicJwk),
+    created_at: new Date(now()).toISOString(),
+    retired_at: null,
+  };
+  return loadKey(stored);
+}
+
+async function loadKey(stored: StoredSigningKey): Promise<LoadedKey> {
+  const privateJwk = JSON.parse(stored.private_jwk) as JWK;
+  const publicJwk = JSON.parse(stored.public_jwk) as JWK;
+  if (publicJwk.kty !== 'OKP' || publicJwk.crv !== 'Ed25519' || typeof publicJwk.x !== 'string') {
+    throw new Error(`signing key ${stored.kid} is not an Ed25519 key`);
+  }
+  const privateKey = (await importJWK(privateJwk, 'EdDSA')) as CryptoKey;
+  const publicKey = (await importJWK(publicJwk, 'EdDSA')) as CryptoKey;
+  return { stored, x: publicJwk.x, privateKey, publicKey };
+}
+
+/** In-memory store for tests and single-process use; keeps copies so callers cannot mutate it. */
+export class MemorySigningKeyStore implements SigningKeyStore {
+  private readonly rows = new Map<string, StoredSigningKey>();
+
+  async loadKeys(): Promise<StoredSigningKey[]> {
+    return [...this.rows.values()].map((k) => ({ ...k }));
+  }
+
+  async saveKey(k: StoredSigningKey): Promise<void> {
+    this.rows.set(k.kid, { ...k });
+  }
+}

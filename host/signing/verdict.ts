@@ -1,0 +1,132 @@
+// Signs and verifies Verdicts as detached RFC 7797 JWS over canonical JSON (wire.md "Verdicts and signatures", spec 4.7).
+import { importJWK } from 'jose';
+import { canonicalJson } from './canonical-json.ts';
+import { KeyRing, type Jwks } from './key-ring.ts';
+
+export interface VerdictSignature {
+  protected: string;
+  signature: string;
+  kid: string;
+}
+
+export type VerifyStatus = 'valid' | 'invalid_signature' | 'expired' | 'unknown_key';
+
+const encoder = new TextEncoder();
+
+/** Bytes an RFC 7797 (b64:false) signature covers: ASCII(protected) '.' canonical JSON. */
+function signingInput(protectedB64: string, verdict: unknown): Uint8Array<ArrayBuffer> {
+  return encoder.encode(protectedB64 + '.' + canonicalJson(verdict));
+}
+
+/** Signs `verdict` with the ring's active key; the verdict is returned untouched beside its signature. */
+export async function signVerdict<V extends object>(
+  ring: KeyRing,
+  verdict: V,
+): Promise<{ verdict: V; signature: VerdictSignature }> {
+  const kid = ring.activeKid;
+  // wire.md fixes this key order; JSON.stringify keeps insertion order.
+  const header = { alg: 'EdDSA', b64: false, crit: ['b64'], kid, typ: 'verdict+json' };
+  const protectedB64 = Buffer.from(JSON.stringify(header), 'utf8').toString('base64url');
+  const sig = await ring.sign(signingInput(protectedB64, verdict));
+  return { verdict, signature: { protected: protectedB64, signature: Buffer.from(sig).toString('base64url'), kid } };
+}
+
+// Bounds keep garbage cheap to reject; a real header is ~150 chars and an Ed25519 signature 86.
+const MAX_PROTECTED = 2048;
+const B64URL = /^[A-Za-z0-9_-]*$/;
+
+function decodeB64url(s: string): Uint8Array<ArrayBuffer> | undefined {
+  if (!B64URL.test(s) || s.length % 4 === 1) return undefined;
+  const bytes = Buffer.from(s, 'base64url');
+  // Reject non-canonical encodings (stray trailing bits) so one signature has one spelling.
+  return bytes.toString('base64url') === s ? new Uint8Array(bytes) : undefined;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Parses the protected header; undefined unless it is EdDSA with b64:false and only b64 is critical. */
+function parseHeader(protectedB64: string): { kid: string } | undefined {
+  if (protectedB64.length > MAX_PROTECTED) return undefined;
+  const bytes = decodeB64url(protectedB64);
+  if (!bytes) return undefined;
+  let header: unknown;
+  try {
+    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    return undefined;
+  }
+  if (!isPlainObject(header)) return undefined;
+  const { alg, b64, crit, kid } = header;
+  if (alg !== 'EdDSA' || b64 !== false || typeof kid !== 'string') return undefined;
+  // RFC 7515 4.1.11: every critical parameter must be understood; we understand only b64.
+  if (!Array.isArray(crit) || !crit.includes('b64') || crit.some((c) => c !== 'b64')) return undefined;
+  return { kid };
+}
+
+async function findKey(keys: KeyRing | Jwks, kid: string): Promise<CryptoKey | undefined> {
+  if (keys instanceof KeyRing) return keys.publicKey(kid);
+  if (!isPlainObject(keys) || !Array.isArray(keys.keys)) return undefined;
+  const jwk = keys.keys.find((k) => isPlainObject(k) && k.kid === kid);
+  if (!jwk || jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string') return undefined;
+  try {
+    return (await importJWK({ kty: 'OKP', crv: 'Ed25519', x: jwk.x }, 'EdDSA')) as CryptoKey;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * wire.md order: malformed -> invalid_signature; unknown kid -> unknown_key; bad signature ->
+ * invalid_signature; now >= expires_at -> expired; else valid. Never throws on caller input.
+ */
+export async function verifyVerdict(
+  keys: KeyRing | Jwks,
+  verdict: unknown,
+  signature: unknown,
+  now: number = Date.now(),
+): Promise<VerifyStatus> {
+  try {
+    if (!isPlainObject(verdict) || !isPlainObject(signature)) return 'invalid_signature';
+    const { protected: protectedB64, signature: sigB64, kid } = signature;
+    if (typeof protectedB64 !== 'string' || typeof sigB64 !== 'string' || typeof kid !== 'string') {
+      return 'invalid_signature';
+    }
+    const header = parseHeader(protectedB64);
+    if (!header || header.kid !== kid) return 'invalid_signature';
+    const key = await findKey(keys, kid);
+    if (!key) return 'unknown_key';
+    const sig = sigB64.length === 86 ? decodeB64url(sigB64) : undefined;
+    if (!sig || sig.length !== 64) return 'invalid_signature';
+    let input: Uint8Array<ArrayBuffer>;
+    try {
+      input = signingInput(protectedB64, verdict);
+    } catch {
+      return 'invalid_signature'; // not canonicalisable (NaN, cycles, ...), so never signed by us
+    }
+    if (!(await crypto.subtle.verify('Ed25519', key, sig, input))) return 'invalid_signature';
+    const expiresAt = typeof verdict.expires_at === 'string' ? Date.parse(verdict.expires_at) : NaN;
+    if (Number.isNaN(expiresAt)) return 'invalid_signature';
+    return now >= expiresAt ? 'expired' : 'valid';
+  } catch {
+    return 'invalid_signature';
+  }
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** ULID: 10 chars of millisecond time then 16 chars (80 bits) of crypto randomness, Crockford base32. */
+export function newVerdictId(now: number = Date.now()): string {
+  let time = '';
+  let t = now;
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  const random = crypto.getRandomValues(new Uint8Array(16));
+  // 16 bytes give 16 chars of 5 bits each (the top 3 bits of each byte are dropped): 80 random bits.
+  let rand = '';
+  for (const b of random) rand += CROCKFORD[b & 31];
+  return time + rand;
+}

@@ -1,0 +1,104 @@
+// Canonical JSON cases checked against what Python's json.dumps(sort_keys, ensure_ascii) + repr(float) writes (wire.md).
+import { describe, it, expect } from 'vitest';
+import { canonicalJson } from '../../host/signing/canonical-json.ts';
+
+const numbers: [number, string][] = [
+  [0, '0'],
+  [-0, '0'],
+  [3, '3'],
+  [-7, '-7'],
+  [100.0, '100'],
+  [9999999999999998, '9999999999999998'],
+  [0.1, '0.1'],
+  [0.5, '0.5'],
+  [-2.5, '-2.5'],
+  [0.1 + 0.2, '0.30000000000000004'],
+  [1 / 3, '0.3333333333333333'],
+  [1234.5678, '1234.5678'],
+  [1e15 + 0.5, '1000000000000000.5'],
+  [0.0001, '0.0001'],
+  [0.00012345, '0.00012345'],
+  [1e-5, '1e-05'],
+  [2.5e-5, '2.5e-05'],
+  [1.5e-7, '1.5e-07'],
+  [-1e-7, '-1e-07'],
+  [2 ** -20, '9.5367431640625e-07'],
+  [5e-324, '5e-324'],
+  [1e16, '1e+16'],
+  [1e21, '1e+21'],
+  [123456789012345680000, '1.2345678901234568e+20'],
+  [-1.2345e20, '-1.2345e+20'],
+  [1e100, '1e+100'],
+  [1.7976931348623157e308, '1.7976931348623157e+308'],
+];
+
+const strings: [string, string][] = [
+  ['plain', '"plain"'],
+  ['a"b\\c/d', '"a\\"b\\\\c/d"'],
+  ['\b\f\n\r\t', '"\\b\\f\\n\\r\\t"'],
+  ['\u0001\u001f', '"\\u0001\\u001f"'],
+  ['\u007f', '"\\u007f"'],
+  ['é', '"\\u00e9"'],
+  ['\u2028', '"\\u2028"'],
+  ['\uffff', '"\\uffff"'],
+  ['😀', '"\\ud83d\\ude00"'],
+];
+
+const structures: [string, unknown, string][] = [
+  ['null and booleans', [null, true, false], '[null,true,false]'],
+  ['empty containers', { a: [], b: {} }, '{"a":[],"b":{}}'],
+  ['keys sorted', { b: 1, a: 2, '': 3 }, '{"":3,"a":2,"b":1}'],
+  ['prefix sorts first', { ab: 1, a: 2 }, '{"a":2,"ab":1}'],
+  ['non-ASCII keys after ASCII', { é: 1, z: 2 }, '{"z":2,"\\u00e9":1}'],
+  // UTF-16 code units would put U+1F600 (D83D DE00) before U+FFFF; code points put it after.
+  ['astral keys sorted by code point', { '😀': 2, '\uffff': 1 }, '{"\\uffff":1,"\\ud83d\\ude00":2}'],
+  ['nested and sorted at every level', { z: [1, { y: null, x: true }], a: false }, '{"a":false,"z":[1,{"x":true,"y":null}]}'],
+  ['undefined properties omitted', { a: undefined, b: 1 }, '{"b":1}'],
+  ['repeated (non-cyclic) references allowed', (() => { const s = { k: 1 }; return [s, s]; })(), '[{"k":1},{"k":1}]'],
+];
+
+const cyclic: Record<string, unknown> = {};
+cyclic.self = cyclic;
+
+const rejects: [string, unknown][] = [
+  ['NaN', NaN],
+  ['Infinity', Infinity],
+  ['-Infinity in an object', { x: -Infinity }],
+  ['undefined at top level', undefined],
+  ['undefined in an array', [1, undefined]],
+  ['a function', () => 1],
+  ['a function property', { f: () => 1 }],
+  ['a bigint', 1n],
+  ['a symbol', Symbol('s')],
+  ['a Date', new Date(0)],
+  ['a Map', new Map()],
+  ['a cycle', cyclic],
+];
+
+describe('canonicalJson', () => {
+  it.each(numbers)('writes the number %s as %s', (x, out) => {
+    expect(canonicalJson(x)).toBe(out);
+  });
+
+  it.each(strings)('escapes the string %j as %s', (s, out) => {
+    expect(canonicalJson(s)).toBe(out);
+  });
+
+  it.each(structures)('%s', (_name, value, out) => {
+    expect(canonicalJson(value)).toBe(out);
+  });
+
+  it.each(rejects)('throws on %s', (_name, value) => {
+    expect(() => canonicalJson(value)).toThrow(TypeError);
+  });
+
+  it('writes only printable ASCII', () => {
+    const out = canonicalJson({ 'ключ': ['значение', '\u0000', '𝄞', 0.25] });
+    expect(out).toMatch(/^[\x20-\x7e]*$/);
+    expect(JSON.parse(out)).toEqual({ 'ключ': ['значение', '\u0000', '𝄞', 0.25] });
+  });
+
+  it('round-trips every number to the same double', () => {
+    for (const [x] of numbers) expect(Number(canonicalJson(x))).toBe(x === 0 ? 0 : x);
+  });
+});
