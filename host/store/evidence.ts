@@ -1,0 +1,99 @@
+// The usage ledger, and the evidence callers send back: real outcomes and attestations of acting.
+import { toCount, type SqlClient } from './sql.ts';
+import type { AttestationRecord, EvidenceStore, OutcomeRecord, UsageStore } from './types.ts';
+
+export function usageQueries(db: SqlClient): UsageStore {
+  return {
+    async recordUsage(e) {
+      await db.run('INSERT INTO usage_ledger (workspace_id, kind, count, at) VALUES (?, ?, ?, ?)', [
+        e.workspace_id, e.kind, e.count, e.at,
+      ]);
+    },
+
+    async getMonthlyUsage(workspace_id, at) {
+      // Free fits are counted per UTC calendar month.
+      const d = new Date(at);
+      const start = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+      const end = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+      const rows = await db.all<{ kind: string; total: unknown }>(
+        'SELECT kind, SUM(count) AS total FROM usage_ledger WHERE workspace_id = ? AND at >= ? AND at < ? GROUP BY kind',
+        [workspace_id, start, end],
+      );
+      const total = (kind: string) => toCount(rows.find((r) => r.kind === kind)?.total);
+      return { month: new Date(start).toISOString().slice(0, 7), fits: total('fit'), decisions: total('decision') };
+    },
+  };
+}
+
+const OUTCOME_COLUMNS = 'workspace_id, model_ref, entity_id, outcome, observed_at, event_id, created_at';
+const ATTEST_COLUMNS =
+  'workspace_id, model_ref, entity_id, feature, direction, compliant, post_value, acted_at, event_id, created_at';
+
+type AttestationRow = Omit<AttestationRecord, 'compliant'> & { compliant: number };
+
+function toOutcome(r: OutcomeRecord): OutcomeRecord {
+  return {
+    ...r,
+    outcome: Number(r.outcome) === 1 ? 1 : 0,
+    observed_at: Number(r.observed_at),
+    created_at: Number(r.created_at),
+  };
+}
+
+function toAttestation(r: AttestationRow): AttestationRecord {
+  return { ...r, compliant: Number(r.compliant) === 1, acted_at: Number(r.acted_at), created_at: Number(r.created_at) };
+}
+
+export function evidenceQueries(db: SqlClient): EvidenceStore {
+  return {
+    writeOutcomes(items) {
+      // spec 4.5 / wire.md: all-or-nothing. Any failure rolls the whole batch back.
+      return db.transaction(async (tx) => {
+        let written = 0;
+        for (const o of items) {
+          written += await tx.run(
+            `INSERT INTO outcomes (${OUTCOME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (workspace_id, model_ref, event_id) DO NOTHING`,
+            [o.workspace_id, o.model_ref, o.entity_id, o.outcome, o.observed_at, o.event_id, o.created_at],
+          );
+        }
+        return { written, duplicates: items.length - written };
+      });
+    },
+
+    async listOutcomes(workspace_id, model_ref) {
+      const rows = await db.all<OutcomeRecord>(
+        `SELECT ${OUTCOME_COLUMNS} FROM outcomes WHERE workspace_id = ? AND model_ref = ?
+         ORDER BY observed_at, created_at, entity_id, event_id`,
+        [workspace_id, model_ref],
+      );
+      return rows.map(toOutcome);
+    },
+
+    insertAttestation(a) {
+      return db.transaction(async (tx) => {
+        const n = await tx.run(
+          `INSERT INTO attestations (${ATTEST_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (workspace_id, model_ref, event_id) DO NOTHING`,
+          [a.workspace_id, a.model_ref, a.entity_id, a.feature, a.direction, a.compliant ? 1 : 0, a.post_value,
+            a.acted_at, a.event_id, a.created_at],
+        );
+        if (n > 0) return { written: true, record: { ...a } };
+        const existing = await tx.get<AttestationRow>(
+          `SELECT ${ATTEST_COLUMNS} FROM attestations WHERE workspace_id = ? AND model_ref = ? AND event_id = ?`,
+          [a.workspace_id, a.model_ref, a.event_id],
+        );
+        return { written: false, record: toAttestation(existing as AttestationRow) };
+      });
+    },
+
+    async listAttestations(workspace_id, model_ref) {
+      const rows = await db.all<AttestationRow>(
+        `SELECT ${ATTEST_COLUMNS} FROM attestations WHERE workspace_id = ? AND model_ref = ?
+         ORDER BY acted_at, created_at, entity_id`,
+        [workspace_id, model_ref],
+      );
+      return rows.map(toAttestation);
+    },
+  };
+}

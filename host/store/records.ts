@@ -1,0 +1,210 @@
+// Plain records the store returns: they mirror the table columns (snake_case); timestamps are epoch ms unless noted.
+
+export type Bytes = Uint8Array;
+
+export interface Workspace {
+  id: string;
+  name: string;
+  created_at: number;
+}
+
+export type KeyMode = 'live' | 'test';
+
+export interface ApiKeyRecord {
+  id: string;
+  key_hash: string; // sha256 hex of the whole key; the key itself is never stored
+  prefix: string; // shown to operators, e.g. the first 14 chars
+  workspace_id: string;
+  mode: KeyMode;
+  scopes: string[]; // e.g. ['write:outcomes']
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface NewApiKey {
+  key_hash: string;
+  prefix: string;
+  workspace_id: string;
+  mode: KeyMode;
+  scopes: string[];
+  created_at: number;
+}
+
+/** The key ring's own shape: timestamps as ISO strings (stored as epoch ms, read back via toISOString). */
+export interface StoredSigningKey {
+  kid: string;
+  private_jwk: string;
+  public_jwk: string;
+  created_at: string;
+  retired_at: string | null;
+}
+
+export type DatasetStatus = 'open' | 'ready' | 'awaiting_upload' | 'sealed';
+
+export interface DatasetRecord {
+  id: string;
+  workspace_id: string;
+  status: DatasetStatus;
+  columns: string | null; // JSON text (array of column names)
+  row_count: number;
+  filename: string | null;
+  created_at: number;
+  last_used_at: number;
+}
+
+export interface DatasetPiece {
+  seq: number;
+  row_count: number;
+  content: Bytes; // CSV text or canonical rows JSON, as UTF-8 bytes
+}
+
+export interface NewDatasetPiece {
+  workspace_id: string;
+  dataset_id: string;
+  seq?: number; // expected seq (1, 2, ...); omitted: the next one. Anything but the next is refused
+  content: Bytes | string;
+  row_count: number;
+  columns?: string | null; // set the dataset's columns (JSON text) in the same transaction
+  status?: 'open' | 'ready'; // move the dataset to this status in the same transaction
+  at: number; // also refreshes last_used_at
+}
+
+export type AppendPieceResult =
+  | { ok: true; seq: number; dataset: DatasetRecord }
+  | { ok: false; reason: 'unknown_dataset' | 'dataset_sealed' | 'out_of_order' };
+
+/** A fit as cached by fit key; shared by every workspace (it depends only on record content). */
+export interface FitRecord {
+  model_ref: string;
+  fit_key: string;
+  record_hash: string;
+  bytes: Bytes;
+  meta: string; // JSON text: state, quality, ...
+  created_at: number;
+}
+
+/** A fit as seen by one workspace that was given its model_ref. */
+export interface ModelRecord extends FitRecord {
+  workspace_id: string;
+  refit_of: string | null;
+  linked_at: number; // when this workspace first got the model_ref
+}
+
+export interface NewModel {
+  model_ref: string;
+  workspace_id: string;
+  fit_key: string;
+  record_hash: string;
+  bytes: Bytes;
+  meta: string;
+  refit_of?: string | null;
+  created_at: number;
+}
+
+export type TaskStatus = 'pending' | 'running' | 'done' | 'failed';
+
+export interface TaskRecord {
+  id: string;
+  workspace_id: string;
+  status: TaskStatus;
+  request: string; // JSON text
+  result: string | null; // JSON text
+  problem: string | null; // JSON text
+  stage: string | null;
+  lease_owner: string | null;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface NewTask {
+  id: string;
+  workspace_id: string;
+  request: string;
+  stage?: string | null;
+  created_at: number;
+}
+
+export interface ClaimOptions {
+  owner: string;
+  now: number;
+  lease_ms: number;
+}
+
+export interface IdempotencyRecord {
+  workspace_id: string;
+  operation: string;
+  key: string;
+  body_hash: string;
+  status_code: number;
+  response: string | null; // JSON text
+  task_id: string | null;
+  created_at: number;
+}
+
+export interface IdempotencyPutResult {
+  inserted: boolean;
+  record: IdempotencyRecord; // the row now stored: the new one, or the existing one
+}
+
+export interface StoredAnswer {
+  id: string;
+  workspace_id: string;
+  body: string; // JSON text
+  created_at: number;
+}
+
+export type UsageKind = 'fit' | 'decision';
+
+export interface UsageEntry {
+  workspace_id: string;
+  kind: UsageKind;
+  count: number;
+  at: number;
+}
+
+export interface MonthlyUsage {
+  month: string; // 'YYYY-MM' (UTC)
+  fits: number;
+  decisions: number;
+}
+
+export interface OutcomeRecord {
+  workspace_id: string;
+  model_ref: string;
+  entity_id: string;
+  outcome: 0 | 1;
+  observed_at: number;
+  event_id: string | null; // null: no idempotency for this item
+  created_at: number;
+}
+
+export interface WriteOutcomesResult {
+  written: number;
+  duplicates: number;
+}
+
+export interface AttestationRecord {
+  workspace_id: string;
+  model_ref: string;
+  entity_id: string;
+  feature: string;
+  direction: string;
+  compliant: boolean;
+  post_value: string; // JSON text
+  acted_at: number;
+  event_id: string;
+  created_at: number;
+}
+
+export interface InsertAttestationResult {
+  written: boolean;
+  record: AttestationRecord; // the existing row when event_id was already used
+}
+
+export interface SweepResult {
+  idempotency: number;
+  answers: number;
+  tasks: number;
+  datasets: string[];
+}

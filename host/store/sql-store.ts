@@ -1,0 +1,40 @@
+// Assembles the Store from the per-entity query modules over any SqlClient (SQLite now, PostgreSQL later).
+import { apiKeyQueries, signingKeyQueries, workspaceQueries } from './accounts.ts';
+import { datasetQueries } from './datasets.ts';
+import { evidenceQueries, usageQueries } from './evidence.ts';
+import { modelQueries } from './models.ts';
+import { replayQueries } from './replay.ts';
+import type { SqlClient } from './sql.ts';
+import { taskQueries } from './tasks.ts';
+import type { Store } from './types.ts';
+
+/** spec 8: idempotency keys, answers, poll results and unused datasets are kept 24 hours. */
+export const RETENTION_MS = 24 * 60 * 60 * 1000;
+
+export function createSqlStore(db: SqlClient): Store {
+  const datasets = datasetQueries(db);
+  const replay = replayQueries(db);
+  return {
+    ...workspaceQueries(db),
+    ...apiKeyQueries(db),
+    ...signingKeyQueries(db),
+    ...datasets,
+    ...modelQueries(db),
+    ...taskQueries(db),
+    ...replay,
+    ...usageQueries(db),
+    ...evidenceQueries(db),
+
+    async sweep(now, retention_ms = RETENTION_MS) {
+      const cutoff = now - retention_ms;
+      const idempotency = await replay.deleteIdempotencyOlderThan(cutoff);
+      const answers = await db.run('DELETE FROM answers WHERE created_at < ?', [cutoff]);
+      // A running task renews updated_at with its lease, so only finished or abandoned tasks go.
+      const tasks = await db.run('DELETE FROM tasks WHERE updated_at < ?', [cutoff]);
+      const deleted = await datasets.deleteDatasetsUnusedBefore(cutoff);
+      return { idempotency, answers, tasks, datasets: deleted };
+    },
+
+    close: () => db.close(),
+  };
+}

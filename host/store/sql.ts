@@ -1,0 +1,42 @@
+// The narrow async SQL client every query module is written against, so SQLite and PostgreSQL share the queries.
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** Values that cross into SQL: text, numbers (epoch ms, counts, 0/1 flags), NULL and bytes. */
+export type SqlValue = string | number | null | Uint8Array;
+
+/**
+ * Queries use `?` placeholders and the common subset of SQLite and PostgreSQL
+ * (ON CONFLICT ... DO NOTHING/UPDATE, RETURNING, COALESCE; no dialect functions).
+ */
+export interface SqlClient {
+  readonly dialect: Dialect;
+  all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
+  get<T>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
+  /** Returns the number of rows changed. */
+  run(sql: string, params?: readonly SqlValue[]): Promise<number>;
+  /** Several statements without parameters (migrations only). */
+  exec(sql: string): Promise<void>;
+  /**
+   * Runs fn inside one write transaction: commit when it resolves, roll back when it throws.
+   * fn must use the client it is given (the outer one waits for the transaction) and only await SQL.
+   */
+  transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** For the PostgreSQL adapter: `?` -> `$1, $2, ...` (our queries never put `?` inside literals). */
+export function toNumberedPlaceholders(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/** SQL results may carry counts as strings (PostgreSQL bigint sums); read them as numbers. */
+export function toCount(v: unknown): number {
+  return v == null ? 0 : Number(v);
+}
+
+/** Text accepted as bytes: stored UTF-8 encoded so content comes back as bytes either way. */
+export function toBytes(v: Uint8Array | string): Uint8Array {
+  return typeof v === 'string' ? Buffer.from(v, 'utf8') : v;
+}

@@ -1,0 +1,113 @@
+// Pending asks as tasks: any node may claim one with a lease, so a task survives the node that began it.
+import type { SqlClient } from './sql.ts';
+import type { TaskRecord, TaskStatus, TaskStore } from './types.ts';
+
+interface TaskRow {
+  id: string;
+  workspace_id: string;
+  status: string;
+  request: string;
+  result: string | null;
+  problem: string | null;
+  stage: string | null;
+  lease_owner: string | null;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+const COLUMNS = 'id, workspace_id, status, request, result, problem, stage, lease_owner, lease_until, created_at, updated_at';
+
+// A task is claimable when nobody has it, or its holder stopped renewing the lease (crashed).
+const CLAIMABLE = "(status = 'pending' OR (status = 'running' AND lease_until < ?))";
+
+function toTask(r: TaskRow): TaskRecord {
+  return {
+    ...r,
+    status: r.status as TaskStatus,
+    lease_until: r.lease_until == null ? null : Number(r.lease_until),
+    created_at: Number(r.created_at),
+    updated_at: Number(r.updated_at),
+  };
+}
+
+export function taskQueries(db: SqlClient): TaskStore {
+  async function claimTask(id: string, o: { owner: string; now: number; lease_ms: number }): Promise<TaskRecord | null> {
+    // One UPDATE decides: of two claimers only one sees the row still claimable.
+    const r = await db.get<TaskRow>(
+      `UPDATE tasks SET status = 'running', lease_owner = ?, lease_until = ?, updated_at = ?
+       WHERE id = ? AND ${CLAIMABLE} RETURNING ${COLUMNS}`,
+      [o.owner, o.now + o.lease_ms, o.now, id, o.now],
+    );
+    return r ? toTask(r) : null;
+  }
+
+  async function finish(id: string, owner: string, status: TaskStatus, field: 'result' | 'problem', body: string, now: number) {
+    const n = await db.run(
+      `UPDATE tasks SET status = ?, ${field} = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
+       WHERE id = ? AND status = 'running' AND lease_owner = ?`,
+      [status, body, now, id, owner],
+    );
+    return n > 0;
+  }
+
+  return {
+    async createTask(t) {
+      const rec: TaskRecord = {
+        id: t.id,
+        workspace_id: t.workspace_id,
+        status: 'pending',
+        request: t.request,
+        result: null,
+        problem: null,
+        stage: t.stage ?? null,
+        lease_owner: null,
+        lease_until: null,
+        created_at: t.created_at,
+        updated_at: t.created_at,
+      };
+      await db.run(`INSERT INTO tasks (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+        rec.id, rec.workspace_id, rec.status, rec.request, null, null, rec.stage, null, null, rec.created_at, rec.updated_at,
+      ]);
+      return rec;
+    },
+
+    async getTask(workspace_id, id) {
+      const r = await db.get<TaskRow>(`SELECT ${COLUMNS} FROM tasks WHERE id = ? AND workspace_id = ?`, [id, workspace_id]);
+      return r ? toTask(r) : null;
+    },
+
+    claimTask,
+
+    async claimNextTask(o) {
+      const candidates = await db.all<{ id: string }>(
+        `SELECT id FROM tasks WHERE ${CLAIMABLE} ORDER BY created_at, id LIMIT 16`,
+        [o.now],
+      );
+      for (const { id } of candidates) {
+        const won = await claimTask(id, o);
+        if (won) return won;
+      }
+      return null;
+    },
+
+    async renewTaskLease(id, o) {
+      const n = await db.run(
+        `UPDATE tasks SET lease_until = ?, updated_at = ?, stage = COALESCE(?, stage)
+         WHERE id = ? AND status = 'running' AND lease_owner = ?`,
+        [o.now + o.lease_ms, o.now, o.stage ?? null, id, o.owner],
+      );
+      return n > 0;
+    },
+
+    completeTask: (id, owner, result, now) => finish(id, owner, 'done', 'result', result, now),
+    failTask: (id, owner, problem, now) => finish(id, owner, 'failed', 'problem', problem, now),
+
+    async listUnfinishedTasks() {
+      const rows = await db.all<TaskRow>(
+        `SELECT ${COLUMNS} FROM tasks WHERE status IN ('pending', 'running') ORDER BY created_at, id`,
+      );
+      return rows.map(toTask);
+    },
+  };
+}

@@ -1,0 +1,118 @@
+// The storage interface: one async API shared by the SQLite adapter and a PostgreSQL adapter to come.
+import type {
+  Workspace,
+  ApiKeyRecord,
+  NewApiKey,
+  StoredSigningKey,
+  DatasetRecord,
+  DatasetPiece,
+  NewDatasetPiece,
+  AppendPieceResult,
+  FitRecord,
+  ModelRecord,
+  NewModel,
+  TaskRecord,
+  NewTask,
+  ClaimOptions,
+  IdempotencyRecord,
+  IdempotencyPutResult,
+  StoredAnswer,
+  UsageEntry,
+  MonthlyUsage,
+  OutcomeRecord,
+  WriteOutcomesResult,
+  AttestationRecord,
+  InsertAttestationResult,
+  SweepResult,
+} from './records.ts';
+
+export type * from './records.ts';
+
+export interface WorkspaceStore {
+  createWorkspace(name: string, created_at?: number): Promise<Workspace>;
+  getWorkspace(id: string): Promise<Workspace | null>;
+}
+
+export interface ApiKeyStore {
+  createApiKey(key: NewApiKey): Promise<ApiKeyRecord>;
+  /** Revoked keys are returned too (check revoked_at). */
+  findApiKeyByHash(key_hash: string): Promise<ApiKeyRecord | null>;
+  listApiKeysByWorkspace(workspace_id: string): Promise<ApiKeyRecord[]>;
+  listAllApiKeys(): Promise<ApiKeyRecord[]>;
+  /** false when the key is unknown or already revoked. */
+  revokeApiKey(id: string, revoked_at: number): Promise<boolean>;
+}
+
+export interface SigningKeyStore {
+  loadKeys(): Promise<StoredSigningKey[]>;
+  saveKey(k: StoredSigningKey): Promise<void>;
+  retireKey(kid: string, retired_at: string): Promise<boolean>;
+}
+
+export interface DatasetStore {
+  createDataset(d: DatasetRecord): Promise<DatasetRecord>;
+  getDataset(workspace_id: string, id: string): Promise<DatasetRecord | null>;
+  /** Accepted only while the dataset is 'open' or 'awaiting_upload'. */
+  appendDatasetPiece(piece: NewDatasetPiece): Promise<AppendPieceResult>;
+  listDatasetPieces(workspace_id: string, dataset_id: string): AsyncIterable<DatasetPiece>;
+  /** false when unknown or already sealed / not yet uploaded. */
+  sealDataset(workspace_id: string, id: string, at: number): Promise<boolean>;
+  touchDataset(workspace_id: string, id: string, last_used_at: number): Promise<boolean>;
+  deleteDataset(workspace_id: string, id: string): Promise<boolean>;
+  deleteDatasetsUnusedBefore(cutoff: number): Promise<string[]>;
+}
+
+export interface ModelStore {
+  /** Insert-if-absent for the fit and for the workspace's link to it; returns the stored model. */
+  putModel(m: NewModel): Promise<ModelRecord>;
+  getModelByRef(workspace_id: string, model_ref: string): Promise<ModelRecord | null>;
+  getModelByFitKey(fit_key: string): Promise<FitRecord | null>;
+  linkRefit(workspace_id: string, model_ref: string, refit_of: string): Promise<boolean>;
+}
+
+export interface TaskStore {
+  createTask(t: NewTask): Promise<TaskRecord>;
+  getTask(workspace_id: string, id: string): Promise<TaskRecord | null>;
+  /** Claims this task when pending or its lease expired; null when someone else holds it. */
+  claimTask(id: string, opts: ClaimOptions): Promise<TaskRecord | null>;
+  claimNextTask(opts: ClaimOptions): Promise<TaskRecord | null>;
+  /** Extends the lease and records the stage; false when the lease was lost. */
+  renewTaskLease(id: string, opts: ClaimOptions & { stage?: string }): Promise<boolean>;
+  completeTask(id: string, owner: string, result: string, now: number): Promise<boolean>;
+  failTask(id: string, owner: string, problem: string, now: number): Promise<boolean>;
+  listUnfinishedTasks(): Promise<TaskRecord[]>;
+}
+
+export interface ReplayStore {
+  getIdempotency(workspace_id: string, operation: string, key: string): Promise<IdempotencyRecord | null>;
+  /** Atomic insert-if-absent; a row created before replace_before is replaced as if absent. */
+  putIdempotency(r: IdempotencyRecord, replace_before?: number): Promise<IdempotencyPutResult>;
+  updateIdempotencyResponse(
+    workspace_id: string, operation: string, key: string, status_code: number, response: string,
+  ): Promise<boolean>;
+  deleteIdempotencyOlderThan(cutoff: number): Promise<number>;
+  putAnswer(a: StoredAnswer): Promise<void>;
+  getAnswer(workspace_id: string, id: string): Promise<StoredAnswer | null>;
+}
+
+export interface UsageStore {
+  recordUsage(e: UsageEntry): Promise<void>;
+  /** Totals for the UTC calendar month containing `at`. */
+  getMonthlyUsage(workspace_id: string, at: number): Promise<MonthlyUsage>;
+}
+
+export interface EvidenceStore {
+  /** One transaction: all rows or none; a repeated event_id counts as a duplicate. */
+  writeOutcomes(items: OutcomeRecord[]): Promise<WriteOutcomesResult>;
+  listOutcomes(workspace_id: string, model_ref: string): Promise<OutcomeRecord[]>;
+  insertAttestation(a: AttestationRecord): Promise<InsertAttestationResult>;
+  listAttestations(workspace_id: string, model_ref: string): Promise<AttestationRecord[]>;
+}
+
+export interface Store
+  extends WorkspaceStore, ApiKeyStore, SigningKeyStore, DatasetStore, ModelStore,
+    TaskStore, ReplayStore, UsageStore, EvidenceStore {
+  /** Removes idempotency records, answers and tasks not updated for retention_ms (default 24 h), and datasets unused that long. */
+  sweep(now: number, retention_ms?: number): Promise<SweepResult>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,58 @@
+// Fitted models: the fit cache by fit key, per-workspace refs, and refit links.
+import { describe, expect, it } from 'vitest';
+import type { NewModel } from '../../host/store/index.ts';
+import { openStore, T0, tempDir, text } from './helpers.ts';
+
+const model = (over: Partial<NewModel> = {}): NewModel => ({
+  model_ref: 'mr1_' + 'a'.repeat(32), workspace_id: 'ws_1', fit_key: 'fk_1', record_hash: 'rh_1',
+  bytes: Buffer.from('model-bytes'), meta: '{"state":"answered"}', created_at: T0, ...over,
+});
+
+describe('models', () => {
+  it('puts a model and gets it by ref within its workspace', async () => {
+    const store = await openStore();
+    const put = await store.putModel(model());
+    expect(put).toMatchObject({ model_ref: model().model_ref, workspace_id: 'ws_1', fit_key: 'fk_1', refit_of: null, linked_at: T0 });
+    const got = await store.getModelByRef('ws_1', model().model_ref);
+    expect(text(got!.bytes)).toBe('model-bytes');
+    expect(got!.meta).toBe('{"state":"answered"}');
+    expect(await store.getModelByRef('ws_2', model().model_ref)).toBeNull();
+  });
+
+  it('finds a fit by fit key from any workspace, and links it for the second workspace', async () => {
+    const store = await openStore();
+    await store.putModel(model());
+    const fit = await store.getModelByFitKey('fk_1');
+    expect(fit).toMatchObject({ model_ref: model().model_ref, record_hash: 'rh_1', created_at: T0 });
+    expect(await store.getModelByFitKey('fk_none')).toBeNull();
+    await store.putModel(model({ workspace_id: 'ws_2', created_at: T0 + 7 }));
+    expect(await store.getModelByRef('ws_2', model().model_ref)).toMatchObject({ linked_at: T0 + 7, created_at: T0 });
+  });
+
+  it('keeps the first bytes when the same ref is put again', async () => {
+    const store = await openStore();
+    await store.putModel(model());
+    await store.putModel(model({ bytes: Buffer.from('other') }));
+    expect(text((await store.getModelByRef('ws_1', model().model_ref))!.bytes)).toBe('model-bytes');
+  });
+
+  it('links refit_of on put and with linkRefit', async () => {
+    const store = await openStore();
+    const old = 'mr1_' + 'b'.repeat(32);
+    expect((await store.putModel(model({ refit_of: old }))).refit_of).toBe(old);
+    expect((await store.putModel(model())).refit_of).toBe(old);
+    const newer = 'mr1_' + 'c'.repeat(32);
+    expect(await store.linkRefit('ws_1', model().model_ref, newer)).toBe(true);
+    expect(await store.linkRefit('ws_2', model().model_ref, newer)).toBe(false);
+    expect((await store.getModelByRef('ws_1', model().model_ref))!.refit_of).toBe(newer);
+  });
+
+  it('keeps models across a reopen', async () => {
+    const dir = tempDir();
+    const a = await openStore(dir);
+    await a.putModel(model());
+    await a.close();
+    const b = await openStore(dir);
+    expect(text((await b.getModelByRef('ws_1', model().model_ref))!.bytes)).toBe('model-bytes');
+  });
+});

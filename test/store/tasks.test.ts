@@ -1,0 +1,83 @@
+// Tasks: claiming with a lease (exclusive, across connections), renewal, completion and failure.
+import { describe, expect, it } from 'vitest';
+import { openStore, T0, tempDir } from './helpers.ts';
+
+const LEASE = { lease_ms: 30_000 };
+
+describe('tasks', () => {
+  it('creates a pending task and gets it within its workspace', async () => {
+    const store = await openStore();
+    const t = await store.createTask({ id: 'tk_1', workspace_id: 'ws_1', request: '{"q":1}', created_at: T0 });
+    expect(t).toMatchObject({ status: 'pending', stage: null, lease_owner: null, result: null, updated_at: T0 });
+    expect(await store.getTask('ws_1', 'tk_1')).toEqual(t);
+    expect(await store.getTask('ws_2', 'tk_1')).toBeNull();
+  });
+
+  it('lets exactly one of two concurrent claims win', async () => {
+    const store = await openStore();
+    await store.createTask({ id: 'tk_1', workspace_id: 'ws_1', request: '{}', created_at: T0 });
+    const [a, b] = await Promise.all([
+      store.claimTask('tk_1', { owner: 'a', now: T0, ...LEASE }),
+      store.claimTask('tk_1', { owner: 'b', now: T0, ...LEASE }),
+    ]);
+    expect([a, b].filter(Boolean)).toHaveLength(1);
+    expect(a).toMatchObject({ status: 'running', lease_owner: 'a', lease_until: T0 + 30_000 });
+  });
+
+  it('lets exactly one of two processes’ connections claim the same task', async () => {
+    const dir = tempDir();
+    const one = await openStore(dir);
+    const two = await openStore(dir);
+    await one.createTask({ id: 'tk_1', workspace_id: 'ws_1', request: '{}', created_at: T0 });
+    const first = await two.claimNextTask({ owner: 'two', now: T0, ...LEASE });
+    const second = await one.claimNextTask({ owner: 'one', now: T0 + 1, ...LEASE });
+    expect(first?.id).toBe('tk_1');
+    expect(second).toBeNull();
+  });
+
+  it('lets another owner take over once the lease has expired, and the old owner can no longer finish', async () => {
+    const store = await openStore();
+    await store.createTask({ id: 'tk_1', workspace_id: 'ws_1', request: '{}', created_at: T0 });
+    await store.claimTask('tk_1', { owner: 'a', now: T0, ...LEASE });
+    expect(await store.claimTask('tk_1', { owner: 'b', now: T0 + 29_999, ...LEASE })).toBeNull();
+    expect(await store.claimTask('tk_1', { owner: 'b', now: T0 + 30_001, ...LEASE })).toMatchObject({ lease_owner: 'b' });
+    expect(await store.completeTask('tk_1', 'a', '{}', T0 + 30_002)).toBe(false);
+    expect(await store.renewTaskLease('tk_1', { owner: 'a', now: T0 + 30_002, ...LEASE })).toBe(false);
+  });
+
+  it('renews the lease and records the stage', async () => {
+    const store = await openStore();
+    await store.createTask({ id: 'tk_1', workspace_id: 'ws_1', request: '{}', created_at: T0 });
+    await store.claimTask('tk_1', { owner: 'a', now: T0, ...LEASE });
+    expect(await store.renewTaskLease('tk_1', { owner: 'a', now: T0 + 20_000, stage: 'fitting', ...LEASE })).toBe(true);
+    expect(await store.getTask('ws_1', 'tk_1')).toMatchObject({ stage: 'fitting', lease_until: T0 + 50_000, updated_at: T0 + 20_000 });
+    expect(await store.claimTask('tk_1', { owner: 'b', now: T0 + 40_000, ...LEASE })).toBeNull();
+  });
+
+  it('completes and fails tasks held by the caller; finished tasks are not claimable', async () => {
+    const store = await openStore();
+    for (const id of ['tk_1', 'tk_2']) await store.createTask({ id, workspace_id: 'ws_1', request: '{}', created_at: T0 });
+    expect(await store.completeTask('tk_1', 'a', '{"status":"done"}', T0)).toBe(false); // not claimed yet
+    await store.claimTask('tk_1', { owner: 'a', now: T0, ...LEASE });
+    await store.claimTask('tk_2', { owner: 'a', now: T0, ...LEASE });
+    expect(await store.completeTask('tk_1', 'a', '{"status":"done"}', T0 + 1)).toBe(true);
+    expect(await store.failTask('tk_2', 'a', '{"code":"internal"}', T0 + 2)).toBe(true);
+    expect(await store.getTask('ws_1', 'tk_1')).toMatchObject({ status: 'done', result: '{"status":"done"}', lease_owner: null });
+    expect(await store.getTask('ws_1', 'tk_2')).toMatchObject({ status: 'failed', problem: '{"code":"internal"}' });
+    expect(await store.claimNextTask({ owner: 'b', now: T0 + 10 * 60_000, ...LEASE })).toBeNull();
+  });
+
+  it('lists unfinished tasks, oldest first', async () => {
+    const store = await openStore();
+    await store.createTask({ id: 'tk_b', workspace_id: 'ws_1', request: '{}', created_at: T0 + 1 });
+    await store.createTask({ id: 'tk_a', workspace_id: 'ws_2', request: '{}', created_at: T0 });
+    await store.createTask({ id: 'tk_c', workspace_id: 'ws_1', request: '{}', created_at: T0 + 2 });
+    await store.claimTask('tk_c', { owner: 'a', now: T0, ...LEASE });
+    await store.completeTask('tk_c', 'a', '{}', T0 + 3);
+    await store.claimTask('tk_b', { owner: 'a', now: T0, ...LEASE });
+    expect((await store.listUnfinishedTasks()).map((t) => [t.id, t.status])).toEqual([
+      ['tk_a', 'pending'],
+      ['tk_b', 'running'],
+    ]);
+  });
+});
