@@ -1,0 +1,267 @@
+// Cyclic boosting of additive main terms for one bag (engine.md step 6): round after round, each
+// column gets the single best cut of its per-bin gradient histogram and a shrunken Newton step on
+// each side; the bag's own validation rows stop it early and the best round is kept.
+import { ldf, ldi, stf, ldb, allocF64, allocI32, allocU8, release } from './mem';
+import { rowLogLoss } from './stats';
+
+export const BIN_STRIDE: i32 = 256; // term tables are u x 256 f64, indexed [column * 256 + bin]
+export const MIN_CHILD_ROWS: f64 = 4;
+const HESS_FLOOR: f64 = 1e-9;
+
+/** One bag's rows, gathered into contiguous column-major bins (hot loops read them linearly). */
+export class Bag {
+  u: i32 = 0; // usable columns
+  nT: i32 = 0;
+  nV: i32 = 0;
+  binsT: usize = 0; // u8 [c * nT + i]
+  yT: usize = 0; // f64 [nT]
+  binsV: usize = 0; // u8 [c * nV + i]
+  yV: usize = 0; // f64 [nV]
+  kinds: usize = 0; // i32 [u]: 0 numeric (bins ordered, 0 = missing), 1 categorical
+  nBins: usize = 0; // i32 [u]
+  intercept: f64 = 0;
+  rounds: i32 = 0;
+  validLoss: f64 = 0; // mean validation log loss at the kept round
+  vIdx: usize = 0; // i32 [nV]: position of each validation row in the fit's training list
+}
+
+// Scratch histograms shared by the split finder (one column at a time).
+const G = allocF64(BIN_STRIDE);
+const H = allocF64(BIN_STRIDE);
+const N = allocF64(BIN_STRIDE);
+const SIDE = allocU8(BIN_STRIDE);
+const DELTA = allocF64(BIN_STRIDE);
+const MULT = allocF64(BIN_STRIDE);
+const ORDER = allocI32(BIN_STRIDE);
+const RATIO = allocF64(BIN_STRIDE);
+
+// Result of the split finder.
+let splitGL: f64 = 0, splitHL: f64 = 0, splitGR: f64 = 0, splitHR: f64 = 0;
+
+@inline function score2(gl: f64, hl: f64, gr: f64, hr: f64): f64 {
+  return gl * gl / hl + gr * gr / hr;
+}
+
+/**
+ * Best single cut of a column's histogram; marks SIDE[bin] = 0/1 and leaves the side sums in
+ * split*. Numeric: a cut between ordered value bins with missing on either side, or missing
+ * alone. Categorical: bins ordered by G/H (ties by bin), then a cut. Returns false when no cut
+ * leaves MIN_CHILD_ROWS on both sides.
+ */
+export function findSplit(kind: i32, nBins: i32): bool {
+  let gt = 0.0, ht = 0.0, nt = 0.0;
+  for (let b = 0; b < nBins; b++) { gt += ldf(G, b); ht += ldf(H, b); nt += ldf(N, b); }
+  let best = -1.0;
+  let found = false;
+  if (kind == 0) {
+    const gm = ldf(G, 0), hm = ldf(H, 0), nm = ldf(N, 0);
+    // missing alone
+    if (nm >= MIN_CHILD_ROWS && nt - nm >= MIN_CHILD_ROWS && hm > HESS_FLOOR && ht - hm > HESS_FLOOR) {
+      best = score2(gm, hm, gt - gm, ht - hm);
+      found = true;
+      for (let b = 0; b < nBins; b++) store<u8>(SIDE + <usize>b, b == 0 ? 0 : 1);
+      splitGL = gm; splitHL = hm; splitGR = gt - gm; splitHR = ht - hm;
+    }
+    let gl = 0.0, hl = 0.0, nl = 0.0;
+    let bestCut = -1, bestMissLeft = false;
+    for (let t = 1; t < nBins - 1; t++) {
+      gl += ldf(G, t); hl += ldf(H, t); nl += ldf(N, t);
+      if (ldf(N, t) == 0) continue; // same split as the previous non-empty cut
+      // missing on the left
+      let nL = nl + nm, hL = hl + hm, gL = gl + gm;
+      if (nL >= MIN_CHILD_ROWS && nt - nL >= MIN_CHILD_ROWS && hL > HESS_FLOOR && ht - hL > HESS_FLOOR) {
+        const s = score2(gL, hL, gt - gL, ht - hL);
+        if (s > best) { best = s; bestCut = t; bestMissLeft = true; found = true; }
+      }
+      if (nm > 0) {
+        nL = nl; hL = hl; gL = gl;
+        if (nL >= MIN_CHILD_ROWS && nt - nL >= MIN_CHILD_ROWS && hL > HESS_FLOOR && ht - hL > HESS_FLOOR) {
+          const s = score2(gL, hL, gt - gL, ht - hL);
+          if (s > best) { best = s; bestCut = t; bestMissLeft = false; found = true; }
+        }
+      }
+    }
+    if (bestCut >= 0) {
+      let g2 = 0.0, h2 = 0.0;
+      store<u8>(SIDE, bestMissLeft ? 0 : 1);
+      if (bestMissLeft) { g2 += gm; h2 += hm; }
+      for (let b = 1; b < nBins; b++) {
+        const left = b <= bestCut;
+        store<u8>(SIDE + <usize>b, left ? 0 : 1);
+        if (left) { g2 += ldf(G, b); h2 += ldf(H, b); }
+      }
+      splitGL = g2; splitHL = h2; splitGR = gt - g2; splitHR = ht - h2;
+    }
+    return found;
+  }
+  // categorical: order non-empty bins by G/H ratio
+  let k = 0;
+  for (let b = 0; b < nBins; b++) {
+    store<u8>(SIDE + <usize>b, 2); // empty bins take no step
+    if (ldf(N, b) > 0) {
+      stf(RATIO, b, ldf(G, b) / (ldf(H, b) + HESS_FLOOR));
+      store<i32>(ORDER + (<usize>k << 2), b);
+      k++;
+    }
+  }
+  for (let i = 1; i < k; i++) { // insertion sort by ratio, ties by bin (k <= 256)
+    const b = ldi(ORDER, i);
+    const r = ldf(RATIO, b);
+    let j = i - 1;
+    while (j >= 0) {
+      const c = ldi(ORDER, j);
+      const rc = ldf(RATIO, c);
+      if (rc > r || (rc == r && c > b)) { store<i32>(ORDER + (<usize>(j + 1) << 2), c); j--; } else break;
+    }
+    store<i32>(ORDER + (<usize>(j + 1) << 2), b);
+  }
+  let gl = 0.0, hl = 0.0, nl = 0.0;
+  let bestAt = -1;
+  for (let i = 0; i < k - 1; i++) {
+    const b = ldi(ORDER, i);
+    gl += ldf(G, b); hl += ldf(H, b); nl += ldf(N, b);
+    if (nl >= MIN_CHILD_ROWS && nt - nl >= MIN_CHILD_ROWS && hl > HESS_FLOOR && ht - hl > HESS_FLOOR) {
+      const s = score2(gl, hl, gt - gl, ht - hl);
+      if (s > best) { best = s; bestAt = i; found = true; splitGL = gl; splitHL = hl; }
+    }
+  }
+  if (bestAt >= 0) {
+    for (let i = 0; i < k; i++) store<u8>(SIDE + <usize>ldi(ORDER, i), i <= bestAt ? 0 : 1);
+    splitGR = gt - splitGL; splitHR = ht - splitHL;
+  }
+  return found;
+}
+
+/** Clears G and H for a column and loads its (round-invariant) bin counts into N. */
+@inline function clearHist(nb: i32, counts: usize): void {
+  memory.fill(G, 0, <usize>nb << 3);
+  memory.fill(H, 0, <usize>nb << 3);
+  memory.copy(N, counts, <usize>nb << 3);
+}
+
+/** Adds one row (odds e = exp(logit), outcome y) to bin b of the histograms. */
+@inline function addToHist(b: usize, e: f64, y: f64): void {
+  const p = e / (1.0 + e);
+  const o = b << 3;
+  store<f64>(G + o, load<f64>(G + o) + (p - y));
+  store<f64>(H + o, load<f64>(H + o) + p * (1.0 - p));
+}
+
+/** Mean log loss of the bag's validation rows from their current logits. */
+function validLoss(sV: usize, yV: usize, nV: i32): f64 {
+  let s = 0.0;
+  for (let i = 0; i < nV; i++) s += rowLogLoss(ldf(sV, i), ldf(yV, i));
+  return nV > 0 ? s / <f64>nV : 0;
+}
+
+/**
+ * Boosts the bag's main terms; writes the best round's tables to `terms` (u x 256, zeroed by the
+ * caller) and the bag's intercept, rounds and validation loss into `bag`.
+ */
+export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRounds: i32): void {
+  const u = bag.u, nT = bag.nT, nV = bag.nV;
+  let pos = 0.0;
+  for (let i = 0; i < nT; i++) pos += ldf(bag.yT, i);
+  const base = (pos + 0.5) / (<f64>nT + 1.0);
+  const b0 = Math.log(base / (1 - base));
+  bag.intercept = b0;
+  const sT = allocF64(nT), eT = allocF64(nT), sV = allocF64(nV);
+  for (let i = 0; i < nT; i++) stf(sT, i, b0);
+  for (let i = 0; i < nV; i++) stf(sV, i, b0);
+  const work = allocF64(u * BIN_STRIDE);
+  const binCounts = allocF64(u * BIN_STRIDE); // rows per bin never change within a bag
+  for (let c = 0; c < u; c++) {
+    const col = bag.binsT + <usize>c * <usize>nT;
+    const cnt = binCounts + (<usize>(c * BIN_STRIDE) << 3);
+    for (let i = 0; i < nT; i++) {
+      const o = cnt + (<usize>load<u8>(col + <usize>i) << 3);
+      store<f64>(o, load<f64>(o) + 1.0);
+    }
+  }
+  let bestLoss = validLoss(sV, bag.yV, nV);
+  let bestRound = 0;
+  let round = 0;
+  while (round < maxRounds) {
+    round++;
+    // Each pass over the rows applies column c's step and builds column c+1's histogram at once
+    // (readable version: one histogram pass and one update pass per column; same numbers).
+    clearHist(ldi(bag.nBins, 0), binCounts);
+    const col0 = bag.binsT;
+    for (let i = 0; i < nT; i++) { // refresh e = exp(s) each round so products never drift
+      const e = Math.exp(load<f64>(sT + (<usize>i << 3)));
+      store<f64>(eT + (<usize>i << 3), e);
+      addToHist(<usize>load<u8>(col0 + <usize>i), e, load<f64>(bag.yT + (<usize>i << 3)));
+    }
+    for (let c = 0; c < u; c++) {
+      const nb = ldi(bag.nBins, c);
+      const col = bag.binsT + <usize>c * <usize>nT;
+      let moved = false;
+      if (findSplit(ldi(bag.kinds, c), nb)) {
+        moved = true;
+        const dL = -lr * splitGL / splitHL;
+        const dR = -lr * splitGR / splitHR;
+        const mL = Math.exp(dL), mR = Math.exp(dR);
+        for (let b = 0; b < nb; b++) {
+          const side = ldb(SIDE, b);
+          const d = side == 0 ? dL : (side == 1 ? dR : 0.0);
+          stf(DELTA, b, d);
+          stf(MULT, b, side == 0 ? mL : (side == 1 ? mR : 1.0));
+          const tp = work + ((<usize>(c * BIN_STRIDE + b)) << 3);
+          store<f64>(tp, load<f64>(tp) + d);
+        }
+        const colV = bag.binsV + <usize>c * <usize>nV;
+        for (let i = 0; i < nV; i++) {
+          const b = <usize>load<u8>(colV + <usize>i) << 3;
+          const sp = sV + (<usize>i << 3);
+          store<f64>(sp, load<f64>(sp) + load<f64>(DELTA + b));
+        }
+      }
+      if (c + 1 < u) {
+        clearHist(ldi(bag.nBins, c + 1), binCounts + (<usize>((c + 1) * BIN_STRIDE) << 3));
+        const next = col + <usize>nT;
+        if (moved) {
+          for (let i = 0; i < nT; i++) {
+            const b = <usize>load<u8>(col + <usize>i) << 3;
+            const sp = sT + (<usize>i << 3), ep = eT + (<usize>i << 3);
+            store<f64>(sp, load<f64>(sp) + load<f64>(DELTA + b));
+            const e = load<f64>(ep) * load<f64>(MULT + b);
+            store<f64>(ep, e);
+            addToHist(<usize>load<u8>(next + <usize>i), e, load<f64>(bag.yT + (<usize>i << 3)));
+          }
+        } else {
+          for (let i = 0; i < nT; i++) {
+            addToHist(<usize>load<u8>(next + <usize>i), load<f64>(eT + (<usize>i << 3)), load<f64>(bag.yT + (<usize>i << 3)));
+          }
+        }
+      } else if (moved) {
+        for (let i = 0; i < nT; i++) {
+          const b = <usize>load<u8>(col + <usize>i) << 3;
+          const sp = sT + (<usize>i << 3);
+          store<f64>(sp, load<f64>(sp) + load<f64>(DELTA + b));
+        }
+      }
+    }
+    const loss = validLoss(sV, bag.yV, nV);
+    if (loss < bestLoss) {
+      bestLoss = loss;
+      bestRound = round;
+      memory.copy(terms, work, <usize>(u * BIN_STRIDE) << 3);
+    } else if (round - bestRound >= patience) break;
+  }
+  bag.rounds = bestRound;
+  bag.validLoss = bestLoss;
+  release(work); release(binCounts); release(sT); release(eT); release(sV);
+}
+
+/** Logits of the bag's validation rows under given main terms (for out-of-bag calibration). */
+export function scoreBinned(bins: usize, nRows: i32, u: i32, terms: usize, intercept: f64, out: usize): void {
+  for (let i = 0; i < nRows; i++) stf(out, i, intercept);
+  for (let c = 0; c < u; c++) {
+    const col = bins + <usize>c * <usize>nRows;
+    const tbl = terms + (<usize>(c * BIN_STRIDE) << 3);
+    for (let i = 0; i < nRows; i++) {
+      const op = out + (<usize>i << 3);
+      store<f64>(op, load<f64>(op) + load<f64>(tbl + (<usize>load<u8>(col + <usize>i) << 3)));
+    }
+  }
+}

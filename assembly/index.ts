@@ -1,0 +1,42 @@
+// The engine's exported ABI: memory blocks in, status codes out, results read from memory.
+// Every export returns a status (abi.ts); no strings cross; host/engine/abi.ts mirrors this.
+import * as A from './abi';
+import { runFit, metrics, exclusions, columnAuc, rowSplit } from './fit';
+import { builtModel, builtModelLen, scoreRows } from './model';
+
+/** Allocates `bytes` of unmanaged memory for the host to fill (free with `release`). */
+export function alloc(bytes: i32): usize {
+  const p = heap.alloc(<usize>(bytes < 8 ? 8 : bytes));
+  memory.fill(p, 0, <usize>(bytes < 8 ? 8 : bytes));
+  return p;
+}
+export function release(ptr: usize): void { if (ptr != 0) heap.free(ptr); }
+
+/**
+ * Fits a model. n rows, m columns; entityBytes/entityOffsets: UTF-8 entity ids (offsets i32[n+1]);
+ * outcome: f64[n] (1, 0, NaN unlabeled); time: f64[n] epoch ms or 0 for none; kinds: i32[m];
+ * data: i32[m] pointers (f64[n] numeric, i32[n] codes categorical, 0 skipped); cards: i32[m].
+ * Results: fitMetrics() (f64[METRIC_COUNT]), fitExclusions() (i32[m]), fitColumnAuc() (f64[m]),
+ * fitRowSplit() (u8[n]), fitModel()/fitModelLength() (f64 array).
+ */
+export function fit(n: i32, m: i32, entityBytes: usize, entityOffsets: usize, outcome: usize, time: usize,
+  kinds: usize, data: usize, cards: usize): i32 {
+  return runFit(n, m, entityBytes, entityOffsets, outcome, time, kinds, data, cards);
+}
+export function fitMetrics(): usize { return metrics; }
+export function fitExclusions(): usize { return exclusions; }
+export function fitColumnAuc(): usize { return columnAuc; }
+export function fitRowSplit(): usize { return rowSplit; }
+export function fitModel(): usize { return builtModel; }
+export function fitModelLength(): i32 { return builtModelLen; }
+export function metricCount(): i32 { return A.METRIC_COUNT; }
+
+/**
+ * Scores n rows with a model (f64[len] at `model`). cols: i32[m] pointers per model column.
+ * Outputs: p f64[n], contributions f64[n*m] and bins i32[n*m] (either may be 0 to skip),
+ * reasons i32[n*4] (column or -1) and strengths i32[n*4] (+-2 strong, +-1 moderate).
+ */
+export function score(model: usize, len: i32, n: i32, cols: usize, outP: usize, outContrib: usize,
+  outBins: usize, outReasons: usize, outStrength: usize): i32 {
+  return scoreRows(model, len, n, cols, outP, outContrib, outBins, outReasons, outStrength);
+}

@@ -1,0 +1,186 @@
+// The served model as one flat f64 array (layout in abi.ts), and scoring with per-column
+// contributions and reasons (engine.md "Scoring and reasons").
+import * as A from './abi';
+import { ldf, stf, ldi, sti, allocF64, release } from './mem';
+import { ColumnBins, numericBin, categoricalBin } from './binning';
+import { BIN_STRIDE } from './boost';
+import { PairSet, PAIR_COARSE } from './pairs';
+import { sigmoid } from './stats';
+
+export let builtModel: usize = 0;
+export let builtModelLen: i32 = 0;
+
+const LN_1_25: f64 = 0.22314355131420976;
+const LN_2: f64 = 0.6931471805599453;
+const MIN_AGREE_FRACTION: f64 = 0.75; // a reason's sign must hold in at least 3 of 4 bags
+
+/** Writes the model array for a finished fit; the column order is the host's input order. */
+export function buildModel(m: i32, kinds: usize, colBins: Array<ColumnBins>, usableIdx: usize, u: i32,
+  uBins: usize, intercept: f64, terms: usize, posBags: usize, negBags: usize, counts: usize,
+  bins: usize, n: i32, trainRows: usize, nTrain: i32, dataPtrs: usize, pairs: PairSet | null,
+  nBags: i32, calSlope: f64): void {
+  const nPairs = pairs == null ? 0 : pairs.count;
+  // size
+  let size = A.MODEL_HEADER + m + nPairs;
+  const usableOf = new Array<i32>(m);
+  for (let j = 0; j < m; j++) usableOf[j] = -1;
+  for (let c = 0; c < u; c++) usableOf[ldi(usableIdx, c)] = c;
+  for (let j = 0; j < m; j++) {
+    size += 3;
+    if (usableOf[j] >= 0) size += colBins[j].nAux + 6 * colBins[j].nBins;
+  }
+  for (let p = 0; p < nPairs; p++) {
+    const a = pairs!.colA(p), b = pairs!.colB(p);
+    size += 4 + ldi(uBins, a) + ldi(uBins, b) + PAIR_COARSE * PAIR_COARSE;
+  }
+  release(builtModel);
+  const out = allocF64(size);
+  builtModel = out; builtModelLen = size;
+  stf(out, 0, A.MODEL_MAGIC); stf(out, 1, <f64>m); stf(out, 2, intercept); stf(out, 3, <f64>nPairs);
+  stf(out, 4, <f64>nBags); stf(out, 5, calSlope);
+  let at = A.MODEL_HEADER + m + nPairs;
+  for (let j = 0; j < m; j++) {
+    stf(out, A.MODEL_HEADER + j, <f64>at);
+    const c = usableOf[j];
+    if (c < 0) { stf(out, at, 2); stf(out, at + 1, 0); stf(out, at + 2, 0); at += 3; continue; }
+    const cb = colBins[j];
+    const nb = cb.nBins;
+    stf(out, at, ldi(kinds, j) == A.KIND_NUMERIC ? 0 : 1); stf(out, at + 1, <f64>nb); stf(out, at + 2, <f64>cb.nAux);
+    at += 3;
+    for (let i = 0; i < cb.nAux; i++) stf(out, at + i, ldf(cb.aux, i));
+    at += cb.nAux;
+    const base = at;
+    for (let b = 0; b < nb; b++) {
+      const o = c * BIN_STRIDE + b;
+      stf(out, base + A.COL_TERM * nb + b, ldf(terms, o));
+      stf(out, base + A.COL_POS * nb + b, ldf(posBags, o));
+      stf(out, base + A.COL_NEG * nb + b, ldf(negBags, o));
+      stf(out, base + A.COL_COUNT * nb + b, ldf(counts, o));
+      stf(out, base + A.COL_MIN * nb + b, NaN);
+      stf(out, base + A.COL_MAX * nb + b, NaN);
+    }
+    if (ldi(kinds, j) == A.KIND_NUMERIC) {
+      const vals = <usize>ldi(dataPtrs, j);
+      for (let q = 0; q < nTrain; q++) {
+        const r = ldi(trainRows, q);
+        const v = ldf(vals, r);
+        if (v != v) continue;
+        const b = <i32>load<u8>(bins + <usize>c * <usize>n + <usize>r);
+        const lo = base + A.COL_MIN * nb + b, hi = base + A.COL_MAX * nb + b;
+        const cur = ldf(out, lo);
+        if (cur != cur || v < cur) stf(out, lo, v);
+        const cur2 = ldf(out, hi);
+        if (cur2 != cur2 || v > cur2) stf(out, hi, v);
+      }
+    }
+    at += 6 * nb;
+  }
+  for (let p = 0; p < nPairs; p++) {
+    stf(out, A.MODEL_HEADER + m + p, <f64>at);
+    const a = pairs!.colA(p), b = pairs!.colB(p);
+    const na = ldi(uBins, a), nb = ldi(uBins, b);
+    stf(out, at, <f64>ldi(usableIdx, a)); stf(out, at + 1, <f64>ldi(usableIdx, b));
+    stf(out, at + 2, <f64>PAIR_COARSE); stf(out, at + 3, <f64>PAIR_COARSE);
+    at += 4;
+    for (let i = 0; i < na; i++) stf(out, at + i, <f64>pairs!.coarse(a, i));
+    at += na;
+    for (let i = 0; i < nb; i++) stf(out, at + i, <f64>pairs!.coarse(b, i));
+    at += nb;
+    const f = pairs!.finalOf(p);
+    for (let o = 0; o < PAIR_COARSE * PAIR_COARSE; o++) stf(out, at + o, ldf(f, o));
+    at += PAIR_COARSE * PAIR_COARSE;
+  }
+}
+
+/** Checks a model array's header and offsets; returns false when it is not a model. */
+export function checkModel(model: usize, len: i32): bool {
+  if (len < A.MODEL_HEADER) return false;
+  if (ldf(model, 0) != A.MODEL_MAGIC) return false;
+  const m = <i32>ldf(model, 1), nPairs = <i32>ldf(model, 3);
+  if (m < 0 || nPairs < 0 || A.MODEL_HEADER + m + nPairs > len) return false;
+  for (let j = 0; j < m + nPairs; j++) {
+    const off = <i32>ldf(model, A.MODEL_HEADER + j);
+    if (off < 0 || off >= len) return false;
+  }
+  return true;
+}
+
+/**
+ * Scores nRows cases. `cols` holds one pointer per model column (f64 values for numeric, i32
+ * codes for categorical, 0 for unused columns). Writes p, each column's contribution and bin,
+ * and up to four reasons per row (column index or -1, strength code with sign = direction).
+ */
+export function scoreRows(model: usize, len: i32, nRows: i32, cols: usize, outP: usize, outContrib: usize,
+  outBins: usize, outReasons: usize, outStrength: usize): i32 {
+  if (!checkModel(model, len)) return A.ERR_BAD_MODEL;
+  const m = <i32>ldf(model, 1), nPairs = <i32>ldf(model, 3), nBags = ldf(model, 4);
+  const intercept = ldf(model, 2);
+  const contrib = allocF64(m > 0 ? m : 1);
+  const agree = allocF64(m > 0 ? m : 1);
+  const binOf = new StaticArray<i32>(m > 0 ? m : 1);
+  for (let r = 0; r < nRows; r++) {
+    let s = intercept;
+    for (let j = 0; j < m; j++) {
+      const off = <i32>ldf(model, A.MODEL_HEADER + j);
+      const kind = <i32>ldf(model, off);
+      stf(contrib, j, 0); stf(agree, j, 0);
+      binOf[j] = -1;
+      if (kind == 2) continue;
+      const p = <usize>ldi(cols, j);
+      if (p == 0) return A.ERR_BAD_INPUT;
+      const nb = <i32>ldf(model, off + 1), nAux = <i32>ldf(model, off + 2);
+      const aux = model + (<usize>(off + 3) << 3);
+      const b = kind == 0 ? numericBin(ldf(p, r), aux, nAux) : categoricalBin(ldi(p, r), aux, nAux);
+      const base = off + 3 + nAux;
+      const t = ldf(model, base + A.COL_TERM * nb + b);
+      binOf[j] = b;
+      stf(contrib, j, t);
+      s += t;
+    }
+    for (let q = 0; q < nPairs; q++) {
+      const off = <i32>ldf(model, A.MODEL_HEADER + m + q);
+      const a = <i32>ldf(model, off), b = <i32>ldf(model, off + 1);
+      const ck = <i32>ldf(model, off + 3);
+      const offA = <i32>ldf(model, A.MODEL_HEADER + a), offB = <i32>ldf(model, A.MODEL_HEADER + b);
+      const na = <i32>ldf(model, offA + 1);
+      const nbB = <i32>ldf(model, offB + 1);
+      const ia = <i32>ldf(model, off + 4 + binOf[a]);
+      const ib = <i32>ldf(model, off + 4 + na + binOf[b]);
+      const v = ldf(model, off + 4 + na + nbB + ia * ck + ib);
+      s += v;
+      stf(contrib, a, ldf(contrib, a) + 0.5 * v);
+      stf(contrib, b, ldf(contrib, b) + 0.5 * v);
+    }
+    stf(outP, r, sigmoid(s));
+    // reasons: |contribution| >= ln 1.25 with a sign most bags agree on; strongest first, ties by column
+    let nr = 0;
+    for (let k = 0; k < 4; k++) { sti(outReasons, r * 4 + k, -1); sti(outStrength, r * 4 + k, 0); }
+    for (let j = 0; j < m; j++) {
+      if (outContrib != 0) stf(outContrib, r * m + j, ldf(contrib, j));
+      if (outBins != 0) sti(outBins, r * m + j, binOf[j]);
+      const cj = ldf(contrib, j);
+      if (binOf[j] < 0 || Math.abs(cj) < LN_1_25) continue;
+      const off = <i32>ldf(model, A.MODEL_HEADER + j);
+      const nb = <i32>ldf(model, off + 1), nAux = <i32>ldf(model, off + 2);
+      const base = off + 3 + nAux;
+      const bagsSame = cj > 0 ? ldf(model, base + A.COL_POS * nb + binOf[j]) : ldf(model, base + A.COL_NEG * nb + binOf[j]);
+      if (bagsSame < MIN_AGREE_FRACTION * nBags) continue;
+      // insert into the top-4 list
+      let at = nr < 4 ? nr : 4;
+      while (at > 0) {
+        const prev = ldi(outReasons, r * 4 + at - 1);
+        if (Math.abs(ldf(contrib, prev)) >= Math.abs(cj)) break;
+        if (at < 4) { sti(outReasons, r * 4 + at, prev); sti(outStrength, r * 4 + at, ldi(outStrength, r * 4 + at - 1)); }
+        at--;
+      }
+      if (at < 4) {
+        sti(outReasons, r * 4 + at, j);
+        const strength = Math.abs(cj) >= LN_2 ? A.STRONG : A.MODERATE;
+        sti(outStrength, r * 4 + at, cj > 0 ? strength : -strength);
+        if (nr < 4) nr++;
+      }
+    }
+  }
+  release(contrib); release(agree);
+  return A.OK;
+}

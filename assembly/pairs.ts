@@ -1,0 +1,346 @@
+// Gated pair terms (engine.md step 7): pairs ranked by the gain of a 4-quadrant split of the main
+// model's residuals (FAST), the top few boosted per bag on coarse bins, and kept only when rows the
+// early stopping never saw agree across bags.
+import { ldf, stf, ldi, sti, allocF64, allocI32, release } from './mem';
+import { Bag, BIN_STRIDE, scoreBinned } from './boost';
+import { rowLogLoss, sigmoid } from './stats';
+import { sortIndices } from './sort';
+
+export const MAX_PAIRS: i32 = 10;
+const COARSE: i32 = 16; // coarse bins per column for pair tables
+const MIN_QUADRANT_ROWS: f64 = 10;
+const MIN_BAGS_AGREE: i32 = 6;
+const HESS_FLOOR: f64 = 1e-9;
+
+export class PairSet {
+  count: i32 = 0;
+  u: i32 = 0;
+  nBins: usize = 0; // i32 [u], fine bins per usable column
+  coarseOf: usize = 0; // i32 [u * 256]: fine bin -> coarse bin
+  nCoarse: usize = 0; // i32 [u]
+  cols: usize = 0; // i32 [count * 2]: usable column indices (a < b)
+  tables: usize = 0; // f64 [nBags * count * COARSE * COARSE]
+  final: usize = 0; // f64 [count * COARSE * COARSE]
+  nBags: i32 = 0;
+
+  tableOf(bag: i32, p: i32): usize {
+    return this.tables + (<usize>((bag * this.count + p) * COARSE * COARSE) << 3);
+  }
+  finalOf(p: i32): usize { return this.final + (<usize>(p * COARSE * COARSE) << 3); }
+  colA(p: i32): i32 { return ldi(this.cols, p * 2); }
+  colB(p: i32): i32 { return ldi(this.cols, p * 2 + 1); }
+  coarse(c: i32, fine: i32): i32 { return ldi(this.coarseOf, c * BIN_STRIDE + fine); }
+
+  /** Adds a bag's pair logits to the logits of rows binned column-major (bins [c * nRows + i]). */
+  addBagLogits(bag: i32, bins: usize, nRows: i32, out: usize): void {
+    for (let p = 0; p < this.count; p++) {
+      const a = this.colA(p), b = this.colB(p);
+      const t = this.tableOf(bag, p);
+      for (let i = 0; i < nRows; i++) {
+        const ca = this.coarse(a, <i32>load<u8>(bins + <usize>(a * nRows + i)));
+        const cb = this.coarse(b, <i32>load<u8>(bins + <usize>(b * nRows + i)));
+        stf(out, i, ldf(out, i) + ldf(t, ca * COARSE + cb));
+      }
+    }
+  }
+
+  /** Pair logit of one row of the full binned matrix (bins [c * n + r]) under the final tables. */
+  logitOfRow(bins: usize, n: i32, r: i32): f64 {
+    let s = 0.0;
+    for (let p = 0; p < this.count; p++) {
+      const a = this.colA(p), b = this.colB(p);
+      const ca = this.coarse(a, <i32>load<u8>(bins + <usize>a * <usize>n + <usize>r));
+      const cb = this.coarse(b, <i32>load<u8>(bins + <usize>b * <usize>n + <usize>r));
+      s += ldf(this.finalOf(p), ca * COARSE + cb);
+    }
+    return s;
+  }
+
+  /** Averages the bag tables and centres each with training counts; returns the means moved out. */
+  averageAndCentre(nBags: i32, counts: usize, bins: usize, n: i32, rows: usize, nRows: i32): f64 {
+    let moved = 0.0;
+    const w = allocF64(COARSE * COARSE);
+    for (let p = 0; p < this.count; p++) {
+      const f = this.finalOf(p);
+      for (let bg = 0; bg < nBags; bg++) {
+        const t = this.tableOf(bg, p);
+        for (let o = 0; o < COARSE * COARSE; o++) stf(f, o, ldf(f, o) + ldf(t, o) / <f64>nBags);
+      }
+      memory.fill(w, 0, <usize>(COARSE * COARSE) << 3);
+      const a = this.colA(p), b = this.colB(p);
+      for (let q = 0; q < nRows; q++) {
+        const r = ldi(rows, q);
+        const o = this.coarse(a, <i32>load<u8>(bins + <usize>a * <usize>n + <usize>r)) * COARSE
+          + this.coarse(b, <i32>load<u8>(bins + <usize>b * <usize>n + <usize>r));
+        stf(w, o, ldf(w, o) + 1);
+      }
+      let mean = 0.0;
+      for (let o = 0; o < COARSE * COARSE; o++) mean += ldf(w, o) * ldf(f, o);
+      mean /= <f64>nRows;
+      moved += mean;
+      for (let o = 0; o < COARSE * COARSE; o++) stf(f, o, ldf(w, o) > 0 ? ldf(f, o) - mean : 0.0);
+    }
+    release(w);
+    return moved;
+  }
+
+  scale(k: f64): void {
+    for (let o = 0; o < this.count * COARSE * COARSE; o++) stf(this.final, o, ldf(this.final, o) * k);
+  }
+
+  free(): void {
+    release(this.nBins); release(this.coarseOf); release(this.nCoarse); release(this.cols);
+    release(this.tables); release(this.final);
+  }
+}
+
+export const PAIR_COARSE: i32 = COARSE;
+
+// ---- coarse bins ----
+
+let gOrderKey: usize = 0;
+function byOrderKey(a: i32, b: i32): i32 {
+  const x = ldf(gOrderKey, a), y = ldf(gOrderKey, b);
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/**
+ * Maps a column's fine bins to at most COARSE coarse bins: the missing bin alone, then runs of
+ * roughly equal training count along the column's order (values for numeric, main-term value
+ * for categorical).
+ */
+function coarsen(ps: PairSet, c: i32, kind: i32, nb: i32, counts: usize, meanTerm: usize): void {
+  const order = allocI32(nb);
+  let k = 0;
+  for (let b = 1; b < nb; b++) { sti(order, k, b); k++; }
+  if (kind == 1) { gOrderKey = meanTerm; sortIndices(order, k, byOrderKey); }
+  let total = 0.0;
+  for (let t = 0; t < k; t++) total += ldf(counts, ldi(order, t));
+  const slots = COARSE - 1;
+  let cum = 0.0, cur = 1;
+  sti(ps.coarseOf, c * BIN_STRIDE, 0);
+  for (let t = 0; t < k; t++) {
+    const b = ldi(order, t);
+    sti(ps.coarseOf, c * BIN_STRIDE + b, cur);
+    cum += ldf(counts, b);
+    if (cur < slots && cum >= total * <f64>cur / <f64>slots && t < k - 1) cur++;
+  }
+  sti(ps.nCoarse, c, cur + 1);
+  release(order);
+}
+
+// ---- selection (FAST) ----
+
+const HG = allocF64(COARSE * COARSE);
+const HH = allocF64(COARSE * COARSE);
+const HN = allocF64(COARSE * COARSE);
+
+// 2D prefix sums of the histogram: P[x][y] = sum over cells (<= x, <= y).
+const PG = allocF64(COARSE * COARSE);
+const PH = allocF64(COARSE * COARSE);
+const PN = allocF64(COARSE * COARSE);
+
+function prefix2d(src: usize, dst: usize, ca: i32, cb: i32): void {
+  for (let x = 0; x < ca; x++) {
+    let row = 0.0;
+    for (let y = 0; y < cb; y++) {
+      row += ldf(src, x * COARSE + y);
+      stf(dst, x * COARSE + y, row + (x > 0 ? ldf(dst, (x - 1) * COARSE + y) : 0.0));
+    }
+  }
+}
+
+/**
+ * Best 4-quadrant gain over the 2D histogram in HG/HH/HN (ca x cb); -1 when none is valid. With
+ * `out`, writes the cut (x <= i, y <= t) and each quadrant's Newton step (00, 01, 10, 11).
+ * Readable version: for every cut, sum the cells of each quadrant; prefix sums give the same totals.
+ */
+function bestQuadrantGain(ca: i32, cb: i32, out: usize): f64 {
+  prefix2d(HG, PG, ca, cb); prefix2d(HH, PH, ca, cb); prefix2d(HN, PN, ca, cb);
+  const last = (ca - 1) * COARSE + (cb - 1);
+  const gt = ldf(PG, last), ht = ldf(PH, last), nt = ldf(PN, last);
+  let best = -1.0;
+  for (let i = 0; i < ca - 1; i++) {
+    const colI = i * COARSE + (cb - 1); // (<= i, all y)
+    const gI = ldf(PG, colI), hI = ldf(PH, colI), nI = ldf(PN, colI);
+    for (let t = 0; t < cb - 1; t++) {
+      const rowT = (ca - 1) * COARSE + t; // (all x, <= t)
+      const o = i * COARSE + t;
+      const g00 = ldf(PG, o), h00 = ldf(PH, o), n00 = ldf(PN, o);
+      const g01 = gI - g00, h01 = hI - h00, n01 = nI - n00;
+      const g10 = ldf(PG, rowT) - g00, h10 = ldf(PH, rowT) - h00, n10 = ldf(PN, rowT) - n00;
+      const g11 = gt - g00 - g01 - g10, h11 = ht - h00 - h01 - h10, n11 = nt - n00 - n01 - n10;
+      if (n00 < MIN_QUADRANT_ROWS || n01 < MIN_QUADRANT_ROWS || n10 < MIN_QUADRANT_ROWS || n11 < MIN_QUADRANT_ROWS) continue;
+      if (h00 < HESS_FLOOR || h01 < HESS_FLOOR || h10 < HESS_FLOOR || h11 < HESS_FLOOR) continue;
+      const s = g00 * g00 / h00 + g01 * g01 / h01 + g10 * g10 / h10 + g11 * g11 / h11 - gt * gt / ht;
+      if (s > best) {
+        best = s;
+        if (out != 0) {
+          sti(out, 0, i); sti(out, 1, t);
+          stf(out + 8, 0, -g00 / h00); stf(out + 8, 1, -g01 / h01); stf(out + 8, 2, -g10 / h10); stf(out + 8, 3, -g11 / h11);
+        }
+      }
+    }
+  }
+  return best;
+}
+
+let gGain: usize = 0;
+function byGainDesc(a: i32, b: i32): i32 {
+  const x = ldf(gGain, a), y = ldf(gGain, b);
+  return x > y ? -1 : (x < y ? 1 : 0);
+}
+
+/** Ranks all pairs of usable columns by FAST gain on the bag-averaged main model's residuals. */
+export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: usize, u: i32, kinds: usize,
+  nBins: usize, bagTerms: usize, bagIntercepts: usize, nBags: i32): PairSet {
+  const ps = new PairSet();
+  ps.u = u; ps.nBags = nBags;
+  ps.nBins = allocI32(u); ps.coarseOf = allocI32(u * BIN_STRIDE); ps.nCoarse = allocI32(u);
+  // bag-averaged main model
+  const mean = allocF64(u * BIN_STRIDE);
+  let b0 = 0.0;
+  for (let bg = 0; bg < nBags; bg++) {
+    b0 += ldf(bagIntercepts, bg) / <f64>nBags;
+    const t = bagTerms + (<usize>(bg * u * BIN_STRIDE) << 3);
+    for (let o = 0; o < u * BIN_STRIDE; o++) stf(mean, o, ldf(mean, o) + ldf(t, o) / <f64>nBags);
+  }
+  const counts = allocF64(BIN_STRIDE);
+  for (let c = 0; c < u; c++) {
+    const nb = ldi(nBins, c);
+    sti(ps.nBins, c, nb);
+    memory.fill(counts, 0, <usize>BIN_STRIDE << 3);
+    for (let q = 0; q < nRows; q++) {
+      const b = <i32>load<u8>(bins + <usize>c * <usize>n + <usize>ldi(rows, q));
+      stf(counts, b, ldf(counts, b) + 1);
+    }
+    coarsen(ps, c, ldi(kinds, c), nb, counts, mean + (<usize>(c * BIN_STRIDE) << 3));
+  }
+  release(counts);
+  const g = allocF64(nRows), h = allocF64(nRows);
+  for (let q = 0; q < nRows; q++) {
+    const r = ldi(rows, q);
+    let s = b0;
+    for (let c = 0; c < u; c++) s += ldf(mean, c * BIN_STRIDE + <i32>load<u8>(bins + <usize>c * <usize>n + <usize>r));
+    const p = sigmoid(s);
+    stf(g, q, p - ldf(ys, q)); stf(h, q, p * (1 - p));
+  }
+  release(mean);
+  const nPairs = u * (u - 1) / 2;
+  const gains = allocF64(nPairs), pa = allocI32(nPairs), pb = allocI32(nPairs), idx = allocI32(nPairs);
+  let k = 0;
+  for (let a = 0; a < u; a++) {
+    for (let b = a + 1; b < u; b++) {
+      memory.fill(HG, 0, <usize>(COARSE * COARSE) << 3);
+      memory.fill(HH, 0, <usize>(COARSE * COARSE) << 3);
+      memory.fill(HN, 0, <usize>(COARSE * COARSE) << 3);
+      for (let q = 0; q < nRows; q++) {
+        const r = ldi(rows, q);
+        const o = ps.coarse(a, <i32>load<u8>(bins + <usize>a * <usize>n + <usize>r)) * COARSE
+          + ps.coarse(b, <i32>load<u8>(bins + <usize>b * <usize>n + <usize>r));
+        stf(HG, o, ldf(HG, o) + ldf(g, q)); stf(HH, o, ldf(HH, o) + ldf(h, q)); stf(HN, o, ldf(HN, o) + 1);
+      }
+      stf(gains, k, bestQuadrantGain(ldi(ps.nCoarse, a), ldi(ps.nCoarse, b), 0));
+      sti(pa, k, a); sti(pb, k, b); sti(idx, k, k);
+      k++;
+    }
+  }
+  gGain = gains;
+  sortIndices(idx, nPairs, byGainDesc);
+  let count = 0;
+  while (count < MAX_PAIRS && count < nPairs && ldf(gains, ldi(idx, count)) > 0) count++;
+  ps.count = count;
+  ps.cols = allocI32(count * 2 + 2);
+  for (let p = 0; p < count; p++) { sti(ps.cols, p * 2, ldi(pa, ldi(idx, p))); sti(ps.cols, p * 2 + 1, ldi(pb, ldi(idx, p))); }
+  ps.tables = allocF64(nBags * count * COARSE * COARSE + 1);
+  ps.final = allocF64(count * COARSE * COARSE + 1);
+  release(gains); release(pa); release(pb); release(idx); release(g); release(h);
+  return ps;
+}
+
+// ---- boosting ----
+
+const SPLIT = allocI32(2 + 8);
+const DCELL = allocF64(COARSE * COARSE);
+const MCELL = allocF64(COARSE * COARSE); // [i, t] then 4 f64 Newton steps at +8
+
+/**
+ * Boosts the pairs in every bag on top of the bag's main terms. Early stopping watches the even
+ * validation rows; the odd ones, never used to stop, decide whether the pairs are kept: they must
+ * lower the log loss in at least MIN_BAGS_AGREE bags and on the whole.
+ */
+export function boostPairs(ps: PairSet, bags: Array<Bag>, bagTerms: usize, nBags: i32, lr: f64,
+  patience: i32, maxRounds: i32): bool {
+  let agree = 0;
+  let totalGain = 0.0;
+  const cells = COARSE * COARSE;
+  for (let bg = 0; bg < nBags; bg++) {
+    const bag = bags[bg];
+    const u = bag.u, nT = bag.nT, nV = bag.nV;
+    const terms = bagTerms + (<usize>(bg * u * BIN_STRIDE) << 3);
+    const sT = allocF64(nT), eT = allocF64(nT), sV = allocF64(nV);
+    scoreBinned(bag.binsT, nT, u, terms, bag.intercept, sT);
+    scoreBinned(bag.binsV, nV, u, terms, bag.intercept, sV);
+    const work = allocF64(ps.count * cells);
+    const best = ps.tableOf(bg, 0);
+    // coarse cell of every row for every pair, computed once
+    const cellT = allocI32(ps.count * nT), cellV = allocI32(ps.count * nV);
+    for (let p = 0; p < ps.count; p++) {
+      const a = ps.colA(p), b = ps.colB(p);
+      for (let i = 0; i < nT; i++) sti(cellT, p * nT + i, ps.coarse(a, <i32>load<u8>(bag.binsT + <usize>(a * nT + i))) * COARSE + ps.coarse(b, <i32>load<u8>(bag.binsT + <usize>(b * nT + i))));
+      for (let i = 0; i < nV; i++) sti(cellV, p * nV + i, ps.coarse(a, <i32>load<u8>(bag.binsV + <usize>(a * nV + i))) * COARSE + ps.coarse(b, <i32>load<u8>(bag.binsV + <usize>(b * nV + i))));
+    }
+    const startStop = halfLoss(sV, bag.yV, nV, 0), startGate = halfLoss(sV, bag.yV, nV, 1);
+    let bestStop = startStop, bestGate = startGate;
+    let bestRound = 0, round = 0;
+    while (round < maxRounds) {
+      round++;
+      for (let i = 0; i < nT; i++) stf(eT, i, Math.exp(ldf(sT, i)));
+      for (let p = 0; p < ps.count; p++) {
+        memory.fill(HG, 0, <usize>cells << 3); memory.fill(HH, 0, <usize>cells << 3); memory.fill(HN, 0, <usize>cells << 3);
+        for (let i = 0; i < nT; i++) {
+          const o = ldi(cellT, p * nT + i);
+          const e = ldf(eT, i);
+          const pr = e / (1 + e);
+          stf(HG, o, ldf(HG, o) + (pr - ldf(bag.yT, i))); stf(HH, o, ldf(HH, o) + pr * (1 - pr)); stf(HN, o, ldf(HN, o) + 1);
+        }
+        const ca = ldi(ps.nCoarse, ps.colA(p)), cb = ldi(ps.nCoarse, ps.colB(p));
+        if (bestQuadrantGain(ca, cb, SPLIT) <= 0) continue;
+        const ci = ldi(SPLIT, 0), ct = ldi(SPLIT, 1);
+        const d00 = lr * ldf(SPLIT + 8, 0), d01 = lr * ldf(SPLIT + 8, 1), d10 = lr * ldf(SPLIT + 8, 2), d11 = lr * ldf(SPLIT + 8, 3);
+        const w = work + (<usize>(p * cells) << 3);
+        const m00 = Math.exp(d00), m01 = Math.exp(d01), m10 = Math.exp(d10), m11 = Math.exp(d11);
+        for (let x = 0; x < COARSE; x++) for (let y = 0; y < COARSE; y++) {
+          const o = x * COARSE + y;
+          const d = x <= ci ? (y <= ct ? d00 : d01) : (y <= ct ? d10 : d11);
+          stf(DCELL, o, d);
+          stf(MCELL, o, x <= ci ? (y <= ct ? m00 : m01) : (y <= ct ? m10 : m11));
+          stf(w, o, ldf(w, o) + d);
+        }
+        for (let i = 0; i < nT; i++) {
+          const o = ldi(cellT, p * nT + i);
+          stf(sT, i, ldf(sT, i) + ldf(DCELL, o)); stf(eT, i, ldf(eT, i) * ldf(MCELL, o));
+        }
+        for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(DCELL, ldi(cellV, p * nV + i)));
+      }
+      const stop = halfLoss(sV, bag.yV, nV, 0);
+      if (stop < bestStop) {
+        bestStop = stop; bestRound = round;
+        bestGate = halfLoss(sV, bag.yV, nV, 1);
+        memory.copy(best, work, <usize>(ps.count * cells) << 3);
+      } else if (round - bestRound >= patience) break;
+    }
+    const gain = startGate - bestGate;
+    if (gain > 0) agree++;
+    totalGain += gain;
+    release(sT); release(eT); release(sV); release(work); release(cellT); release(cellV);
+  }
+  return agree >= MIN_BAGS_AGREE && totalGain > 0;
+}
+
+/** Mean log loss over the even (half 0) or odd (half 1) validation rows. */
+function halfLoss(s: usize, ys: usize, n: i32, half: i32): f64 {
+  let sum = 0.0, k = 0;
+  for (let i = half; i < n; i += 2) { sum += rowLogLoss(ldf(s, i), ldf(ys, i)); k++; }
+  return k > 0 ? sum / <f64>k : 0;
+}

@@ -1,0 +1,54 @@
+// Stable bottom-up merge sort of i32 index arrays with a comparator; every tie is broken by the
+// index itself so the order never depends on anything but the keys (engine.md "Determinism rules").
+import { ldi, sti, allocI32, release } from './mem';
+
+/** Sorts `n` indices at `idx` by `cmp(a, b)` (negative: a first); equal keys keep ascending index. */
+export function sortIndices(idx: usize, n: i32, cmp: (a: i32, b: i32) => i32): void {
+  if (n < 2) return;
+  let src = idx;
+  let dst = allocI32(n);
+  const scratch = dst;
+  for (let width = 1; width < n; width <<= 1) {
+    for (let lo = 0; lo < n; lo += width << 1) {
+      const mid = min(lo + width, n);
+      const hi = min(lo + (width << 1), n);
+      let i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) {
+        const a = ldi(src, i), b = ldi(src, j);
+        let c = cmp(a, b);
+        if (c == 0) c = a < b ? -1 : 1;
+        if (c <= 0) { sti(dst, k++, a); i++; } else { sti(dst, k++, b); j++; }
+      }
+      while (i < mid) sti(dst, k++, ldi(src, i++));
+      while (j < hi) sti(dst, k++, ldi(src, j++));
+    }
+    const t = src; src = dst; dst = t;
+  }
+  if (src != idx) memory.copy(idx, src, <usize>n << 2);
+  release(scratch);
+}
+
+/** Sorts `n` f64 values in place ascending (NaN must not be present). */
+export function sortF64(p: usize, n: i32): void {
+  if (n < 2) return;
+  let src = p;
+  let dst = heap.alloc(<usize>n << 3);
+  const scratch = dst;
+  for (let width = 1; width < n; width <<= 1) {
+    for (let lo = 0; lo < n; lo += width << 1) {
+      const mid = min(lo + width, n);
+      const hi = min(lo + (width << 1), n);
+      let i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) {
+        const a = load<f64>(src + (<usize>i << 3)), b = load<f64>(src + (<usize>j << 3));
+        if (a <= b) { store<f64>(dst + (<usize>k << 3), a); i++; } else { store<f64>(dst + (<usize>k << 3), b); j++; }
+        k++;
+      }
+      while (i < mid) { store<f64>(dst + (<usize>k << 3), load<f64>(src + (<usize>i << 3))); i++; k++; }
+      while (j < hi) { store<f64>(dst + (<usize>k << 3), load<f64>(src + (<usize>j << 3))); j++; k++; }
+    }
+    const t = src; src = dst; dst = t;
+  }
+  if (src != p) memory.copy(p, src, <usize>n << 3);
+  heap.free(scratch);
+}

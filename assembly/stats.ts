@@ -1,0 +1,141 @@
+// Held-out statistics: AUC with DeLong variance, log loss, Brier, lifts, and a two-parameter
+// logistic fit for the calibration check (engine.md steps 9 and 10). All f64, AS Math only.
+import { ldf, ldi, sti, allocI32, allocF64, release } from './mem';
+import { sortIndices } from './sort';
+
+export const P_CLIP: f64 = 1e-15;
+
+@inline export function sigmoid(s: f64): f64 {
+  if (s >= 0) { const e = Math.exp(-s); return 1.0 / (1.0 + e); }
+  const e = Math.exp(s);
+  return e / (1.0 + e);
+}
+
+/** Log loss of one row from its logit (numerically stable). */
+@inline export function rowLogLoss(s: f64, y: f64): f64 {
+  // log(1 + e^s) - y s
+  const softplus = s > 0 ? s + Math.log1p(Math.exp(-s)) : Math.log1p(Math.exp(s));
+  return softplus - y * s;
+}
+
+/** Log loss of a constant probability p. */
+@inline export function constLogLoss(p: f64, y: f64): f64 {
+  const q = p < P_CLIP ? P_CLIP : (p > 1 - P_CLIP ? 1 - P_CLIP : p);
+  return -(y * Math.log(q) + (1 - y) * Math.log(1 - q));
+}
+
+let gScores: usize = 0;
+function byScore(a: i32, b: i32): i32 {
+  const x = ldf(gScores, a), y = ldf(gScores, b);
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+export class AucResult {
+  auc: f64 = 0.5;
+  se: f64 = 0;
+}
+
+/** AUC of `scores` against 0/1 `ys` over n rows, with the DeLong standard error. */
+export function aucDeLong(scores: usize, ys: usize, n: i32): AucResult {
+  const r = new AucResult();
+  let nPos = 0;
+  for (let i = 0; i < n; i++) if (ldf(ys, i) > 0.5) nPos++;
+  const nNeg = n - nPos;
+  if (nPos == 0 || nNeg == 0) return r;
+  const idx = allocI32(n);
+  for (let i = 0; i < n; i++) sti(idx, i, i);
+  gScores = scores;
+  sortIndices(idx, n, byScore);
+  const v = allocF64(n); // V10 for positives, V01 for negatives
+  let posBelow = 0, negBelow = 0;
+  let g = 0;
+  while (g < n) {
+    let h = g;
+    const s = ldf(scores, ldi(idx, g));
+    let posIn = 0, negIn = 0;
+    while (h < n && ldf(scores, ldi(idx, h)) == s) {
+      if (ldf(ys, ldi(idx, h)) > 0.5) posIn++; else negIn++;
+      h++;
+    }
+    for (let t = g; t < h; t++) {
+      const i = ldi(idx, t);
+      if (ldf(ys, i) > 0.5) {
+        store<f64>(v + (<usize>i << 3), (<f64>negBelow + 0.5 * <f64>negIn) / <f64>nNeg);
+      } else {
+        const posAbove = nPos - posBelow - posIn;
+        store<f64>(v + (<usize>i << 3), (<f64>posAbove + 0.5 * <f64>posIn) / <f64>nPos);
+      }
+    }
+    posBelow += posIn; negBelow += negIn;
+    g = h;
+  }
+  let sum10 = 0.0, sum01 = 0.0;
+  for (let i = 0; i < n; i++) { if (ldf(ys, i) > 0.5) sum10 += ldf(v, i); else sum01 += ldf(v, i); }
+  const m10 = sum10 / <f64>nPos, m01 = sum01 / <f64>nNeg;
+  let ss10 = 0.0, ss01 = 0.0;
+  for (let i = 0; i < n; i++) {
+    if (ldf(ys, i) > 0.5) { const d = ldf(v, i) - m10; ss10 += d * d; } else { const d = ldf(v, i) - m01; ss01 += d * d; }
+  }
+  const var10 = nPos > 1 ? ss10 / <f64>(nPos - 1) : 0.0;
+  const var01 = nNeg > 1 ? ss01 / <f64>(nNeg - 1) : 0.0;
+  r.auc = m10;
+  r.se = Math.sqrt(var10 / <f64>nPos + var01 / <f64>nNeg);
+  release(v);
+  release(idx);
+  return r;
+}
+
+/** Positive rate among the top `frac` of rows by score (ties by row index) over the overall rate. */
+export function topLift(scores: usize, ys: usize, n: i32, frac: f64): f64 {
+  if (n == 0) return 0;
+  let nPos = 0;
+  for (let i = 0; i < n; i++) if (ldf(ys, i) > 0.5) nPos++;
+  if (nPos == 0) return 0;
+  const idx = allocI32(n);
+  for (let i = 0; i < n; i++) sti(idx, i, i);
+  gScores = scores;
+  sortIndices(idx, n, byScoreDesc);
+  let k = <i32>Math.ceil(<f64>n * frac);
+  if (k < 1) k = 1;
+  let hits = 0;
+  for (let t = 0; t < k; t++) if (ldf(ys, ldi(idx, t)) > 0.5) hits++;
+  release(idx);
+  return (<f64>hits / <f64>k) / (<f64>nPos / <f64>n);
+}
+function byScoreDesc(a: i32, b: i32): i32 {
+  const x = ldf(gScores, a), y = ldf(gScores, b);
+  return x > y ? -1 : (x < y ? 1 : 0);
+}
+
+export class LogisticFit {
+  a: f64 = 0;
+  b: f64 = 1;
+  ok: bool = false;
+}
+
+/** Fits y ~ sigmoid(a + b x) by Newton's method over rows with weight w > 0. */
+export function fitLogistic1(x: usize, ys: usize, w: usize, n: i32): LogisticFit {
+  const r = new LogisticFit();
+  let a = 0.0, b = 1.0;
+  for (let it = 0; it < 50; it++) {
+    let ga = 0.0, gb = 0.0, haa = 0.0, hab = 0.0, hbb = 0.0;
+    for (let i = 0; i < n; i++) {
+      if (ldf(w, i) <= 0) continue;
+      const xi = ldf(x, i);
+      const p = sigmoid(a + b * xi);
+      const g = p - ldf(ys, i);
+      const h = p * (1 - p) + 1e-12;
+      ga += g; gb += g * xi;
+      haa += h; hab += h * xi; hbb += h * xi * xi;
+    }
+    const det = haa * hbb - hab * hab;
+    if (!(det > 1e-300)) return r;
+    const da = (hbb * ga - hab * gb) / det;
+    const db = (haa * gb - hab * ga) / det;
+    a -= da; b -= db;
+    if (Math.abs(da) < 1e-10 && Math.abs(db) < 1e-10) break;
+  }
+  if (!isFinite(a) || !isFinite(b)) return r;
+  r.a = a; r.b = b; r.ok = true;
+  return r;
+}

@@ -1,0 +1,99 @@
+// Encodes a table of cases into the engine's typed arrays (engine.md step 3): column typing,
+// sorted dictionaries, and the columns the host excludes with their reason. Strings stay here.
+import type { Cell, RawTable } from '../table/types.ts';
+import { inferColumn, encodeNumeric, encodeCategorical, isMissing } from '../table/typing.ts';
+import { entityKey, parseTime } from '../table/select.ts';
+
+export type ExclusionWhy = 'entity' | 'time' | 'identifier' | 'constant' | 'restates_outcome' | 'unusable' | 'outcome';
+
+export interface EncodedColumn {
+  name: string;
+  kind: 'numeric' | 'categorical' | 'skip';
+  why?: ExclusionWhy;
+  values?: Float64Array; // numeric
+  codes?: Int32Array; // categorical
+  dictionary?: string[]; // categorical, sorted by code point
+}
+
+export interface EncodedTable {
+  nRows: number;
+  entityIds: string[];
+  entityBytes: Uint8Array;
+  entityOffsets: Int32Array;
+  outcome: Float64Array; // 1, 0, NaN
+  time: Float64Array | null;
+  columns: EncodedColumn[];
+}
+
+export interface EncodeOptions {
+  entityColumn: string;
+  outcomeColumn: string;
+  /** Outcome per row: 1, 0 or NaN (unlabeled), resolved by the caller from positive values. */
+  outcome: Float64Array;
+  timeColumn?: string;
+  /** Extra columns the caller wants left out (for example other outcome columns of the same ask). */
+  skip?: ReadonlyMap<string, ExclusionWhy>;
+}
+
+/** A categorical column with nearly all values distinct is an identifier, not a predictor. */
+const IDENTIFIER_DISTINCT_SHARE = 0.9;
+const IDENTIFIER_MIN_VALUES = 20;
+
+export function encodeTable(table: RawTable, opts: EncodeOptions): EncodedTable {
+  const n = table.rowCount;
+  const entityIdx = table.columns.indexOf(opts.entityColumn);
+  if (entityIdx < 0) throw new Error(`entity column ${opts.entityColumn} is not in the table`);
+  const entityIds: string[] = new Array(n);
+  const enc = new TextEncoder();
+  const parts: Uint8Array[] = new Array(n);
+  const offsets = new Int32Array(n + 1);
+  let total = 0;
+  for (let r = 0; r < n; r++) {
+    const id = entityKey(table.data[entityIdx][r] as Cell) ?? '';
+    entityIds[r] = id;
+    parts[r] = enc.encode(id);
+    offsets[r] = total;
+    total += parts[r].length;
+  }
+  offsets[n] = total;
+  const entityBytes = new Uint8Array(total);
+  for (let r = 0; r < n; r++) entityBytes.set(parts[r], offsets[r]);
+
+  let time: Float64Array | null = null;
+  if (opts.timeColumn !== undefined) {
+    const ti = table.columns.indexOf(opts.timeColumn);
+    if (ti < 0) throw new Error(`time column ${opts.timeColumn} is not in the table`);
+    time = new Float64Array(n);
+    for (let r = 0; r < n; r++) time[r] = parseTime(table.data[ti][r]) ?? NaN;
+  }
+
+  const columns: EncodedColumn[] = [];
+  table.columns.forEach((name, c) => {
+    if (name === opts.outcomeColumn) return;
+    if (name === opts.entityColumn) return void columns.push({ name, kind: 'skip', why: 'entity' });
+    if (name === opts.timeColumn) return void columns.push({ name, kind: 'skip', why: 'time' });
+    const extra = opts.skip?.get(name);
+    if (extra) return void columns.push({ name, kind: 'skip', why: extra });
+    columns.push(encodeColumn(name, table.data[c]));
+  });
+  return { nRows: n, entityIds, entityBytes, entityOffsets: offsets, outcome: opts.outcome, time, columns };
+}
+
+function encodeColumn(name: string, cells: Cell[]): EncodedColumn {
+  const info = inferColumn(cells);
+  if (info.kind === 'empty') return { name, kind: 'skip', why: 'constant' };
+  if (info.kind === 'numeric') return { name, kind: 'numeric', values: encodeNumeric(cells) };
+  const present = cells.length - info.missing;
+  if (present >= IDENTIFIER_MIN_VALUES && info.distinct >= IDENTIFIER_DISTINCT_SHARE * present) {
+    return { name, kind: 'skip', why: 'identifier' };
+  }
+  const { codes, dictionary } = encodeCategorical(cells);
+  return { name, kind: 'categorical', codes, dictionary };
+}
+
+/** Number of non-missing cells (used by callers that describe columns). */
+export function presentCount(cells: readonly Cell[]): number {
+  let k = 0;
+  for (const c of cells) if (!isMissing(c)) k++;
+  return k;
+}

@@ -1,0 +1,31 @@
+// The engine bridge's public surface: the only way the rest of the host reaches the wasm.
+import { loadEngine } from './load-node.ts';
+import { encodeTable, type EncodeOptions, type EncodedTable } from './encode.ts';
+import { runFitSync, toFitInput } from './fit-core.ts';
+import { FitPool } from './pool.ts';
+import { interpretFit, type FitResult } from './result.ts';
+import type { RawTable } from '../table/types.ts';
+
+export { encodeTable } from './encode.ts';
+export type { EncodedTable, EncodedColumn, EncodeOptions, ExclusionWhy } from './encode.ts';
+export { Model } from './model.ts';
+export type { ModelColumn, ModelHeader } from './model.ts';
+export { scoreCases, scoreEncoded, encodeCases, reasonsOf, NotScoreable } from './scorer.ts';
+export type { ScoreOutput, ReasonOut } from './scorer.ts';
+export type { FitResult, Quality } from './result.ts';
+export { FitPool } from './pool.ts';
+export { loadEngine } from './load-node.ts';
+export type { EngineModule } from './wasm.ts';
+
+/** Fits an encoded table in a worker of `pool` (or in this thread when no pool is given). */
+export async function fitEncoded(table: EncodedTable, pool?: FitPool): Promise<FitResult> {
+  const mod = await loadEngine();
+  const input = toFitInput(table);
+  const raw = pool ? await pool.run(input) : runFitSync(mod, input);
+  return interpretFit(raw, table, mod.coreHash);
+}
+
+/** Convenience for tests and benchmarks: encode and fit a raw table. */
+export async function fitTable(table: RawTable, opts: EncodeOptions, pool?: FitPool): Promise<FitResult> {
+  return fitEncoded(encodeTable(table, opts), pool);
+}

@@ -1,0 +1,88 @@
+// A small pool of fit workers (default: one per core). Fits queue when all are busy; a worker that
+// dies is replaced and its fit fails with a clear error.
+import { Worker } from 'node:worker_threads';
+import os from 'node:os';
+import type { FitInput, RawFitOutput } from './fit-core.ts';
+
+interface Job {
+  id: number;
+  input: FitInput;
+  resolve: (out: RawFitOutput) => void;
+  reject: (err: Error) => void;
+}
+
+const WORKER_URL = new URL('./worker.ts', import.meta.url);
+
+export class FitPool {
+  private readonly size: number;
+  private readonly idle: Worker[] = [];
+  private readonly busy = new Map<Worker, Job>();
+  private readonly queue: Job[] = [];
+  private nextId = 1;
+  private closed = false;
+  private live = 0;
+
+  constructor(size = Math.max(1, Math.min(os.availableParallelism?.() ?? 2, 4))) {
+    this.size = size;
+  }
+
+  run(input: FitInput): Promise<RawFitOutput> {
+    if (this.closed) return Promise.reject(new Error('fit pool is closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, input, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private spawn(): Worker {
+    // Workers run TypeScript through tsx's loader, like the main process.
+    const w = new Worker(WORKER_URL, { execArgv: ['--import', 'tsx'] });
+    this.live++;
+    w.on('message', (msg: { id: number; out?: RawFitOutput; error?: string }) => {
+      const job = this.busy.get(w);
+      if (!job || job.id !== msg.id) return;
+      this.busy.delete(w);
+      if (msg.out) job.resolve(msg.out);
+      else job.reject(new Error(msg.error ?? 'fit failed'));
+      this.idle.push(w);
+      this.pump();
+    });
+    w.on('error', (err) => this.onDeath(w, err));
+    w.on('exit', (code) => this.onDeath(w, new Error(`fit worker exited with code ${code}`)));
+    w.unref();
+    return w;
+  }
+
+  private onDeath(w: Worker, err: Error): void {
+    const job = this.busy.get(w);
+    const wasKnown = job !== undefined || this.idle.includes(w);
+    this.busy.delete(w);
+    const i = this.idle.indexOf(w);
+    if (i >= 0) this.idle.splice(i, 1);
+    if (wasKnown) this.live--;
+    if (job) job.reject(err);
+    if (!this.closed) this.pump();
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0) {
+      let w = this.idle.pop();
+      if (!w) {
+        if (this.live >= this.size) return;
+        w = this.spawn();
+      }
+      const job = this.queue.shift()!;
+      this.busy.set(w, job);
+      w.ref();
+      w.postMessage({ id: job.id, input: job.input });
+    }
+    for (const w of this.idle) w.unref();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = [...this.idle, ...this.busy.keys()];
+    this.idle.length = 0;
+    await Promise.all(all.map((w) => w.terminate()));
+  }
+}

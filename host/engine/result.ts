@@ -1,0 +1,114 @@
+// Turns a fit's raw numbers into the typed result the operations use: state, reason codes,
+// needs/have, quality (wire.md "Answers") and the Model.
+import { EXCL_CONSTANT, EXCL_RESTATES, M, REASON_BITS, STATE_NAMES, type AnswerState } from './abi.ts';
+import type { EncodedTable, ExclusionWhy } from './encode.ts';
+import type { RawFitOutput } from './fit-core.ts';
+import { Model, type ModelColumn } from './model.ts';
+
+export interface Quality {
+  validation_scheme: 'entity_hash' | 'out_of_time';
+  auc: number | null;
+  auc_interval: [number, number] | null;
+  top_decile_lift: number | null;
+  realised_lift: number | null;
+  brier: number | null;
+  log_loss: number | null;
+  base_rate: number;
+  training_rows: number;
+  held_out_rows: number;
+  held_out_positives: number;
+  excluded_columns: Array<{ column: string; why: ExclusionWhy }>;
+}
+
+export interface FitResult {
+  state: AnswerState;
+  reasons: string[];
+  needs: { labeled_rows: number | null; positives: number; columns?: number } | null;
+  have: { labeled_rows: number; positives: number };
+  quality: Quality;
+  /** Present unless the state is not_yet or no predictor was left. */
+  model: Model | null;
+  /** Diagnostics that stay inside the service (tests, preflight, drift). */
+  diagnostics: {
+    aucZ: number;
+    logLossZ: number;
+    logLossBase: number;
+    calibrationSlope: number;
+    calibrationApplied: boolean;
+    meanRounds: number;
+    pairs: number;
+    pairsTried: number;
+    usableColumns: number;
+    columnAuc: Record<string, number>;
+    rowSplit: Uint8Array;
+  };
+}
+
+const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
+
+export function interpretFit(raw: RawFitOutput, table: EncodedTable, coreHash: string): FitResult {
+  const mt = raw.metrics;
+  const state = STATE_NAMES[mt[M.STATE]];
+  const bits = mt[M.REASONS];
+  const reasons = REASON_BITS.filter(([bit]) => (bits & bit) !== 0).map(([, name]) => name);
+  const excluded: Quality['excluded_columns'] = [];
+  const columnAuc: Record<string, number> = {};
+  table.columns.forEach((c, j) => {
+    if (c.kind === 'skip') {
+      if (c.why && c.why !== 'outcome') excluded.push({ column: c.name, why: c.why });
+    } else if (raw.exclusions[j] === EXCL_CONSTANT) excluded.push({ column: c.name, why: 'constant' });
+    else if (raw.exclusions[j] === EXCL_RESTATES) excluded.push({ column: c.name, why: 'restates_outcome' });
+    if (Number.isFinite(raw.columnAuc[j])) columnAuc[c.name] = raw.columnAuc[j];
+  });
+  const tested = state !== 'not_yet' && !reasons.includes('too_few_predictors');
+  const quality: Quality = {
+    validation_scheme: mt[M.SCHEME] === 1 ? 'out_of_time' : 'entity_hash',
+    auc: tested ? round6(mt[M.AUC]) : null,
+    auc_interval: tested ? [round6(mt[M.AUC_LO]), round6(mt[M.AUC_HI])] : null,
+    top_decile_lift: tested ? round6(mt[M.TOP_DECILE_LIFT]) : null,
+    realised_lift: tested ? round6(mt[M.REALISED_LIFT]) : null,
+    brier: tested ? round6(mt[M.BRIER]) : null,
+    log_loss: tested ? round6(mt[M.LOG_LOSS]) : null,
+    base_rate: round6(mt[M.HELD_BASE_RATE]),
+    training_rows: mt[M.TRAIN_ROWS],
+    held_out_rows: mt[M.HELD_ROWS],
+    held_out_positives: mt[M.HELD_POSITIVES],
+    excluded_columns: excluded,
+  };
+  let needs: FitResult['needs'] = null;
+  if (state === 'not_yet') {
+    needs = { labeled_rows: mt[M.NEEDS_LABELED] < 0 ? null : mt[M.NEEDS_LABELED], positives: mt[M.NEEDS_POSITIVES] };
+  } else if (reasons.includes('too_few_predictors')) {
+    needs = { labeled_rows: 0, positives: 0, columns: mt[M.NEEDS_COLUMNS] };
+  }
+  let model: Model | null = null;
+  if (raw.model.length > 0) {
+    const columns: ModelColumn[] = table.columns.map((c, j) => {
+      const used = c.kind !== 'skip' && raw.exclusions[j] === 0;
+      if (!used) return { name: c.name, kind: 'unused' };
+      return c.kind === 'categorical' ? { name: c.name, kind: 'categorical', dictionary: c.dictionary } : { name: c.name, kind: 'numeric' };
+    });
+    model = new Model({ format: 'oq-model', version: 1, core_hash: coreHash, columns }, raw.model);
+  }
+  return {
+    state,
+    reasons,
+    needs,
+    have: { labeled_rows: mt[M.LABELED_ROWS], positives: mt[M.POSITIVES] },
+    quality,
+    model,
+    diagnostics: {
+      aucZ: mt[M.AUC_Z],
+      logLossZ: mt[M.LOG_LOSS_Z],
+      logLossBase: mt[M.LOG_LOSS_BASE],
+      calibrationSlope: mt[M.CAL_SLOPE],
+      calibrationApplied: mt[M.CAL_APPLIED] === 1,
+      meanRounds: mt[M.MEAN_ROUNDS],
+      pairs: mt[M.PAIRS],
+      pairsTried: mt[M.PAIRS_TRIED],
+      usableColumns: mt[M.USABLE_COLUMNS],
+      columnAuc,
+      rowSplit: raw.rowSplit,
+    },
+  };
+}

@@ -1,0 +1,151 @@
+// Scores cases with a model inside the engine: p, per-column contributions, bins and reasons.
+// One long-lived instance per compiled engine; discarded after a trap.
+import { OK, type EngineExports } from './abi.ts';
+import { copyIn } from './fit-core.ts';
+import type { Model } from './model.ts';
+import { instantiate, type EngineModule } from './wasm.ts';
+import type { Cell, RawTable } from '../table/types.ts';
+import { cellText, isMissing, parseNumber } from '../table/typing.ts';
+
+export interface ReasonOut {
+  column: number; // model column index
+  feature_label: string;
+  value: Cell;
+  likelihood_direction: 'higher' | 'lower';
+  strength: 'strong' | 'moderate';
+  association_not_causal: true;
+  range: { text: string; [k: string]: unknown };
+}
+
+export interface ScoreOutput {
+  p: Float64Array;
+  contributions: Float64Array; // [row * m + column]
+  bins: Int32Array; // [row * m + column], -1 for unused columns
+  reasonColumns: Int32Array; // [row * 4 + k]
+  reasonStrengths: Int32Array; // [row * 4 + k]
+}
+
+/** A case cannot be scored: the columns it lacks, or a value of the wrong type. */
+export class NotScoreable extends Error {
+  constructor(
+    readonly missingColumns: string[],
+    readonly badValue?: { row: number; column: string; value: Cell },
+  ) {
+    super(
+      missingColumns.length > 0
+        ? `cases lack column(s) the model uses: ${missingColumns.join(', ')}`
+        : `case ${badValue!.row}: ${badValue!.column} must be a number like the record's, got ${JSON.stringify(badValue!.value)}`,
+    );
+    this.name = 'NotScoreable';
+  }
+}
+
+const instances = new WeakMap<EngineModule, EngineExports>();
+
+function engineFor(mod: EngineModule): EngineExports {
+  let ex = instances.get(mod);
+  if (!ex) {
+    ex = instantiate(mod);
+    instances.set(mod, ex);
+  }
+  return ex;
+}
+
+/** Typed input columns for the model from a case table (throws NotScoreable). */
+export function encodeCases(model: Model, cases: RawTable): Array<Float64Array | Int32Array | null> {
+  const missing: string[] = [];
+  const out: Array<Float64Array | Int32Array | null> = [];
+  model.columns.forEach((col, j) => {
+    if (col.kind === 'unused') return void out.push(null);
+    const c = cases.columns.indexOf(col.name);
+    if (c < 0) {
+      missing.push(col.name);
+      return void out.push(null);
+    }
+    const cells = cases.data[c];
+    if (col.kind === 'numeric') {
+      const v = new Float64Array(cases.rowCount);
+      for (let r = 0; r < cases.rowCount; r++) {
+        if (isMissing(cells[r])) v[r] = NaN;
+        else {
+          const x = parseNumber(cells[r]);
+          if (x === null) throw new NotScoreable([], { row: r, column: col.name, value: cells[r] });
+          v[r] = x;
+        }
+      }
+      out.push(v);
+    } else {
+      const codes = new Int32Array(cases.rowCount);
+      for (let r = 0; r < cases.rowCount; r++) {
+        const t = cellText(cells[r]);
+        codes[r] = t === null ? -1 : model.codeOf(j, t);
+      }
+      out.push(codes);
+    }
+  });
+  if (missing.length > 0) throw new NotScoreable(missing);
+  return out;
+}
+
+export function scoreEncoded(mod: EngineModule, model: Model, cols: Array<Float64Array | Int32Array | null>, n: number): ScoreOutput {
+  const m = model.columns.length;
+  const ex = engineFor(mod);
+  const ptrs: number[] = [];
+  try {
+    const mp = copyIn(ex, model.array);
+    ptrs.push(mp);
+    const colPtrs = new Int32Array(m);
+    cols.forEach((c, j) => {
+      if (c) {
+        colPtrs[j] = copyIn(ex, c);
+        ptrs.push(colPtrs[j]);
+      }
+    });
+    const cp = copyIn(ex, colPtrs);
+    const pp = ex.alloc(n * 8), kp = ex.alloc(n * m * 8), bp = ex.alloc(n * m * 4), rp = ex.alloc(n * 16), sp = ex.alloc(n * 16);
+    ptrs.push(cp, pp, kp, bp, rp, sp);
+    const status = ex.score(mp, model.array.length, n, cp, pp, kp, bp, rp, sp);
+    if (status !== OK) throw new Error(`engine score failed with status ${status}`);
+    const buf = ex.memory.buffer;
+    return {
+      p: new Float64Array(buf, pp, n).slice(),
+      contributions: new Float64Array(buf, kp, n * m).slice(),
+      bins: new Int32Array(buf, bp, n * m).slice(),
+      reasonColumns: new Int32Array(buf, rp, n * 4).slice(),
+      reasonStrengths: new Int32Array(buf, sp, n * 4).slice(),
+    };
+  } catch (err) {
+    instances.delete(mod); // a trapped instance is never reused (toolchain.md)
+    throw err;
+  } finally {
+    if (instances.get(mod) === ex) for (const p of ptrs) ex.release(p);
+  }
+}
+
+/** Scores a case table: encode, score, and read out each case's reasons. */
+export function scoreCases(mod: EngineModule, model: Model, cases: RawTable): ScoreOutput {
+  return scoreEncoded(mod, model, encodeCases(model, cases), cases.rowCount);
+}
+
+/** The reasons of case `r` (strongest first), with the case's values and bin ranges. */
+export function reasonsOf(model: Model, out: ScoreOutput, cases: RawTable, r: number): ReasonOut[] {
+  const m = model.columns.length;
+  const reasons: ReasonOut[] = [];
+  for (let k = 0; k < 4; k++) {
+    const j = out.reasonColumns[r * 4 + k];
+    if (j < 0) break;
+    const s = out.reasonStrengths[r * 4 + k];
+    const name = model.columns[j].name;
+    const c = cases.columns.indexOf(name);
+    reasons.push({
+      column: j,
+      feature_label: name,
+      value: c >= 0 ? cases.data[c][r] : null,
+      likelihood_direction: s > 0 ? 'higher' : 'lower',
+      strength: Math.abs(s) === 2 ? 'strong' : 'moderate',
+      association_not_causal: true,
+      range: model.describeBin(j, out.bins[r * m + j]),
+    });
+  }
+  return reasons;
+}

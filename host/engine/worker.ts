@@ -1,0 +1,18 @@
+// Worker thread body: compiles the engine once, then runs each fit it is sent on a fresh instance,
+// so the service's event loop never runs a fit (architecture.md "Runtime pieces").
+import { parentPort } from 'node:worker_threads';
+import { loadEngine } from './load-node.ts';
+import { runFitSync, type FitInput } from './fit-core.ts';
+
+if (!parentPort) throw new Error('worker.ts must run in a worker thread');
+const port = parentPort;
+
+port.on('message', async (msg: { id: number; input: FitInput }) => {
+  try {
+    const mod = await loadEngine();
+    const out = runFitSync(mod, msg.input);
+    port.postMessage({ id: msg.id, out }, [out.metrics.buffer, out.exclusions.buffer, out.columnAuc.buffer, out.rowSplit.buffer, out.model.buffer]);
+  } catch (err) {
+    port.postMessage({ id: msg.id, error: err instanceof Error ? err.message : String(err) });
+  }
+});
