@@ -1,0 +1,77 @@
+// Spec 2.1, 2.4 and 2.6: the svc_ask request — record source, cases, top level and its cross-field rules.
+import * as v from 'valibot';
+import {
+  CsvSchema,
+  FetchHeadersSchema,
+  FetchUrlSchema,
+  LIMITS,
+  NonEmptyStringSchema,
+  RowsSchema,
+  exactlyOneSource,
+  objectRule,
+} from './common.ts';
+import { QuestionsSchema } from './question.ts';
+import { ShapeSchema } from './shape.ts';
+
+/** Spec 2.1: the record; exactly one source, fetch_headers only with fetch_url, nothing else. */
+export const AskDataSchema = v.pipe(
+  v.strictObject({
+    // A stored dataset (ds_...) or a sample (sample:<name>); unknown ids answer unknown_dataset.
+    dataset_id: v.optional(NonEmptyStringSchema),
+    rows: v.optional(RowsSchema),
+    csv: v.optional(CsvSchema),
+    fetch_url: v.optional(FetchUrlSchema),
+    fetch_headers: v.optional(FetchHeadersSchema),
+  }),
+  exactlyOneSource(['dataset_id', 'rows', 'csv', 'fetch_url']),
+);
+
+/** Spec 2.4/8: the cases to answer about, by id or as new rows (exactly one of them). */
+export const CasesSchema = v.pipe(
+  v.strictObject({
+    ids: v.optional(v.pipe(v.array(NonEmptyStringSchema), v.minLength(1), v.maxLength(LIMITS.caseIdsMax))),
+    rows: v.optional(RowsSchema),
+  }),
+  exactlyOneSource(['ids', 'rows']),
+);
+
+export const SUBJECT_KINDS = ['person', 'org', 'object', 'event', 'other'] as const;
+
+const AskObjectSchema = v.strictObject({
+  data: AskDataSchema,
+  entity_column: NonEmptyStringSchema,
+  subject_kind: v.picklist(SUBJECT_KINDS),
+  questions: QuestionsSchema,
+  cases: v.optional(CasesSchema),
+  time_column: v.optional(NonEmptyStringSchema),
+  shape: v.optional(ShapeSchema),
+  band: v.optional(v.boolean()),
+  acknowledge_decision_support: v.optional(v.boolean()),
+  idempotency_key: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(LIMITS.idempotencyKeyMax))),
+});
+
+/** Spec 2.6: the ask request with its top-level rules. */
+export const AskRequestSchema = v.pipe(
+  AskObjectSchema,
+  objectRule<v.InferOutput<typeof AskObjectSchema>>((ask, report) => {
+    // Spec 2.4: cases are required for yesno, score and choice; only rank may rank the whole record.
+    if (ask.cases === undefined) {
+      const needy = Object.entries(ask.questions).find(([, q]) => q.type !== 'rank');
+      if (needy) report('cases', `is required: question ${needy[0]} is a ${needy[1].type} question (only rank may omit cases)`);
+    }
+    // Spec 2.6: person subjects turn on decision-support safeguards.
+    if (ask.subject_kind === 'person' && ask.acknowledge_decision_support !== true) {
+      const why = 'results are decision support, with a human in the loop';
+      report('acknowledge_decision_support', `must be true when subject_kind is person (${why})`);
+    }
+    // Spec 2.6: every shape except table orders rows by time.
+    if (ask.shape && ask.shape.kind !== 'table' && ask.time_column === undefined) {
+      report('time_column', `is required with shape kind ${ask.shape.kind}`);
+    }
+  }),
+);
+
+export type AskData = v.InferOutput<typeof AskDataSchema>;
+export type Cases = v.InferOutput<typeof CasesSchema>;
+export type SubjectKind = (typeof SUBJECT_KINDS)[number];
+export type AskRequest = v.InferOutput<typeof AskRequestSchema>;

@@ -1,0 +1,90 @@
+// Shared building blocks for the wire schemas: ids, limits (spec 8), inline data and cross-field helpers.
+import * as v from 'valibot';
+
+/** Spec 8: the limits the schemas enforce, in one place so describe and docs can quote them. */
+export const LIMITS = {
+  rowsMax: 10_000,
+  csvMax: 8_000_000,
+  caseIdsMax: 10_000,
+  outcomesMax: 10_000,
+  topKMax: 1000,
+  questionNameMax: 64,
+  levelsMin: 2,
+  levelsMax: 10,
+  cutsMin: 1,
+  cutsMax: 9,
+  optionsMin: 2,
+  optionsMax: 255,
+  optionOutcomesMin: 2,
+  optionOutcomesMax: 32,
+  shapeColumnsMax: 24,
+  columnNameMax: 200,
+  whenItemsMax: 16,
+  idempotencyKeyMax: 128,
+  eventIdMax: 128,
+  filenameMax: 120,
+} as const;
+
+export const DATASET_ID_PATTERN = /^ds_[0-9a-z]{20,40}$/;
+export const TASK_ID_PATTERN = /^tk_[0-9a-z]{20,40}$/;
+export const MODEL_REF_PATTERN = /^mr1_[0-9a-f]{32}$/;
+export const QUESTION_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export const FILENAME_PATTERN = /^[A-Za-z0-9._-]{1,120}$/;
+
+/** A string with at least one character (the spec's "min length 1"). */
+export const NonEmptyStringSchema = v.pipe(v.string(), v.minLength(1));
+
+/** Spec 2.2: a stored dataset id (add-dataset, delete-dataset). */
+export const DatasetIdSchema = v.pipe(v.string(), v.regex(DATASET_ID_PATTERN));
+/** Spec 4.3: the id of a pending ask. */
+export const TaskIdSchema = v.pipe(v.string(), v.regex(TASK_ID_PATTERN));
+/** Spec 2.3/2.8: a model reference. */
+export const ModelRefSchema = v.pipe(v.string(), v.regex(MODEL_REF_PATTERN));
+
+const RowObjectSchema = v.record(v.string(), v.unknown());
+const NOT_A_ROW = 'must be an object of column name to value, not an array';
+/** Spec 2.1: one inline row, a column-name-to-any-value object (valibot's record alone would take an array). */
+export const RowSchema = v.lazy((input) => (Array.isArray(input) ? v.never(NOT_A_ROW) : RowObjectSchema));
+/** Spec 2.1/4.2/8: inline rows, 1 to 10,000 per call. */
+export const RowsSchema = v.pipe(v.array(RowSchema), v.minLength(1), v.maxLength(LIMITS.rowsMax));
+/** Spec 2.1/8: inline CSV text, 1 to 8,000,000 characters. */
+export const CsvSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(LIMITS.csvMax));
+/** Spec 2.1: a URI to download a CSV from (https/public-host rules are checked by the fetcher). */
+export const FetchUrlSchema = v.pipe(v.string(), v.url());
+/** Spec 2.1: headers sent with fetch_url. */
+export const FetchHeadersSchema = v.record(v.string(), v.string());
+
+/** A path item that makes a custom issue point at `key` of `input`. */
+export function pathTo(input: Record<string, unknown>, key: string): [v.ObjectPathItem] {
+  return [{ type: 'object', origin: 'value', input, key, value: input[key] }];
+}
+
+/**
+ * A cross-field rule on an object: runs only when the object itself is well typed and reports through
+ * `report(key, message)` (key undefined = the object itself), so every error names its field.
+ */
+export function objectRule<T extends object>(
+  rule: (value: T, report: (key: string | undefined, message: string) => void) => void,
+) {
+  return v.rawCheck<T>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const value = dataset.value;
+    const record = value as Record<string, unknown>;
+    rule(value, (key, message) => addIssue(key === undefined ? { message } : { message, path: pathTo(record, key) }));
+  });
+}
+
+/** Spec 2.1/2.4/4.2: exactly one of `keys` is given; `fetch_headers` only travels with `fetch_url`. */
+export function exactlyOneSource<T extends Record<string, unknown>>(keys: readonly string[]) {
+  return objectRule<T>((value, report) => {
+    const given = keys.filter((k) => value[k] !== undefined);
+    const list = keys.join(', ');
+    if (given.length === 0) report(undefined, `needs exactly one of ${list}`);
+    else if (given.length > 1) {
+      report(given[1], `give exactly one of ${list}, not both ${given[0]} and ${given[1]}`);
+    }
+    if ('fetch_headers' in value && value.fetch_headers !== undefined && value.fetch_url === undefined) {
+      report('fetch_headers', 'is only allowed together with fetch_url');
+    }
+  });
+}

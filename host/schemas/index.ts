@@ -1,0 +1,69 @@
+// The one home of request/response validation and wire types; operation tables for routes, OpenAPI and MCP.
+import { AskRequestSchema } from './ask.ts';
+import { AddDatasetRequestSchema, DeleteDatasetRequestSchema } from './datasets.ts';
+import {
+  AttestRequestSchema,
+  DescribeRequestSchema,
+  DriftRequestSchema,
+  EvidenceRequestSchema,
+  PollRequestSchema,
+  PreflightRequestSchema,
+  ReportOutcomesRequestSchema,
+  VerifyRequestSchema,
+} from './operations.ts';
+import {
+  AddDatasetResponseSchema,
+  AskResponseSchema,
+  AttestResponseSchema,
+  DeleteDatasetResponseSchema,
+  DescribeResponseSchema,
+  DriftResponseSchema,
+  EvidenceResponseSchema,
+  PollResponseSchema,
+  PreflightResponseSchema,
+  RegisterResponseSchema,
+  ReportOutcomesResponseSchema,
+  VerifyResponseSchema,
+} from './responses.ts';
+
+export * from './common.ts';
+export * from './shape.ts';
+export * from './question.ts';
+export * from './ask.ts';
+export * from './datasets.ts';
+export * from './operations.ts';
+export * from './responses.ts';
+export { parseBody, issueField, describeIssue, mostRelevantIssue } from './parse.ts';
+
+/** Spec 4: request body schema per operation (register_agent takes no body). */
+export const REQUEST_SCHEMAS = {
+  svc_ask: AskRequestSchema,
+  svc_add_dataset: AddDatasetRequestSchema,
+  svc_poll: PollRequestSchema,
+  svc_preflight: PreflightRequestSchema,
+  svc_report_outcomes: ReportOutcomesRequestSchema,
+  svc_drift: DriftRequestSchema,
+  svc_verify: VerifyRequestSchema,
+  svc_describe: DescribeRequestSchema,
+  svc_delete_dataset: DeleteDatasetRequestSchema,
+  svc_attest: AttestRequestSchema,
+  svc_evidence: EvidenceRequestSchema,
+} as const;
+
+/** Spec 4: success response body schema per operation. */
+export const RESPONSE_SCHEMAS = {
+  svc_ask: AskResponseSchema,
+  svc_add_dataset: AddDatasetResponseSchema,
+  svc_poll: PollResponseSchema,
+  svc_preflight: PreflightResponseSchema,
+  svc_report_outcomes: ReportOutcomesResponseSchema,
+  svc_drift: DriftResponseSchema,
+  svc_verify: VerifyResponseSchema,
+  svc_describe: DescribeResponseSchema,
+  svc_delete_dataset: DeleteDatasetResponseSchema,
+  svc_attest: AttestResponseSchema,
+  svc_evidence: EvidenceResponseSchema,
+  register_agent: RegisterResponseSchema,
+} as const;
+
+export type OperationName = keyof typeof REQUEST_SCHEMAS;

@@ -1,0 +1,138 @@
+// Valid examples of every request (spec 2, 4) are accepted unchanged; sample responses match their schemas.
+import { describe, expect, it } from 'vitest';
+import * as v from 'valibot';
+import {
+  AddDatasetRequestSchema,
+  AskRequestSchema,
+  AttestRequestSchema,
+  DeleteDatasetRequestSchema,
+  DescribeRequestSchema,
+  DriftRequestSchema,
+  EvidenceRequestSchema,
+  PollRequestSchema,
+  PreflightRequestSchema,
+  RESPONSE_SCHEMAS,
+  ReportOutcomesRequestSchema,
+  VerifyRequestSchema,
+  ProblemSchema,
+  parseBody,
+} from '../../host/schemas/index.ts';
+import { DATASET_ID, MODEL_REF, QUESTIONS, SHAPES, TASK_ID, WHEN, ask } from './fixtures.ts';
+
+const fullAsk = {
+  data: { rows: [{ customer_id: 'c1', plan: 'gold', churned: 1, renewed: 0, offer: 'call' }] },
+  entity_column: 'customer_id',
+  subject_kind: 'person',
+  acknowledge_decision_support: true,
+  questions: {
+    will_churn: QUESTIONS.yesno,
+    risk_level: QUESTIONS.score,
+    best_offer: QUESTIONS.choiceColumn,
+    best_channel: QUESTIONS.choiceOutcomes,
+    top_risk: QUESTIONS.rank,
+  },
+  cases: { ids: ['c1'] },
+  time_column: 'updated_at',
+  shape: SHAPES.table,
+  band: true,
+  idempotency_key: 'retry-1',
+};
+
+const requests: [string, v.GenericSchema, unknown][] = [
+  ['full ask with every question type', AskRequestSchema, fullAsk],
+  ['yesno ask', AskRequestSchema, ask({ questions: { q: QUESTIONS.yesno } })],
+  ['score ask', AskRequestSchema, ask({ questions: { q: QUESTIONS.score } })],
+  ['choice ask by option_column', AskRequestSchema, ask({ questions: { q: QUESTIONS.choiceColumn } })],
+  ['choice ask by option_outcomes', AskRequestSchema, ask({ questions: { q: QUESTIONS.choiceOutcomes } })],
+  ['rank ask of the whole record', AskRequestSchema, { ...ask({ questions: { q: QUESTIONS.rank } }), cases: undefined }],
+  ['ask on csv', AskRequestSchema, ask({ data: { csv: 'customer_id,churned\nc1,1\n' } })],
+  ['ask on fetch_url', AskRequestSchema, ask({ data: { fetch_url: 'https://example.com/t.csv', fetch_headers: { Authorization: 'Bearer x' } } })],
+  ['ask on a stored dataset', AskRequestSchema, ask({ data: { dataset_id: DATASET_ID } })],
+  ['ask with case rows', AskRequestSchema, ask({ cases: { rows: [{ customer_id: 'new', plan: 'gold' }] } })],
+  ...Object.entries(SHAPES).map(([kind, shape]): [string, v.GenericSchema, unknown] => [
+    `${kind} shape ask`,
+    AskRequestSchema,
+    ask({ shape, time_column: 'ts' }),
+  ]),
+  ['add-dataset rows', AddDatasetRequestSchema, { rows: [{ a: 1, b: 'x', c: null }] }],
+  ['add-dataset csv appended', AddDatasetRequestSchema, { dataset_id: DATASET_ID, csv: 'a,b\n1,2\n' }],
+  ['add-dataset fetch_url', AddDatasetRequestSchema, { fetch_url: 'https://example.com/t.csv', fetch_headers: { a: 'b' } }],
+  ['add-dataset upload', AddDatasetRequestSchema, { upload: true, filename: 'big_table-2024.csv' }],
+  ['poll', PollRequestSchema, { task_id: TASK_ID }],
+  ['preflight', PreflightRequestSchema, { dataset_id: 'sample:churn', outcome_column: 'churned', predictors: ['plan'], labelled_column: 'labelled' }],
+  ['preflight minimal', PreflightRequestSchema, { dataset_id: DATASET_ID }],
+  ['report-outcomes', ReportOutcomesRequestSchema, {
+    model_ref: MODEL_REF,
+    outcomes: [
+      { entity_id: 'c1', outcome: true, observed_at: '2024-06-01' },
+      { entity_id: 'c2', outcome: 0, observed_at: '2024-06-01', event_id: 'e2' },
+      { entity_id: 'c3', outcome: 'yes', observed_at: '2024-06-01T10:00:00Z' },
+    ],
+  }],
+  ['drift', DriftRequestSchema, { model_ref: MODEL_REF }],
+  ['verify', VerifyRequestSchema, {
+    verdict: { verdict_id: '01JABC', kind: 'answer', cases: [{ entity_id: 'c1', p: 0.5 }], trust: { auc: 0.8 } },
+    signature: { protected: 'eyJ', signature: 'abc', kid: 'k1' },
+  }],
+  ['describe', DescribeRequestSchema, {}],
+  ['delete-dataset', DeleteDatasetRequestSchema, { dataset_id: DATASET_ID }],
+  ['attest', AttestRequestSchema, { model_ref: MODEL_REF, entity_id: 'c1', lever_token: 'tok', post_value: 'gold', acted_at: '2024-06-01', event_id: 'a1' }],
+  ['evidence', EvidenceRequestSchema, { model_ref: MODEL_REF }],
+];
+
+describe('valid requests', () => {
+  it.each(requests)('%s is accepted unchanged', (_label, schema, body) => {
+    expect(parseBody(schema, body)).toEqual(body);
+  });
+
+  it('keeps a deeply nested when expression', () => {
+    const out = parseBody(AskRequestSchema, ask({ shape: SHAPES.events, time_column: 'ts' }));
+    expect(out.shape?.kind === 'events' && out.shape.label).toEqual({ name: 'cancelled', when: WHEN });
+  });
+});
+
+const reason = { feature_label: 'plan', value: 'gold', likelihood_direction: 'higher', strength: 'strong', association_not_causal: true };
+const answered = {
+  type: 'yesno',
+  state: 'answered',
+  cache: 'miss',
+  model_ref: MODEL_REF,
+  polarity: null,
+  quality: { validation_scheme: 'entity_hash' },
+  cases: [{ entity_id: 'c1', p: 0.42, reasons: [reason], levers: [] }],
+  verdicts: [{ verdict: { verdict_id: 'v', kind: 'answer' }, signature: { protected: 'p', signature: 's', kid: 'k' } }],
+};
+const responses: [keyof typeof RESPONSE_SCHEMAS, unknown][] = [
+  ['svc_ask', { status: 'done', contract: 'c', core_hash: 'h', record: { content_hash: 'x', rows: 3 }, answers: { q1: answered }, fits_run: 1, billable_decisions: 1 }],
+  ['svc_ask', { status: 'done', answers: { q1: { type: 'choice', state: 'refused', reasons: ['option_not_in_pattern'], retry: 'unproductive' } } }],
+  ['svc_ask', { status: 'done', answers: { q1: { type: 'rank', state: 'not_yet', needs: { labeled_rows: null } } } }],
+  ['svc_poll', { status: 'pending', task_id: TASK_ID, retry_after_ms: 1000, stage: 'fitting', elapsed_ms: 12 }],
+  ['svc_add_dataset', { dataset_id: DATASET_ID, status: 'awaiting_upload', rows: null, columns: null, upload_url: 'u', upload_method: 'PUT', expires_in: 3600 }],
+  ['svc_preflight', { dataset_id: 'sample:x', grain: {}, resolutions: {}, fitness: null, blocking: [], advisory: ['a'] }],
+  ['svc_report_outcomes', { written: 2, duplicates: 0 }],
+  ['svc_drift', { pattern: 'no_prior', recommendation: 'keep' }],
+  ['svc_verify', { status: 'expired' }],
+  ['svc_describe', { question_types: [{}], samples: [{ name: 'churn' }], limits: {} }],
+  ['svc_delete_dataset', { dataset_id: DATASET_ID, deleted: true }],
+  ['svc_attest', { compliant: true, evaluated_feature: 'plan', evaluated_direction: 'increase', event_id: null, written: true }],
+  ['svc_evidence', { model_ref: MODEL_REF, live: null, progress: { attestations: 0, n_acted: 0, n_not_acted: 0, entities_with_outcome: 0 } }],
+  ['register_agent', { api_key: 'svck_test_x', mode: 'test' }],
+];
+
+describe('response schemas', () => {
+  it.each(responses)('%s example matches', (op, body) => {
+    expect(v.safeParse(RESPONSE_SCHEMAS[op], body).issues).toBeUndefined();
+  });
+
+  it('a case result needs reasons and at most four of them', () => {
+    const caseResult = { entity_id: 'c1', p: 0.5, reasons: [reason, reason, reason, reason, reason] };
+    const bad = { status: 'done', answers: { q1: { ...answered, cases: [caseResult] } } };
+    expect(v.safeParse(RESPONSE_SCHEMAS.svc_ask, bad).success).toBe(false);
+  });
+
+  it('a problem requires type, title, status, detail, code and remedy', () => {
+    const problem = { type: 't', title: 't', status: 422, detail: 'd', code: 'invalid_request', remedy: 'r', field: 'x' };
+    expect(v.safeParse(ProblemSchema, problem).success).toBe(true);
+    expect(v.safeParse(ProblemSchema, { ...problem, remedy: undefined }).success).toBe(false);
+  });
+});
