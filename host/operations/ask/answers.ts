@@ -1,0 +1,267 @@
+// Builds each question's answer from its fit(s) and the scored cases (spec 2.8-2.10, 4.1 rules
+// 3-6): yesno, score levels, choice over options, rank; refusals and not_yet; band; Verdicts.
+import { ServiceError } from '../../http/problem.ts';
+import { DEFAULT_CUTS, DEFAULT_LEVELS, DEFAULT_TOP_K, type Question, type SubjectKind } from '../../schemas/index.ts';
+import { parseNumber } from '../../table/typing.ts';
+import type { RawTable } from '../../table/types.ts';
+import type { OpContext } from '../../services.ts';
+import type { FitOutcome } from './fits.ts';
+import { compareIds, type CaseSet } from './cases.ts';
+import { scoreTable, type ScoredCase } from './scoring.ts';
+import { bandOf } from './band.ts';
+import { makeVerdict, type SignedVerdict, type VerdictCase } from './verdicts.ts';
+
+export interface AnswerInput {
+  ctx: OpContext;
+  name: string;
+  question: Question;
+  /** One fit, or one per option for choice with option_outcomes (same order as the options). */
+  fits: FitOutcome[];
+  options?: string[];
+  cases: CaseSet;
+  recordHash: string;
+  subjectKind: SubjectKind;
+  acknowledged: boolean;
+  band: boolean;
+}
+
+export interface BuiltAnswer {
+  body: Record<string, unknown>;
+  billable: number;
+}
+
+type CaseResult = Record<string, unknown> & { entity_id: string };
+
+function polarityOf(q: Question): 'desirable' | 'undesirable' | null {
+  if (q.outcome_is_desirable === undefined) return null;
+  return q.outcome_is_desirable ? 'desirable' : 'undesirable';
+}
+
+/** Spec 3.1: refused and not_yet are answers; retrying the same call cannot change them. */
+function unansweredBody(q: Question, fit: FitOutcome, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const body: Record<string, unknown> = { type: q.type, state: fit.state, cache: fit.cache, polarity: polarityOf(q) };
+  body.reasons = fit.reasons;
+  body.retry = 'unproductive';
+  if (fit.state === 'not_yet') {
+    body.needs = fit.needs ?? { labeled_rows: null, positives: 0 };
+    body.have = fit.have;
+  } else {
+    body.model_ref = fit.modelRef;
+    body.quality = fit.quality;
+    if (fit.needs) body.needs = fit.needs;
+  }
+  return { ...body, ...extra };
+}
+
+export async function buildAnswer(a: AnswerInput): Promise<BuiltAnswer> {
+  const q = a.question;
+  if (q.type === 'choice' && q.option_outcomes !== undefined) return choiceByOutcomes(a);
+  const fit = a.fits[0];
+  if (fit.state !== 'answered' || !fit.model) return { body: unansweredBody(q, fit), billable: 0 };
+  switch (q.type) {
+    case 'yesno':
+    case 'score':
+      return simpleAnswer(a, fit);
+    case 'rank':
+      return rankAnswer(a, fit);
+    case 'choice':
+      return choiceByColumn(a, fit);
+  }
+}
+
+function answeredBase(q: Question, fit: FitOutcome): Record<string, unknown> {
+  return {
+    type: q.type,
+    state: 'answered',
+    cache: fit.cache,
+    model_ref: fit.modelRef,
+    polarity: polarityOf(q),
+    quality: fit.quality,
+  };
+}
+
+function levelOf(q: Question, p: number): string | undefined {
+  if (q.type !== 'score') return undefined;
+  const levels = q.levels ?? [...DEFAULT_LEVELS];
+  const cuts = q.cuts ?? [...DEFAULT_CUTS];
+  let i = 0;
+  while (i < cuts.length && p >= cuts[i]) i++; // spec 4.1 rule 5: very_likely is "from 0.75"
+  return levels[i];
+}
+
+function caseResult(a: AnswerInput, fit: FitOutcome, id: string, s: ScoredCase, extra: Record<string, unknown> = {}): CaseResult {
+  const out: CaseResult = { entity_id: id, p: s.p, ...extra, reasons: s.reasons };
+  if (a.band) Object.assign(out, bandOf(fit.quality, s, a.subjectKind));
+  return out;
+}
+
+function verdictCase(c: CaseResult): VerdictCase {
+  const v: VerdictCase = { entity_id: c.entity_id, p: c.p as number, reasons: c.reasons as unknown[] };
+  if (c.level !== undefined) v.level = c.level as string;
+  if (c.choice !== undefined) v.choice = c.choice as string;
+  if (c.position !== undefined) v.position = c.position as number;
+  return v;
+}
+
+async function sign(a: AnswerInput, fit: FitOutcome, cases: CaseResult[], option?: string, pOf?: (c: CaseResult) => number): Promise<SignedVerdict> {
+  return makeVerdict(a.ctx, {
+    question: a.name,
+    type: a.question.type,
+    option,
+    modelRef: fit.modelRef,
+    recordHash: a.recordHash,
+    outcomeColumn: a.question.outcome_column ?? '',
+    polarity: polarityOf(a.question),
+    subjectKind: a.subjectKind,
+    acknowledged: a.acknowledged,
+    quality: fit.quality,
+    cases: cases.map((c) => ({ ...verdictCase(c), ...(pOf ? { p: pOf(c) } : {}) })),
+  });
+}
+
+async function simpleAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer> {
+  const scored = scoreTable(a.ctx, fit.model!, a.cases.table);
+  const cases = scored.map((s, r) => {
+    const level = levelOf(a.question, s.p);
+    return caseResult(a, fit, a.cases.entityIds[r], s, level !== undefined ? { level } : {});
+  });
+  const verdicts = [await sign(a, fit, cases)];
+  return { body: { ...answeredBase(a.question, fit), cases, verdicts }, billable: cases.length };
+}
+
+async function rankAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer> {
+  const q = a.question as Extract<Question, { type: 'rank' }>;
+  const scored = scoreTable(a.ctx, fit.model!, a.cases.table);
+  const order = scored.map((_, r) => r);
+  // spec 4.1 rule 6: highest chance first; ties by entity id so the order is deterministic
+  order.sort((x, y) => scored[y].p - scored[x].p || compareIds(a.cases.entityIds[x], a.cases.entityIds[y]));
+  const topK = Math.min(q.top_k ?? DEFAULT_TOP_K, order.length);
+  const ranked = order.slice(0, topK).map((r, i) => caseResult(a, fit, a.cases.entityIds[r], scored[r], { position: i + 1 }));
+  const verdicts = [await sign(a, fit, ranked)];
+  return {
+    body: { ...answeredBase(q, fit), ranked, ranked_total: order.length, verdicts },
+    billable: ranked.length,
+  };
+}
+
+/** A copy of the case table with `column` set to `value` on every row (added when absent). */
+function withColumn(t: RawTable, column: string, value: string | number): RawTable {
+  const c = t.columns.indexOf(column);
+  const filled = new Array(t.rowCount).fill(value);
+  if (c >= 0) return { ...t, data: t.data.map((col, i) => (i === c ? filled : col)) };
+  return { columns: [...t.columns, column], data: [...t.data, filled], rowCount: t.rowCount };
+}
+
+function pick(options: string[], p: Record<string, number>, best: 'max' | 'min'): string {
+  let at = options[0];
+  for (const o of options) if (best === 'max' ? p[o] > p[at] : p[o] < p[at]) at = o; // ties: first option
+  return at;
+}
+
+async function choiceByColumn(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer> {
+  const q = a.question as Extract<Question, { type: 'choice' }>;
+  const column = q.option_column!;
+  const options = q.options!;
+  const model = fit.model!;
+  const j = model.columns.findIndex((c) => c.name === column);
+  const notInPattern = () => ({
+    body: {
+      ...unansweredBody(q, { ...fit, state: 'refused', reasons: ['option_not_in_pattern'], needs: null }),
+      detail: `${column} makes no difference to ${q.outcome_column} in this record`,
+    },
+    billable: 0,
+  });
+  if (j < 0) {
+    throw new ServiceError('invalid_request', `questions.${a.name}.option_column: ${JSON.stringify(column)} is not a column of the record`, {
+      field: `questions.${a.name}.option_column`,
+    });
+  }
+  if (model.columns[j].kind === 'unused') return notInPattern();
+  const numeric = model.columns[j].kind === 'numeric';
+  const perOption: ScoredCase[][] = options.map((o, i) => {
+    let value: string | number = o;
+    if (numeric) {
+      const x = parseNumber(o);
+      if (x === null) {
+        throw new ServiceError('invalid_request', `questions.${a.name}.options.${i}: ${column} is numeric, so options must be numbers`, {
+          field: `questions.${a.name}.options.${i}`,
+        });
+      }
+      value = x;
+    }
+    return scoreTable(a.ctx, model, withColumn(a.cases.table, column, value));
+  });
+  const differs = a.cases.entityIds.some((_, r) => perOption.some((s) => s[r].p !== perOption[0][r].p));
+  if (!differs) return notInPattern();
+  const desirable = q.outcome_is_desirable;
+  const cases = a.cases.entityIds.map((id, r) => {
+    const p: Record<string, number> = {};
+    options.forEach((o, i) => (p[o] = perOption[i][r].p));
+    const most = pick(options, p, 'max');
+    const least = pick(options, p, 'min');
+    const choice = desirable ? most : least;
+    const chosen = perOption[options.indexOf(choice)][r];
+    const out: CaseResult = { entity_id: id, p, most_likely: most, least_likely: least, choice, reasons: chosen.reasons };
+    if (a.band) Object.assign(out, bandOf(fit.quality, chosen, a.subjectKind));
+    return out;
+  });
+  const verdicts: SignedVerdict[] = [];
+  for (const o of options) {
+    verdicts.push(await sign(a, fit, cases, o, (c) => (c.p as Record<string, number>)[o]));
+  }
+  return { body: { ...answeredBase(q, fit), cases, verdicts }, billable: cases.length };
+}
+
+async function choiceByOutcomes(a: AnswerInput): Promise<BuiltAnswer> {
+  const q = a.question as Extract<Question, { type: 'choice' }>;
+  const options = a.options!;
+  const model_refs: Record<string, string> = {};
+  options.forEach((o, i) => (model_refs[o] = a.fits[i].modelRef));
+  const firstBad = a.fits.findIndex((f) => f.state !== 'answered' || !f.model);
+  if (firstBad >= 0) {
+    const bad = a.fits[firstBad];
+    return { body: { ...unansweredBody(q, bad, { model_refs, option: options[firstBad] }), model_ref: undefined }, billable: 0 };
+  }
+  const perOption = a.fits.map((f) => scoreTable(a.ctx, f.model!, a.cases.table));
+  const desirable = q.outcome_is_desirable;
+  const cases = a.cases.entityIds.map((id, r) => {
+    const p: Record<string, number> = {};
+    options.forEach((o, i) => (p[o] = perOption[i][r].p));
+    const most = pick(options, p, 'max');
+    const least = pick(options, p, 'min');
+    const choice = desirable ? most : least;
+    const ci = options.indexOf(choice);
+    const out: CaseResult = { entity_id: id, p, most_likely: most, least_likely: least, choice, reasons: perOption[ci][r].reasons };
+    if (a.band) Object.assign(out, bandOf(a.fits[ci].quality, perOption[ci][r], a.subjectKind));
+    return out;
+  });
+  const verdicts: SignedVerdict[] = [];
+  for (let i = 0; i < options.length; i++) {
+    const o = options[i];
+    const v = await makeVerdict(a.ctx, {
+      question: a.name,
+      type: 'choice',
+      option: o,
+      modelRef: a.fits[i].modelRef,
+      recordHash: a.recordHash,
+      outcomeColumn: q.option_outcomes![o],
+      polarity: polarityOf(q),
+      subjectKind: a.subjectKind,
+      acknowledged: a.acknowledged,
+      quality: a.fits[i].quality,
+      cases: cases.map((c) => ({ ...verdictCase(c), p: (c.p as Record<string, number>)[o] })),
+    });
+    verdicts.push(v);
+  }
+  const body = {
+    type: 'choice',
+    state: 'answered',
+    cache: a.fits.every((f) => f.cache === 'hit') ? 'hit' : 'miss',
+    model_refs,
+    polarity: polarityOf(q),
+    quality: Object.fromEntries(options.map((o, i) => [o, a.fits[i].quality])),
+    cases,
+    verdicts,
+  };
+  return { body, billable: cases.length };
+}

@@ -1,0 +1,154 @@
+// Fits for an ask: one per (outcome, positive values, outcome_is_desirable) on the record
+// (spec 4.1 rule 1), cached by fit key in the store (spec 2.1, survives restarts) and run once
+// even when asks race (single flight). The model_ref is a hash of core, record and fit key.
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../signing/index.ts';
+import { encodeTable, fitEncoded, Model, type FitResult, type Quality } from '../../engine/index.ts';
+import type { RawTable } from '../../table/types.ts';
+import type { OpContext } from '../../services.ts';
+import type { ResolvedOutcome } from './outcome.ts';
+
+export interface FitRequest {
+  table: RawTable;
+  recordHash: string;
+  entityColumn: string;
+  timeColumn?: string;
+  outcome: ResolvedOutcome;
+  desirable: boolean | null;
+}
+
+/** What an answer needs from a fit, whether it ran now or came from the store. */
+export interface FitOutcome {
+  fitKey: string;
+  modelRef: string;
+  state: FitResult['state'];
+  reasons: string[];
+  needs: FitResult['needs'];
+  have: FitResult['have'];
+  quality: Quality;
+  model: Model | null;
+  cache: 'hit' | 'miss';
+  /** True when this call ran the fit (counts toward fits_run). */
+  ran: boolean;
+}
+
+interface StoredMeta {
+  state: FitResult['state'];
+  reasons: string[];
+  needs: FitResult['needs'];
+  have: FitResult['have'];
+  quality: Quality;
+  outcome_column: string;
+  positive_values: string[];
+  desirable: boolean | null;
+  diagnostics: Record<string, unknown>;
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+export function fitKeyOf(coreHash: string, req: FitRequest): string {
+  return sha256(
+    canonicalJson({
+      v: 1,
+      core: coreHash,
+      record: req.recordHash,
+      entity: req.entityColumn,
+      time: req.timeColumn ?? null,
+      outcome: req.outcome.column,
+      positives: req.outcome.positiveValues,
+      desirable: req.desirable,
+    }),
+  );
+}
+
+/** wire.md: mr1_ + 32 hex of a hash of core hash + record content hash + fit key. */
+export function modelRefOf(coreHash: string, recordHash: string, fitKey: string): string {
+  return 'mr1_' + sha256(`mr1|${coreHash}|${recordHash}|${fitKey}`).slice(0, 32);
+}
+
+const inFlight = new Map<string, Promise<FitOutcome>>();
+
+/** The fit for `req`: from the store when present, else run once (concurrent callers share it). */
+export async function obtainFit(ctx: OpContext, req: FitRequest): Promise<FitOutcome> {
+  const { engine, store } = ctx.services;
+  const fitKey = fitKeyOf(engine.coreHash, req);
+  const modelRef = modelRefOf(engine.coreHash, req.recordHash, fitKey);
+  const workspace = ctx.caller!.workspaceId;
+  const cached = await store.getModelByFitKey(fitKey);
+  if (cached) {
+    await store.putModel({ ...cached, workspace_id: workspace, created_at: ctx.services.now() });
+    return fromMeta(fitKey, cached.model_ref, JSON.parse(cached.meta) as StoredMeta, cached.bytes, 'hit', false);
+  }
+  let running = inFlight.get(fitKey);
+  const mine = !running;
+  if (!running) {
+    running = runAndStore(ctx, req, fitKey, modelRef).finally(() => inFlight.delete(fitKey));
+    inFlight.set(fitKey, running);
+  }
+  const out = await running;
+  if (!mine) {
+    // Another ask ran it: link this workspace too; this call ran nothing.
+    const rec = await store.getModelByFitKey(fitKey);
+    if (rec) await store.putModel({ ...rec, workspace_id: workspace, created_at: ctx.services.now() });
+    return { ...out, ran: false, cache: 'hit' };
+  }
+  return out;
+}
+
+async function runAndStore(ctx: OpContext, req: FitRequest, fitKey: string, modelRef: string): Promise<FitOutcome> {
+  const { store, pool, now } = ctx.services;
+  const encoded = encodeTable(req.table, {
+    entityColumn: req.entityColumn,
+    outcomeColumn: req.outcome.column,
+    outcome: req.outcome.values,
+    timeColumn: req.timeColumn,
+  });
+  const res = await fitEncoded(encoded, pool);
+  const d = res.diagnostics;
+  const meta: StoredMeta = {
+    state: res.state,
+    reasons: res.reasons,
+    needs: res.needs,
+    have: res.have,
+    quality: res.quality,
+    outcome_column: req.outcome.column,
+    positive_values: req.outcome.positiveValues,
+    desirable: req.desirable,
+    diagnostics: {
+      auc_z: d.aucZ,
+      log_loss_z: d.logLossZ,
+      calibration_slope: d.calibrationSlope,
+      calibration_applied: d.calibrationApplied,
+      mean_rounds: d.meanRounds,
+      pairs: d.pairs,
+      usable_columns: d.usableColumns,
+      column_auc: d.columnAuc,
+    },
+  };
+  const bytes = res.model ? res.model.toBytes() : new Uint8Array(0);
+  await store.putModel({
+    model_ref: modelRef,
+    workspace_id: ctx.caller!.workspaceId,
+    fit_key: fitKey,
+    record_hash: req.recordHash,
+    bytes,
+    meta: JSON.stringify(meta),
+    created_at: now(),
+  });
+  return fromMeta(fitKey, modelRef, meta, bytes, 'miss', true);
+}
+
+function fromMeta(fitKey: string, modelRef: string, meta: StoredMeta, bytes: Uint8Array, cache: 'hit' | 'miss', ran: boolean): FitOutcome {
+  return {
+    fitKey,
+    modelRef,
+    state: meta.state,
+    reasons: meta.reasons,
+    needs: meta.needs,
+    have: meta.have,
+    quality: meta.quality,
+    model: bytes.length > 0 ? Model.fromBytes(bytes) : null,
+    cache,
+    ran,
+  };
+}

@@ -1,0 +1,121 @@
+// svc_ask (spec 4.1): validate, resolve the record, run or reuse one fit per outcome, score the
+// cases, build each question's answer with its signed Verdicts, count billable decisions.
+import { ServiceError } from '../../http/problem.ts';
+import { AskRequestSchema, parseBody, type AskRequest, type Question } from '../../schemas/index.ts';
+import type { OpContext, OpResult } from '../../services.ts';
+import { assertKeyMayUse, resolveRecord } from './record.ts';
+import { resolveOutcome } from './outcome.ts';
+import { fitKeyOf, obtainFit, type FitOutcome, type FitRequest } from './fits.ts';
+import { selectCases } from './cases.ts';
+import { buildAnswer } from './answers.ts';
+import { CONTRACT } from './verdicts.ts';
+
+export { CONTRACT } from './verdicts.ts';
+
+interface PlannedQuestion {
+  name: string;
+  question: Question;
+  fitKeys: string[];
+  options?: string[];
+}
+
+export async function askOperation(ctx: OpContext, raw: unknown): Promise<OpResult> {
+  const ask = parseBody(AskRequestSchema, raw);
+  assertKeyMayUse(ctx, ask.data);
+  if (ask.shape && ask.shape.kind !== 'table') {
+    // Shapes other than table are a later issue; say so plainly rather than guess.
+    throw new ServiceError('shape_invalid', `shape kind ${ask.shape.kind} is not available on this server yet; send a table (one row per case)`, {
+      field: 'shape.kind',
+    });
+  }
+  const record = await resolveRecord(ctx, ask.data);
+  checkColumn(record.table.columns, ask.entity_column, 'entity_column');
+  if (ask.time_column !== undefined) checkColumn(record.table.columns, ask.time_column, 'time_column');
+
+  // Plan one fit per distinct fit key (spec 4.1 rule 1).
+  const requests = new Map<string, FitRequest>();
+  const plan: PlannedQuestion[] = [];
+  const coreHash = ctx.services.engine.coreHash;
+  const addFit = (outcomeColumn: string, q: Question, field: string): string => {
+    const outcome = resolveOutcome(record.table, outcomeColumn, q.positive_values, field);
+    const req: FitRequest = {
+      table: record.table,
+      recordHash: record.contentHash,
+      entityColumn: ask.entity_column,
+      timeColumn: ask.time_column,
+      outcome,
+      desirable: q.outcome_is_desirable ?? null,
+    };
+    const key = fitKeyOf(coreHash, req);
+    if (!requests.has(key)) requests.set(key, req);
+    return key;
+  };
+  for (const [name, q] of Object.entries(ask.questions)) {
+    const field = `questions.${name}`;
+    if (q.type === 'choice' && q.option_outcomes !== undefined) {
+      const options = Object.keys(q.option_outcomes);
+      const keys = options.map((o) => addFit(q.option_outcomes![o], q, field));
+      plan.push({ name, question: q, fitKeys: keys, options });
+    } else {
+      if (q.type === 'choice') checkColumn(record.table.columns, q.option_column!, `${field}.option_column`);
+      plan.push({ name, question: q, fitKeys: [addFit(q.outcome_column!, q, field)] });
+    }
+  }
+  const cases = selectCases(record.table, ask.cases, ask.entity_column, ask.time_column);
+
+  const fits = new Map<string, FitOutcome>();
+  await Promise.all([...requests].map(async ([key, req]) => fits.set(key, await obtainFit(ctx, req))));
+
+  const answers: Record<string, unknown> = {};
+  let billable = 0;
+  for (const p of plan) {
+    const built = await buildAnswer({
+      ctx,
+      name: p.name,
+      question: p.question,
+      fits: p.fitKeys.map((k) => fits.get(k)!),
+      options: p.options,
+      cases,
+      recordHash: record.contentHash,
+      subjectKind: ask.subject_kind,
+      acknowledged: ask.acknowledge_decision_support === true,
+      band: ask.band === true,
+    });
+    answers[p.name] = built.body;
+    billable += built.billable;
+  }
+  const fitsRun = [...fits.values()].filter((f) => f.ran).length;
+  // spec 1 Cost: sample datasets are free
+  const billableDecisions = record.isSample ? 0 : billable;
+  await recordUsage(ctx, fitsRun, billableDecisions);
+
+  const body: Record<string, unknown> = {
+    status: 'done',
+    contract: CONTRACT,
+    core_hash: coreHash,
+    record: { content_hash: record.contentHash, rows: record.table.rowCount, columns: record.table.columns.length },
+    answers,
+    ...(record.datasetId !== undefined ? { dataset_id: record.datasetId } : {}),
+    fits_run: fitsRun,
+    billable_decisions: billableDecisions,
+    ...(record.isSample ? { free: true } : {}),
+  };
+  return { status: 200, body };
+}
+
+function checkColumn(columns: string[], name: string, field: string): void {
+  if (columns.includes(name)) return;
+  const shown = columns.slice(0, 30).join(', ');
+  throw new ServiceError('invalid_request', `${field}: ${JSON.stringify(name)} is not a column of the record (columns: ${shown}${columns.length > 30 ? ', ...' : ''})`, {
+    field,
+  });
+}
+
+async function recordUsage(ctx: OpContext, fits: number, decisions: number): Promise<void> {
+  const { store, now } = ctx.services;
+  const ws = ctx.caller!.workspaceId;
+  if (fits > 0) await store.recordUsage({ workspace_id: ws, kind: 'fit', count: fits, at: now() });
+  if (decisions > 0) await store.recordUsage({ workspace_id: ws, kind: 'decision', count: decisions, at: now() });
+}
+
+export type { AskRequest };

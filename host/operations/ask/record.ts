@@ -1,0 +1,58 @@
+// Resolves the ask's record (spec 2.1) into a table and the content hash of the exact bytes it came
+// as: inline rows (their JSON), inline csv (its text), a sample (its file) or a stored dataset.
+import { ServiceError } from '../../http/problem.ts';
+import { parseCsv } from '../../table/csv.ts';
+import { rowsToTable } from '../../table/rows.ts';
+import { contentHash } from '../../table/hash.ts';
+import type { RawTable } from '../../table/types.ts';
+import type { AskData } from '../../schemas/index.ts';
+import { getSample, loadSampleCsv } from '../../../samples/catalog.ts';
+import type { OpContext } from '../../services.ts';
+
+
+export interface ResolvedRecord {
+  table: RawTable;
+  contentHash: string;
+  /** The stored dataset or sample asked about (absent for inline data). */
+  datasetId?: string;
+  isSample: boolean;
+}
+
+const SAMPLE_PREFIX = 'sample:';
+
+export function isSampleId(id: string): boolean {
+  return id.startsWith(SAMPLE_PREFIX);
+}
+
+/** Spec 5.2: a test key works on sample datasets only. */
+export function assertKeyMayUse(ctx: OpContext, data: AskData): void {
+  if (ctx.caller?.mode !== 'test') return;
+  if (data.dataset_id !== undefined && isSampleId(data.dataset_id)) return;
+  throw new ServiceError('test_key_samples_only', 'a test key works on sample datasets only (data.dataset_id "sample:<name>")');
+}
+
+export async function resolveRecord(ctx: OpContext, data: AskData): Promise<ResolvedRecord> {
+  if (data.rows !== undefined) {
+    const bytes = JSON.stringify(data.rows);
+    return { table: rowsToTable(data.rows, 'data.rows'), contentHash: contentHash(bytes), isSample: false };
+  }
+  if (data.csv !== undefined) {
+    return { table: parseCsv(data.csv, { field: 'data.csv' }), contentHash: contentHash(data.csv), isSample: false };
+  }
+  if (data.dataset_id !== undefined) {
+    const id = data.dataset_id;
+    if (isSampleId(id)) {
+      const sample = getSample(id.slice(SAMPLE_PREFIX.length));
+      if (!sample) throw new ServiceError('unknown_dataset', `no sample named ${JSON.stringify(id)}; POST /v1/describe lists them`, { field: 'data.dataset_id' });
+      const csv = loadSampleCsv(sample.name);
+      return { table: parseCsv(csv, { field: 'data.dataset_id' }), contentHash: contentHash(csv), datasetId: id, isSample: true };
+    }
+    const { loadStoredRecord } = await import('../datasets/read.ts');
+    const stored = await loadStoredRecord(ctx, id, 'data.dataset_id');
+    return { ...stored, datasetId: id, isSample: false };
+  }
+  // data.fetch_url (the schema guarantees exactly one source)
+  const { fetchRecord } = await import('../datasets/fetch.ts');
+  const csv = await fetchRecord(ctx, data.fetch_url!, data.fetch_headers ?? {}, 'data.fetch_url');
+  return { table: parseCsv(csv, { field: 'data.fetch_url' }), contentHash: contentHash(csv), isSample: false };
+}

@@ -1,0 +1,46 @@
+// Scores a case table with a fit's model and reads out rounded chances, reasons and support:
+// the numbers every question type is built from (spec 2.9, 2.10; engine.md "Scoring and reasons").
+import { ServiceError } from '../../http/problem.ts';
+import { NotScoreable, reasonsOf, scoreCases, type Model, type ReasonOut } from '../../engine/index.ts';
+import type { RawTable } from '../../table/types.ts';
+import type { OpContext } from '../../services.ts';
+
+export interface ScoredCase {
+  p: number; // rounded to 6 decimals (wire.md): every decision uses this value
+  reasons: Omit<ReasonOut, 'column'>[];
+  /** Columns whose value fell in a bin no training row had (outside the record's support). */
+  unsupported: string[];
+}
+
+export const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
+
+export function scoreTable(ctx: OpContext, model: Model, cases: RawTable): ScoredCase[] {
+  let out;
+  try {
+    out = scoreCases(ctx.services.engine, model, cases);
+  } catch (err) {
+    if (err instanceof NotScoreable) {
+      throw new ServiceError('row_not_scoreable', err.message, {
+        field: 'cases',
+        extra: err.missingColumns.length > 0 ? { missing_columns: err.missingColumns } : { bad_value: err.badValue },
+      });
+    }
+    throw err;
+  }
+  const m = model.columns.length;
+  const counts = model.columns.map((c, j) => (c.kind === 'unused' ? null : model.counts(j)));
+  const result: ScoredCase[] = new Array(cases.rowCount);
+  for (let r = 0; r < cases.rowCount; r++) {
+    const unsupported: string[] = [];
+    for (let j = 0; j < m; j++) {
+      const cnt = counts[j];
+      if (cnt && cnt[out.bins[r * m + j]] === 0) unsupported.push(model.columns[j].name);
+    }
+    result[r] = {
+      p: round6(out.p[r]),
+      reasons: reasonsOf(model, out, cases, r).map(({ column: _c, ...rest }) => rest),
+      unsupported,
+    };
+  }
+  return result;
+}

@@ -1,0 +1,59 @@
+// What every operation is handed: configuration, the store, the signing key ring, the engine and
+// its fit pool, a logger; plus who is calling. Transports build an OpContext and call operations.
+import type { Logger } from 'pino';
+import type { Store } from './store/index.ts';
+import type { KeyRing } from './signing/index.ts';
+import type { EngineModule, FitPool } from './engine/index.ts';
+
+export interface Config {
+  port: number;
+  dataDir: string;
+  /** Public base URL used in problem `type`s, upload URLs and texts ({base_url}). */
+  baseUrl: string;
+  /** {keys_url}: where an operator tells users to get live keys. */
+  keysUrl: string;
+  /** wire.md: a fit not finished after this wait turns the ask into 202 pending. */
+  pendingWaitMs: number;
+  /** Requests per minute per workspace. */
+  rateLimitPerMinute: number;
+  /** Registrations per hour per client address. */
+  registerLimitPerHour: number;
+  /** Verdict lifetime (wire.md: 90 days). */
+  verdictTtlMs: number;
+  /** Largest accepted JSON body in bytes. */
+  maxBodyBytes: number;
+}
+
+export interface Services {
+  config: Config;
+  store: Store;
+  keyRing: KeyRing;
+  engine: EngineModule;
+  pool: FitPool;
+  log: Logger;
+  /** Injected clock (tests move time); epoch ms. */
+  now: () => number;
+}
+
+export interface Caller {
+  workspaceId: string;
+  keyId: string;
+  mode: 'live' | 'test';
+  scopes: string[];
+}
+
+export interface OpContext {
+  services: Services;
+  /** null for operations that need no key (verify, describe, register). */
+  caller: Caller | null;
+  requestId: string;
+  /** Client address (rate limit of register_agent). */
+  clientAddress: string;
+}
+
+/** An operation's reply: HTTP status and JSON body (transports add problem+json for errors). */
+export interface OpResult<T = unknown> {
+  status: number;
+  body: T;
+  headers?: Record<string, string>;
+}
