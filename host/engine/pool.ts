@@ -11,7 +11,7 @@ interface Job {
   reject: (err: Error) => void;
 }
 
-const WORKER_URL = new URL('./worker.ts', import.meta.url);
+const WORKER_URL = new URL('./worker-entry.mjs', import.meta.url);
 
 export class FitPool {
   private readonly size: number;
@@ -36,7 +36,7 @@ export class FitPool {
 
   private spawn(): Worker {
     // Workers run TypeScript through tsx's loader, like the main process.
-    const w = new Worker(WORKER_URL, { execArgv: ['--import', 'tsx'] });
+    const w = new Worker(WORKER_URL);
     this.live++;
     w.on('message', (msg: { id: number; out?: RawFitOutput; error?: string }) => {
       const job = this.busy.get(w);
