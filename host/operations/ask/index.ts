@@ -9,6 +9,8 @@ import { fitKeyOf, obtainFit, type FitOutcome, type FitRequest } from './fits.ts
 import { selectCases } from './cases.ts';
 import { buildAnswer } from './answers.ts';
 import { CONTRACT } from './verdicts.ts';
+import { registerTaskExecutor, runWithPending, type Stage } from '../tasks.ts';
+import { withIdempotency } from '../idempotency.ts';
 
 export { CONTRACT } from './verdicts.ts';
 
@@ -19,9 +21,24 @@ interface PlannedQuestion {
   options?: string[];
 }
 
+/**
+ * svc_ask: validates, then runs the ask; a first fit that outlasts config.pendingWaitMs turns the
+ * reply into 202 pending (spec 3.2); idempotency_key replays the first reply (spec 2.6).
+ */
 export async function askOperation(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const ask = parseBody(AskRequestSchema, raw);
   assertKeyMayUse(ctx, ask.data);
+  const idem = ask.idempotency_key !== undefined ? { operation: 'svc_ask', key: ask.idempotency_key } : undefined;
+  const run = () =>
+    runWithPending(ctx, { operation: 'svc_ask', body: raw, caller: ctx.caller!, idempotency: idem }, (onStage) => executeAsk(ctx, ask, onStage));
+  return idem ? withIdempotency(ctx, idem.operation, idem.key, raw, run) : run();
+}
+
+// A task left by a stopped process is re-run from its stored request (host/operations/tasks.ts).
+registerTaskExecutor('svc_ask', (ctx, body, onStage) => executeAsk(ctx, parseBody(AskRequestSchema, body), onStage));
+
+async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) => void): Promise<OpResult> {
+  onStage('reading_data');
   if (ask.shape && ask.shape.kind !== 'table') {
     // Shapes other than table are a later issue; say so plainly rather than guess.
     throw new ServiceError('shape_invalid', `shape kind ${ask.shape.kind} is not available on this server yet; send a table (one row per case)`, {
@@ -63,9 +80,11 @@ export async function askOperation(ctx: OpContext, raw: unknown): Promise<OpResu
   }
   const cases = selectCases(record.table, ask.cases, ask.entity_column, ask.time_column);
 
+  onStage('fitting');
   const fits = new Map<string, FitOutcome>();
   await Promise.all([...requests].map(async ([key, req]) => fits.set(key, await obtainFit(ctx, req))));
 
+  onStage('answering');
   const answers: Record<string, unknown> = {};
   let billable = 0;
   for (const p of plan) {
@@ -118,4 +137,3 @@ async function recordUsage(ctx: OpContext, fits: number, decisions: number): Pro
   if (decisions > 0) await store.recordUsage({ workspace_id: ws, kind: 'decision', count: decisions, at: now() });
 }
 
-export type { AskRequest };
