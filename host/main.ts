@@ -1,0 +1,142 @@
+// The one entry: config from env, logger, store, signing keys, engine, fit pool, createApp, serve.
+// `startService` does the same for tests (port 0, a temp DATA_DIR) and hands back a close().
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { pathToFileURL } from 'node:url';
+import { serve } from '@hono/node-server';
+import { pino, type Logger } from 'pino';
+import { createApp } from './app.ts';
+import { openSqliteStore } from './store/index.ts';
+import { KeyRing } from './signing/index.ts';
+import { FitPool, loadEngine } from './engine/index.ts';
+import type { Config, Services } from './services.ts';
+
+const DAY_MS = 86_400_000;
+/** 24 MiB: admits an 8,000,000-character csv (spec 8) in JSON with room for escapes and multi-byte text. */
+export const DEFAULT_MAX_BODY_BYTES = 24 * 1024 * 1024;
+
+function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+/** Reads the Config from environment variables (README lists them). */
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = intFrom(env, 'PORT', 8787);
+  const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  return {
+    port,
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    baseUrl,
+    keysUrl: env.KEYS_URL || `${baseUrl}/keys`,
+    pendingWaitMs: intFrom(env, 'PENDING_WAIT_MS', 2000),
+    rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 600, 1),
+    registerLimitPerHour: intFrom(env, 'REGISTER_LIMIT_PER_HOUR', 20, 1),
+    verdictTtlMs: intFrom(env, 'VERDICT_TTL_DAYS', 90, 1) * DAY_MS,
+    maxBodyBytes: intFrom(env, 'MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1024),
+  };
+}
+
+export interface StartOptions {
+  log?: Logger;
+  now?: () => number;
+  /** Interface to bind; default all. */
+  hostname?: string;
+  env?: NodeJS.ProcessEnv;
+  /** How often expired datasets, answers, tasks and idempotency records are swept (spec 8 retention). */
+  sweepEveryMs?: number;
+}
+
+export interface RunningService {
+  /** Where the server listens, e.g. http://127.0.0.1:39123. */
+  url: string;
+  services: Services;
+  server: Server;
+  /** Stops accepting, drops open connections, then closes the pool and the store. */
+  close(): Promise<void>;
+}
+
+export async function startService(overrides: Partial<Config> = {}, opts: StartOptions = {}): Promise<RunningService> {
+  const env = opts.env ?? process.env;
+  const config: Config = { ...configFromEnv(env), ...overrides };
+  const log = opts.log ?? pino({ level: env.LOG_LEVEL || 'info' });
+  const now = opts.now ?? Date.now;
+
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const store = await openSqliteStore(config.dataDir, { now });
+  let pool: FitPool | undefined;
+  try {
+    // Signing keys are made on first start and kept in the store (architecture.md "Runtime pieces").
+    const keyRing = await KeyRing.open(store, { now });
+    const engine = await loadEngine();
+    pool = new FitPool();
+    const services: Services = { config, store, keyRing, engine, pool, log, now };
+    const app = createApp(services);
+
+    const server = await new Promise<Server>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, port: config.port, hostname: opts.hostname }) as Server;
+      s.once('listening', () => resolve(s));
+      s.once('error', reject);
+    });
+    const { port } = server.address() as AddressInfo;
+    const host = !opts.hostname || opts.hostname === '0.0.0.0' || opts.hostname === '::' ? 'localhost' : opts.hostname;
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    // With port 0 the real port is known only now; an explicit BASE_URL always wins.
+    if (overrides.baseUrl === undefined && !env.BASE_URL) {
+      config.port = port;
+      config.baseUrl = url;
+      if (overrides.keysUrl === undefined && !env.KEYS_URL) config.keysUrl = `${url}/keys`;
+    }
+
+    const sweeper = setInterval(() => {
+      store.sweep(now()).catch((err: unknown) => log.error({ err }, 'sweep failed'));
+    }, opts.sweepEveryMs ?? 10 * 60_000);
+    sweeper.unref();
+
+    let closing: Promise<void> | undefined;
+    const close = () =>
+      (closing ??= (async () => {
+        clearInterval(sweeper);
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+        await closed;
+        await pool!.close();
+        await store.close();
+      })());
+    log.info({ url, data_dir: config.dataDir, base_url: config.baseUrl }, 'listening');
+    return { url, services, server, close };
+  } catch (err) {
+    await pool?.close();
+    await store.close();
+    throw err;
+  }
+}
+
+async function main(): Promise<void> {
+  const running = await startService();
+  const log = running.services.log;
+  const stop = (signal: string) => {
+    log.info({ signal }, 'shutting down');
+    running.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

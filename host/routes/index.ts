@@ -1,0 +1,12 @@
+// Every REST route of this server. Operations not listed here answer 404 not_found until they land.
+import { askRoute } from './ask.ts';
+import { describeRoute } from './describe.ts';
+import { healthzRoute } from './healthz.ts';
+import { jwksRoute } from './jwks.ts';
+import { registerRoute } from './register.ts';
+import { verifyRoute } from './verify.ts';
+import type { RouteSpec } from './route.ts';
+
+export type { RouteSpec } from './route.ts';
+
+export const ROUTES: readonly RouteSpec[] = [askRoute, describeRoute, verifyRoute, registerRoute, jwksRoute, healthzRoute];
