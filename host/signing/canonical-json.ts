@@ -2,41 +2,148 @@
 
 /** Serialises `value` canonically; throws TypeError on anything a Verdict must not hold. */
 export function canonicalJson(value: unknown): string {
-  const seen = new Set<object>();
-  const write = (v: unknown): string => {
-    if (v === null) return 'null';
-    switch (typeof v) {
-      case 'boolean':
-        return v ? 'true' : 'false';
-      case 'number':
-        return formatNumber(v);
-      case 'string':
-        return quote(v);
-      case 'object':
-        break;
-      default:
-        throw new TypeError(`canonicalJson: cannot serialise a ${typeof v}`);
+  // Fast path: a copy with sorted keys, handed to JSON.stringify, when every number and string is
+  // one whose JSON.stringify text is already the canonical text (checked while copying).
+  const sorted = sortedCopy(value, new Set<object>());
+  if (sorted !== UNSAFE) return JSON.stringify(sorted);
+  return canonicalJsonReference(value);
+}
+
+/** The general path (and the readable reference the fast path is tested against). */
+export function canonicalJsonReference(value: unknown): string {
+  const out: string[] = [];
+  writeValue(value, out, new Set<object>());
+  return out.join('');
+}
+
+const UNSAFE = Symbol('unsafe');
+const NON_PRINTABLE_HIGH = /[\u007f-\uffff]/;
+
+/**
+ * A copy of `v` whose objects have their keys in canonical order, or UNSAFE when some number or
+ * string would be written differently by JSON.stringify (non-ASCII or DEL characters; numbers
+ * outside [1e-4, 1e16) other than 0). Throws like the general path on values a Verdict must not hold.
+ */
+function sortedCopy(v: unknown, seen: Set<object>): unknown {
+  switch (typeof v) {
+    case 'number': {
+      if (!Number.isFinite(v)) throw new TypeError('canonicalJson: NaN and infinities are not allowed');
+      const a = Math.abs(v);
+      return v === 0 || (a >= 1e-4 && a < 1e16) ? v : UNSAFE;
     }
-    const obj = v as object;
-    if (seen.has(obj)) throw new TypeError('canonicalJson: cyclic structure');
-    seen.add(obj);
-    let out: string;
-    if (Array.isArray(obj)) {
-      out = '[' + obj.map((item) => write(item)).join(',') + ']';
-    } else {
-      const proto = Object.getPrototypeOf(obj);
-      if (proto !== Object.prototype && proto !== null) {
-        throw new TypeError('canonicalJson: only plain objects and arrays are allowed');
-      }
-      const rec = obj as Record<string, unknown>;
-      // Undefined properties are omitted, as JSON.stringify does.
-      const keys = Object.keys(rec).filter((k) => rec[k] !== undefined).sort(compareCodePoints);
-      out = '{' + keys.map((k) => quote(k) + ':' + write(rec[k])).join(',') + '}';
+    case 'string':
+      return NON_PRINTABLE_HIGH.test(v) ? UNSAFE : v;
+    case 'boolean':
+      return v;
+    case 'object':
+      break;
+    default:
+      throw new TypeError(`canonicalJson: cannot serialise a ${typeof v}`);
+  }
+  if (v === null) return null;
+  const obj = v as object;
+  if (seen.has(obj)) throw new TypeError('canonicalJson: cyclic structure');
+  seen.add(obj);
+  let copy: unknown;
+  if (Array.isArray(obj)) {
+    const arr = new Array(obj.length);
+    for (let i = 0; i < obj.length; i++) {
+      const c = sortedCopy(obj[i], seen);
+      if (c === UNSAFE) return UNSAFE;
+      arr[i] = c;
     }
-    seen.delete(obj);
-    return out;
-  };
-  return write(value);
+    copy = arr;
+  } else {
+    const proto = Object.getPrototypeOf(obj);
+    if (proto !== Object.prototype && proto !== null) {
+      throw new TypeError('canonicalJson: only plain objects and arrays are allowed');
+    }
+    const rec = obj as Record<string, unknown>;
+    const shape = shapeOf(Object.keys(rec));
+    if (shape.unsafe) return UNSAFE;
+    const out: Record<string, unknown> = {};
+    for (const k of shape.keys) {
+      const item = rec[k];
+      if (item === undefined) continue;
+      const c = sortedCopy(item, seen);
+      if (c === UNSAFE) return UNSAFE;
+      out[k] = c;
+    }
+    copy = out;
+  }
+  seen.delete(obj);
+  return copy;
+}
+
+interface Shape {
+  keys: string[]; // sorted by code point
+  prefixes: string[]; // '"key":' for each, as the general path writes them
+  unsafe: boolean; // a key JSON.stringify would write differently, or one that looks like an array index
+}
+// Objects of one shape (every case of a Verdict) share one sorted key list.
+const shapes = new Map<string, Shape>();
+const MAX_SHAPES = 4096;
+const INDEX_LIKE = /^(?:0|[1-9][0-9]*)$/;
+
+function shapeOf(keys: string[]): Shape {
+  const sig = keys.join('\u0000');
+  let shape = shapes.get(sig);
+  if (!shape) {
+    const sorted = [...keys];
+    sorted.sort(SURROGATE.test(sig) ? compareCodePoints : compareUnits);
+    // Integer-like keys are enumerated first by JavaScript whatever the insertion order.
+    const unsafe = NON_PRINTABLE_HIGH.test(sig) || keys.some((k) => INDEX_LIKE.test(k));
+    shape = { keys: sorted, prefixes: sorted.map((k) => quote(k) + ':'), unsafe };
+    if (shapes.size >= MAX_SHAPES) shapes.clear();
+    shapes.set(sig, shape);
+  }
+  return shape;
+}
+
+function writeValue(v: unknown, out: string[], seen: Set<object>): void {
+  if (v === null) return void out.push('null');
+  switch (typeof v) {
+    case 'boolean':
+      return void out.push(v ? 'true' : 'false');
+    case 'number':
+      return void out.push(formatNumber(v));
+    case 'string':
+      return void out.push(quote(v));
+    case 'object':
+      break;
+    default:
+      throw new TypeError(`canonicalJson: cannot serialise a ${typeof v}`);
+  }
+  const obj = v as object;
+  if (seen.has(obj)) throw new TypeError('canonicalJson: cyclic structure');
+  seen.add(obj);
+  if (Array.isArray(obj)) {
+    out.push('[');
+    for (let i = 0; i < obj.length; i++) {
+      if (i > 0) out.push(',');
+      writeValue(obj[i], out, seen);
+    }
+    out.push(']');
+  } else {
+    const proto = Object.getPrototypeOf(obj);
+    if (proto !== Object.prototype && proto !== null) {
+      throw new TypeError('canonicalJson: only plain objects and arrays are allowed');
+    }
+    const rec = obj as Record<string, unknown>;
+    const shape = shapeOf(Object.keys(rec));
+    out.push('{');
+    let first = true;
+    for (let i = 0; i < shape.keys.length; i++) {
+      const item = rec[shape.keys[i]];
+      if (item === undefined) continue; // omitted, as JSON.stringify does
+      if (!first) out.push(',');
+      first = false;
+      out.push(shape.prefixes[i]);
+      writeValue(item, out, seen);
+    }
+    out.push('}');
+  }
+  seen.delete(obj);
 }
 
 /** Orders strings by Unicode code point (as Python does), not by UTF-16 code unit. */
@@ -59,11 +166,22 @@ const SHORT_ESCAPES: Record<string, string> = {
 
 // Everything outside printable ASCII (0x20-0x7e), plus the quote and backslash, one UTF-16 code unit at a time.
 const NEEDS_ESCAPE = /[\u0000-\u001f"\\\u007f-\uffff]/g;
+// UTF-16 order equals code-point order unless a key holds a surrogate (astral character).
+const NEEDS_ESCAPE_ONCE = /[\u0000-\u001f"\\\u007f-\uffff]/;
+const SURROGATE = /[\ud800-\udfff]/;
+
+function compareUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function escapeUnit(ch: string): string {
+  return SHORT_ESCAPES[ch] ?? '\\u' + ch.charCodeAt(0).toString(16).padStart(4, '0');
+}
 
 /** JSON string with every code unit outside printable ASCII as \uXXXX (lowercase), like Python's ensure_ascii. */
 function quote(s: string): string {
-  const escape = (ch: string) => SHORT_ESCAPES[ch] ?? '\\u' + ch.charCodeAt(0).toString(16).padStart(4, '0');
-  return '"' + s.replace(NEEDS_ESCAPE, escape) + '"';
+  if (!NEEDS_ESCAPE_ONCE.test(s)) return '"' + s + '"'; // the common case: nothing to escape
+  return '"' + s.replace(NEEDS_ESCAPE, escapeUnit) + '"';
 }
 
 /** Integers below 1e16 as plain digits; others as Python's repr(float) writes the shortest round-trip form. */
@@ -73,6 +191,8 @@ function formatNumber(x: number): string {
   const sign = x < 0 ? '-' : '';
   const abs = Math.abs(x);
   if (Number.isInteger(abs) && abs < 1e16) return sign + abs.toFixed(0);
+  // In [1e-4, 1e16) JavaScript's shortest round-trip text is already plain notation, as Python's is.
+  if (abs >= 1e-4 && abs < 1e16) return sign + String(abs);
   // toExponential() without an argument gives the shortest round-trip digits: "d.ddde+n".
   const [mantissa, expText] = abs.toExponential().split('e');
   const digits = mantissa.replace('.', '');

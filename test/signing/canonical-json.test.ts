@@ -102,3 +102,33 @@ describe('canonicalJson', () => {
     for (const [x] of numbers) expect(Number(canonicalJson(x))).toBe(x === 0 ? 0 : x);
   });
 });
+
+describe('canonicalJson fast path', () => {
+  it('writes exactly what the reference writer writes, for seeded random documents', async () => {
+    const { canonicalJsonReference } = await import('../../host/signing/canonical-json.ts');
+    let seed = 12345;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const leaf = (): unknown => {
+      const k = Math.floor(rnd() * 7);
+      if (k === 0) return Math.floor(rnd() * 1e6) - 5e5;
+      if (k === 1) return rnd() * 10 ** (Math.floor(rnd() * 30) - 12) * (rnd() < 0.5 ? -1 : 1);
+      if (k === 2) return ['plain', 'é', 'tab\there', 'quote"', 'del\u007f', '😀', ''][Math.floor(rnd() * 7)];
+      if (k === 3) return rnd() < 0.5;
+      if (k === 4) return null;
+      if (k === 5) return Math.round(rnd() * 1e6) / 1e6;
+      return 0;
+    };
+    const build = (depth: number): unknown => {
+      if (depth > 3 || rnd() < 0.3) return leaf();
+      if (rnd() < 0.4) return Array.from({ length: Math.floor(rnd() * 4) }, () => build(depth + 1));
+      const o: Record<string, unknown> = {};
+      const names = ['b', 'a', 'p', 'entity_id', 'Z', 'é', '10', 'reasons'];
+      for (let i = 0; i < 4; i++) o[names[Math.floor(rnd() * names.length)]] = build(depth + 1);
+      return o;
+    };
+    for (let i = 0; i < 3000; i++) {
+      const doc = build(0);
+      expect(canonicalJson(doc)).toBe(canonicalJsonReference(doc));
+    }
+  });
+});
