@@ -2,6 +2,9 @@
 
 /** Serialises `value` canonically; throws TypeError on anything a Verdict must not hold. */
 export function canonicalJson(value: unknown): string {
+  // Fastest path: the document is already canonical in shape (every object's keys in order),
+  // so JSON.stringify writes the canonical text as it is.
+  if (isWrittenAsIs(value, 0)) return JSON.stringify(value);
   // Fast path: a copy with sorted keys, handed to JSON.stringify, when every number and string is
   // one whose JSON.stringify text is already the canonical text (checked while copying).
   const sorted = sortedCopy(value, new Set<object>());
@@ -17,6 +20,44 @@ export function canonicalJsonReference(value: unknown): string {
 }
 
 const UNSAFE = Symbol('unsafe');
+const MAX_DEPTH = 64; // deeper documents take the general path (which also detects cycles)
+
+/** True when JSON.stringify(v) is already canonical: sorted ASCII keys, safe numbers and strings. */
+function isWrittenAsIs(v: unknown, depth: number): boolean {
+  switch (typeof v) {
+    case 'number': {
+      const a = Math.abs(v);
+      return v === 0 || (a >= 1e-4 && a < 1e16);
+    }
+    case 'string':
+      return !NON_PRINTABLE_HIGH.test(v);
+    case 'boolean':
+      return true;
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (v === null) return true;
+  if (depth >= MAX_DEPTH) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!isWrittenAsIs(v[i], depth + 1)) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(v) !== Object.prototype) return false;
+  const rec = v as Record<string, unknown>;
+  let prev = '';
+  let first = true;
+  for (const k in rec) {
+    if (!first && !(prev < k)) return false;
+    if (NON_PRINTABLE_HIGH.test(k) || INDEX_LIKE.test(k)) return false;
+    const item = rec[k];
+    if (item === undefined || !isWrittenAsIs(item, depth + 1)) return false;
+    prev = k;
+    first = false;
+  }
+  return true;
+}
 const NON_PRINTABLE_HIGH = /[\u007f-\uffff]/;
 
 /**

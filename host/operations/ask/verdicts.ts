@@ -36,6 +36,30 @@ export interface SignedVerdict {
   signature: Record<string, string>;
 }
 
+/**
+ * A case as the Verdict holds it, every object built with its keys in canonical (sorted) order so
+ * canonical JSON can write it straight through (host/signing/canonical-json.ts).
+ */
+function canonicalCase(c: VerdictCase): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (c.choice !== undefined) out.choice = c.choice;
+  out.entity_id = c.entity_id;
+  if (c.level !== undefined) out.level = c.level;
+  out.p = c.p;
+  if (c.position !== undefined) out.position = c.position;
+  out.reasons = (c.reasons as Array<Record<string, unknown>>).map(sortKeys);
+  return out;
+}
+
+function sortKeys(o: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(o).sort()) {
+    const v = o[k];
+    out[k] = v !== null && typeof v === 'object' && !Array.isArray(v) ? sortKeys(v as Record<string, unknown>) : v;
+  }
+  return out;
+}
+
 export async function makeVerdict(ctx: OpContext, v: VerdictInput): Promise<SignedVerdict> {
   const { keyRing, engine, config, now } = ctx.services;
   const at = now();
@@ -58,7 +82,7 @@ export async function makeVerdict(ctx: OpContext, v: VerdictInput): Promise<Sign
       realised_lift: v.quality.realised_lift,
       validation_scheme: v.quality.validation_scheme,
     },
-    cases: v.cases,
+    cases: v.cases.map(canonicalCase),
     computed_at: new Date(at).toISOString(),
     expires_at: new Date(at + config.verdictTtlMs).toISOString(),
     issuer: config.baseUrl,
