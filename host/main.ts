@@ -12,6 +12,7 @@ import { openSqliteStore } from './store/index.ts';
 import { KeyRing } from './signing/index.ts';
 import { FitPool, loadEngine } from './engine/index.ts';
 import type { Config, Services } from './services.ts';
+import { startTaskRunner } from './operations/tasks.ts';
 
 const DAY_MS = 86_400_000;
 /** 24 MiB: admits an 8,000,000-character csv (spec 8) in JSON with room for escapes and multi-byte text. */
@@ -97,11 +98,14 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
       store.sweep(now()).catch((err: unknown) => log.error({ err }, 'sweep failed'));
     }, opts.sweepEveryMs ?? 10 * 60_000);
     sweeper.unref();
+    // Tasks left unfinished by a stopped process are claimed again and finished (spec 3.2).
+    const stopTasks = startTaskRunner(services);
 
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
         clearInterval(sweeper);
+        stopTasks();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await closed;

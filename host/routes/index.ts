@@ -3,10 +3,11 @@ import { askRoute } from './ask.ts';
 import { describeRoute } from './describe.ts';
 import { healthzRoute } from './healthz.ts';
 import { jwksRoute } from './jwks.ts';
+import { pollRoute } from './poll.ts';
 import { registerRoute } from './register.ts';
 import { verifyRoute } from './verify.ts';
 import type { RouteSpec } from './route.ts';
 
 export type { RouteSpec } from './route.ts';
 
-export const ROUTES: readonly RouteSpec[] = [askRoute, describeRoute, verifyRoute, registerRoute, jwksRoute, healthzRoute];
+export const ROUTES: readonly RouteSpec[] = [askRoute, pollRoute, describeRoute, verifyRoute, registerRoute, jwksRoute, healthzRoute];
