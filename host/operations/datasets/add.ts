@@ -1,0 +1,141 @@
+// svc_add_dataset (spec 4.2, 3.3; wire.md "Datasets"): store a piece (rows, csv, fetch_url) as a new
+// dataset or append it to an open one, or hand out a presigned upload URL.
+import { ServiceError } from '../../http/problem.ts';
+import { AddDatasetRequestSchema, parseBody, type AddDatasetRequest, type AddDatasetResponse } from '../../schemas/index.ts';
+import { parseCsv } from '../../table/csv.ts';
+import { rowsToTable } from '../../table/rows.ts';
+import type { DatasetRecord } from '../../store/index.ts';
+import type { Caller, OpContext, OpResult } from '../../services.ts';
+import { newId } from '../ids.ts';
+import { fetchRecord, parseFetchedCsv } from './fetch.ts';
+import { columnsOf, encodePiece, type PieceKind } from './pieces.ts';
+import { datasetReply } from './reply.ts';
+import { requireCaller, refuseTestKey, unknownDataset } from './errors.ts';
+import { UPLOAD_TTL_SECONDS, signUploadToken } from './upload-token.ts';
+
+interface NewPiece {
+  kind: PieceKind;
+  payload: string;
+  columns: string[];
+  rowCount: number;
+  /** The request field the piece came from (named in errors). */
+  field: 'rows' | 'csv' | 'fetch_url';
+}
+
+export async function addDatasetOperation(ctx: OpContext, raw: unknown): Promise<OpResult<AddDatasetResponse>> {
+  const req = parseBody(AddDatasetRequestSchema, raw);
+  const caller = requireCaller(ctx);
+  refuseTestKey(caller);
+  if (req.upload) return startUpload(ctx, caller, req);
+  if (req.dataset_id !== undefined) {
+    // Checked before any download: an unknown or closed dataset should not cost a fetch.
+    const target = await appendable(ctx, caller, req.dataset_id);
+    const piece = await readPiece(ctx, req);
+    checkColumns(columnsOf(target.columns), piece);
+    return { status: 200, body: await storePiece(ctx, caller, req.dataset_id, piece, false) };
+  }
+  const piece = await readPiece(ctx, req);
+  const now = ctx.services.now();
+  const id = newId('ds_');
+  await ctx.services.store.createDataset({
+    id, workspace_id: caller.workspaceId, status: 'open', columns: null, row_count: 0,
+    filename: req.filename ?? null, created_at: now, last_used_at: now,
+  });
+  // wire.md: open after rows/csv (more pieces may follow), ready after fetch_url.
+  return { status: 200, body: await storePiece(ctx, caller, id, piece, true, piece.field === 'fetch_url' ? 'ready' : undefined) };
+}
+
+/** wire.md: upload: true returns this service's own presigned PUT URL; the dataset waits for it. */
+async function startUpload(ctx: OpContext, caller: Caller, req: AddDatasetRequest): Promise<OpResult<AddDatasetResponse>> {
+  if (req.dataset_id !== undefined) {
+    throw new ServiceError('invalid_request', 'upload: an upload stores a new dataset; it cannot be appended to dataset_id', { field: 'upload' });
+  }
+  const { store, config, now } = ctx.services;
+  const at = now();
+  const dataset = await store.createDataset({
+    id: newId('ds_'), workspace_id: caller.workspaceId, status: 'awaiting_upload', columns: null, row_count: 0,
+    filename: req.filename ?? null, created_at: at, last_used_at: at,
+  });
+  const token = signUploadToken(config, {
+    datasetId: dataset.id, workspaceId: caller.workspaceId, expiresAt: Math.floor(at / 1000) + UPLOAD_TTL_SECONDS,
+  });
+  const body: AddDatasetResponse = {
+    ...datasetReply(dataset),
+    upload_url: `${config.baseUrl}/v1/uploads/${token}`,
+    upload_method: 'PUT',
+    expires_in: UPLOAD_TTL_SECONDS,
+  };
+  return { status: 200, body };
+}
+
+/** Spec 4.2: only an open dataset takes more rows. */
+async function appendable(ctx: OpContext, caller: Caller, id: string): Promise<DatasetRecord> {
+  const dataset = await ctx.services.store.getDataset(caller.workspaceId, id);
+  if (!dataset) throw unknownDataset(id, 'dataset_id');
+  if (dataset.status === 'sealed') throw sealed(id);
+  if (dataset.status !== 'open') {
+    const why = dataset.status === 'ready' ? 'is ready (stored from fetch_url or an upload)' : 'is awaiting its upload';
+    throw new ServiceError('invalid_request', `dataset_id: dataset ${id} ${why} and takes no more pieces; only a dataset stored from rows or csv is open`, {
+      field: 'dataset_id',
+    });
+  }
+  return dataset;
+}
+
+function sealed(id: string): ServiceError {
+  return new ServiceError('dataset_sealed', `dataset_id: dataset ${id} was sealed by an ask or preflight and takes no more pieces`, {
+    field: 'dataset_id',
+  });
+}
+
+async function readPiece(ctx: OpContext, req: AddDatasetRequest): Promise<NewPiece> {
+  if (req.rows !== undefined) {
+    const table = rowsToTable(req.rows, 'rows');
+    // The same bytes record.ts hashes for inline rows, so one stored piece hashes like the inline call.
+    return { kind: 'rows', payload: JSON.stringify(req.rows), columns: table.columns, rowCount: table.rowCount, field: 'rows' };
+  }
+  if (req.csv !== undefined) {
+    const table = parseCsv(req.csv, { field: 'csv' });
+    return { kind: 'csv', payload: req.csv, columns: table.columns, rowCount: table.rowCount, field: 'csv' };
+  }
+  const text = await fetchRecord(ctx, req.fetch_url as string, req.fetch_headers ?? {}, 'fetch_url');
+  const table = parseFetchedCsv(text, 'fetch_url');
+  return { kind: 'csv', payload: text, columns: table.columns, rowCount: table.rowCount, field: 'fetch_url' };
+}
+
+/** Spec 3.3: a piece with different columns (compared as sets) is refused; the problem names them. */
+function checkColumns(existing: string[] | null, piece: NewPiece): void {
+  if (existing === null) return;
+  const have = new Set(existing);
+  const got = new Set(piece.columns);
+  const missing = existing.filter((c) => !got.has(c));
+  const extra = piece.columns.filter((c) => !have.has(c));
+  if (missing.length === 0 && extra.length === 0) return;
+  const parts = [
+    missing.length > 0 ? `missing ${missing.map((c) => JSON.stringify(c)).join(', ')}` : '',
+    extra.length > 0 ? `extra ${extra.map((c) => JSON.stringify(c)).join(', ')}` : '',
+  ].filter(Boolean);
+  throw new ServiceError('columns_mismatch', `${piece.field}: the piece's columns differ from the dataset's: ${parts.join('; ')}`, {
+    field: piece.field,
+    extra: { missing_columns: missing, extra_columns: extra },
+  });
+}
+
+async function storePiece(
+  ctx: OpContext, caller: Caller, id: string, piece: NewPiece, first: boolean, status?: 'ready',
+): Promise<AddDatasetResponse> {
+  const result = await ctx.services.store.appendDatasetPiece({
+    workspace_id: caller.workspaceId,
+    dataset_id: id,
+    content: encodePiece(piece.kind, piece.payload),
+    row_count: piece.rowCount,
+    // The first piece fixes the columns and their order; later pieces match them as a set.
+    columns: first ? JSON.stringify(piece.columns) : null,
+    status,
+    at: ctx.services.now(),
+  });
+  if (result.ok) return datasetReply(result.dataset);
+  if (result.reason === 'unknown_dataset') throw unknownDataset(id, 'dataset_id');
+  // Sealed (or uploaded) between the check above and this write.
+  throw sealed(id);
+}

@@ -1,0 +1,31 @@
+// The dataset settings this module reads from Config, with their defaults (wire.md "Datasets", "fetch_url").
+import type { Config } from '../../services.ts';
+
+/** Config fields the dataset operations read; optional until they are declared on Config itself. */
+export interface DatasetSettings {
+  /** wire.md "fetch_url": tests may reach a loopback https host; never other private addresses. Default false. */
+  allowLoopbackFetchForTests: boolean;
+  /** Extra PEM CA(s) trusted for fetch_url besides the system roots (tests: a self-signed CA). */
+  fetchCaPem: string | undefined;
+  /** Whole-download deadline for fetch_url. Default 30 s. */
+  fetchTimeoutMs: number;
+  /** wire.md "Datasets": largest PUT upload body in bytes. Default 100 MB. */
+  maxUploadBytes: number;
+}
+
+export const DEFAULT_FETCH_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_UPLOAD_BYTES = 100_000_000;
+
+export function datasetSettings(config: Config): DatasetSettings {
+  const c = config as Config & Partial<DatasetSettings>;
+  return {
+    allowLoopbackFetchForTests: c.allowLoopbackFetchForTests === true,
+    fetchCaPem: typeof c.fetchCaPem === 'string' && c.fetchCaPem !== '' ? c.fetchCaPem : undefined,
+    fetchTimeoutMs: positive(c.fetchTimeoutMs) ?? DEFAULT_FETCH_TIMEOUT_MS,
+    maxUploadBytes: positive(c.maxUploadBytes) ?? DEFAULT_MAX_UPLOAD_BYTES,
+  };
+}
+
+function positive(n: unknown): number | undefined {
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : undefined;
+}

@@ -1,0 +1,219 @@
+// fetch_url (spec 2.1, 4.2; wire.md "fetch_url"): https only, no redirects, public addresses only,
+// connecting to the very address that was checked, with a size cap and a deadline.
+import { promises as dns } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import tls from 'node:tls';
+import { ServiceError } from '../../http/problem.ts';
+import { LIMITS } from '../../schemas/common.ts';
+import { parseCsv } from '../../table/csv.ts';
+import type { RawTable } from '../../table/types.ts';
+import type { OpContext } from '../../services.ts';
+import { addressAllowed, classifyAddress } from './address.ts';
+import { datasetSettings, type DatasetSettings } from './config.ts';
+
+/** Headers the service sets itself (framing, routing, encoding); a caller may not send them. */
+const RESERVED_HEADERS = new Set([
+  'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer',
+  'proxy-connection', 'proxy-authorization', 'expect', 'accept-encoding',
+]);
+/** Connect failures after which the next checked address of the same host is tried. */
+const NEXT_ADDRESS = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ECONNRESET']);
+
+interface Checked {
+  address: string;
+  family: 4 | 6;
+}
+
+const refused = (field: string, detail: string) => new ServiceError('fetch_refused', `${field}: ${detail}`, { field });
+const failed = (field: string, detail: string) => new ServiceError('fetch_failed', `${field}: ${detail}`, { field });
+
+/**
+ * Downloads `url` and returns its text exactly (a BOM is kept, so the content hash covers every byte).
+ * Too large (over 8,000,000 characters, the inline csv cap of spec 8) is 413 request_too_large: the
+ * caller must store the file with add-dataset upload: true instead, and 413 is not retried the way a
+ * 502 may be. Refusals are 422 fetch_refused; download failures are 502 fetch_failed.
+ */
+export async function fetchRecord(ctx: OpContext, url: string, headers: Record<string, string>, field: string): Promise<string> {
+  const settings = datasetSettings(ctx.services.config);
+  const target = httpsTarget(url, field);
+  const outgoing = outgoingHeaders(headers, field.replace(/fetch_url$/, 'fetch_headers'));
+  const deadline = Date.now() + settings.fetchTimeoutMs;
+  const addresses = await checkedAddresses(target.hostname.replace(/^\[|\]$/g, ''), settings, field, deadline);
+  for (let i = 0; ; i++) {
+    try {
+      return await download(target, addresses[i], outgoing, settings, field, deadline);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (i + 1 < addresses.length && code !== undefined && NEXT_ADDRESS.has(code)) continue;
+      throw toServiceError(err, field, settings);
+    }
+  }
+}
+
+/** wire.md: a fetched body that is not CSV is fetch_failed (502), not a request error. */
+export function parseFetchedCsv(text: string, field: string): RawTable {
+  try {
+    return parseCsv(text, { field });
+  } catch (err) {
+    if (err instanceof ServiceError && err.code === 'invalid_request') throw failed(field, `the download is not CSV: ${err.message}`);
+    throw err;
+  }
+}
+
+function httpsTarget(url: string, field: string): URL {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    throw new ServiceError('invalid_request', `${field}: must be an absolute URI`, { field });
+  }
+  if (target.protocol !== 'https:') throw refused(field, `only https URLs are fetched, got ${target.protocol.replace(/:$/, '')}`);
+  if (target.username !== '' || target.password !== '') {
+    throw new ServiceError('invalid_request', `${field}: credentials in the URL are not sent; use fetch_headers (Authorization)`, {
+      field,
+    });
+  }
+  return target;
+}
+
+function outgoingHeaders(headers: Record<string, string>, field: string): Record<string, string> {
+  const out: Record<string, string> = { accept: 'text/csv, text/plain;q=0.9, */*;q=0.5', 'user-agent': 'outcome-question-service' };
+  for (const [name, value] of Object.entries(headers)) {
+    const at = `${field}.${name}`;
+    try {
+      http.validateHeaderName(name);
+      http.validateHeaderValue(name, value);
+    } catch {
+      throw new ServiceError('invalid_request', `${at}: is not a valid HTTP header name and value`, { field: at });
+    }
+    if (RESERVED_HEADERS.has(name.toLowerCase())) {
+      throw new ServiceError('invalid_request', `${at}: is set by the service and cannot be sent`, { field: at });
+    }
+    out[name.toLowerCase()] = value;
+  }
+  out['accept-encoding'] = 'identity';
+  return out;
+}
+
+/** Resolves once; every address must be allowed (wire.md: "the host's resolved addresses must all be public"). */
+async function checkedAddresses(host: string, settings: DatasetSettings, field: string, deadline: number): Promise<Checked[]> {
+  let found: Array<{ address: string; family: number }>;
+  const literal = isIP(host) !== 0;
+  if (literal) found = [{ address: host, family: host.includes(':') ? 6 : 4 }];
+  else {
+    try {
+      found = await withDeadline(dns.lookup(host, { all: true, verbatim: true }), deadline, () =>
+        failed(field, `resolving the host ${host} took longer than ${settings.fetchTimeoutMs} ms`),
+      );
+    } catch (err) {
+      if (err instanceof ServiceError) throw err;
+      throw failed(field, `the host ${host} could not be resolved (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  if (found.length === 0) throw failed(field, `the host ${host} has no addresses`);
+  for (const { address } of found) {
+    const verdict = classifyAddress(address);
+    if (!addressAllowed(verdict, settings.allowLoopbackFetchForTests)) {
+      const what = literal ? `the address ${host}` : `the host ${host} resolves to ${address}, which`;
+      throw refused(field, `${what} is ${verdict.why ?? 'not public'}; only public hosts are fetched`);
+    }
+  }
+  return found.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+}
+
+/** A lookup that answers with the checked address only, so the connection cannot follow a second DNS answer. */
+export function pinnedLookup(checked: Checked): LookupFunction {
+  return (_hostname, options, callback) => {
+    if (options.all) (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [checked]);
+    else callback(null, checked.address, checked.family);
+  };
+}
+
+function download(
+  target: URL, checked: Checked, headers: Record<string, string>, settings: DatasetSettings, field: string, deadline: number,
+): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const req = https.request(target, {
+      method: 'GET',
+      headers,
+      agent: false,
+      lookup: pinnedLookup(checked),
+      ca: settings.fetchCaPem === undefined ? undefined : [...tls.rootCertificates, settings.fetchCaPem],
+    });
+    const timer = setTimeout(() => req.destroy(failed(field, `the download did not finish within ${settings.fetchTimeoutMs} ms`)), Math.max(0, deadline - Date.now()));
+    const fail = (err: unknown) => {
+      clearTimeout(timer);
+      req.destroy();
+      reject(err);
+    };
+    req.on('error', fail);
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      // wire.md: no redirects; a 3xx is a refusal, not something to follow.
+      if (status >= 300 && status < 400) return fail(refused(field, `the server answered ${status} (a redirect); redirects are not followed`));
+      if (status < 200 || status >= 300) return fail(failed(field, `the server answered HTTP ${status}`));
+      const encoding = String(res.headers['content-encoding'] ?? 'identity').toLowerCase();
+      if (encoding !== 'identity') return fail(failed(field, `the server sent a ${encoding}-encoded body; serve the CSV uncompressed`));
+      const type = String(res.headers['content-type'] ?? '').toLowerCase();
+      if (/^(text\/html|application\/xhtml\+xml)\b/.test(type)) return fail(failed(field, `the server sent ${type}, not CSV`));
+      // A UTF-8 byte is at most one UTF-16 unit and a unit needs at most 3 bytes: more than 3x the cap is too large.
+      const declared = Number(res.headers['content-length'] ?? NaN);
+      if (declared > LIMITS.csvMax * 3) return fail(tooLarge(field));
+      const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+      const parts: string[] = [];
+      let length = 0;
+      const take = (text: string) => {
+        length += text.length;
+        if (length > LIMITS.csvMax) throw tooLarge(field);
+        parts.push(text);
+      };
+      res.on('data', (chunk: Buffer) => {
+        try {
+          take(decoder.decode(chunk, { stream: true }));
+        } catch (err) {
+          fail(err instanceof ServiceError ? err : failed(field, 'the download is not UTF-8 text'));
+        }
+      });
+      res.on('end', () => {
+        try {
+          take(decoder.decode());
+        } catch (err) {
+          return fail(err instanceof ServiceError ? err : failed(field, 'the download is not UTF-8 text'));
+        }
+        clearTimeout(timer);
+        resolve(parts.join(''));
+      });
+      res.on('error', fail);
+    });
+    req.end();
+  });
+}
+
+function tooLarge(field: string): ServiceError {
+  return new ServiceError(
+    'request_too_large',
+    `${field}: the download is larger than ${LIMITS.csvMax.toLocaleString('en-US')} characters; store it with add-dataset upload: true`,
+    { field },
+  );
+}
+
+function toServiceError(err: unknown, field: string, settings: DatasetSettings): ServiceError {
+  if (err instanceof ServiceError) return err;
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === 'ETIMEDOUT') return failed(field, `the download did not finish within ${settings.fetchTimeoutMs} ms`);
+  return failed(field, `the download failed (${e.code ?? 'error'}: ${e.message})`);
+}
+
+async function withDeadline<T>(work: Promise<T>, deadline: number, late: () => ServiceError): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(late()), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

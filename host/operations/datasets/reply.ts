@@ -1,0 +1,11 @@
+// The add-dataset reply (spec 2.2, 4.2): dataset_id, status, rows, columns; upload fields when presigned.
+import type { AddDatasetResponse } from '../../schemas/index.ts';
+import type { DatasetRecord } from '../../store/index.ts';
+import { columnsOf } from './pieces.ts';
+
+export function datasetReply(d: DatasetRecord): AddDatasetResponse {
+  if (d.status === 'awaiting_upload') return { dataset_id: d.id, status: 'awaiting_upload', rows: null, columns: null };
+  // A sealed dataset is never answered here (appends to it are refused); the spec names no sealed status.
+  const status = d.status === 'open' ? 'open' : 'ready';
+  return { dataset_id: d.id, status, rows: d.row_count, columns: columnsOf(d.columns) };
+}
