@@ -22,7 +22,10 @@ function checkContentType(header: string | undefined): void {
 }
 
 function tooLarge(limit: number): ServiceError {
-  return new ServiceError('request_too_large', `The body is larger than this server's limit of ${limit} bytes.`);
+  // The rest of the body is never read, so this connection cannot carry another request.
+  return new ServiceError('request_too_large', `The body is larger than this server's limit of ${limit} bytes.`, {
+    headers: { connection: 'close' },
+  });
 }
 
 /** Reads the raw body, refusing as soon as it passes `limit` bytes (never buffers more than that). */

@@ -1,0 +1,106 @@
+// Operator CLI for live keys (wire.md "Keys, workspaces, scopes"): `npm run keys -- create --workspace NAME
+// [--can-report-outcomes]`, `list [--workspace NAME]`, `revoke KEY_ID`; add --json for machine-readable output.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { openSqliteStore, type Store } from '../store/index.ts';
+import { createLiveKey, listKeys, revokeKey } from '../operations/keys.ts';
+
+export interface CliIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  now?: () => number;
+}
+
+const USAGE = [
+  'usage: npm run keys -- <command> [--json]',
+  '  create --workspace NAME [--can-report-outcomes]   make a live key (printed once)',
+  '  list [--workspace NAME]                           list keys (never the keys themselves)',
+  '  revoke KEY_ID                                     revoke a key at once',
+  'The store is opened under DATA_DIR (default ./data).',
+].join('\n');
+
+/** Runs one command against `store`; returns the process exit code. */
+export async function runKeysCli(argv: string[], store: Store, io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        workspace: { type: 'string' },
+        'can-report-outcomes': { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+      },
+    });
+  } catch (err) {
+    io.err(`${(err as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  const now = (io.now ?? Date.now)();
+  const print = (json: unknown, text: string) => io.out(values.json ? JSON.stringify(json) : text);
+
+  if (command === 'create' && rest.length === 0) {
+    const name = values.workspace?.trim();
+    if (!name) {
+      io.err(`create needs --workspace NAME\n${USAGE}`);
+      return 2;
+    }
+    const { key, record, workspace } = await createLiveKey(store, {
+      workspaceName: name,
+      canReportOutcomes: values['can-report-outcomes'],
+      now,
+    });
+    const scopes = record.scopes.length > 0 ? record.scopes.join(', ') : 'none';
+    print(
+      { api_key: key, key_id: record.id, workspace: workspace.name, workspace_id: workspace.id, scopes: record.scopes },
+      [
+        `Created live key ${record.id} in workspace ${workspace.name} (${workspace.id}); scopes: ${scopes}.`,
+        'The key is shown this once; store it now:',
+        key,
+      ].join('\n'),
+    );
+    return 0;
+  }
+  if (command === 'list' && rest.length === 0) {
+    const keys = await listKeys(store, values.workspace);
+    const lines = keys.map((k) =>
+      [k.id, `${k.prefix}...`, k.mode, k.workspace, k.scopes.join(',') || '-', k.created_at, k.revoked_at ? `revoked ${k.revoked_at}` : 'active'].join('  '),
+    );
+    print(keys, lines.length > 0 ? lines.join('\n') : 'No keys.');
+    return 0;
+  }
+  if (command === 'revoke' && rest.length === 1) {
+    const revoked = await revokeKey(store, rest[0], now);
+    if (!revoked) {
+      if (values.json) io.out(JSON.stringify({ key_id: rest[0], revoked: false }));
+      io.err(`No active key ${rest[0]} (unknown or already revoked).`);
+      return 1;
+    }
+    print({ key_id: rest[0], revoked: true }, `Revoked ${rest[0]}; it now answers 401.`);
+    return 0;
+  }
+  io.err(USAGE);
+  return 2;
+}
+
+async function main(): Promise<void> {
+  const store = await openSqliteStore(path.resolve(process.env.DATA_DIR || './data'));
+  try {
+    process.exitCode = await runKeysCli(process.argv.slice(2), store, {
+      out: (line) => console.log(line),
+      err: (line) => console.error(line),
+    });
+  } finally {
+    await store.close();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

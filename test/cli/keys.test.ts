@@ -1,0 +1,83 @@
+// The operator key CLI (wire.md "Keys, workspaces, scopes"): create, list and revoke against the real store.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runKeysCli } from '../../host/cli/keys.ts';
+import { hashApiKey } from '../../host/operations/keys.ts';
+import { getSample } from '../../samples/catalog.ts';
+import { call, expectProblem, startTestService, type TestService } from '../routes/helpers.ts';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(() => svc?.close());
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runKeysCli(argv, svc.services.store, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out, err };
+}
+
+const askRows = {
+  ...getSample('saas_churn')!.try,
+  data: { rows: [{ customer_id: 'a', churned: 'yes' }] },
+};
+
+describe('npm run keys', () => {
+  it('create prints a live key once; only its hash is stored', async () => {
+    const r = await cli('create', '--workspace', 'acme');
+    expect(r.code).toBe(0);
+    const key = r.out.join('\n').match(/svck_live_[0-9a-z]{32}/)?.[0];
+    expect(key).toBeDefined();
+    const rec = await svc.services.store.findApiKeyByHash(hashApiKey(key!));
+    expect(rec).toMatchObject({ mode: 'live', scopes: [], revoked_at: null });
+    // A live key passes the test-key check on inline data (spec 5.2).
+    const ask = await call(svc.url, '/v1/ask', askRows, { key });
+    expect(ask.res.status).not.toBe(401);
+    expect(ask.res.status).not.toBe(403);
+  });
+
+  it('create --can-report-outcomes grants write:outcomes, in the same workspace by name', async () => {
+    const a = JSON.parse((await cli('create', '--workspace', 'acme', '--json')).out[0]);
+    const b = JSON.parse((await cli('create', '--workspace', 'acme', '--can-report-outcomes', '--json')).out[0]);
+    expect(a.scopes).toEqual([]);
+    expect(b.scopes).toEqual(['write:outcomes']);
+    expect(b.workspace_id).toBe(a.workspace_id);
+    const other = JSON.parse((await cli('create', '--workspace', 'globex', '--json')).out[0]);
+    expect(other.workspace_id).not.toBe(a.workspace_id);
+  });
+
+  it('list shows keys by workspace without the keys or their hashes', async () => {
+    const r = await cli('list', '--workspace', 'acme', '--json');
+    const keys = JSON.parse(r.out[0]);
+    expect(keys.length).toBe(3);
+    for (const k of keys) {
+      expect(k.workspace).toBe('acme');
+      expect(k.prefix).toMatch(/^svck_live_.{4}$/);
+      expect(k).not.toHaveProperty('key_hash');
+    }
+    const all = JSON.parse((await cli('list', '--json')).out[0]);
+    expect(all.map((k: any) => k.workspace)).toContain('globex');
+    expect((await cli('list', '--workspace', 'nobody')).out).toEqual(['No keys.']);
+  });
+
+  it('revoke makes the key answer 401 at once', async () => {
+    const made = JSON.parse((await cli('create', '--workspace', 'initech', '--json')).out[0]);
+    const ask = getSample('saas_churn')!.try;
+    expect((await call(svc.url, '/v1/ask', ask, { key: made.api_key })).res.status).toBe(200);
+    const r = await cli('revoke', made.key_id);
+    expect(r.code).toBe(0);
+    expectProblem(await call(svc.url, '/v1/ask', ask, { key: made.api_key }), 401, 'unauthorized');
+    const listed = JSON.parse((await cli('list', '--workspace', 'initech', '--json')).out[0]);
+    expect(listed[0].revoked_at).not.toBeNull();
+    expect((await cli('revoke', made.key_id)).code).toBe(1);
+  });
+
+  it('bad usage exits 2 with the usage text', async () => {
+    for (const argv of [[], ['create'], ['revoke'], ['frobnicate'], ['list', '--bogus']]) {
+      const r = await cli(...argv);
+      expect(r.code).toBe(2);
+      expect(r.err.join('\n')).toContain('usage: npm run keys');
+    }
+  });
+});

@@ -1,0 +1,82 @@
+// POST /v1/describe (spec 4.8, wire.md "svc_describe"): capabilities, and every sample with a ready ask.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as v from 'valibot';
+import { AskRequestSchema, DescribeResponseSchema } from '../../host/schemas/index.ts';
+import { SAMPLES } from '../../samples/catalog.ts';
+import { call, expectProblem, startTestService, type TestService } from './helpers.ts';
+
+let svc: TestService;
+let body: any;
+beforeAll(async () => {
+  svc = await startTestService();
+  const r = await call(svc.url, '/v1/describe', {});
+  expect(r.res.status).toBe(200);
+  body = r.json;
+});
+afterAll(() => svc?.close());
+
+describe('POST /v1/describe', () => {
+  it('matches the response schema and needs no key', () => {
+    expect(v.safeParse(DescribeResponseSchema, body).success).toBe(true);
+  });
+
+  it('lists the four question types, each with what it answers and its fields', () => {
+    expect(body.question_types.map((q: any) => q.type)).toEqual(['yesno', 'score', 'choice', 'rank']);
+    for (const q of body.question_types) {
+      expect(q.answers.length).toBeGreaterThan(0);
+      expect(q.fields.map((f: any) => f.name)).toContain('outcome_column');
+    }
+  });
+
+  it('lists the six shapes and says which this server reads', () => {
+    expect(body.shapes.map((s: any) => s.kind)).toEqual(['table', 'events', 'series', 'panel', 'signals', 'traces']);
+    expect(body.shapes.find((s: any) => s.kind === 'table').available).toBe(true);
+  });
+
+  it('lists answer states, limits, prices and retention', () => {
+    expect(body.answer_states.map((s: any) => s.state)).toEqual(['answered', 'refused', 'not_yet']);
+    expect(body.limits.inline_csv_chars.max).toBe(8_000_000);
+    expect(body.limits.rank_top_k).toMatchObject({ max: 1000, default: 20 });
+    expect(body.prices.answered_case.per_million).toBe(20);
+    expect(body.prices.fit.free_per_month).toBe(1000);
+    expect(body.retention.stored_dataset).toMatch(/24 hours/);
+  });
+
+  it('lists every sample with name, dataset_id, columns and a complete `try` ask keyed q', () => {
+    expect(body.samples.map((s: any) => s.name)).toEqual(SAMPLES.map((s) => s.name));
+    for (const s of body.samples) {
+      expect(s.dataset_id).toBe(`sample:${s.name}`);
+      expect(s.columns.length).toBeGreaterThan(0);
+      expect(s.rows).toBeGreaterThan(0);
+      expect(Object.keys(s.try.questions)).toEqual(['q']);
+      expect(s.try.data).toEqual({ dataset_id: s.dataset_id });
+      expect(v.safeParse(AskRequestSchema, s.try).success).toBe(true);
+    }
+  });
+
+  it('accepts an empty body, with or without a content type', async () => {
+    const bare = await fetch(`${svc.url}/v1/describe`, { method: 'POST' });
+    expect(bare.status).toBe(200);
+    const empty = await call(svc.url, '/v1/describe', undefined, { raw: '' });
+    expect(empty.res.status).toBe(200);
+  });
+
+  it('refuses properties (spec 4.8: no properties allowed)', async () => {
+    const r = await call(svc.url, '/v1/describe', { verbose: true });
+    expectProblem(r, 422, 'invalid_request');
+    expect(r.json.field).toBe('verbose');
+  });
+});
+
+describe('every sample `try` from describe, sent as is with a registered test key', () => {
+  for (const sample of SAMPLES) {
+    it(`${sample.name} gives ${sample.expected_state}`, async () => {
+      const key = (await call(svc.url, '/v1/agents/register')).json.api_key;
+      const ask = body.samples.find((s: any) => s.name === sample.name).try;
+      const r = await call(svc.url, '/v1/ask', ask, { key });
+      expect(r.res.status).toBe(200);
+      expect(r.json.answers.q.state).toBe(sample.expected_state);
+      expect(r.json.billable_decisions).toBe(0);
+    });
+  }
+});

@@ -1,0 +1,38 @@
+// Per-workspace rate limit per minute (wire.md "Keys, workspaces, scopes"): 429 with Retry-After.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { call, expectProblem, startTestService, type TestService } from './helpers.ts';
+
+let clock = Date.UTC(2026, 0, 5, 10, 0, 0);
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService({ rateLimitPerMinute: 3 }, { now: () => clock });
+});
+afterAll(() => svc?.close());
+
+it('counts every keyed request of a workspace, refuses the one over the limit, and resets next minute', async () => {
+  const key = await svc.liveKey();
+  // Malformed bodies still count: the limit applies before the body is read.
+  for (let i = 0; i < 3; i++) {
+    const r = await call(svc.url, '/v1/ask', undefined, { key, raw: '{' });
+    expectProblem(r, 400, 'invalid_json');
+    expect(r.res.headers.get('ratelimit')).toBe(`"workspace";r=${2 - i};t=60`);
+  }
+  const limited = await call(svc.url, '/v1/ask', undefined, { key, raw: '{' });
+  expectProblem(limited, 429, 'rate_limited');
+  expect(limited.res.headers.get('retry-after')).toBe('60');
+  expect(limited.json.retry_after_ms).toBe(60_000);
+  expect(limited.res.headers.get('ratelimit-policy')).toBe('"workspace";q=3;w=60');
+
+  // Another workspace has its own window.
+  const other = await svc.liveKey();
+  expectProblem(await call(svc.url, '/v1/ask', undefined, { key: other, raw: '{' }), 400, 'invalid_json');
+
+  clock += 60_000;
+  expectProblem(await call(svc.url, '/v1/ask', undefined, { key, raw: '{' }), 400, 'invalid_json');
+});
+
+it('does not count requests without a valid key', async () => {
+  for (let i = 0; i < 5; i++) {
+    expectProblem(await call(svc.url, '/v1/ask', {}, { key: 'svck_live_nope' }), 401, 'unauthorized');
+  }
+});
