@@ -1,0 +1,146 @@
+// Dataset test helpers: a real service on loopback (SQLite, wasm, HTTP) with the dataset routes
+// mounted, an operation context per workspace, and a loopback https server with a self-signed cert.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import { pino } from 'pino';
+import { startService, type RunningService } from '../../host/main.ts';
+import { createApp } from '../../host/app.ts';
+import { ROUTES } from '../../host/routes/index.ts';
+import { DATASET_ROUTES, mountUploadRoute } from '../../host/routes/datasets/index.ts';
+import { createLiveKey, issueApiKey } from '../../host/operations/keys.ts';
+import type { Config, OpContext } from '../../host/services.ts';
+
+export interface DatasetService {
+  /** Where the dataset routes answer (the service itself once app.ts mounts them). */
+  url: string;
+  running: RunningService;
+  dataDir: string;
+  /** Moves the injected clock (epoch ms). */
+  clock: { now: number };
+  liveKey(workspace: string): Promise<{ key: string; workspaceId: string }>;
+  testKey(): Promise<string>;
+  ctx(workspaceId: string, mode?: 'live' | 'test'): OpContext;
+  close(): Promise<void>;
+}
+
+export async function startDatasetService(overrides: Record<string, unknown> = {}): Promise<DatasetService> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'datasets-test-'));
+  const clock = { now: Date.now() };
+  const running = await startService({ port: 0, pendingWaitMs: 60_000, dataDir, ...overrides } as Partial<Config>, {
+    log: pino({ level: 'silent' }),
+    hostname: '127.0.0.1',
+    env: {},
+    now: () => clock.now,
+  });
+  let url = running.url;
+  let side: Server | undefined;
+  // Until app.ts mounts the dataset routes, serve them from a second app over the same services.
+  if (!ROUTES.some((r) => r.path === '/v1/add-dataset')) {
+    const app = createApp(running.services, [...ROUTES, ...DATASET_ROUTES]);
+    mountUploadRoute(app);
+    side = await new Promise<Server>((resolve) => {
+      const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+      s.once('listening', () => resolve(s));
+    });
+    url = `http://127.0.0.1:${(side.address() as AddressInfo).port}`;
+    running.services.config.baseUrl = url;
+  }
+  let n = 0;
+  return {
+    url,
+    running,
+    dataDir,
+    clock,
+    async liveKey(workspace) {
+      const { key, record } = await createLiveKey(running.services.store, { workspaceName: `${workspace}-${++n}`, now: clock.now });
+      return { key, workspaceId: record.workspace_id };
+    },
+    async testKey() {
+      const ws = await running.services.store.createWorkspace('test-only', clock.now);
+      return (await issueApiKey(running.services.store, { workspaceId: ws.id, mode: 'test', now: clock.now })).key;
+    },
+    ctx(workspaceId, mode = 'live') {
+      return {
+        services: running.services,
+        caller: { workspaceId, keyId: 'key_test', mode, scopes: [] },
+        requestId: 'req_test',
+        clientAddress: '127.0.0.1',
+      };
+    },
+    async close() {
+      if (side) {
+        const closed = new Promise<void>((resolve) => side!.close(() => resolve()));
+        side.closeAllConnections();
+        await closed;
+      }
+      await running.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** POSTs JSON with a bearer key; returns status and parsed body. */
+export async function post(base: string, route: string, body: unknown, key?: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(base + route, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+/** A self-signed EC certificate for localhost, 127.0.0.1 and ::1, made with the openssl CLI. */
+export function selfSignedCert(): { key: string; cert: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cert-'));
+  try {
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+      '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1',
+      '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
+    ], { stdio: 'ignore' });
+    return { key: fs.readFileSync(path.join(dir, 'key.pem'), 'utf8'), cert: fs.readFileSync(path.join(dir, 'cert.pem'), 'utf8') };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export interface HttpsTestServer {
+  port: number;
+  cert: string;
+  /** Request headers seen, by path. */
+  seen: Map<string, Record<string, string | string[] | undefined>>;
+  close(): Promise<void>;
+}
+
+/** A loopback https server answering each path with the given handler. */
+export async function startHttpsServer(
+  handlers: Record<string, (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void>,
+): Promise<HttpsTestServer> {
+  const { key, cert } = selfSignedCert();
+  const seen = new Map<string, Record<string, string | string[] | undefined>>();
+  const server = https.createServer({ key, cert }, (req, res) => {
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    seen.set(url.pathname, req.headers);
+    const handler = handlers[url.pathname];
+    if (handler) handler(req, res);
+    else res.writeHead(404).end('not here');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    cert,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
