@@ -34,7 +34,7 @@ function v4ToInt(address: string): number {
 
 const V4_TABLE = V4_RANGES.map(([base, bits, why]) => {
   const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-  return { base: v4ToInt(base) & mask, mask, why };
+  return { base: (v4ToInt(base) & mask) >>> 0, mask, why };
 });
 
 function classifyV4Int(n: number): AddressVerdict {
