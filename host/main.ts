@@ -11,6 +11,7 @@ import { createApp } from './app.ts';
 import { openSqliteStore } from './store/index.ts';
 import { KeyRing } from './signing/index.ts';
 import { FitPool, loadEngine } from './engine/index.ts';
+import { startSweeper } from './operations/datasets/sweeper.ts';
 import type { Config, Services } from './services.ts';
 import { startTaskRunner } from './operations/tasks.ts';
 
@@ -40,6 +41,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     registerLimitPerHour: intFrom(env, 'REGISTER_LIMIT_PER_HOUR', 20, 1),
     verdictTtlMs: intFrom(env, 'VERDICT_TTL_DAYS', 90, 1) * DAY_MS,
     maxBodyBytes: intFrom(env, 'MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1024),
+    taskLeaseMs: intFrom(env, 'TASK_LEASE_MS', 15_000, 100),
   };
 }
 
@@ -58,8 +60,8 @@ export interface RunningService {
   url: string;
   services: Services;
   server: Server;
-  /** Stops accepting, drops open connections, then closes the pool and the store. */
-  close(): Promise<void>;
+  /** Stops accepting, gives in-flight requests `graceMs` (default 0), drops the rest, closes pool and store. */
+  close(graceMs?: number): Promise<void>;
 }
 
 export async function startService(overrides: Partial<Config> = {}, opts: StartOptions = {}): Promise<RunningService> {
@@ -94,19 +96,18 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
       if (overrides.keysUrl === undefined && !env.KEYS_URL) config.keysUrl = `${url}/keys`;
     }
 
-    const sweeper = setInterval(() => {
-      store.sweep(now()).catch((err: unknown) => log.error({ err }, 'sweep failed'));
-    }, opts.sweepEveryMs ?? 10 * 60_000);
-    sweeper.unref();
+    const stopSweeper = startSweeper(services, opts.sweepEveryMs ?? 10 * 60_000);
     // Tasks left unfinished by a stopped process are claimed again and finished (spec 3.2).
     const stopTasks = startTaskRunner(services);
 
     let closing: Promise<void> | undefined;
-    const close = () =>
+    const close = (graceMs = 0) =>
       (closing ??= (async () => {
-        clearInterval(sweeper);
-        stopTasks();
+        stopSweeper();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        // In-flight requests get graceMs to finish; then every connection is dropped (tests pass 0).
+        if (graceMs > 0) await Promise.race([closed, new Promise((r) => setTimeout(r, graceMs).unref())]);
         server.closeAllConnections();
         await closed;
         await pool!.close();
@@ -126,7 +127,7 @@ async function main(): Promise<void> {
   const log = running.services.log;
   const stop = (signal: string) => {
     log.info({ signal }, 'shutting down');
-    running.close().then(
+    running.close(10_000).then(
       () => process.exit(0),
       (err: unknown) => {
         log.error({ err }, 'shutdown failed');
