@@ -22,6 +22,8 @@ export interface Config {
   verdictTtlMs: number;
   /** Largest accepted JSON body in bytes. */
   maxBodyBytes: number;
+  /** Lease of a pending task; a task unrenewed this long is taken over by any process (default 15 s). */
+  taskLeaseMs?: number;
 }
 
 export interface Services {

@@ -9,8 +9,10 @@ import type { Caller, OpContext, OpResult, Services } from '../services.ts';
 import { newId } from './ids.ts';
 import { reviveProblem, storeProblem, type StoredProblem } from './problems.ts';
 
+/** How long a task stays claimed without renewal (config.taskLeaseMs overrides; renewed every third). */
 export const LEASE_MS = 15_000;
-const RENEW_MS = 5_000;
+const leaseOf = (services: Services) => services.config.taskLeaseMs ?? LEASE_MS;
+const renewOf = (services: Services) => Math.max(50, Math.floor(leaseOf(services) / 3));
 const RETRY_AFTER_MS = 1_000;
 export const OWNER = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
@@ -55,10 +57,10 @@ export async function runWithPending(ctx: OpContext, req: TaskRequest, work: (on
   const id = newId('tk_');
   const now = services.now();
   await services.store.createTask({ id, workspace_id: req.caller.workspaceId, request: JSON.stringify(req), stage, created_at: now });
-  await services.store.claimTask(id, { owner: OWNER, now, lease_ms: LEASE_MS });
+  await services.store.claimTask(id, { owner: OWNER, now, lease_ms: leaseOf(services) });
   const renew = setInterval(() => {
-    void services.store.renewTaskLease(id, { owner: OWNER, now: services.now(), lease_ms: LEASE_MS, stage }).catch(() => undefined);
-  }, RENEW_MS);
+    void services.store.renewTaskLease(id, { owner: OWNER, now: services.now(), lease_ms: leaseOf(services), stage }).catch(() => undefined);
+  }, renewOf(services));
   renew.unref();
   const pending = { status: 'pending', task_id: id, retry_after_ms: RETRY_AFTER_MS };
   // A retry with the same idempotency_key gets this task until the final reply replaces it.
@@ -103,7 +105,7 @@ export async function pollOperation(ctx: OpContext, raw: unknown): Promise<OpRes
  * Picks up tasks whose owner stopped renewing (a crash or restart) and runs them from their stored
  * request, one at a time. Returns a stop function.
  */
-export function startTaskRunner(services: Services, intervalMs = LEASE_MS / 3): () => void {
+export function startTaskRunner(services: Services, intervalMs = renewOf(services)): () => void {
   let busy = false;
   let stopped = false;
   const tick = async () => {
@@ -111,7 +113,7 @@ export function startTaskRunner(services: Services, intervalMs = LEASE_MS / 3): 
     busy = true;
     try {
       for (;;) {
-        const task = await services.store.claimNextTask({ owner: OWNER, now: services.now(), lease_ms: LEASE_MS });
+        const task = await services.store.claimNextTask({ owner: OWNER, now: services.now(), lease_ms: leaseOf(services) });
         if (!task || stopped) break;
         await resumeTask(services, task.id, JSON.parse(task.request) as TaskRequest);
       }
@@ -136,8 +138,8 @@ async function resumeTask(services: Services, id: string, req: TaskRequest): Pro
   const ctx: OpContext = { services, caller: req.caller, requestId: `task-${id}`, clientAddress: 'task' };
   let stage: Stage = 'reading_data';
   const renew = setInterval(() => {
-    void services.store.renewTaskLease(id, { owner: OWNER, now: services.now(), lease_ms: LEASE_MS, stage }).catch(() => undefined);
-  }, RENEW_MS);
+    void services.store.renewTaskLease(id, { owner: OWNER, now: services.now(), lease_ms: leaseOf(services), stage }).catch(() => undefined);
+  }, renewOf(services));
   renew.unref();
   const running = run
     ? run(ctx, req.body, (s) => (stage = s))

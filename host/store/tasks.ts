@@ -42,9 +42,10 @@ export function taskQueries(db: SqlClient): TaskStore {
     return r ? toTask(r) : null;
   }
 
+  // A finished task drops its request: inline data is kept only while the call runs (spec 8).
   async function finish(id: string, owner: string, status: TaskStatus, field: 'result' | 'problem', body: string, now: number) {
     const n = await db.run(
-      `UPDATE tasks SET status = ?, ${field} = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
+      `UPDATE tasks SET status = ?, ${field} = ?, request = '', lease_owner = NULL, lease_until = NULL, updated_at = ?
        WHERE id = ? AND status = 'running' AND lease_owner = ?`,
       [status, body, now, id, owner],
     );
