@@ -1,0 +1,125 @@
+// The presigned upload (wire.md "Datasets"): PUT /v1/uploads/<token> streams a CSV to disk and stores it.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadStoredRecord } from '../../host/operations/datasets/read.ts';
+import { post, startDatasetService, type DatasetService } from './helpers.ts';
+
+let svc: DatasetService;
+let small: DatasetService; // maxUploadBytes: 1000
+let a: { key: string; workspaceId: string };
+
+beforeAll(async () => {
+  svc = await startDatasetService();
+  small = await startDatasetService({ maxUploadBytes: 1000 });
+  a = await svc.liveKey('upload');
+});
+afterAll(async () => {
+  await svc?.close();
+  await small?.close();
+});
+
+async function uploadUrl(s = svc, key = a.key): Promise<{ id: string; url: string }> {
+  const r = await post(s.url, '/v1/add-dataset', { upload: true, filename: 'big.csv' }, key);
+  expect(r.status).toBe(200);
+  return { id: r.body.dataset_id, url: r.body.upload_url };
+}
+
+/** Upload files left under DATA_DIR/uploads (none once a PUT has finished, whatever its outcome). */
+function partFiles(s: DatasetService): string[] {
+  const dir = path.join(s.dataDir, 'uploads');
+  return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+}
+
+async function put(url: string, body: BodyInit, headers: Record<string, string> = {}) {
+  const res = await fetch(url, { method: 'PUT', body, headers: { 'content-type': 'text/csv', ...headers }, duplex: 'half' } as RequestInit);
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+}
+
+function streamOf(text: string, chunk = 100): ReadableStream<Uint8Array> {
+  const bytes = Buffer.from(text);
+  let at = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (at >= bytes.length) return controller.close();
+      controller.enqueue(bytes.subarray(at, (at += chunk)));
+    },
+  });
+}
+
+describe('PUT /v1/uploads/<token>', () => {
+  it('stores the body as one ready piece whose hash is the hash of the bytes sent', async () => {
+    const { id, url } = await uploadUrl();
+    const csv = '\ufeffid,x,y\r\na,1,"q,1"\r\nb,2,"line\nbreak"\r\n';
+    const r = await put(url, csv);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ dataset_id: id, status: 'ready', rows: 2, columns: ['id', 'x', 'y'] });
+    const stored = await loadStoredRecord(svc.ctx(a.workspaceId), id, 'data.dataset_id');
+    expect(stored.contentHash).toBe(createHash('sha256').update(Buffer.from(csv)).digest('hex'));
+    expect(stored.table.data[2]).toEqual(['q,1', 'line\nbreak']);
+    expect(partFiles(svc)).toEqual([]);
+  });
+
+  it('takes one upload: a second PUT is 409 dataset_sealed', async () => {
+    const { url } = await uploadUrl();
+    expect((await put(url, 'id\na\n')).status).toBe(200);
+    const again = await put(url, 'id\nb\n');
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('dataset_sealed');
+  });
+
+  it('a tampered or malformed token is 401 unauthorized', async () => {
+    const { url } = await uploadUrl();
+    const tampered = url.replace(/.(\.[^.]+)$/, (m, sig) => (m[0] === 'A' ? 'B' : 'A') + sig);
+    for (const u of [tampered, `${svc.url}/v1/uploads/nonsense`, url + 'x']) {
+      const r = await put(u, 'id\na\n');
+      expect(r.status, u).toBe(401);
+      expect(r.body.code).toBe('unauthorized');
+    }
+  });
+
+  it('an expired URL is 401 and names the expiry', async () => {
+    const { url } = await uploadUrl();
+    svc.clock.now += 3601 * 1000;
+    try {
+      const r = await put(url, 'id\na\n');
+      expect(r.status).toBe(401);
+      expect(r.body.detail).toMatch(/expired/);
+    } finally {
+      svc.clock.now -= 3601 * 1000;
+    }
+  });
+
+  it('a body that is not CSV is 422 and leaves the dataset waiting for a good one', async () => {
+    const { id, url } = await uploadUrl();
+    const bad = await put(url, 'id,x\na\n');
+    expect(bad.status).toBe(422);
+    expect(bad.body).toMatchObject({ code: 'invalid_request', field: 'body' });
+    expect(bad.body.detail).toMatch(/Line 2 has 1 field/);
+    expect((await svc.running.services.store.getDataset(a.workspaceId, id))?.status).toBe('awaiting_upload');
+    expect((await put(url, 'id,x\na,1\n')).body.status).toBe('ready');
+  });
+
+  it('over the size cap is 413 request_too_large and nothing is stored, with or without content-length', async () => {
+    const k = await small.liveKey('small');
+    const body = 'id,x\n' + 'abcdefghi,1\n'.repeat(100);
+    for (const send of [() => body, () => streamOf(body)]) {
+      const { id, url } = await uploadUrl(small, k.key);
+      const r = await put(url, send());
+      expect(r.status).toBe(413);
+      expect(r.body.code).toBe('request_too_large');
+      const d = await small.running.services.store.getDataset(k.workspaceId, id);
+      expect(d).toMatchObject({ status: 'awaiting_upload', row_count: 0 });
+      expect(partFiles(small)).toEqual([]);
+      // Under the cap, the same URL still works.
+      expect((await put(url, streamOf('id,x\na,1\n'))).status).toBe(200);
+    }
+  });
+
+  it('keeps the upload secret in DATA_DIR, readable by the owner only', () => {
+    const stat = fs.statSync(path.join(svc.dataDir, 'upload-token.key'));
+    expect(stat.mode & 0o077).toBe(0);
+  });
+});
