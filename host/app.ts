@@ -10,6 +10,9 @@ import { jsonBody } from './http/body.ts';
 import { notFound, onError } from './http/errors.ts';
 import { handlerOf, type RouteSpec } from './routes/route.ts';
 import { ROUTES } from './routes/index.ts';
+import { mountUploadRoute } from './routes/datasets/index.ts';
+import { mountMcp } from './mcp/index.ts';
+import { mountOpenApi } from './openapi/index.ts';
 import type { Services } from './services.ts';
 
 function accessLog(): MiddlewareHandler<AppEnv> {
@@ -46,6 +49,13 @@ export function createApp(services: Services, routes: readonly RouteSpec[] = ROU
     methods.push(route.method, ...(route.method === 'GET' ? ['HEAD'] : []));
     methodsByPath.set(route.path, methods);
   }
+
+  // The presigned upload is a raw streamed PUT authorised by its token, not a JSON RouteSpec.
+  mountUploadRoute(app);
+
+  // The same operations as MCP tools and as an OpenAPI document (spec 4.13; host/operations/registry.ts).
+  mountMcp(app, routes);
+  mountOpenApi(app, routes);
 
   app.notFound(notFound((path) => methodsByPath.get(path) ?? []));
   app.onError(onError);

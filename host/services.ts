@@ -24,6 +24,14 @@ export interface Config {
   maxBodyBytes: number;
   /** Lease of a pending task; a task unrenewed this long is taken over by any process (default 15 s). */
   taskLeaseMs?: number;
+  /** Test-only: lets fetch_url reach loopback https hosts (still https, no redirects). Never from env. */
+  allowLoopbackFetchForTests?: boolean;
+  /** Extra CA (PEM) trusted by fetch_url, added to the system roots. */
+  fetchCaPem?: string;
+  /** fetch_url download timeout (default 30 s). */
+  fetchTimeoutMs?: number;
+  /** Largest presigned upload in bytes (default 100,000,000). */
+  maxUploadBytes?: number;
 }
 
 export interface Services {

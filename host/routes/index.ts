@@ -4,10 +4,11 @@ import { describeRoute } from './describe.ts';
 import { healthzRoute } from './healthz.ts';
 import { jwksRoute } from './jwks.ts';
 import { pollRoute } from './poll.ts';
+import { DATASET_ROUTES } from './datasets/index.ts';
 import { registerRoute } from './register.ts';
 import { verifyRoute } from './verify.ts';
 import type { RouteSpec } from './route.ts';
 
 export type { RouteSpec } from './route.ts';
 
-export const ROUTES: readonly RouteSpec[] = [askRoute, pollRoute, describeRoute, verifyRoute, registerRoute, jwksRoute, healthzRoute];
+export const ROUTES: readonly RouteSpec[] = [askRoute, pollRoute, ...DATASET_ROUTES, describeRoute, verifyRoute, registerRoute, jwksRoute, healthzRoute];

@@ -8,6 +8,8 @@ import type { RawTable } from '../../table/types.ts';
 import type { AskData } from '../../schemas/index.ts';
 import { getSample, loadSampleCsv } from '../../../samples/catalog.ts';
 import type { OpContext } from '../../services.ts';
+import { loadStoredRecord } from '../datasets/read.ts';
+import { fetchRecord, parseFetchedCsv } from '../datasets/fetch.ts';
 
 
 export interface ResolvedRecord {
@@ -47,12 +49,10 @@ export async function resolveRecord(ctx: OpContext, data: AskData): Promise<Reso
       const csv = loadSampleCsv(sample.name);
       return { table: parseCsv(csv, { field: 'data.dataset_id' }), contentHash: contentHash(csv), datasetId: id, isSample: true };
     }
-    const { loadStoredRecord } = await import('../datasets/read.ts');
     const stored = await loadStoredRecord(ctx, id, 'data.dataset_id');
     return { ...stored, datasetId: id, isSample: false };
   }
   // data.fetch_url (the schema guarantees exactly one source)
-  const { fetchRecord } = await import('../datasets/fetch.ts');
   const csv = await fetchRecord(ctx, data.fetch_url!, data.fetch_headers ?? {}, 'data.fetch_url');
-  return { table: parseCsv(csv, { field: 'data.fetch_url' }), contentHash: contentHash(csv), isSample: false };
+  return { table: parseFetchedCsv(csv, 'data.fetch_url'), contentHash: contentHash(csv), isSample: false };
 }
