@@ -1,0 +1,64 @@
+// One tools/call: authenticate like REST when the operation needs a key, count it against the workspace's
+// rate limit, run the same operation function the REST route runs, and shape the reply as a tool result.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { authenticate } from '../operations/auth.ts';
+import { limitersOf } from '../http/rate-limit.ts';
+import { ServiceError, toProblem } from '../http/problem.ts';
+import type { ImplementedOperation } from '../operations/registry.ts';
+import type { Caller, OpContext, Services } from '../services.ts';
+
+/** What the HTTP request that carried the JSON-RPC message tells every call in it. */
+export interface CallContext {
+  services: Services;
+  requestId: string;
+  clientAddress: string;
+  /** The Authorization header of the HTTP request, as sent. */
+  authorization: string | undefined;
+}
+
+/** Spec 5: the same key check as the REST bearer middleware, then the same per-workspace limit. */
+async function admit(cc: CallContext): Promise<Caller> {
+  const caller = await authenticate(cc.services, cc.authorization);
+  const limiter = limitersOf(cc.services).workspace;
+  const decision = limiter.take(caller.workspaceId);
+  if (!decision.allowed) throw limiter.refusal(decision, 'Too many requests for this workspace');
+  return caller;
+}
+
+function resultOf(body: unknown, isError: boolean): CallToolResult {
+  const result: CallToolResult = {
+    content: [{ type: 'text', text: JSON.stringify(body) }],
+    structuredContent: body as Record<string, unknown>,
+  };
+  if (isError) result.isError = true;
+  return result;
+}
+
+/** A ServiceError becomes its Problem (spec 2.13); anything else is 500 internal, logged, with no internals. */
+function failureOf(err: unknown, op: ImplementedOperation, cc: CallContext): CallToolResult {
+  const { log, config } = cc.services;
+  let problemError: ServiceError;
+  if (err instanceof ServiceError) {
+    problemError = err;
+    if (err.status >= 500) log.warn({ request_id: cc.requestId, tool: op.name, code: err.code, detail: err.message }, 'service error');
+  } else {
+    log.error({ err, request_id: cc.requestId, tool: op.name }, 'unhandled error');
+    problemError = new ServiceError('internal', 'The server failed to handle this request.');
+  }
+  return resultOf(toProblem(problemError, config.baseUrl, cc.requestId), true);
+}
+
+/**
+ * Runs `op` with the tool arguments as its body (absent arguments are the empty object). A 202 pending
+ * ask is a result like any other: the pending object, not an error (spec 3.2).
+ */
+export async function callTool(op: ImplementedOperation, args: unknown, cc: CallContext): Promise<CallToolResult> {
+  try {
+    const caller = op.auth === 'key' ? await admit(cc) : null;
+    const ctx: OpContext = { services: cc.services, caller, requestId: cc.requestId, clientAddress: cc.clientAddress };
+    const result = await op.run(ctx, args ?? {});
+    return resultOf(result.body, false);
+  } catch (err) {
+    return failureOf(err, op, cc);
+  }
+}

@@ -1,0 +1,32 @@
+// A low-level MCP Server for one HTTP request (stateless: any number of clients, any process answers):
+// tools/list from the prepared catalog, tools/call through callTool.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ImplementedOperation } from '../operations/registry.ts';
+import { callTool, type CallContext } from './call.ts';
+
+export interface ToolCatalog {
+  tools: Tool[];
+  byName: Map<string, ImplementedOperation>;
+}
+
+/** Spec 9: the interface description version. */
+export const SERVER_INFO = { name: 'outcome-question-service', version: '1.0.0' } as const;
+
+const INSTRUCTIONS =
+  'Answers typed yes/no-outcome questions about cases from a record of past cases, or refuses when nothing holds. ' +
+  'Call svc_describe first: it lists question types, limits, prices and free samples, each with a ready ask for ' +
+  'svc_ask. Read each answer\'s state first (answered, refused, not_yet). A pending ask is followed with svc_poll. ' +
+  'Check a Verdict with svc_verify before acting on it.';
+
+export function createMcpServer(catalog: ToolCatalog, cc: CallContext): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  // Listing needs no key: a client sees every tool, and a keyed tool called without one answers unauthorized.
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: catalog.tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const op = catalog.byName.get(request.params.name);
+    if (!op) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    return callTool(op, request.params.arguments, cc);
+  });
+  return server;
+}
