@@ -1,0 +1,118 @@
+// The OpenAPI 3.1 document (spec 4, 5, 7): one POST per implemented operation with its request, reply,
+// 202 pending reply (ask, poll), Problems per status and bearer security; other routes get a short entry.
+import type { ImplementedOperation, RouteLike } from '../operations/registry.ts';
+import { JSON_SCHEMA_DIALECT, type Json } from './json-schema.ts';
+import { problemResponseName, problemResponses, problemStatusesOf } from './problems.ts';
+import { COMPONENT_BASE, pascalOf, schemaComponentsOf } from './schemas.ts';
+
+/** Routes that are not spec operations: what they are, when known. */
+const OTHER_ROUTES: Record<string, { summary: string; description: string }> = {
+  '/.well-known/jwks.json': {
+    summary: 'Public Verdict keys',
+    description: 'The Ed25519 keys Verdicts are signed with, retired ones included (spec 2.11); verify offline with them.',
+  },
+  '/healthz': { summary: 'Liveness', description: 'Answers 200 while the service runs.' },
+};
+
+const PENDING_EXAMPLE = { status: 'pending', task_id: 'tk_01jaaaaaaaaaaaaaaaaaaaaaaa', retry_after_ms: 1000 };
+
+function pendingSchema(replyRef: Json): Json {
+  return {
+    description: 'Spec 3.2: the fit is still running. Wait retry_after_ms, then call svc_poll with task_id; do not re-send the ask.',
+    allOf: [replyRef, { type: 'object', properties: { status: { const: 'pending' } }, required: ['status', 'task_id', 'retry_after_ms'] }],
+  };
+}
+
+function operationOf(op: ImplementedOperation, refs: { request?: Json; reply: Json }): Json {
+  const responses: Json = {
+    [String(op.status)]: {
+      description: op.pending ? 'Done: the answer (status "done").' : 'Success.',
+      content: { 'application/json': { schema: refs.reply } },
+    },
+  };
+  if (op.pending) {
+    responses['202'] = {
+      description: 'Pending: the fit is still running (spec 3.2).',
+      content: { 'application/json': { schema: pendingSchema(refs.reply), example: PENDING_EXAMPLE } },
+    };
+  }
+  for (const status of problemStatusesOf(op)) responses[String(status)] = { $ref: `#/components/responses/${problemResponseName(status)}` };
+
+  const out: Json = {
+    operationId: op.name,
+    summary: op.title,
+    description: op.rules ? `${op.description}\n\n${op.rules}` : op.description,
+    // Spec 5.5: verify, describe and register_agent need no credential.
+    security: op.auth === 'key' ? [{ bearer: [] }] : [],
+    responses,
+  };
+  if (op.tool) out['x-mcp-tool'] = { name: op.name, annotations: op.tool };
+  if (refs.request) {
+    const examples = Object.fromEntries(op.examples.map((e) => [e.name, { summary: e.summary, value: e.value }]));
+    out.requestBody = {
+      // Spec 4.8: describe takes an empty object, and an empty body means the same.
+      required: op.name !== 'svc_describe',
+      content: { 'application/json': { schema: refs.request, ...(op.examples.length > 0 ? { examples } : {}) } },
+    };
+  }
+  return out;
+}
+
+function otherRouteOf(route: RouteLike): Json {
+  const known = OTHER_ROUTES[route.path];
+  return {
+    operationId: `${route.method.toLowerCase()}_${route.path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
+    summary: known?.summary ?? `${route.method} ${route.path}`,
+    ...(known ? { description: known.description } : {}),
+    security: route.auth === 'key' ? [{ bearer: [] }] : [],
+    responses: { '200': { description: 'Success.', content: { 'application/json': { schema: { type: 'object' } } } } },
+  };
+}
+
+export interface DocumentInput {
+  operations: readonly ImplementedOperation[];
+  routes: readonly RouteLike[];
+}
+
+/** The document without `servers` (the base URL is known only once the service listens). */
+export function buildOpenApi({ operations, routes }: DocumentInput): Json {
+  const components = schemaComponentsOf(operations);
+  const paths: Record<string, Json> = {};
+  for (const op of operations) {
+    const base = pascalOf(op.name);
+    const request = op.request ? components.ref(op.request, `${base}Request`) : undefined;
+    paths[op.path] = { post: operationOf(op, { request, reply: components.ref(op.response, `${base}Response`) }) };
+  }
+  for (const route of routes) {
+    if (operations.some((op) => op.path === route.path)) continue;
+    const item = (paths[route.path] ??= {});
+    item[route.method.toLowerCase()] = otherRouteOf(route);
+  }
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: JSON_SCHEMA_DIALECT,
+    info: {
+      title: 'Outcome-question service',
+      version: '1.0.0',
+      description:
+        'Answers typed questions about cases, learned from a record of past cases with a yes/no outcome, and refuses ' +
+        'rather than guesses. Every operation is also an MCP tool of the same name at POST /mcp (streamable HTTP, ' +
+        'stateless). Errors are application/problem+json. Start with POST /v1/describe.',
+    },
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      schemas: components.schemas,
+      responses: problemResponses(),
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A live key (svck_live_...) or a test key (svck_test_..., samples only; POST /v1/agents/register) (spec 5).',
+        },
+      },
+    },
+  };
+}
+
+export { COMPONENT_BASE };
