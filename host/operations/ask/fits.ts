@@ -7,6 +7,7 @@ import { encodeTable, fitEncoded, Model, type FitResult, type Quality } from '..
 import type { RawTable } from '../../table/types.ts';
 import type { OpContext } from '../../services.ts';
 import type { ResolvedOutcome } from './outcome.ts';
+import { packHeldOut } from './held-out.ts';
 
 export interface FitRequest {
   table: RawTable;
@@ -30,6 +31,8 @@ export interface FitOutcome {
   cache: 'hit' | 'miss';
   /** True when this call ran the fit (counts toward fits_run). */
   ran: boolean;
+  /** The stored diagnostics (column AUCs, the packed held-out rows for drift). */
+  diagnostics: Record<string, unknown>;
 }
 
 interface StoredMeta {
@@ -123,6 +126,8 @@ async function runAndStore(ctx: OpContext, req: FitRequest, fitKey: string, mode
       pairs: d.pairs,
       usable_columns: d.usableColumns,
       column_auc: d.columnAuc,
+      // spec 3.4: a later refit_of evaluates the older model on these same held-out rows
+      held_out: packHeldOut(d.rowSplit),
     },
   };
   const bytes = res.model ? res.model.toBytes() : new Uint8Array(0);
@@ -150,5 +155,6 @@ function fromMeta(fitKey: string, modelRef: string, meta: StoredMeta, bytes: Uin
     model: bytes.length > 0 ? Model.fromBytes(bytes) : null,
     cache,
     ran,
+    diagnostics: meta.diagnostics ?? {},
   };
 }

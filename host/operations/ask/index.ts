@@ -11,6 +11,8 @@ import { buildAnswer } from './answers.ts';
 import { CONTRACT } from './verdicts.ts';
 import { registerTaskExecutor, runWithPending, type Stage } from '../tasks.ts';
 import { withIdempotency } from '../idempotency.ts';
+import { computeDrift, storeDrift } from '../drift.ts';
+import type { ModelRecord } from '../../store/index.ts';
 
 export { CONTRACT } from './verdicts.ts';
 
@@ -19,6 +21,8 @@ interface PlannedQuestion {
   question: Question;
   fitKeys: string[];
   options?: string[];
+  /** spec 2.3 refit_of: the earlier model this question's fit is compared with (spec 3.4). */
+  refitOf?: ModelRecord;
 }
 
 /**
@@ -79,6 +83,7 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
     }
   }
   const cases = selectCases(record.table, ask.cases, ask.entity_column, ask.time_column);
+  for (const p of plan) p.refitOf = await refitTarget(ctx, p);
 
   onStage('fitting');
   const fits = new Map<string, FitOutcome>();
@@ -102,6 +107,14 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
     });
     answers[p.name] = built.body;
     billable += built.billable;
+    if (p.refitOf) {
+      // spec 3.4: link the new fit to the old one and report drift (host/operations/drift.ts)
+      const fit = fits.get(p.fitKeys[0])!;
+      const drift = computeDrift(ctx, { table: record.table, outcome: requests.get(p.fitKeys[0])!.outcome.values, fit, old: p.refitOf });
+      await ctx.services.store.linkRefit(ctx.caller!.workspaceId, fit.modelRef, p.refitOf.model_ref);
+      await storeDrift(ctx, fit.modelRef, drift);
+      built.body.drift = drift;
+    }
   }
   const fitsRun = [...fits.values()].filter((f) => f.ran).length;
   // spec 1 Cost: sample datasets are free
@@ -120,6 +133,19 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
     ...(record.isSample ? { free: true } : {}),
   };
   return { status: 200, body };
+}
+
+/** The model a question's refit_of names: one this workspace was given, else unknown_model. */
+async function refitTarget(ctx: OpContext, p: PlannedQuestion): Promise<ModelRecord | undefined> {
+  const ref = p.question.refit_of;
+  if (ref === undefined) return undefined;
+  const field = `questions.${p.name}.refit_of`;
+  if (p.fitKeys.length !== 1) {
+    throw new ServiceError('invalid_request', `${field}: refit_of compares one fit with an earlier one; a choice with option_outcomes has one fit per option`, { field });
+  }
+  const rec = await ctx.services.store.getModelByRef(ctx.caller!.workspaceId, ref);
+  if (!rec) throw new ServiceError('unknown_model', `${field}: ${ref} is not a model_ref this workspace was given`, { field });
+  return rec;
 }
 
 function checkColumn(columns: string[], name: string, field: string): void {

@@ -1,0 +1,20 @@
+// The held-out rows of a fit, kept with the stored fit as a packed bitset (one bit per input row)
+// so a later refit_of can evaluate an older model on exactly these rows (spec 3.4, wire.md drift).
+import { ROW_HELD_OUT } from '../../engine/abi.ts';
+
+/** Packs a fit's per-row split codes into base64 of a bitset: bit r set when row r was held out. */
+export function packHeldOut(rowSplit: Uint8Array): string {
+  const bits = new Uint8Array(Math.ceil(rowSplit.length / 8));
+  for (let r = 0; r < rowSplit.length; r++) if (rowSplit[r] === ROW_HELD_OUT) bits[r >> 3] |= 1 << (r & 7);
+  return Buffer.from(bits).toString('base64');
+}
+
+/** Indices of the held-out rows of a table of `rowCount` rows, or null when nothing was stored. */
+export function unpackHeldOut(packed: unknown, rowCount: number): number[] | null {
+  if (typeof packed !== 'string') return null;
+  const bits = Buffer.from(packed, 'base64');
+  if (bits.length !== Math.ceil(rowCount / 8)) return null;
+  const rows: number[] = [];
+  for (let r = 0; r < rowCount; r++) if (bits[r >> 3] & (1 << (r & 7))) rows.push(r);
+  return rows;
+}

@@ -1,0 +1,112 @@
+// svc_report_outcomes (spec 2.12, 4.5, wire.md "The other operations"): real outcomes of cases
+// answered under a model_ref, validated all-or-nothing (422 invalid_outcomes lists every bad item and
+// nothing is written), idempotent per event_id. Outcomes never change a model or an answer.
+import * as v from 'valibot';
+import { ServiceError } from '../http/problem.ts';
+import { describeIssue, issueField, LIMITS, ModelRefSchema, OutcomeItemSchema, parseBody } from '../schemas/index.ts';
+import { parseTime } from '../table/select.ts';
+import type { OutcomeRecord } from '../store/index.ts';
+import type { OpContext, OpResult } from '../services.ts';
+import { SCOPE_WRITE_OUTCOMES } from './keys.ts';
+
+/** The top level only: items are checked one by one so every bad item is reported with its index. */
+const ReportEnvelopeSchema = v.strictObject({
+  model_ref: ModelRefSchema,
+  outcomes: v.pipe(v.array(v.unknown()), v.minLength(1), v.maxLength(LIMITS.outcomesMax)),
+});
+
+export interface OutcomeError {
+  index: number;
+  field: string;
+  detail: string;
+}
+
+/** wire.md: svc_report_outcomes and svc_attest need the write:outcomes capability. */
+export function requireOutcomeScope(ctx: OpContext): string {
+  const caller = ctx.caller!;
+  if (!caller.scopes.includes(SCOPE_WRITE_OUTCOMES)) {
+    throw new ServiceError('scope_required', 'this key cannot report outcomes; it needs the write:outcomes capability (Can report outcomes)');
+  }
+  return caller.workspaceId;
+}
+
+/** A model_ref this workspace was given, else 404 unknown_model at `field`. */
+export async function requireModel(ctx: OpContext, modelRef: string, field = 'model_ref') {
+  const rec = await ctx.services.store.getModelByRef(ctx.caller!.workspaceId, modelRef);
+  if (!rec) throw new ServiceError('unknown_model', `${field}: ${modelRef} is not a model_ref this workspace was given`, { field });
+  return rec;
+}
+
+const ISO_START = /^\d{4}-\d{2}-\d{2}/;
+
+/** Epoch ms of an ISO 8601 date or date-time (spec 2.12 observed_at); null when it is not one. */
+export function parseIsoTime(s: string): number | null {
+  const t = s.trim();
+  return ISO_START.test(t) ? parseTime(t) : null;
+}
+
+const YES = new Set(['1', 'true', 'yes', 'y']);
+const NO = new Set(['0', 'false', 'no', 'n']);
+
+/** Spec 2.12: yes/no as a boolean, 0/1, or a yes/no word (any case). */
+export function outcomeValue(x: unknown): 0 | 1 | null {
+  if (typeof x === 'boolean') return x ? 1 : 0;
+  if (typeof x === 'number') return x === 1 ? 1 : x === 0 ? 0 : null;
+  if (typeof x === 'string') {
+    const w = x.trim().toLowerCase();
+    return YES.has(w) ? 1 : NO.has(w) ? 0 : null;
+  }
+  return null;
+}
+
+/** Every problem of every item (an item can have several), in index order. */
+export function checkOutcomeItems(items: readonly unknown[], modelRef: string, workspaceId: string, now: number) {
+  const errors: OutcomeError[] = [];
+  const records: OutcomeRecord[] = [];
+  items.forEach((item, index) => {
+    const parsed = v.safeParse(OutcomeItemSchema, item);
+    if (!parsed.success) {
+      for (const issue of parsed.issues) {
+        errors.push({ index, field: issueField(issue) ?? '', detail: describeIssue(issue) });
+      }
+      return;
+    }
+    const o = parsed.output;
+    const outcome = outcomeValue(o.outcome);
+    if (outcome === null) {
+      errors.push({ index, field: 'outcome', detail: `${JSON.stringify(o.outcome)} is not yes/no (use true/false, 0/1 or "yes"/"no")` });
+    }
+    const observedAt = parseIsoTime(o.observed_at);
+    if (observedAt === null) {
+      errors.push({ index, field: 'observed_at', detail: `${JSON.stringify(o.observed_at)} is not an ISO 8601 date or date-time` });
+    }
+    if (outcome !== null && observedAt !== null) {
+      records.push({
+        workspace_id: workspaceId,
+        model_ref: modelRef,
+        entity_id: o.entity_id,
+        outcome,
+        observed_at: observedAt,
+        event_id: o.event_id ?? null,
+        created_at: now,
+      });
+    }
+  });
+  return { errors, records };
+}
+
+export async function reportOutcomesOperation(ctx: OpContext, raw: unknown): Promise<OpResult> {
+  const workspaceId = requireOutcomeScope(ctx);
+  const req = parseBody(ReportEnvelopeSchema, raw);
+  await requireModel(ctx, req.model_ref);
+  const { errors, records } = checkOutcomeItems(req.outcomes, req.model_ref, workspaceId, ctx.services.now());
+  if (errors.length > 0) {
+    const bad = new Set(errors.map((e) => e.index)).size;
+    throw new ServiceError('invalid_outcomes', `${bad} of ${req.outcomes.length} outcome(s) are invalid; nothing was written`, {
+      field: 'outcomes',
+      extra: { errors: errors.map((e) => ({ ...e, field: e.field === '' ? `outcomes.${e.index}` : `outcomes.${e.index}.${e.field}` })) },
+    });
+  }
+  const { written, duplicates } = await ctx.services.store.writeOutcomes(records);
+  return { status: 200, body: { written, duplicates } };
+}
