@@ -6,10 +6,11 @@ import { parseNumber } from '../../table/typing.ts';
 import type { RawTable } from '../../table/types.ts';
 import type { OpContext } from '../../services.ts';
 import type { FitOutcome } from './fits.ts';
-import { compareIds, type CaseSet } from './cases.ts';
+import { compareIds, pickRows, type CaseSet } from './cases.ts';
 import { scoreTable, type ScoredCase } from './scoring.ts';
 import { bandOf } from './band.ts';
 import { makeVerdict, type SignedVerdict, type VerdictCase } from './verdicts.ts';
+import { leversForCases, type Lever } from '../levers.ts';
 
 export interface AnswerInput {
   ctx: OpContext;
@@ -89,8 +90,9 @@ function levelOf(q: Question, p: number): string | undefined {
   return levels[i];
 }
 
-function caseResult(a: AnswerInput, fit: FitOutcome, id: string, s: ScoredCase, extra: Record<string, unknown> = {}): CaseResult {
+function caseResult(a: AnswerInput, fit: FitOutcome, id: string, s: ScoredCase, extra: Record<string, unknown> = {}, levers?: Lever[]): CaseResult {
   const out: CaseResult = { entity_id: id, p: s.p, ...extra, reasons: s.reasons };
+  if (levers) out.levers = levers;
   if (a.band) Object.assign(out, bandOf(fit.quality, s, a.subjectKind));
   return out;
 }
@@ -119,11 +121,19 @@ async function sign(a: AnswerInput, fit: FitOutcome, cases: CaseResult[], option
   });
 }
 
+/** wire.md levers: only when outcome_is_desirable says which way is better (spec 1.5). */
+function leversOf(a: AnswerInput, fit: FitOutcome, table: CaseSet['table'], ids: readonly string[], scored: readonly ScoredCase[]): Lever[][] | null {
+  const desirable = a.question.outcome_is_desirable;
+  if (desirable === undefined) return null;
+  return leversForCases(a.ctx, fit.model!, fit.modelRef, desirable, table, ids, scored);
+}
+
 async function simpleAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer> {
   const scored = scoreTable(a.ctx, fit.model!, a.cases.table);
+  const levers = leversOf(a, fit, a.cases.table, a.cases.entityIds, scored);
   const cases = scored.map((s, r) => {
     const level = levelOf(a.question, s.p);
-    return caseResult(a, fit, a.cases.entityIds[r], s, level !== undefined ? { level } : {});
+    return caseResult(a, fit, a.cases.entityIds[r], s, level !== undefined ? { level } : {}, levers?.[r]);
   });
   const verdicts = [await sign(a, fit, cases)];
   return { body: { ...answeredBase(a.question, fit), cases, verdicts }, billable: cases.length };
@@ -136,7 +146,9 @@ async function rankAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer>
   // spec 4.1 rule 6: highest chance first; ties by entity id so the order is deterministic
   order.sort((x, y) => scored[y].p - scored[x].p || compareIds(a.cases.entityIds[x], a.cases.entityIds[y]));
   const topK = Math.min(q.top_k ?? DEFAULT_TOP_K, order.length);
-  const ranked = order.slice(0, topK).map((r, i) => caseResult(a, fit, a.cases.entityIds[r], scored[r], { position: i + 1 }));
+  const top = order.slice(0, topK);
+  const levers = leversOf(a, fit, pickRows(a.cases.table, top), top.map((r) => a.cases.entityIds[r]), top.map((r) => scored[r]));
+  const ranked = top.map((r, i) => caseResult(a, fit, a.cases.entityIds[r], scored[r], { position: i + 1 }, levers?.[i]));
   const verdicts = [await sign(a, fit, ranked)];
   return {
     body: { ...answeredBase(q, fit), ranked, ranked_total: order.length, verdicts },
