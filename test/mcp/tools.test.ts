@@ -1,0 +1,180 @@
+// /mcp over loopback with the real MCP SDK client (spec 4.13): the tool list, no-key and keyed tools, errors as
+// isError results carrying the Problem, and the same answer as REST from the same operation.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { implementedOperations } from '../../host/operations/registry.ts';
+import { ROUTES } from '../../host/routes/index.ts';
+import { SAMPLES } from '../../samples/catalog.ts';
+import { connectMcp, startTestService, withoutCallIdentity, type TestService } from './helpers.ts';
+
+const sample = SAMPLES.find((s) => s.name === 'saas_churn')!;
+
+let svc: TestService;
+let key: string;
+let keyed: Client;
+let anonymous: Client;
+beforeAll(async () => {
+  svc = await startTestService();
+  key = await svc.testKey();
+  keyed = await connectMcp(svc.url, { key });
+  anonymous = await connectMcp(svc.url);
+});
+afterAll(async () => {
+  await keyed?.close();
+  await anonymous?.close();
+  await svc?.close();
+});
+
+describe('tools/list', () => {
+  it('lists one tool per served operation, named as in spec 4, without register_agent', async () => {
+    const { tools } = await anonymous.listTools();
+    const expected = implementedOperations(ROUTES).filter((op) => op.name !== 'register_agent').map((op) => op.name);
+    expect(tools.map((t) => t.name)).toEqual(expected);
+    expect(expected).toEqual(expect.arrayContaining(['svc_ask', 'svc_poll', 'svc_describe', 'svc_verify']));
+  });
+
+  it('lists the same tools with or without a key', async () => {
+    const [a, b] = await Promise.all([anonymous.listTools(), keyed.listTools()]);
+    expect(b.tools).toEqual(a.tools);
+  });
+
+  it('gives every tool a description, an object input schema in JSON Schema 2020-12 and an output schema', async () => {
+    const { tools } = await anonymous.listTools();
+    for (const tool of tools) {
+      expect(tool.description!.length, tool.name).toBeGreaterThan(80);
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.inputSchema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+      expect(tool.outputSchema?.type).toBe('object');
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
+        expect(typeof tool.annotations?.[hint], `${tool.name} ${hint}`).toBe('boolean');
+      }
+    }
+  });
+
+  it('sets the hints of spec 4.13', async () => {
+    const { tools } = await anonymous.listTools();
+    const hints = Object.fromEntries(tools.map((t) => [t.name, t.annotations!]));
+    expect(hints.svc_ask).toMatchObject({ readOnlyHint: true, openWorldHint: true, idempotentHint: false });
+    for (const name of ['svc_poll', 'svc_describe', 'svc_verify']) {
+      expect(hints[name], name).toMatchObject({ readOnlyHint: true, openWorldHint: false, idempotentHint: true });
+    }
+    if (hints.svc_add_dataset) expect(hints.svc_add_dataset).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: true });
+    if (hints.svc_delete_dataset) expect(hints.svc_delete_dataset).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+  });
+
+  it('tells an agent what svc_ask costs, what a pending reply means and what the schema cannot say', async () => {
+    const { tools } = await anonymous.listTools();
+    const ask = tools.find((t) => t.name === 'svc_ask')!;
+    expect(ask.description).toMatch(/0\.00002 USD/);
+    expect(ask.description).toMatch(/svc_poll/);
+    expect(ask.description).toMatch(/acknowledge_decision_support/);
+    expect(ask.inputSchema.description).toMatch(/exactly one of dataset_id, rows, csv, fetch_url/);
+    expect(tools.find((t) => t.name === 'svc_describe')!.description).toMatch(/No key needed/i);
+  });
+});
+
+describe('tools/call', () => {
+  it('svc_describe needs no key and returns the describe reply as structured content and text', async () => {
+    const result: any = await anonymous.callTool({ name: 'svc_describe', arguments: {} });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent.samples.map((s: any) => s.name)).toEqual(SAMPLES.map((s) => s.name));
+    expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
+  });
+
+  it("runs a sample's `try` through svc_ask, verifies its Verdict with svc_verify, and matches the REST answer", async () => {
+    const mcp: any = await keyed.callTool({ name: 'svc_ask', arguments: sample.try as any });
+    expect(mcp.isError).toBeFalsy();
+    expect(mcp.structuredContent.status).toBe('done');
+    const answer = mcp.structuredContent.answers.q;
+    expect(answer.state).toBe('answered');
+    expect(answer.cases[0].entity_id).toBe('cust_0001');
+
+    const [{ verdict, signature }] = answer.verdicts;
+    const verified: any = await anonymous.callTool({ name: 'svc_verify', arguments: { verdict, signature } });
+    expect(verified.structuredContent).toEqual({ status: 'valid' });
+
+    // The first call ran the fit; both later calls reuse it (spec 4.1 rule 2), so they must agree exactly.
+    const rest = await svc.post('/v1/ask', sample.try, key);
+    expect(rest.status).toBe(200);
+    const again: any = await keyed.callTool({ name: 'svc_ask', arguments: sample.try as any });
+    expect(again.structuredContent.answers.q.cache).toBe('hit');
+    expect(withoutCallIdentity(again.structuredContent)).toEqual(withoutCallIdentity(rest.body));
+    expect(again.structuredContent.answers.q.cases).toEqual(answer.cases);
+  });
+
+  it('answers an unknown argument with an isError result carrying the invalid_request Problem naming it', async () => {
+    const result: any = await keyed.callTool({ name: 'svc_ask', arguments: { ...sample.try, colour: 'blue' } });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ status: 422, code: 'invalid_request', field: 'colour' });
+    expect(result.structuredContent.detail).toMatch(/colour/);
+    expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
+  });
+
+  it('answers a keyed tool called without a key with the unauthorized Problem', async () => {
+    const result: any = await anonymous.callTool({ name: 'svc_ask', arguments: sample.try as any });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ status: 401, code: 'unauthorized' });
+  });
+
+  it('answers a keyed tool called with an unknown key with the unauthorized Problem', async () => {
+    const stranger = await connectMcp(svc.url, { key: 'svck_test_not_a_real_key' });
+    try {
+      const result: any = await stranger.callTool({ name: 'svc_poll', arguments: { task_id: 'tk_aaaaaaaaaaaaaaaaaaaaaaaaaa' } });
+      expect(result.structuredContent).toMatchObject({ status: 401, code: 'unauthorized' });
+      // A no-key tool works whatever the header says, as over REST.
+      const described: any = await stranger.callTool({ name: 'svc_describe', arguments: {} });
+      expect(described.isError).toBeFalsy();
+    } finally {
+      await stranger.close();
+    }
+  });
+
+  it('returns a test key used on non-sample data as the test_key_samples_only Problem', async () => {
+    const args = { ...sample.try, data: { rows: [{ customer_id: 'a', churned: 1 }] } };
+    const result: any = await keyed.callTool({ name: 'svc_ask', arguments: args });
+    expect(result.structuredContent).toMatchObject({ status: 403, code: 'test_key_samples_only' });
+  });
+
+  it('returns an unknown task as the unknown_task Problem from svc_poll', async () => {
+    const result: any = await keyed.callTool({ name: 'svc_poll', arguments: { task_id: 'tk_aaaaaaaaaaaaaaaaaaaaaaaaaa' } });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ status: 404, code: 'unknown_task' });
+  });
+
+  it('rejects an unknown tool as a protocol error', async () => {
+    await expect(anonymous.callTool({ name: 'svc_nothing', arguments: {} })).rejects.toThrow(/Unknown tool/);
+  });
+});
+
+describe('the /mcp endpoint', () => {
+  it('answers GET and DELETE with 405 and Allow: POST (stateless, no stream, no session)', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${svc.url}/mcp`, { method, headers: { accept: 'text/event-stream' } });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+    }
+  });
+
+  it('issues no session id', async () => {
+    const res = await fetch(`${svc.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    const body = await res.json();
+    expect(body.result.serverInfo.name).toBe('outcome-question-service');
+  });
+
+  it('reads the body like REST: a body that is not JSON is the invalid_json Problem', async () => {
+    const res = await fetch(`${svc.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{not json',
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()).code).toBe('invalid_json');
+  });
+});
