@@ -1,0 +1,110 @@
+// refit_of and svc_drift over real HTTP (spec 2.3, 3.4, 4.6; wire.md "The other operations"): a
+// refit on fresh rows of the same process, on a replaced pattern, on a record whose new fit is
+// refused while the old model still holds, on pure noise, and a model_ref fitted without refit_of.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { churnAsk, churnRows } from './helpers.ts';
+
+let svc: TestService;
+let key: string;
+let baseRef: string;
+
+async function refit(rows: Array<Record<string, unknown>>, extra: Record<string, unknown> = {}, refitOf = baseRef) {
+  const r = await svc.post('/v1/ask', churnAsk(rows, { outcome_is_desirable: false, refit_of: refitOf }, { cases: { ids: [rows[0].customer_id] }, ...extra }), key);
+  expect(r.status).toBe(200);
+  return r.body.answers.q;
+}
+
+async function driftOf(modelRef: string) {
+  const r = await svc.post('/v1/drift', { model_ref: modelRef }, key);
+  expect(r.status).toBe(200);
+  return r.body;
+}
+
+beforeAll(async () => {
+  svc = await startTestService({ pendingWaitMs: 120_000 });
+  key = await svc.liveKey('drift');
+  const rows = churnRows({ seed: 7, rows: 1500 });
+  const r = await svc.post('/v1/ask', churnAsk(rows, { outcome_is_desirable: false }, { cases: { ids: ['c00001'] } }), key);
+  expect(r.body.answers.q.state).toBe('answered');
+  baseRef = r.body.answers.q.model_ref;
+});
+afterAll(() => svc?.close());
+
+describe('refit_of and svc_drift', () => {
+  it('a model_ref fitted without refit_of has no prior (keep), and its answer carries no drift', async () => {
+    expect(await driftOf(baseRef)).toMatchObject({ pattern: 'no_prior', recommendation: 'keep' });
+  });
+
+  it('fresh rows from the same process: unchanged, keep; the report pairs both models on the new held-out rows', async () => {
+    const a = await refit(churnRows({ seed: 8, rows: 1500 }));
+    expect(a.state).toBe('answered');
+    expect(a.drift).toMatchObject({ pattern: 'unchanged', recommendation: 'keep' });
+    const rep = a.drift.report;
+    expect(rep).toMatchObject({ refit_of: baseRef, new_state: 'answered', evaluated_on: 'held_out', old_holds: true, new_better: false });
+    // the new model's AUC on its own held-out rows is the answer's quality.auc: the rows are the same
+    expect(rep.new_auc).toBeCloseTo(a.quality.auc, 6);
+    expect(rep.evaluated_rows).toBe(a.quality.held_out_rows);
+    expect(rep.evaluated_positives).toBe(a.quality.held_out_positives);
+    expect(rep.old_auc_on_new).toBeGreaterThan(0.7);
+    expect(rep.columns_moved.length).toBeGreaterThan(0);
+    expect(await driftOf(a.model_ref)).toEqual(a.drift);
+  });
+
+  it('a replaced pattern (same columns, churn now follows seats and plan): changed, refit', async () => {
+    const a = await refit(churnRows({ seed: 9, rows: 1500, pattern: 'replaced' }));
+    expect(a.state).toBe('answered');
+    expect(a.drift).toMatchObject({ pattern: 'changed', recommendation: 'refit' });
+    expect(a.drift.report.old_holds).toBe(false);
+    expect(a.drift.report.old_auc_on_new).toBeLessThan(0.6);
+    expect(a.drift.report.new_better).toBe(true);
+    // the columns the new pattern rests on are among those that moved most
+    const moved = a.drift.report.columns_moved.map((c: any) => c.column);
+    expect(moved).toEqual(expect.arrayContaining(['seats', 'plan']));
+    expect(await driftOf(a.model_ref)).toMatchObject({ pattern: 'changed', recommendation: 'refit' });
+  });
+
+  it('a refit that is refused while the old model still holds on the new rows: keep (one refusal is not drift)', async () => {
+    // out of time: the new fit trains on older rows where churn is a coin toss and is checked on the
+    // latest quarter, where the old pattern still holds
+    const a = await refit(churnRows({ seed: 10, rows: 1500, pattern: 'recent_only' }), { time_column: 'signup_at' });
+    expect(a.state).toBe('refused');
+    expect(a.drift).toMatchObject({ pattern: 'unchanged', recommendation: 'keep' });
+    expect(a.drift.report.old_holds).toBe(true);
+    expect(await driftOf(a.model_ref)).toMatchObject({ pattern: 'unchanged', recommendation: 'keep' });
+  });
+
+  it('a refresh where nothing holds any more, old or new: changed, abandon', async () => {
+    const a = await refit(churnRows({ seed: 11, rows: 1500, pattern: 'noise' }));
+    expect(a.state).toBe('refused');
+    expect(a.drift).toMatchObject({ pattern: 'changed', recommendation: 'abandon' });
+    expect(a.drift.report.old_holds).toBe(false);
+  });
+
+  it('an old model that cannot score the new record (a column it used is gone) no longer holds', async () => {
+    const rows = churnRows({ seed: 12, rows: 1500 }).map(({ support_tickets: _gone, ...rest }) => rest);
+    const a = await refit(rows);
+    expect(a.state).toBe('answered');
+    expect(a.drift).toMatchObject({ pattern: 'changed', recommendation: 'refit' });
+    expect(a.drift.report.old_missing_columns).toEqual(['support_tickets']);
+  });
+
+  it('refit_of naming a model_ref this workspace never got is 404 unknown_model at questions.q.refit_of', async () => {
+    const rows = churnRows({ seed: 8, rows: 200 });
+    const ask = churnAsk(rows, { refit_of: 'mr1_' + '0'.repeat(32) }, { cases: { ids: ['c00001'] } });
+    const r = await svc.post('/v1/ask', ask, key);
+    expect(r.status).toBe(404);
+    expect(r.body).toMatchObject({ code: 'unknown_model', field: 'questions.q.refit_of' });
+    const other = await svc.liveKey('drift-other');
+    const theirs = await svc.post('/v1/ask', churnAsk(rows, { refit_of: baseRef }, { cases: { ids: ['c00001'] } }), other);
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.code).toBe('unknown_model');
+  });
+
+  it('svc_drift on a model_ref of another workspace is 404 unknown_model', async () => {
+    const other = await svc.liveKey('drift-other');
+    const r = await svc.post('/v1/drift', { model_ref: baseRef }, other);
+    expect(r.status).toBe(404);
+    expect(r.body).toMatchObject({ code: 'unknown_model', field: 'model_ref' });
+  });
+});
