@@ -1,0 +1,64 @@
+// Spec 2.5 record shapes: the one entry that turns a log into one table of cases (architecture.md step 2).
+import type { Shape } from '../../schemas/shape.ts';
+import { parseTime } from '../select.ts';
+import type { RawTable } from '../types.ts';
+import { parseNumber } from '../typing.ts';
+import { shapeEvents } from './events.ts';
+import { shapePanel } from './panel.ts';
+import { formatTime } from './read.ts';
+import { shapeSeries } from './series.ts';
+import { shapeSignals } from './signals.ts';
+import { shapeTraces } from './traces.ts';
+import type { ShapeOptions, ShapedRecord } from './types.ts';
+
+export type { ShapeOptions, ShapedRecord } from './types.ts';
+export { SHAPE_FEATURES, type FeaturePattern } from './features.ts';
+
+/**
+ * Reads `table` through `shape`. `table` comes back unchanged; every other kind reads the record as
+ * a log as of its `as_of` and builds one row per case (events, panel), per case and period (series),
+ * per case and snapshot (signals) or per run (traces), with the same output for the same rows in any
+ * order. Errors: `shape_invalid` naming the field at fault (`shape.value_columns.1`, `time_column`,
+ * `shape.as_of`, ...), `shape_empty` (field `shape`) when the read leaves no usable row.
+ */
+export function applyShape(table: RawTable, shape: Shape, opts: ShapeOptions): ShapedRecord {
+  switch (shape.kind) {
+    case 'table':
+      return asTable(table, opts);
+    case 'events':
+      return shapeEvents(table, shape, opts);
+    case 'series':
+      return shapeSeries(table, shape, opts);
+    case 'panel':
+      return shapePanel(table, shape, opts);
+    case 'signals':
+      return shapeSignals(table, shape, opts);
+    case 'traces':
+      return shapeTraces(table, shape, opts);
+  }
+}
+
+/** Spec 2.5 `table`: the record is already one row per case. */
+function asTable(table: RawTable, opts: ShapeOptions): ShapedRecord {
+  const tc = opts.timeColumn ? table.columns.indexOf(opts.timeColumn) : -1;
+  let latest = NaN;
+  let numeric = true;
+  if (tc >= 0) {
+    for (const cell of table.data[tc]) {
+      const t = parseTime(cell);
+      if (t === null) continue;
+      if (!(t <= latest)) latest = t;
+      if (typeof cell !== 'number' && parseNumber(cell) === null) numeric = false;
+    }
+  }
+  return {
+    table,
+    outcomeColumn: opts.outcomeColumn ?? '',
+    entityColumn: opts.entityColumn,
+    ...(tc >= 0 ? { timeColumn: opts.timeColumn } : {}),
+    asOf: Number.isNaN(latest) ? '' : String(formatTime(latest, numeric)),
+    counts: { input_rows: table.rowCount, rows: table.rowCount },
+    features: [],
+    kept: table.columns.filter((c) => c !== opts.entityColumn),
+  };
+}

@@ -1,0 +1,194 @@
+// Spec 2.5 shared reading: named columns, times, as_of, and the log grouped into cases in canonical order.
+import { ServiceError } from '../../http/problem.ts';
+import { entityKey, parseTime } from '../select.ts';
+import type { Cell, RawTable } from '../types.ts';
+import { cellText, compareCodePoints, isMissing, parseNumber } from '../typing.ts';
+import { canonicalOrder } from './frame.ts';
+
+export const HOUR = 3_600_000;
+export const DAY = 24 * HOUR;
+
+/** Index of a column the shape names; `shape_invalid` at `field` when the record lacks it. */
+export function shapeColumn(table: RawTable, name: string, field: string): number {
+  const c = table.columns.indexOf(name);
+  if (c < 0) {
+    throw new ServiceError('shape_invalid', `The record has no column ${JSON.stringify(name)} (named by ${field}).`, { field });
+  }
+  return c;
+}
+
+/**
+ * A column the shape reads as numbers: every non-missing value must parse, else `shape_invalid` at
+ * `field` quoting the smallest offending value (by code point, so the message does not depend on row order).
+ */
+export function numericColumn(table: RawTable, c: number, field: string): (number | null)[] {
+  const cells = table.data[c];
+  const out: (number | null)[] = new Array(table.rowCount);
+  let bad: string | null = null;
+  for (let r = 0; r < table.rowCount; r++) {
+    const cell = cells[r];
+    if (isMissing(cell)) out[r] = null;
+    else {
+      const x = parseNumber(cell);
+      out[r] = x;
+      if (x === null) {
+        const t = cellText(cell) as string;
+        if (bad === null || compareCodePoints(t, bad) < 0) bad = t;
+      }
+    }
+  }
+  if (bad !== null) {
+    throw new ServiceError('shape_invalid', `Column ${JSON.stringify(table.columns[c])} must hold numbers; it holds ${JSON.stringify(bad)}.`, { field });
+  }
+  return out;
+}
+
+/** Times of one column in epoch ms (NaN when blank); an unreadable value is `shape_invalid` at `field`. */
+export function timeColumn(table: RawTable, c: number, field: string): Float64Array {
+  const cells = table.data[c];
+  const out = new Float64Array(table.rowCount);
+  let bad: string | null = null;
+  for (let r = 0; r < table.rowCount; r++) {
+    const cell = cells[r];
+    if (isMissing(cell)) {
+      out[r] = NaN;
+      continue;
+    }
+    const t = parseTime(cell);
+    if (t === null) {
+      const text = cellText(cell) as string;
+      if (bad === null || compareCodePoints(text, bad) < 0) bad = text;
+      out[r] = NaN;
+    } else out[r] = t;
+  }
+  if (bad !== null) {
+    throw new ServiceError(
+      'shape_invalid',
+      `Column ${JSON.stringify(table.columns[c])} holds a value that is not a time: ${JSON.stringify(bad)}. ` +
+        'Use ISO 8601 (2024-03-01, 2024-03-01T12:00:00Z, with or without a zone) or epoch milliseconds.',
+      { field },
+    );
+  }
+  return out;
+}
+
+/** Spec 2.5 `as_of`: parsed like the time column; unreadable is `shape_invalid` at `shape.as_of`. */
+export function parseAsOf(asOf: string | undefined): number | null {
+  if (asOf === undefined) return null;
+  const t = parseTime(asOf);
+  if (t === null) {
+    throw new ServiceError('shape_invalid', `shape.as_of ${JSON.stringify(asOf)} is not an ISO 8601 time.`, { field: 'shape.as_of' });
+  }
+  return t;
+}
+
+/** How times are written back: ISO 8601 in UTC, so zoned, unzoned and date-only inputs read alike. */
+export function formatTime(ms: number, numeric: boolean): string | number {
+  if (numeric || !(Math.abs(ms) <= 8.64e15)) return ms;
+  return new Date(ms).toISOString();
+}
+
+/** One case of a log: its id and its rows (input row indices) in canonical time order. */
+export interface CaseRows {
+  id: string;
+  rows: number[];
+}
+
+/** A record read as a log (events, series, panel, signals, traces). */
+export interface Log {
+  table: RawTable;
+  entityIdx: number;
+  timeIdx: number;
+  /** Per input row: epoch ms, NaN when blank. */
+  times: Float64Array;
+  /** True when every time cell is a plain number (then times are written back as numbers). */
+  numericTimes: boolean;
+  /** Cases sorted by id (code point order). */
+  cases: CaseRows[];
+  /** The latest time among the rows kept (before any `until` cut); NaN when none. */
+  latest: number;
+  counts: Record<string, number>;
+}
+
+/**
+ * Reads the entity and time columns, drops rows without an entity id or a time (counted), drops rows
+ * after `until` (counted as `after_as_of`), and puts the rest in canonical order: entity id by code
+ * point, then time, then the row's cells as text, so any order of the same rows reads the same.
+ */
+export function readLog(table: RawTable, entityColumn: string, timeColumnName: string, until?: (latest: number) => number): Log {
+  if (!timeColumnName) {
+    throw new ServiceError('shape_invalid', 'A shaped record needs time_column (spec 2.6).', { field: 'time_column' });
+  }
+  const entityIdx = table.columns.indexOf(entityColumn);
+  if (entityIdx < 0) {
+    throw new ServiceError('shape_invalid', `The record has no entity column ${JSON.stringify(entityColumn)}.`, { field: 'entity_column' });
+  }
+  const timeIdx = shapeColumn(table, timeColumnName, 'time_column');
+  const times = timeColumn(table, timeIdx, 'time_column');
+  const ids = table.data[entityIdx].map((c) => entityKey(c));
+  let noEntity = 0;
+  let noTime = 0;
+  let latest = NaN;
+  let numericTimes = true;
+  const usable: number[] = [];
+  for (let r = 0; r < table.rowCount; r++) {
+    if (ids[r] === null) noEntity++;
+    else if (Number.isNaN(times[r])) noTime++;
+    else {
+      usable.push(r);
+      if (!(times[r] <= latest)) latest = times[r];
+      const cell = table.data[timeIdx][r];
+      if (typeof cell !== 'number' && parseNumber(cell) === null) numericTimes = false;
+    }
+  }
+  const cut = until ? until(latest) : Infinity;
+  const kept = usable.filter((r) => times[r] <= cut);
+  const order = canonicalOrder(table, kept, ids as string[], times);
+  const cases: CaseRows[] = [];
+  for (const r of order) {
+    const id = ids[r] as string;
+    const last = cases[cases.length - 1];
+    if (last && last.id === id) last.rows.push(r);
+    else cases.push({ id, rows: [r] });
+  }
+  return {
+    table,
+    entityIdx,
+    timeIdx,
+    times,
+    numericTimes,
+    cases,
+    latest,
+    counts: {
+      input_rows: table.rowCount,
+      dropped_no_entity: noEntity,
+      dropped_no_time: noTime,
+      after_as_of: usable.length - kept.length,
+    },
+  };
+}
+
+/**
+ * Keeps one row per (case, time): the last in canonical order (the greatest row text), so a
+ * duplicated period cannot depend on file order. Returns the number of rows dropped.
+ */
+export function dedupePeriods(log: Log): number {
+  let dropped = 0;
+  for (const c of log.cases) {
+    const out: number[] = [];
+    for (const r of c.rows) {
+      const prev = out[out.length - 1];
+      if (prev !== undefined && log.times[prev] === log.times[r]) {
+        out[out.length - 1] = r;
+        dropped++;
+      } else out.push(r);
+    }
+    c.rows = out;
+  }
+  return dropped;
+}
+
+/** A column-major table from named columns. */
+export function buildTable(columns: string[], data: Cell[][]): RawTable {
+  return { columns, data, rowCount: data.length > 0 ? data[0].length : 0 };
+}

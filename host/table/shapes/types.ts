@@ -1,0 +1,40 @@
+// What a shape read returns (spec 2.5, 2.7 `shape`): one table of cases plus the names the fit needs.
+import type { RawTable } from '../types.ts';
+
+/** Options every shape read takes; `entityColumn` and `timeColumn` come from the ask (spec 2.6). */
+export interface ShapeOptions {
+  entityColumn: string;
+  /** Spec 2.6: required with every shape except `table`. */
+  timeColumn: string;
+  /**
+   * The question's outcome column. Series and traces carry their outcome on each row (spec 2.5), so
+   * the shape cannot name it; traces need it (and its yes values) for the prior rates.
+   */
+  outcomeColumn?: string;
+  /** Spec 2.3 `positive_values` of that question; default: the column's own yes/no pair. */
+  positiveValues?: string[];
+}
+
+/** The record read through a shape: one row per case (or per case-snapshot), ready to encode and fit. */
+export interface ShapedRecord {
+  /** Entity column, named feature columns, kept columns and the outcome column. */
+  table: RawTable;
+  /** The yes/no column to learn ('' when a series read was not told which column and cannot tell). */
+  outcomeColumn: string;
+  entityColumn: string;
+  /** Present when each row keeps its own time (series, signals, traces): the engine splits out of time. */
+  timeColumn?: string;
+  /** The time the record was read at, ISO 8601 (or the number, when times are plain numbers). */
+  asOf: string;
+  /** Row counts: input_rows, rows, cases, labeled, positives and what each kind dropped. */
+  counts: Record<string, number>;
+  /** The columns the shape computed (patterns in SHAPE_FEATURES), in table order. */
+  features: string[];
+  /** Input columns passed through unchanged (series, traces), in table order. */
+  kept: string[];
+  /**
+   * Events and panel windows only: the same features read at `asOf` itself (outcome blank), one
+   * row per case: the rows to score for the window that has not happened yet.
+   */
+  current?: RawTable;
+}
