@@ -1,0 +1,51 @@
+// Talks to this page's own origin only: svc_ask (following a pending ask with svc_poll, spec 3.2),
+// svc_describe and the model export. Problems (spec 2.13) become ProblemError with code and remedy.
+type Obj = Record<string, any>;
+
+export class ProblemError extends Error {
+  constructor(readonly problem: Obj) {
+    super(`${problem.code ?? 'error'}: ${problem.detail ?? problem.title ?? 'request failed'}${problem.remedy ? ` ${problem.remedy}` : ''}`);
+    this.name = 'ProblemError';
+  }
+}
+
+async function post(path: string, body: unknown, key?: string): Promise<{ status: number; body: Obj }> {
+  const res = await fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: Obj;
+  try {
+    parsed = text ? JSON.parse(text) : {};
+  } catch {
+    parsed = { code: 'bad_reply', detail: `HTTP ${res.status}: ${text.slice(0, 200)}` };
+  }
+  if (res.status >= 400) throw new ProblemError(parsed);
+  return { status: res.status, body: parsed };
+}
+
+export function describeService(): Promise<Obj> {
+  return post('/v1/describe', {}).then((r) => r.body);
+}
+
+/** svc_ask; a 202 pending reply is polled until done (`onPending` hears each wait). */
+export async function askService(ask: unknown, key: string, onPending?: (r: Obj) => void): Promise<Obj> {
+  let r = await post('/v1/ask', ask, key);
+  const started = Date.now();
+  while (r.status === 202 && r.body.status === 'pending') {
+    onPending?.(r.body);
+    if (Date.now() - started > 10 * 60_000) throw new Error('the service did not finish within 10 minutes');
+    await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(Number(r.body.retry_after_ms) || 500, 100), 5000)));
+    const taskId = r.body.task_id;
+    r = await post('/v1/poll', { task_id: taskId }, key);
+    if (r.body.task_id === undefined) r.body.task_id = taskId;
+  }
+  return r.body;
+}
+
+/** The export endpoint (host/web/export-model.ts): {model_ref, core_hash, state, quality, model}. */
+export async function exportModel(modelRef: string, key: string): Promise<Obj> {
+  return (await post('/v1/export-model', { model_ref: modelRef }, key)).body;
+}
