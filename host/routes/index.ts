@@ -7,6 +7,7 @@ import { pollRoute } from './poll.ts';
 import { DATASET_ROUTES } from './datasets/index.ts';
 import { registerRoute } from './register.ts';
 import { verifyRoute } from './verify.ts';
+import { exportModelRoute } from './export-model.ts';
 import { preflightRoute } from './preflight.ts';
 import { reportOutcomesRoute } from './report-outcomes.ts';
 import { driftRoute } from './drift.ts';
@@ -16,4 +17,4 @@ import type { RouteSpec } from './route.ts';
 
 export type { RouteSpec } from './route.ts';
 
-export const ROUTES: readonly RouteSpec[] = [askRoute, pollRoute, ...DATASET_ROUTES, preflightRoute, reportOutcomesRoute, driftRoute, attestRoute, evidenceRoute, describeRoute, verifyRoute, registerRoute, jwksRoute, healthzRoute];
+export const ROUTES: readonly RouteSpec[] = [askRoute, pollRoute, ...DATASET_ROUTES, preflightRoute, reportOutcomesRoute, driftRoute, attestRoute, evidenceRoute, describeRoute, verifyRoute, registerRoute, jwksRoute, healthzRoute, exportModelRoute];
