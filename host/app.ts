@@ -13,6 +13,7 @@ import { ROUTES } from './routes/index.ts';
 import { mountUploadRoute } from './routes/datasets/index.ts';
 import { mountMcp } from './mcp/index.ts';
 import { mountOpenApi } from './openapi/index.ts';
+import { mountPreviewPage } from './web/serve.ts';
 import type { Services } from './services.ts';
 
 function accessLog(): MiddlewareHandler<AppEnv> {
@@ -56,6 +57,9 @@ export function createApp(services: Services, routes: readonly RouteSpec[] = ROU
   // The same operations as MCP tools and as an OpenAPI document (spec 4.13; host/operations/registry.ts).
   mountMcp(app, routes);
   mountOpenApi(app, routes);
+
+  // The in-browser preview page at / and the files it loads (host/web/serve.ts).
+  mountPreviewPage(app);
 
   app.notFound(notFound((path) => methodsByPath.get(path) ?? []));
   app.onError(onError);

@@ -1,0 +1,102 @@
+// Serves the preview page and everything it loads, from this origin only: the HTML and CSS, the
+// bundled script, build/engine.wasm (checked against the running engine) and the sample CSVs.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Context, Hono } from 'hono';
+import type { AppEnv } from '../http/env.ts';
+import { ServiceError } from '../http/problem.ts';
+import { ENGINE_WASM_PATH } from '../engine/load-node.ts';
+import { getSample, loadSampleCsv } from '../../samples/catalog.ts';
+import { BUNDLE_PATH, buildPreviewBundle } from './bundle.ts';
+
+/** The page talks to its own origin only; wasm compilation needs 'wasm-unsafe-eval', nothing inline. */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const SECURITY_HEADERS = {
+  'content-security-policy': PAGE_CSP,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+interface Asset {
+  body: Uint8Array;
+  type: string;
+  etag: string;
+}
+
+const pageFile = (name: string) => fileURLToPath(new URL(`./page/${name}`, import.meta.url));
+
+function asset(body: string | Uint8Array, type: string): Asset {
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+  return { body: bytes, type, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"` };
+}
+
+function send(c: Context<AppEnv>, a: Asset): Response {
+  const headers = { ...SECURITY_HEADERS, 'content-type': a.type, etag: a.etag, 'cache-control': 'no-cache' };
+  if (c.req.header('if-none-match') === a.etag) return new Response(null, { status: 304, headers });
+  return new Response(a.body as Uint8Array<ArrayBuffer>, { status: 200, headers });
+}
+
+/** One value per process, made on first use; a failed attempt is forgotten so the next request retries. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | null = null;
+  return () => (p ??= make().catch((err) => ((p = null), Promise.reject(err))));
+}
+
+/** esbuild when it is installed (always current); else the file `npm run build:web` wrote; else 503. */
+async function loadBundle(): Promise<Asset> {
+  let js: string;
+  try {
+    js = await buildPreviewBundle();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    try {
+      js = readFileSync(BUNDLE_PATH, 'utf8');
+    } catch {
+      throw new ServiceError('engine_unavailable', `the preview script is not built and esbuild is not installed: run npm run build:web (writes ${BUNDLE_PATH})`);
+    }
+  }
+  return asset(js, 'text/javascript; charset=utf-8');
+}
+
+export function mountPreviewPage(app: Hono<AppEnv>): void {
+  const html = once(async () => asset(readFileSync(pageFile('index.html')), 'text/html; charset=utf-8'));
+  const css = once(async () => asset(readFileSync(pageFile('preview.css')), 'text/css; charset=utf-8'));
+  const bundle = once(loadBundle);
+  const wasm = once(async () => {
+    const bytes = readFileSync(ENGINE_WASM_PATH);
+    return { ...asset(bytes, 'application/wasm'), coreHash: createHash('sha256').update(bytes).digest('hex') };
+  });
+  const samples = new Map<string, Asset>();
+
+  app.get('/', async (c) => send(c, await html()));
+  app.get('/preview.css', async (c) => send(c, await css()));
+  app.get('/preview.js', async (c) => send(c, await bundle()));
+  app.get('/engine.wasm', async (c) => {
+    const a = await wasm();
+    // The page must run the engine this server runs (same core_hash), or its answers would not match.
+    if (a.coreHash !== c.get('services').engine.coreHash) {
+      throw new ServiceError('engine_unavailable', 'build/engine.wasm changed since this server started; restart the server');
+    }
+    return send(c, a);
+  });
+  app.get('/samples/:file', async (c) => {
+    const file = c.req.param('file');
+    const name = file.endsWith('.csv') ? file.slice(0, -4) : '';
+    if (!getSample(name)) throw new ServiceError('not_found', `There is no sample file ${file}; POST /v1/describe lists the samples.`);
+    if (!samples.has(name)) samples.set(name, asset(loadSampleCsv(name), 'text/csv; charset=utf-8'));
+    return send(c, samples.get(name)!);
+  });
+}

@@ -1,0 +1,117 @@
+// Renders one answer (the service's shape, spec 2.8-2.10): state first, then quality, then the cases
+// with their chances, levels or choices, and reasons with the range of the bin each value fell in.
+import { el, fmt } from './dom.ts';
+
+type Obj = Record<string, any>;
+const SHOWN = 300;
+
+/** `middle` (the terms chart) goes between the quality and the cases. */
+export function answerView(answer: Obj, source: 'preview' | 'service', middle?: Node): HTMLElement {
+  const state = String(answer.state);
+  const head = el(
+    'div',
+    { class: 'answer-head' },
+    el('span', { class: `state state-${state}`, 'data-state': state }, state),
+    el('span', { class: 'muted' }, ` ${answer.type} · fit ${answer.cache ?? '–'} · `),
+    el('code', { class: 'model-ref' }, answer.model_ref ?? Object.values(answer.model_refs ?? {}).join(', ') ?? ''),
+  );
+  const parts: Node[] = [head];
+  if (state !== 'answered') parts.push(unanswered(answer));
+  if (answer.quality) parts.push(qualityView(answer.quality.auc !== undefined ? answer.quality : Object.values(answer.quality)[0]));
+  if (middle) parts.push(middle);
+  const rows: Obj[] = answer.cases ?? answer.ranked ?? [];
+  if (rows.length > 0) parts.push(casesTable(rows, answer, source));
+  return el('div', { class: 'answer' }, ...parts);
+}
+
+function unanswered(a: Obj): HTMLElement {
+  const reasons = (a.reasons ?? []).join(', ');
+  const needs = a.needs ? ` Needs: ${Object.entries(a.needs).map(([k, v]) => `${k} ${v}`).join(', ')}.` : '';
+  const why =
+    a.state === 'refused'
+      ? 'No pattern held on the held-out rows, so the service refuses rather than guesses. Retrying the same question cannot change this.'
+      : 'Too few labeled rows to check a model.';
+  return el('p', { class: 'why' }, `${why} Reasons: ${reasons || '–'}.${needs}${a.detail ? ' ' + a.detail : ''}`);
+}
+
+function qualityView(q: Obj): HTMLElement {
+  const interval = q.auc_interval ? ` (95% interval ${fmt(q.auc_interval[0])} to ${fmt(q.auc_interval[1])})` : '';
+  const excluded = (q.excluded_columns ?? []).map((e: Obj) => `${e.column} (${e.why})`).join(', ');
+  return el(
+    'dl',
+    { class: 'quality' },
+    el('dt', {}, 'Held-out AUC'),
+    el('dd', { id: 'quality-auc' }, `${fmt(q.auc)}${interval}`),
+    el('dt', {}, 'Validation'),
+    el('dd', {}, `${q.validation_scheme}: ${q.held_out_rows} held-out rows (${q.held_out_positives} yes), ${q.training_rows} training rows`),
+    el('dt', {}, 'Base rate'),
+    el('dd', {}, fmt(q.base_rate)),
+    el('dt', {}, 'Top-decile lift'),
+    el('dd', {}, `${fmt(q.top_decile_lift, 2)} (top fifth ${fmt(q.realised_lift, 2)})`),
+    el('dt', {}, 'Brier / log loss'),
+    el('dd', {}, `${fmt(q.brier)} / ${fmt(q.log_loss)}`),
+    el('dt', {}, 'Left out'),
+    el('dd', {}, excluded || 'none'),
+  );
+}
+
+function pText(p: unknown): string {
+  if (typeof p === 'number') return p.toFixed(6);
+  return Object.entries(p as Obj).map(([o, v]) => `${o} ${(v as number).toFixed(3)}`).join(' · ');
+}
+
+function detailOf(c: Obj): string {
+  if (c.level !== undefined) return c.level;
+  if (c.choice !== undefined) return `${c.choice} (most likely ${c.most_likely}, least ${c.least_likely})`;
+  if (c.position !== undefined) return `#${c.position}`;
+  return '';
+}
+
+function reasonsCell(reasons: Obj[]): HTMLElement {
+  if (reasons.length === 0) return el('td', { class: 'muted' }, 'no column moved this case much');
+  return el(
+    'td',
+    {},
+    el(
+      'ul',
+      { class: 'reasons' },
+      ...reasons.map((r) =>
+        el(
+          'li',
+          { class: r.likelihood_direction },
+          el('span', { class: 'dir' }, r.likelihood_direction === 'higher' ? '▲' : '▼'),
+          ` ${r.range?.text ?? r.feature_label}`,
+          el('span', { class: 'muted' }, ` · ${r.strength}`),
+        ),
+      ),
+    ),
+  );
+}
+
+function casesTable(rows: Obj[], answer: Obj, source: string): HTMLElement {
+  const body = el('tbody', {});
+  const render = (limit: number) => {
+    body.replaceChildren(
+      ...rows.slice(0, limit).map((c) =>
+        el('tr', {}, el('td', {}, c.entity_id), el('td', { class: 'num' }, pText(c.p)), el('td', {}, detailOf(c)), reasonsCell(c.reasons ?? [])),
+      ),
+    );
+  };
+  render(SHOWN);
+  const total = answer.ranked_total !== undefined ? ` of ${answer.ranked_total} ranked` : '';
+  const more = rows.length > SHOWN ? el('button', { type: 'button', class: 'link' }, `Show all ${rows.length} cases`) : null;
+  more?.addEventListener('click', () => {
+    render(rows.length);
+    more.remove();
+  });
+  const detail = ({ score: 'level', rank: 'position', choice: 'choice' } as Obj)[answer.type] ?? '';
+  const head = el('tr', {}, el('th', {}, 'case'), el('th', {}, 'chance p'), el('th', {}, detail), el('th', {}, 'reasons (associations, not causes)'));
+  return el(
+    'div',
+    { class: 'cases' },
+    el('h3', {}, 'Cases'),
+    el('p', { class: 'muted' }, `${rows.length} case${rows.length === 1 ? '' : 's'}${total} from the ${source}${rows.length > SHOWN ? `, first ${SHOWN} shown` : ''}.`),
+    el('div', { class: 'scroll' }, el('table', { id: 'cases-table' }, el('thead', {}, head), body)),
+    more,
+  );
+}

@@ -1,0 +1,182 @@
+// The page's controller: holds the engine, the samples and the record in memory, runs the preview,
+// asks the service, and compares the two. Everything it needs is fetched once at load.
+import type { EngineModule } from '../../engine/wasm.ts';
+import type { Model } from '../../engine/model.ts';
+import { parseCsv } from '../../table/csv.ts';
+import { selectCases } from '../../operations/ask/cases.ts';
+import { PreviewSession, previewAsk, type PreviewRecord, type PreviewResult } from '../core/ask.ts';
+import { compareAnswers, type Agreement } from '../core/compare.ts';
+import { modelFromJson } from '../core/model-json.ts';
+import { scoreRows } from '../core/score.ts';
+import { strongestTerms } from '../core/terms.ts';
+import { askService, exportModel } from '../core/service.ts';
+import { answerView } from './answer-view.ts';
+import { termsChart } from './chart.ts';
+import { byId, el, fill, nextFrame } from './dom.ts';
+import { QuestionForm, type SampleInfo } from './form.ts';
+import { agreementView, scoredRowsView } from './compare-view.ts';
+
+type Obj = Record<string, any>;
+type Status = 'loading' | 'ready' | 'busy' | 'done' | 'error';
+
+export function errorText(err: unknown): string {
+  const e = err as { code?: string; message?: string; field?: string };
+  return `${e.code ? e.code + ': ' : ''}${e.message ?? String(err)}${e.field ? ` (field ${e.field})` : ''}`;
+}
+
+export class PreviewApp {
+  readonly session: PreviewSession;
+  readonly form = new QuestionForm();
+  record: (PreviewRecord & { label: string; sample?: SampleInfo }) | null = null;
+  lastPreview: PreviewResult | null = null;
+  lastAsk: Obj | null = null;
+  lastService: Obj | null = null;
+  lastAgreement: Agreement | null = null;
+  /** The model section 5 scores with: this page's fit, or the service's once loaded. */
+  model: { model: Model; from: string } | null = null;
+
+  constructor(
+    readonly engine: EngineModule,
+    readonly samples: Map<string, { info: SampleInfo; text: string }>,
+  ) {
+    this.session = new PreviewSession(engine);
+  }
+
+  status(s: Status): void {
+    document.body.dataset.status = s;
+  }
+
+  /** Makes `text` the record (a sample when `sample` is given). */
+  useRecord(text: string, label: string, sample?: SampleInfo): void {
+    const { table } = this.session.read(text, sample ? 'data.dataset_id' : 'data.csv');
+    this.record = { text, label, sample, ...(sample ? { datasetId: sample.dataset_id } : {}) };
+    this.form.setRecord(table, sample);
+    fill('record-line', `${label}: ${table.rowCount} rows, ${table.columns.length} columns (${table.columns.join(', ')}).${sample ? ' ' + sample.description : ''}`);
+    byId<HTMLButtonElement>('run').disabled = false;
+  }
+
+  selectSample(name: string): void {
+    const s = this.samples.get(name);
+    if (!s) throw new Error(`no sample ${name}`);
+    byId<HTMLSelectElement>('sample').value = name;
+    byId<HTMLInputElement>('file').value = '';
+    this.useRecord(s.text, `sample:${name}`, s.info);
+  }
+
+  private dataOfRecord(): { dataset_id: string } | { csv: string } {
+    const r = this.record!;
+    return r.datasetId !== undefined ? { dataset_id: r.datasetId } : { csv: r.text };
+  }
+
+  /** Runs the form's question on the record, in this page. */
+  async run(): Promise<PreviewResult> {
+    if (!this.record) throw new Error('Pick a record first.');
+    this.status('busy');
+    fill('run-line', 'Fitting in this page…');
+    await nextFrame();
+    try {
+      const ask = this.form.buildAsk(this.dataOfRecord());
+      const started = performance.now();
+      const result = await previewAsk(this.session, ask, this.record);
+      const total = performance.now() - started;
+      this.lastAsk = ask;
+      this.lastPreview = result;
+      this.lastService = null;
+      this.lastAgreement = null;
+      this.show(result);
+      const t = result.timings;
+      fill('run-line', `Done in ${total.toFixed(0)} ms (parse ${t.parseMs.toFixed(0)}, encode ${t.encodeMs.toFixed(0)}, fit ${t.fitMs.toFixed(0)}, answer ${t.answerMs.toFixed(0)}); fits run: ${result.body.fits_run}.`);
+      this.status('done');
+      return result;
+    } catch (err) {
+      fill('run-line', el('span', { class: 'error' }, errorText(err)));
+      this.status('error');
+      throw err;
+    }
+  }
+
+  private show(result: PreviewResult): void {
+    const answer = (result.body.answers as Obj).q;
+    byId('result').hidden = false;
+    const model = result.fits.find((f) => f.model)?.model ?? null;
+    fill('preview-answer', answerView(answer, 'preview', model ? termsChart(strongestTerms(model), model.pairCount) : undefined));
+    this.model = model ? { model, from: `this page's fit ${answer.model_ref ?? ''}` } : null;
+    fill('answer-json', '');
+    fill('agreement', '');
+    fill('service-line', '');
+    byId<HTMLButtonElement>('ask-service').disabled = false;
+    byId<HTMLButtonElement>('export-model').disabled = !answer.model_ref;
+    byId<HTMLInputElement>('score-file').disabled = !model;
+  }
+
+  /** Sends the same ask to /v1/ask and compares every case. */
+  async askService(key: string): Promise<Agreement> {
+    if (!this.lastAsk || !this.lastPreview) throw new Error('Run the preview first.');
+    this.status('busy');
+    fill('service-line', 'Asking the service…');
+    try {
+      const body = await askService(this.lastAsk, key, (p) => fill('service-line', `The service is fitting (pending ${p.task_id})…`));
+      this.lastService = body;
+      const agreement = compareAnswers(this.lastPreview.body, body);
+      this.lastAgreement = agreement;
+      fill('service-line', `The service answered (fits run ${body.fits_run}, core ${String(body.core_hash).slice(0, 12)}…; this page ${this.engine.coreHash.slice(0, 12)}…).`);
+      fill('agreement', agreementView(agreement));
+      this.status('done');
+      return agreement;
+    } catch (err) {
+      fill('service-line', el('span', { class: 'error' }, errorText(err)));
+      this.status('error');
+      throw err;
+    }
+  }
+
+  /** Loads the service's model for this answer and scores the same cases with it here. */
+  async loadServiceModel(key: string): Promise<{ equal: number; cases: number }> {
+    const answer = (this.lastPreview?.body.answers as Obj | undefined)?.q;
+    if (!answer?.model_ref) throw new Error('No model_ref to load.');
+    this.status('busy');
+    try {
+      const exported = await exportModel(answer.model_ref, key);
+      const model = modelFromJson(exported.model);
+      this.model = { model, from: `the service's model ${exported.model_ref}` };
+      const ref = this.lastService?.answers?.q ?? answer;
+      const cases: Obj[] = answer.type === 'choice' ? [] : (ref.cases ?? ref.ranked ?? []);
+      const ids = cases.map((c) => c.entity_id);
+      const table = this.lastPreview!.table;
+      const entity = this.lastAsk!.entity_column as string;
+      const picked = selectCases(table, { ids }, entity, this.lastAsk!.time_column as string | undefined);
+      const scored = scoreRows(this.engine, model, picked.table, entity);
+      const equal = scored.filter((s, i) => typeof cases[i].p === 'number' && Object.is(s.p, cases[i].p)).length;
+      const sameCore = exported.core_hash === this.engine.coreHash;
+      const whose = this.lastService ? "service's" : "page's";
+      const line =
+        answer.type === 'choice'
+          ? `Loaded the service's model ${exported.model_ref}; section 5 scores new rows with it (choice answers score each option, so they are compared in section 4).`
+          : `The service's model ${exported.model_ref}, scored in this page: ${equal} of ${cases.length} cases have the ${whose} p bit for bit.`;
+      fill(
+        'service-line',
+        el('span', { class: answer.type === 'choice' || equal === cases.length ? 'agree' : 'disagree', id: 'export-result' }, line),
+        sameCore ? '' : ` Its core_hash ${exported.core_hash} differs from this page's engine.`,
+      );
+      this.status('done');
+      return { equal, cases: cases.length };
+    } catch (err) {
+      fill('service-line', el('span', { class: 'error' }, errorText(err)));
+      this.status('error');
+      throw err;
+    }
+  }
+
+  /** Scores the rows of another CSV with the current model (section 5). */
+  scoreFile(text: string): void {
+    if (!this.model) throw new Error('No model yet.');
+    try {
+      const rows = parseCsv(text, { field: 'rows' });
+      const entity = this.lastAsk?.entity_column as string | undefined;
+      fill('score-out', scoredRowsView(scoreRows(this.engine, this.model.model, rows, entity), this.model.from));
+    } catch (err) {
+      fill('score-out', el('p', { class: 'error' }, errorText(err)));
+    }
+  }
+}
+
