@@ -14,6 +14,10 @@ import { buildModel } from './model';
 export const N_BAGS: i32 = 8;
 const HELD_OUT_FRACTION: f64 = 0.25;
 const BAG_VALID_FRACTION: f64 = 0.15;
+// Large records: each bag boosts on a stratified random subset of at most this many rows and stops
+// early on at most MAX_BAG_VALID rows (8 bags of different subsets still see nearly every row).
+const MAX_BAG_TRAIN: f64 = 25000;
+const MAX_BAG_VALID: f64 = 8000;
 const LEARNING_RATE: f64 = 0.1;
 const PATIENCE: i32 = 50;
 const MAX_ROUNDS: i32 = 3000;
@@ -299,20 +303,28 @@ export function runFit(
     }
     sortIndices(posList, np, cmpBagKey);
     sortIndices(negList, nn, cmpBagKey);
+    // inValid: 0 unused, 1 validation, 2 training (both stratified, drawn in bag-key order)
     memory.fill(inValid, 0, <usize>nTrain);
-    const vp = <i32>Math.round(<f64>np * BAG_VALID_FRACTION), vn = <i32>Math.round(<f64>nn * BAG_VALID_FRACTION);
+    const validShare = Math.min(BAG_VALID_FRACTION, MAX_BAG_VALID / <f64>nTrain);
+    const vp = <i32>Math.round(<f64>np * validShare), vn = <i32>Math.round(<f64>nn * validShare);
+    const trainShare = Math.min(1.0, MAX_BAG_TRAIN / <f64>(nTrain - vp - vn));
+    const tp = <i32>Math.round(<f64>(np - vp) * trainShare), tn = <i32>Math.round(<f64>(nn - vn) * trainShare);
     for (let q = 0; q < vp; q++) stb(inValid, ldi(posList, q), 1);
     for (let q = 0; q < vn; q++) stb(inValid, ldi(negList, q), 1);
+    for (let q = vp; q < vp + tp; q++) stb(inValid, ldi(posList, q), 2);
+    for (let q = vn; q < vn + tn; q++) stb(inValid, ldi(negList, q), 2);
     const bag = new Bag();
     bag.u = u; bag.kinds = uKinds; bag.nBins = uBins;
-    bag.nV = vp + vn; bag.nT = nTrain - bag.nV;
+    bag.nV = vp + vn; bag.nT = tp + tn;
     bag.binsT = allocU8(u * bag.nT); bag.binsV = allocU8(u * bag.nV);
     bag.yT = allocF64(bag.nT); bag.yV = allocF64(bag.nV);
     const vIdx = allocI32(bag.nV);
     let it = 0, iv = 0;
     for (let q = 0; q < nTrain; q++) {
       const r = ldi(trainRows, q);
-      if (ldb(inValid, q) != 0) {
+      const role = ldb(inValid, q);
+      if (role == 0) continue;
+      if (role == 1) {
         for (let c = 0; c < u; c++) store<u8>(bag.binsV + <usize>(c * bag.nV + iv), load<u8>(binsAll + <usize>c * <usize>n + <usize>r));
         stf(bag.yV, iv, ldf(yTrain, q)); sti(vIdx, iv, q); iv++;
       } else {

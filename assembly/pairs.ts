@@ -293,9 +293,9 @@ export function boostPairs(ps: PairSet, bags: Array<Bag>, bagTerms: usize, nBags
     const startStop = halfLoss(sV, bag.yV, nV, 0), startGate = halfLoss(sV, bag.yV, nV, 1);
     let bestStop = startStop, bestGate = startGate;
     let bestRound = 0, round = 0;
+    for (let i = 0; i < nT; i++) stf(eT, i, Math.exp(ldf(sT, i))); // odds; steps multiply them
     while (round < maxRounds) {
       round++;
-      for (let i = 0; i < nT; i++) stf(eT, i, Math.exp(ldf(sT, i)));
       for (let p = 0; p < ps.count; p++) {
         memory.fill(HG, 0, <usize>cells << 3); memory.fill(HH, 0, <usize>cells << 3); memory.fill(HN, 0, <usize>cells << 3);
         for (let i = 0; i < nT; i++) {
@@ -319,7 +319,7 @@ export function boostPairs(ps: PairSet, bags: Array<Bag>, bagTerms: usize, nBags
         }
         for (let i = 0; i < nT; i++) {
           const o = ldi(cellT, p * nT + i);
-          stf(sT, i, ldf(sT, i) + ldf(DCELL, o)); stf(eT, i, ldf(eT, i) * ldf(MCELL, o));
+          stf(eT, i, ldf(eT, i) * ldf(MCELL, o));
         }
         for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(DCELL, ldi(cellV, p * nV + i)));
       }

@@ -41,6 +41,7 @@ const IDENTIFIER_MIN_VALUES = 20;
 
 export function encodeTable(table: RawTable, opts: EncodeOptions): EncodedTable {
   const n = table.rowCount;
+  if (opts.outcome.length !== n) throw new Error(`outcome has ${opts.outcome.length} values for ${n} rows`);
   const entityIdx = table.columns.indexOf(opts.entityColumn);
   if (entityIdx < 0) throw new Error(`entity column ${opts.entityColumn} is not in the table`);
   const entityIds: string[] = new Array(n);

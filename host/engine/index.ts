@@ -3,7 +3,8 @@ import { loadEngine } from './load-node.ts';
 import { encodeTable, type EncodeOptions, type EncodedTable } from './encode.ts';
 import { runFitSync, toFitInput } from './fit-core.ts';
 import { FitPool } from './pool.ts';
-import { interpretFit, type FitResult } from './result.ts';
+import { emptyRecordResult, interpretFit, type FitResult } from './result.ts';
+import { OK } from './abi.ts';
 import type { RawTable } from '../table/types.ts';
 
 export { encodeTable } from './encode.ts';
@@ -20,8 +21,10 @@ export type { EngineModule } from './wasm.ts';
 /** Fits an encoded table in a worker of `pool` (or in this thread when no pool is given). */
 export async function fitEncoded(table: EncodedTable, pool?: FitPool): Promise<FitResult> {
   const mod = await loadEngine();
+  if (table.nRows === 0) return emptyRecordResult();
   const input = toFitInput(table);
   const raw = pool ? await pool.run(input) : runFitSync(mod, input);
+  if (raw.status !== OK) throw new Error(`engine refused the fit input (status ${raw.status})`);
   return interpretFit(raw, table, mod.coreHash);
 }
 

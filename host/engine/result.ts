@@ -112,3 +112,41 @@ export function interpretFit(raw: RawFitOutput, table: EncodedTable, coreHash: s
     },
   };
 }
+
+/** A record with no rows: nothing to check, and no prevalence to say how many rows would do. */
+export function emptyRecordResult(): FitResult {
+  return {
+    state: 'not_yet',
+    reasons: ['too_few_labeled_rows'],
+    needs: { labeled_rows: null, positives: 0 },
+    have: { labeled_rows: 0, positives: 0 },
+    quality: {
+      validation_scheme: 'entity_hash',
+      auc: null,
+      auc_interval: null,
+      top_decile_lift: null,
+      realised_lift: null,
+      brier: null,
+      log_loss: null,
+      base_rate: 0,
+      training_rows: 0,
+      held_out_rows: 0,
+      held_out_positives: 0,
+      excluded_columns: [],
+    },
+    model: null,
+    diagnostics: {
+      aucZ: 0,
+      logLossZ: 0,
+      logLossBase: 0,
+      calibrationSlope: 1,
+      calibrationApplied: false,
+      meanRounds: 0,
+      pairs: 0,
+      pairsTried: 0,
+      usableColumns: 0,
+      columnAuc: {},
+      rowSplit: new Uint8Array(0),
+    },
+  };
+}

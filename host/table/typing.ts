@@ -4,7 +4,12 @@
  * Strings (after trimming) that mean "no value" (engine.md step 3: empty, null, NA, NaN), plus the
  * common spellings spreadsheets and dataframes write. Exact case: 'Na', 'none' or 'nil' stay values.
  */
-export const MISSING_TOKENS: ReadonlySet<string> = new Set(['', 'NA', 'N/A', 'n/a', '#N/A', 'NaN', 'nan', 'null', 'NULL']);
+export const MISSING_TOKENS: ReadonlySet<string> = new Set([
+  '', 'NA', 'N/A', 'n/a', '#N/A', 'NaN', 'nan', 'null', 'NULL',
+  // engine.md "Determinism rules": NaN and infinities are missing
+  'Infinity', '+Infinity', '-Infinity', 'inf', '+inf', '-inf', 'Inf', '+Inf', '-Inf',
+]);
+const NUMBER_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 export type ColumnKind = 'numeric' | 'categorical' | 'empty';
 
@@ -20,7 +25,12 @@ export interface ColumnInfo {
 export function isMissing(cell: unknown): boolean {
   if (cell === null || cell === undefined) return true;
   if (typeof cell === 'number') return !Number.isFinite(cell);
-  if (typeof cell === 'string') return MISSING_TOKENS.has(cell.trim());
+  if (typeof cell === 'string') {
+    const s = cell.trim();
+    if (MISSING_TOKENS.has(s)) return true;
+    // a number written too large for a double (1e999) is an infinity: missing too
+    return NUMBER_TEXT.test(s) && !Number.isFinite(Number(s));
+  }
   return false;
 }
 
