@@ -18,6 +18,9 @@ export interface SampleAsk {
   subject_kind: 'person' | 'org' | 'object' | 'event' | 'other';
   questions: { q: Record<string, unknown> };
   cases?: { ids: string[] };
+  /** Shape samples (spec 2.5, 2.6): the time column and the shape the record is read through. */
+  time_column?: string;
+  shape?: Record<string, unknown>;
 }
 
 export interface Sample {

@@ -2,6 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Prng, clamp, logistic } from './prng.ts';
+import { SHAPE_GENERATORS } from './generate-shapes.ts';
 
 const CASES = 800;
 
@@ -165,6 +166,7 @@ export const GENERATORS: Record<string, () => string> = {
   b2b_leads: generateB2bLeads,
   telco_churn: generateTelcoChurn,
   coin_flips: generateCoinFlips,
+  ...SHAPE_GENERATORS,
 };
 
 function main(): void {
