@@ -110,7 +110,7 @@ describe('body errors on every route that reads a body', () => {
 describe('paths and methods', () => {
   it('an unknown path is 404 not_found as problem+json', async () => {
     expectProblem(await call(svc.url, '/v1/nope', {}), 404, 'not_found');
-    expectProblem(await call(svc.url, '/', undefined, { method: 'GET' }), 404, 'not_found');
+    expectProblem(await call(svc.url, '/nothing-here', undefined, { method: 'GET' }), 404, 'not_found');
   });
   it('operations not registered yet answer 404 not_found', async () => {
     const later = ['/v1/add-dataset', '/v1/poll', '/v1/preflight', '/v1/report-outcomes', '/v1/drift', '/v1/delete-dataset', '/v1/attest', '/v1/evidence'];

@@ -7,6 +7,7 @@ import { encodeTable, fitEncoded, Model, type FitResult, type Quality } from '..
 import type { RawTable } from '../../table/types.ts';
 import type { OpContext } from '../../services.ts';
 import type { ResolvedOutcome } from './outcome.ts';
+import { WeightedLru } from '../lru.ts';
 import { packHeldOut } from './held-out.ts';
 
 export interface FitRequest {
@@ -69,7 +70,6 @@ export function modelRefOf(coreHash: string, recordHash: string, fitKey: string)
   return 'mr1_' + sha256(`mr1|${coreHash}|${recordHash}|${fitKey}`).slice(0, 32);
 }
 
-const inFlight = new Map<string, Promise<FitOutcome>>();
 
 /** The fit for `req`: from the store when present, else run once (concurrent callers share it). */
 export async function obtainFit(ctx: OpContext, req: FitRequest): Promise<FitOutcome> {
@@ -77,10 +77,18 @@ export async function obtainFit(ctx: OpContext, req: FitRequest): Promise<FitOut
   const fitKey = fitKeyOf(engine.coreHash, req);
   const modelRef = modelRefOf(engine.coreHash, req.recordHash, fitKey);
   const workspace = ctx.caller!.workspaceId;
+  const { recentFits, inFlight } = cachesOf(ctx);
+  const known = recentFits.get(fitKey);
+  if (known) {
+    await linkWorkspace(ctx, fitKey, workspace);
+    return { ...known, cache: 'hit', ran: false };
+  }
   const cached = await store.getModelByFitKey(fitKey);
   if (cached) {
-    await store.putModel({ ...cached, workspace_id: workspace, created_at: ctx.services.now() });
-    return fromMeta(fitKey, cached.model_ref, JSON.parse(cached.meta) as StoredMeta, cached.bytes, 'hit', false);
+    await linkWorkspace(ctx, fitKey, workspace);
+    const out = fromMeta(fitKey, cached.model_ref, JSON.parse(cached.meta) as StoredMeta, cached.bytes, 'hit', false);
+    recentFits.set(fitKey, out, weightOf(cached.bytes));
+    return out;
   }
   let running = inFlight.get(fitKey);
   const mine = !running;
@@ -91,11 +99,38 @@ export async function obtainFit(ctx: OpContext, req: FitRequest): Promise<FitOut
   const out = await running;
   if (!mine) {
     // Another ask ran it: link this workspace too; this call ran nothing.
-    const rec = await store.getModelByFitKey(fitKey);
-    if (rec) await store.putModel({ ...rec, workspace_id: workspace, created_at: ctx.services.now() });
+    await linkWorkspace(ctx, fitKey, workspace);
     return { ...out, ran: false, cache: 'hit' };
   }
   return out;
+}
+
+// Fits are immutable once stored: the recent ones stay parsed in memory (weighed by model bytes),
+// and which workspaces were already given a model_ref is remembered, so a cached ask writes nothing.
+// Kept per store: two services in one process (tests) must not see each other's fits.
+interface FitCaches {
+  recentFits: WeightedLru<string, FitOutcome>;
+  linked: WeightedLru<string, true>;
+  inFlight: Map<string, Promise<FitOutcome>>;
+}
+const cachesByStore = new WeakMap<object, FitCaches>();
+function cachesOf(ctx: OpContext): FitCaches {
+  let c = cachesByStore.get(ctx.services.store);
+  if (!c) {
+    c = { recentFits: new WeightedLru(256 * 1024 * 1024), linked: new WeightedLru(200_000), inFlight: new Map() };
+    cachesByStore.set(ctx.services.store, c);
+  }
+  return c;
+}
+const weightOf = (bytes: Uint8Array) => Math.max(1024, bytes.length);
+
+async function linkWorkspace(ctx: OpContext, fitKey: string, workspace: string): Promise<void> {
+  const { linked } = cachesOf(ctx);
+  const key = `${workspace}/${fitKey}`;
+  if (linked.get(key)) return;
+  const rec = await ctx.services.store.getModelByFitKey(fitKey);
+  if (rec) await ctx.services.store.putModel({ ...rec, workspace_id: workspace, created_at: ctx.services.now() });
+  linked.set(key, true);
 }
 
 async function runAndStore(ctx: OpContext, req: FitRequest, fitKey: string, modelRef: string): Promise<FitOutcome> {
@@ -140,7 +175,11 @@ async function runAndStore(ctx: OpContext, req: FitRequest, fitKey: string, mode
     meta: JSON.stringify(meta),
     created_at: now(),
   });
-  return fromMeta(fitKey, modelRef, meta, bytes, 'miss', true);
+  const { linked, recentFits } = cachesOf(ctx);
+  linked.set(`${ctx.caller!.workspaceId}/${fitKey}`, true);
+  const out = fromMeta(fitKey, modelRef, meta, bytes, 'miss', true);
+  recentFits.set(fitKey, out, weightOf(bytes));
+  return out;
 }
 
 function fromMeta(fitKey: string, modelRef: string, meta: StoredMeta, bytes: Uint8Array, cache: 'hit' | 'miss', ran: boolean): FitOutcome {

@@ -21,6 +21,8 @@ export interface ResolvedRecord {
 }
 
 const SAMPLE_PREFIX = 'sample:';
+// Sample files never change while the service runs: parse each once.
+const sampleRecords = new Map<string, { table: RawTable; contentHash: string }>();
 
 export function isSampleId(id: string): boolean {
   return id.startsWith(SAMPLE_PREFIX);
@@ -46,8 +48,13 @@ export async function resolveRecord(ctx: OpContext, data: AskData): Promise<Reso
     if (isSampleId(id)) {
       const sample = getSample(id.slice(SAMPLE_PREFIX.length));
       if (!sample) throw new ServiceError('unknown_dataset', `no sample named ${JSON.stringify(id)}; POST /v1/describe lists them`, { field: 'data.dataset_id' });
-      const csv = loadSampleCsv(sample.name);
-      return { table: parseCsv(csv, { field: 'data.dataset_id' }), contentHash: contentHash(csv), datasetId: id, isSample: true };
+      let parsed = sampleRecords.get(sample.name);
+      if (!parsed) {
+        const csv = loadSampleCsv(sample.name);
+        parsed = { table: parseCsv(csv, { field: 'data.dataset_id' }), contentHash: contentHash(csv) };
+        sampleRecords.set(sample.name, parsed);
+      }
+      return { ...parsed, datasetId: id, isSample: true };
     }
     const stored = await loadStoredRecord(ctx, id, 'data.dataset_id');
     return { ...stored, datasetId: id, isSample: false };

@@ -4,6 +4,13 @@ import type { RawTable } from '../../table/types.ts';
 import type { OpContext } from '../../services.ts';
 import { RecordHasher, TableConcatenator, decodePiece, pieceTable } from './pieces.ts';
 import { requireCaller, unknownDataset } from './errors.ts';
+import { WeightedLru } from '../lru.ts';
+
+// Sealed datasets never change, so their parsed tables are kept (by workspace and id, weighed in
+// cells) and reread only after eviction; the store is still asked first, so a deleted dataset is
+// never served from here.
+const TOUCH_EVERY_MS = 60_000;
+const sealedTables = new WeightedLru<string, StoredRecord>(20_000_000);
 
 export interface StoredRecord {
   table: RawTable;
@@ -27,8 +34,15 @@ export async function loadStoredRecord(ctx: OpContext, id: string, field: string
       { field },
     );
   }
-  // sealDataset also sets last_used_at; false means it was deleted since the read above.
-  if (!(await store.sealDataset(caller.workspaceId, id, now()))) throw unknownDataset(id, field);
+  // sealDataset also sets last_used_at; false means it was deleted since the read above. A sealed
+  // dataset used within the last minute is not written again (retention is 24 hours; a write per
+  // ask would cost an fsync per ask).
+  const at = now();
+  const fresh = dataset.status === 'sealed' && at - dataset.last_used_at < TOUCH_EVERY_MS;
+  if (!fresh && !(await store.sealDataset(caller.workspaceId, id, at))) throw unknownDataset(id, field);
+  const cacheKey = `${caller.workspaceId}/${id}`;
+  const cached = sealedTables.get(cacheKey);
+  if (cached) return cached;
 
   const hasher = new RecordHasher();
   const tables = new TableConcatenator();
@@ -44,5 +58,7 @@ export async function loadStoredRecord(ctx: OpContext, id: string, field: string
     if (!(await store.getDataset(caller.workspaceId, id))) throw unknownDataset(id, field);
     throw err;
   }
-  return { table: tables.result(), contentHash: hasher.digest() };
+  const record = { table: tables.result(), contentHash: hasher.digest() };
+  sealedTables.set(cacheKey, record, Math.max(1, record.table.rowCount * record.table.columns.length));
+  return record;
 }
