@@ -19,8 +19,10 @@ const BAG_VALID_FRACTION: f64 = 0.15;
 const MAX_BAG_TRAIN: f64 = 25000;
 const MAX_BAG_VALID: f64 = 8000;
 const LEARNING_RATE: f64 = 0.1;
-const PATIENCE: i32 = 50;
+const PATIENCE: i32 = 30;
 const MAX_ROUNDS: i32 = 3000;
+const PAIR_PATIENCE: i32 = 25; // pair tables are few and coarse: they settle sooner
+const PAIR_MAX_ROUNDS: i32 = 400;
 const MIN_HELD_CLASS: i32 = 20; // positives and negatives needed in the held-out part
 const MIN_TRAIN_MINORITY: i32 = 50; // and max(50, 5 x usable columns) of the rarer class in training
 const PER_COLUMN_MINORITY: i32 = 5;
@@ -347,7 +349,7 @@ export function runFit(
     pairs = selectPairs(binsAll, n, trainRows, nTrain, yTrain, u, uKinds, uBins, bagTerms, bagIntercepts, N_BAGS);
     setMetric(A.M_PAIRS_TRIED, <f64>pairs.count);
     if (pairs.count > 0) {
-      const kept = boostPairs(pairs, bags, bagTerms, N_BAGS, LEARNING_RATE, PATIENCE, MAX_ROUNDS);
+      const kept = boostPairs(pairs, bags, bagTerms, N_BAGS, LEARNING_RATE, PAIR_PATIENCE, PAIR_MAX_ROUNDS);
       if (!kept) { pairs.free(); pairs = null; }
     } else { pairs.free(); pairs = null; }
   }

@@ -334,6 +334,9 @@ export function boostPairs(ps: PairSet, bags: Array<Bag>, bagTerms: usize, nBags
     if (gain > 0) agree++;
     totalGain += gain;
     release(sT); release(eT); release(sV); release(work); release(cellT); release(cellV);
+    // The decision cannot change once the bags left could not reach MIN_BAGS_AGREE: stop early
+    // (the pairs are dropped either way, so the result is the same and the work is saved).
+    if (agree + (nBags - bg - 1) < MIN_BAGS_AGREE) return false;
   }
   return agree >= MIN_BAGS_AGREE && totalGain > 0;
 }
