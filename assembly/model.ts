@@ -109,67 +109,71 @@ export function checkModel(model: usize, len: i32): bool {
  * Scores nRows cases. `cols` holds one pointer per model column (f64 values for numeric, i32
  * codes for categorical, 0 for unused columns). Writes p, each column's contribution and bin,
  * and up to four reasons per row (column index or -1, strength code with sign = direction).
+ * Column by column first (bins and terms, tight loops over one column's cases), then pairs, then
+ * each row's logit and reasons; the per-column layout is read once, not per row.
  */
 export function scoreRows(model: usize, len: i32, nRows: i32, cols: usize, outP: usize, outContrib: usize,
   outBins: usize, outReasons: usize, outStrength: usize): i32 {
   if (!checkModel(model, len)) return A.ERR_BAD_MODEL;
   const m = <i32>ldf(model, 1), nPairs = <i32>ldf(model, 3), nBags = ldf(model, 4);
   const intercept = ldf(model, 2);
-  const contrib = allocF64(m > 0 ? m : 1);
-  const agree = allocF64(m > 0 ? m : 1);
-  const binOf = new StaticArray<i32>(m > 0 ? m : 1);
+  if (outContrib == 0 || outBins == 0) return A.ERR_BAD_INPUT;
+  // 1. bins and main-term contributions, one column at a time
+  for (let j = 0; j < m; j++) {
+    const off = <i32>ldf(model, A.MODEL_HEADER + j);
+    const kind = <i32>ldf(model, off);
+    if (kind == 2) {
+      for (let r = 0; r < nRows; r++) { sti(outBins, r * m + j, -1); stf(outContrib, r * m + j, 0); }
+      continue;
+    }
+    const p = <usize>ldi(cols, j);
+    if (p == 0) return A.ERR_BAD_INPUT;
+    const nb = <i32>ldf(model, off + 1), nAux = <i32>ldf(model, off + 2);
+    const aux = model + (<usize>(off + 3) << 3);
+    const term = model + (<usize>(off + 3 + nAux + A.COL_TERM * nb) << 3);
+    for (let r = 0; r < nRows; r++) {
+      const b = kind == 0 ? numericBin(ldf(p, r), aux, nAux) : categoricalBin(ldi(p, r), aux, nAux);
+      sti(outBins, r * m + j, b);
+      stf(outContrib, r * m + j, load<f64>(term + (<usize>b << 3)));
+    }
+  }
+  // 2. pair terms: half of each to both of its columns
+  for (let q = 0; q < nPairs; q++) {
+    const off = <i32>ldf(model, A.MODEL_HEADER + m + q);
+    const a = <i32>ldf(model, off), b = <i32>ldf(model, off + 1);
+    const ck = <i32>ldf(model, off + 3);
+    const na = <i32>ldf(model, <i32>ldf(model, A.MODEL_HEADER + a) + 1);
+    const nbB = <i32>ldf(model, <i32>ldf(model, A.MODEL_HEADER + b) + 1);
+    for (let r = 0; r < nRows; r++) {
+      const ia = <i32>ldf(model, off + 4 + ldi(outBins, r * m + a));
+      const ib = <i32>ldf(model, off + 4 + na + ldi(outBins, r * m + b));
+      const half = 0.5 * ldf(model, off + 4 + na + nbB + ia * ck + ib);
+      stf(outContrib, r * m + a, ldf(outContrib, r * m + a) + half);
+      stf(outContrib, r * m + b, ldf(outContrib, r * m + b) + half);
+    }
+  }
+  // 3. each row: the logit (intercept + contributions, in column order) and its reasons
   for (let r = 0; r < nRows; r++) {
     let s = intercept;
-    for (let j = 0; j < m; j++) {
-      const off = <i32>ldf(model, A.MODEL_HEADER + j);
-      const kind = <i32>ldf(model, off);
-      stf(contrib, j, 0); stf(agree, j, 0);
-      binOf[j] = -1;
-      if (kind == 2) continue;
-      const p = <usize>ldi(cols, j);
-      if (p == 0) return A.ERR_BAD_INPUT;
-      const nb = <i32>ldf(model, off + 1), nAux = <i32>ldf(model, off + 2);
-      const aux = model + (<usize>(off + 3) << 3);
-      const b = kind == 0 ? numericBin(ldf(p, r), aux, nAux) : categoricalBin(ldi(p, r), aux, nAux);
-      const base = off + 3 + nAux;
-      const t = ldf(model, base + A.COL_TERM * nb + b);
-      binOf[j] = b;
-      stf(contrib, j, t);
-      s += t;
-    }
-    for (let q = 0; q < nPairs; q++) {
-      const off = <i32>ldf(model, A.MODEL_HEADER + m + q);
-      const a = <i32>ldf(model, off), b = <i32>ldf(model, off + 1);
-      const ck = <i32>ldf(model, off + 3);
-      const offA = <i32>ldf(model, A.MODEL_HEADER + a), offB = <i32>ldf(model, A.MODEL_HEADER + b);
-      const na = <i32>ldf(model, offA + 1);
-      const nbB = <i32>ldf(model, offB + 1);
-      const ia = <i32>ldf(model, off + 4 + binOf[a]);
-      const ib = <i32>ldf(model, off + 4 + na + binOf[b]);
-      const v = ldf(model, off + 4 + na + nbB + ia * ck + ib);
-      s += v;
-      stf(contrib, a, ldf(contrib, a) + 0.5 * v);
-      stf(contrib, b, ldf(contrib, b) + 0.5 * v);
-    }
+    for (let j = 0; j < m; j++) s += ldf(outContrib, r * m + j);
     stf(outP, r, sigmoid(s));
     // reasons: |contribution| >= ln 1.25 with a sign most bags agree on; strongest first, ties by column
     let nr = 0;
     for (let k = 0; k < 4; k++) { sti(outReasons, r * 4 + k, -1); sti(outStrength, r * 4 + k, 0); }
     for (let j = 0; j < m; j++) {
-      if (outContrib != 0) stf(outContrib, r * m + j, ldf(contrib, j));
-      if (outBins != 0) sti(outBins, r * m + j, binOf[j]);
-      const cj = ldf(contrib, j);
-      if (binOf[j] < 0 || Math.abs(cj) < LN_1_25) continue;
+      const cj = ldf(outContrib, r * m + j);
+      const bin = ldi(outBins, r * m + j);
+      if (bin < 0 || Math.abs(cj) < LN_1_25) continue;
       const off = <i32>ldf(model, A.MODEL_HEADER + j);
       const nb = <i32>ldf(model, off + 1), nAux = <i32>ldf(model, off + 2);
       const base = off + 3 + nAux;
-      const bagsSame = cj > 0 ? ldf(model, base + A.COL_POS * nb + binOf[j]) : ldf(model, base + A.COL_NEG * nb + binOf[j]);
+      const bagsSame = cj > 0 ? ldf(model, base + A.COL_POS * nb + bin) : ldf(model, base + A.COL_NEG * nb + bin);
       if (bagsSame < MIN_AGREE_FRACTION * nBags) continue;
       // insert into the top-4 list
       let at = nr < 4 ? nr : 4;
       while (at > 0) {
         const prev = ldi(outReasons, r * 4 + at - 1);
-        if (Math.abs(ldf(contrib, prev)) >= Math.abs(cj)) break;
+        if (Math.abs(ldf(outContrib, r * m + prev)) >= Math.abs(cj)) break;
         if (at < 4) { sti(outReasons, r * 4 + at, prev); sti(outStrength, r * 4 + at, ldi(outStrength, r * 4 + at - 1)); }
         at--;
       }
@@ -181,6 +185,5 @@ export function scoreRows(model: usize, len: i32, nRows: i32, cols: usize, outP:
       }
     }
   }
-  release(contrib); release(agree);
   return A.OK;
 }
