@@ -10,9 +10,9 @@
 //   engine bins them); reported as max(AUC, 1 - AUC).
 // - blocking: outcome_not_yes_no, no_labeled_rows, outcome_has_one_value, outcome_restated_by:<column>
 //   (AUC >= 0.985, the engine's own restates bar), no_usable_predictors, too_few_positives_per_predictor
-//   and too_few_negatives_per_predictor (under 5 per usable predictor: the engine's per-column bar).
+//   and too_few_negatives_per_predictor (under 4 per usable predictor: the engine's per-column bar).
 // - advisory: columns nearly restating the outcome (AUC >= 0.9), names that look recorded after the
-//   outcome, 5 to 10 positives per predictor, fewer than 80 of either class (the engine will likely
+//   outcome, 4 to 10 positives per predictor, fewer than 80 of either class (the engine will likely
 //   answer not_yet), ambiguous columns, several rows per entity, date columns.
 import { ServiceError } from '../http/problem.ts';
 import { PreflightRequestSchema, parseBody } from '../schemas/index.ts';
@@ -28,7 +28,8 @@ import { grainOf, inferEntityColumn, resolveColumn, type Grain, type Resolution 
 
 export const RESTATES_AUC = 0.985;
 export const NEARLY_RESTATES_AUC = 0.9;
-export const BLOCKING_PER_PREDICTOR = 5;
+// The engine needs 3 of the rarer class per usable column in its 75% training part: 4 over all rows.
+export const BLOCKING_PER_PREDICTOR = 4;
 export const ADVISORY_PER_PREDICTOR = 10;
 /** About what the engine needs of each class before it answers (20 held out at 25%). */
 export const NOT_YET_CLASS_ROWS = 80;
