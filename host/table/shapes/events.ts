@@ -4,7 +4,7 @@ import type { Shape } from '../../schemas/shape.ts';
 import { SHAPE_DEFAULTS } from '../../schemas/shape.ts';
 import type { Cell } from '../types.ts';
 import { cellText, compareCodePoints } from '../typing.ts';
-import { countByType, frame, rollupWindow, spanBy, type Frame } from './frame.ts';
+import { rollupColumns, type Agg } from './frame.ts';
 import { NameBook, slug } from './names.ts';
 import { DAY, buildTable, formatTime, numericColumn, parseAsOf, readLog, shapeColumn, type Log } from './read.ts';
 import type { ShapeOptions, ShapedRecord } from './types.ts';
@@ -50,7 +50,6 @@ export function shapeEvents(table: Parameters<typeof readLog>[0], shape: EventsS
     ranked.map(([t]) => t).sort(compareCodePoints).forEach((t, i) => (typeOf.set(t, i), types.push(t)));
   }
 
-  const f = eventFrame(log, eventIdx, typeOf, values, matches);
   const outcomeName = 'lapsed' in label ? `lapsed_${horizon}d` : `${label.name}_next_${horizon}d`;
   const book = new NameBook([opts.entityColumn, outcomeName]);
   const names: string[] = [];
@@ -59,10 +58,12 @@ export function shapeEvents(table: Parameters<typeof readLog>[0], shape: EventsS
   types.forEach((t) => lookbacks.forEach((L) => names.push(book.add(`${slug(t)}_count_${L}d`))));
   names.push(book.add('days_since_last_event'), book.add('days_since_first_event'));
 
-  const read = (at: number) => featuresAt(f, log.cases.length, at, lookbacks, valueNames.length, types.length);
-  const train = read(cutoff);
-  const outcome = spanBy(f, cutoff, asOf);
-  const caseIdx = [...train.history.keys()].sort((a, b) => a - b);
+  const reader = new EventReader(log, eventIdx, typeOf, values, matches);
+  const train = reader.read(cutoff, lookbacks, types.length);
+  const now = reader.read(asOf, lookbacks, types.length);
+  const outcome = reader.window(cutoff, asOf);
+  reader.run();
+  const caseIdx = log.cases.map((_, c) => c).filter((c) => train.has(c));
   if (caseIdx.length === 0) {
     throw new ServiceError(
       'shape_empty',
@@ -72,19 +73,17 @@ export function shapeEvents(table: Parameters<typeof readLog>[0], shape: EventsS
   }
   const ys: Cell[] = caseIdx.map((c) => {
     const o = outcome.get(c);
-    if ('lapsed' in label) return o ? 0 : 1;
-    return o && o.anyMatch === 1 ? 1 : 0;
+    if ('lapsed' in label) return o.events > 0 ? 0 : 1;
+    return o.matches > 0 ? 1 : 0;
   });
-  const tableOut = buildTable(
-    [opts.entityColumn, ...names, outcomeName],
-    [caseIdx.map((c) => log.cases[c].id), ...train.columns.map((col) => caseIdx.map((c) => col[c])), ys],
-  );
-  const now = read(asOf);
+  const header = [opts.entityColumn, ...names, outcomeName];
+  const rowsOf = (idx: number[], feats: FeatureRead, y: Cell[]) => {
+    const rows = idx.map((c) => feats.row(c));
+    return buildTable(header, [idx.map((c) => log.cases[c].id), ...names.map((_, j) => rows.map((row) => row[j])), y]);
+  };
+  const tableOut = rowsOf(caseIdx, train, ys);
   const allIdx = log.cases.map((_, c) => c);
-  const current = buildTable(
-    [opts.entityColumn, ...names, outcomeName],
-    [allIdx.map((c) => log.cases[c].id), ...now.columns, allIdx.map(() => null)],
-  );
+  const current = rowsOf(allIdx, now, allIdx.map(() => null));
   const positives = ys.filter((y) => y === 1).length;
   return {
     table: tableOut,
@@ -106,37 +105,76 @@ export function shapeEvents(table: Parameters<typeof readLog>[0], shape: EventsS
   };
 }
 
-/** The log as a frame: case c, time t, event type y (-1 when none or not counted), values v{j}, match m. */
-function eventFrame(log: Log, eventIdx: number, typeOf: Map<string, number>, values: (number | null)[][], matches: ((r: number) => boolean) | null): Frame {
-  const rows: number[] = [];
-  const cs: number[] = [];
-  log.cases.forEach((c, i) => c.rows.forEach((r) => (rows.push(r), cs.push(i))));
-  const cols: Record<string, ArrayLike<unknown>> = {
-    c: cs,
-    t: rows.map((r) => log.times[r]),
-    y: rows.map((r) => (eventIdx < 0 ? -1 : (typeOf.get(cellText(log.table.data[eventIdx][r]) ?? '') ?? -1))),
-    m: rows.map((r) => (matches && matches(r) ? 1 : 0)),
-  };
-  values.forEach((v, j) => (cols[`v${j}`] = rows.map((r) => v[r])));
-  return frame(cols);
+interface FeatureRead {
+  has(c: number): boolean;
+  row(c: number): Cell[];
 }
 
-/** Feature columns (indexed by case) read at `at`: only rows with t <= at are looked at. */
-function featuresAt(f: Frame, nCases: number, at: number, lookbacks: readonly number[], nValues: number, nTypes: number) {
-  const history = spanBy(f, -Infinity, at);
-  const windows = lookbacks.map((L) => rollupWindow(f, nValues, at - L * DAY, at));
-  const typeCounts = lookbacks.map((L) => countByType(f, at - L * DAY, at));
-  const columns: Cell[][] = [];
-  const col = (fill: (c: number) => Cell) => columns.push(Array.from({ length: nCases }, (_, c) => (history.has(c) ? fill(c) : null)));
-  windows.forEach((w) => col((c) => w.get(c)?.n ?? 0));
-  for (let j = 0; j < nValues; j++) {
-    windows.forEach((w) => {
-      col((c) => w.get(c)?.sum[j] ?? 0);
-      col((c) => w.get(c)?.mean[j] ?? null);
-    });
+/**
+ * Collects the windows every read needs as masked columns (null outside the window) and computes
+ * them all in one arquero rollup per case (`run`); the reads answer after that.
+ */
+class EventReader {
+  private readonly columns: Float64Array[] = [];
+  private readonly aggs: [Agg, number][] = [];
+  private readonly rows: number[] = [];
+  private readonly group: number[] = [];
+  private readonly types: number[];
+  private result = new Map<number, (number | null)[]>();
+
+  constructor(
+    private readonly log: Log,
+    eventIdx: number,
+    typeOf: Map<string, number>,
+    private readonly values: (number | null)[][],
+    private readonly matches: ((r: number) => boolean) | null,
+  ) {
+    log.cases.forEach((c, i) => c.rows.forEach((r) => (this.rows.push(r), this.group.push(i))));
+    this.types = this.rows.map((r) => (eventIdx < 0 ? -1 : (typeOf.get(cellText(log.table.data[eventIdx][r]) ?? '') ?? -1)));
   }
-  for (let y = 0; y < nTypes; y++) typeCounts.forEach((tc) => col((c) => tc.get(`${c}:${y}`) ?? 0));
-  col((c) => (at - (history.get(c) as { last: number }).last) / DAY);
-  col((c) => (at - (history.get(c) as { first: number }).first) / DAY);
-  return { history, columns };
+
+  /** Adds a column of f(row, time, type) and an aggregate of it; returns the aggregate's slot. */
+  private add(agg: Agg, f: (r: number, t: number, type: number) => number | null): number {
+    // NaN for blank: arquero skips it like null, and a Float64Array spares the garbage collector.
+    const col = new Float64Array(this.rows.length);
+    this.rows.forEach((r, i) => (col[i] = f(r, this.log.times[r], this.types[i]) ?? NaN));
+    this.columns.push(col);
+    this.aggs.push([agg, this.columns.length - 1]);
+    return this.aggs.length - 1;
+  }
+
+  /** Spec 2.5 events features read at `at` (rows with t <= at only), in SHAPE_FEATURES order. */
+  read(at: number, lookbacks: readonly number[], nTypes: number): FeatureRead {
+    const inside = (L: number) => (t: number) => t > at - L * DAY && t <= at;
+    const counts = lookbacks.map((L) => this.add('valid', (_, t) => (inside(L)(t) ? 1 : null)));
+    const sums = this.values.map((v) =>
+      lookbacks.map((L) => [this.add('sum', (r, t) => (inside(L)(t) ? v[r] : null)), this.add('valid', (r, t) => (inside(L)(t) ? v[r] : null))]),
+    );
+    const typed = Array.from({ length: nTypes }, (_, y) => lookbacks.map((L) => this.add('valid', (_, t, type) => (inside(L)(t) && type === y ? 1 : null))));
+    const first = this.add('min', (_, t) => (t <= at ? t : null));
+    const last = this.add('max', (_, t) => (t <= at ? t : null));
+    return {
+      has: (c) => this.result.get(c)?.[last] != null,
+      row: (c) => {
+        const x = this.result.get(c) as (number | null)[];
+        const out: Cell[] = counts.map((k) => x[k] ?? 0);
+        for (const perL of sums) for (const [s, n] of perL) out.push((x[n] ?? 0) > 0 ? x[s] : 0, (x[n] ?? 0) > 0 ? (x[s] as number) / (x[n] as number) : null);
+        for (const perL of typed) for (const k of perL) out.push(x[k] ?? 0);
+        out.push((at - (x[last] as number)) / DAY, (at - (x[first] as number)) / DAY);
+        return out;
+      },
+    };
+  }
+
+  /** Events and `when` matches per case in (from, to]. */
+  window(from: number, to: number): { get(c: number): { events: number; matches: number } } {
+    const inside = (t: number) => t > from && t <= to;
+    const events = this.add('valid', (_, t) => (inside(t) ? 1 : null));
+    const matched = this.add('valid', (r, t) => (inside(t) && this.matches !== null && this.matches(r) ? 1 : null));
+    return { get: (c) => ({ events: this.result.get(c)?.[events] ?? 0, matches: this.result.get(c)?.[matched] ?? 0 }) };
+  }
+
+  run(): void {
+    this.result = rollupColumns(this.group, this.columns, this.aggs);
+  }
 }

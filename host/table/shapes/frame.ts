@@ -23,88 +23,40 @@ export function canonicalOrder(table: RawTable, rows: number[], ids: string[], t
   distinct.forEach((id, i) => rank.set(id, i));
   const e = new Int32Array(rows.length);
   const t = new Float64Array(rows.length);
-  const k: string[] = new Array(rows.length);
+  const seen = new Map<string, number>();
   rows.forEach((r, i) => {
     e[i] = rank.get(ids[r]) as number;
     t[i] = times[r];
-    k[i] = table.data.map((col) => (col[r] === null || col[r] === undefined ? '' : String(col[r]))).join('\u0000');
+    const key = `${e[i]}:${t[i]}`;
+    seen.set(key, (seen.get(key) ?? 0) + 1);
   });
+  // The row text only where entity and time tie (building it for every row costs more than the sort).
+  const k = rows.map((r, i) =>
+    (seen.get(`${e[i]}:${t[i]}`) as number) > 1 ? table.data.map((col) => (col[r] === null || col[r] === undefined ? '' : String(col[r]))).join('\u0000') : '',
+  );
   const sorted = frame({ e, t, k, r: Int32Array.from(rows) }).orderby('e', 't', 'k');
   return Array.from(sorted.array('r') as ArrayLike<number>);
 }
 
-/** Per-group statistics of value columns `v0..v{n-1}` from one rollup. */
-export interface GroupStats {
-  n: number;
-  sum: (number | null)[];
-  mean: (number | null)[];
-  min: (number | null)[];
-  max: (number | null)[];
-  valid: number[];
-}
+/** Aggregates `rollupColumns` offers; each skips blank (null) values, as arquero's do. */
+export type Agg = 'sum' | 'min' | 'max' | 'valid';
 
 /**
- * Groups the rows of `f` whose time `t` lies in (lo, hi] by `c` and summarises v0..v{nValues-1}:
- * count, sum, mean (sum over non-missing count), min, max and non-missing count (arquero skips nulls
- * in every aggregate).
+ * One arquero groupby/rollup pass: per group id, each requested aggregate of its column, null when
+ * the group has no value there (`valid` gives 0). Callers put a window or a condition into the
+ * column itself (null outside it), so many windows cost one pass over the rows.
  */
-export function rollupWindow(f: Frame, nValues: number, lo: number, hi: number): Map<number, GroupStats> {
-  const inWindow = f.params({ lo, hi }).filter((d: any, $: any) => d.t > $.lo && d.t <= $.hi);
-  return rollupBy(inWindow, nValues);
-}
-
-/** Groups every row of `f` by `c` and summarises as `rollupWindow` does. */
-export function rollupBy(f: Frame, nValues: number): Map<number, GroupStats> {
-  const spec: Record<string, unknown> = { n: op.count() };
-  for (let j = 0; j < nValues; j++) {
-    spec[`s${j}`] = op.sum(`v${j}`);
-    spec[`lo${j}`] = op.min(`v${j}`);
-    spec[`hi${j}`] = op.max(`v${j}`);
-    spec[`k${j}`] = op.valid(`v${j}`);
-  }
-  const out = new Map<number, GroupStats>();
-  if (f.numRows() === 0) return out;
-  const r = f.groupby('c').rollup(spec as any);
-  const col = (name: string) => r.array(name) as ArrayLike<any>;
-  const cs = col('c');
-  const ns = col('n');
-  const per = Array.from({ length: nValues }, (_, j) => ({ s: col(`s${j}`), lo: col(`lo${j}`), hi: col(`hi${j}`), k: col(`k${j}`) }));
-  for (let i = 0; i < r.numRows(); i++) {
-    const valid = per.map((p) => p.k[i] as number);
-    out.set(cs[i], {
-      n: ns[i],
-      valid,
-      sum: per.map((p, j) => (valid[j] > 0 ? p.s[i] : null)),
-      mean: per.map((p, j) => (valid[j] > 0 ? p.s[i] / valid[j] : null)),
-      min: per.map((p, j) => (valid[j] > 0 ? p.lo[i] : null)),
-      max: per.map((p, j) => (valid[j] > 0 ? p.hi[i] : null)),
-    });
-  }
-  return out;
-}
-
-/** Counts rows in (lo, hi] per (c, y) pair; keys are `${c}:${y}`. */
-export function countByType(f: Frame, lo: number, hi: number): Map<string, number> {
-  const inWindow = f.params({ lo, hi }).filter((d: any, $: any) => d.t > $.lo && d.t <= $.hi && d.y >= 0);
-  const out = new Map<string, number>();
-  if (inWindow.numRows() === 0) return out;
-  const r = inWindow.groupby('c', 'y').rollup({ n: op.count() });
-  const cs = r.array('c') as ArrayLike<number>;
-  const ys = r.array('y') as ArrayLike<number>;
-  const ns = r.array('n') as ArrayLike<number>;
-  for (let i = 0; i < r.numRows(); i++) out.set(`${cs[i]}:${ys[i]}`, ns[i]);
-  return out;
-}
-
-/** Per c over rows with t <= hi: first and last time, and the largest `m` (a 0/1 match flag). */
-export function spanBy(f: Frame, lo: number, hi: number): Map<number, { n: number; first: number; last: number; anyMatch: number }> {
-  const inWindow = f.params({ lo, hi }).filter((d: any, $: any) => d.t > $.lo && d.t <= $.hi);
-  const out = new Map<number, { n: number; first: number; last: number; anyMatch: number }>();
-  if (inWindow.numRows() === 0) return out;
-  const r = inWindow.groupby('c').rollup({ n: op.count(), first: op.min('t'), last: op.max('t'), anyMatch: op.max('m') });
-  const get = (name: string) => r.array(name) as ArrayLike<number>;
-  const [cs, ns, fs, ls, ms] = [get('c'), get('n'), get('first'), get('last'), get('anyMatch')];
-  for (let i = 0; i < r.numRows(); i++) out.set(cs[i], { n: ns[i], first: fs[i], last: ls[i], anyMatch: ms[i] });
+export function rollupColumns(group: ArrayLike<number>, columns: ArrayLike<number | null>[], aggs: readonly (readonly [Agg, number])[]): Map<number, (number | null)[]> {
+  const out = new Map<number, (number | null)[]>();
+  if (group.length === 0) return out;
+  const data: Record<string, ArrayLike<unknown>> = { g: group };
+  columns.forEach((col, i) => (data[`a${i}`] = col));
+  const spec: Record<string, unknown> = {};
+  aggs.forEach(([agg, i], k) => (spec[`r${k}`] = op[agg](`a${i}`)));
+  const r = frame(data).groupby('g').rollup(spec as any);
+  const gs = r.array('g') as ArrayLike<number>;
+  const results = aggs.map((_, k) => r.array(`r${k}`) as ArrayLike<number | null | undefined>);
+  for (let i = 0; i < r.numRows(); i++) out.set(gs[i], results.map((res) => res[i] ?? null));
   return out;
 }
 

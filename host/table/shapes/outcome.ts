@@ -25,11 +25,16 @@ export function pickOutcome(table: RawTable, candidates: readonly string[], name
   return found.length === 1 ? found[0] : '';
 }
 
-/** Labeled and positive rows of an outcome column (0 and 0 when it cannot be read). */
-export function labelCounts(cells: readonly Cell[] | undefined, positiveValues?: readonly string[]): { labeled: number; positives: number } {
-  const y = cells ? yesValues(cells, positiveValues) : null;
+/**
+ * Labeled and positive rows of an outcome column (0 and 0 when it cannot be read). Which values
+ * mean yes is read from `source` (the input column), since the rows kept may hold only one value.
+ */
+export function labelCounts(cells: readonly Cell[] | undefined, source: readonly Cell[] | undefined, positiveValues?: readonly string[]): { labeled: number; positives: number } {
   let labeled = 0;
   let positives = 0;
+  if (!cells || !source) return { labeled, positives };
+  const yes = positiveValues ?? yesNoMeaning([...new Set(source)])?.positiveValues;
+  const y = yes ? yesValues(cells, yes) : null;
   if (y) for (const v of y) if (!Number.isNaN(v)) (labeled++, (positives += v));
   return { labeled, positives };
 }

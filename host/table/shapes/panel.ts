@@ -4,7 +4,7 @@ import type { Shape } from '../../schemas/shape.ts';
 import { SHAPE_DEFAULTS } from '../../schemas/shape.ts';
 import type { Cell, RawTable } from '../types.ts';
 import { cellText, inferColumn, isMissing, parseNumber } from '../typing.ts';
-import { frame, rollupBy } from './frame.ts';
+import { rollupColumns, type Agg } from './frame.ts';
 import { NameBook } from './names.ts';
 import { emptyShape, yesValues } from './outcome.ts';
 import { buildTable, dedupePeriods, formatTime, numericColumn, readLog, shapeColumn, type CaseRows, type Log } from './read.ts';
@@ -133,22 +133,23 @@ function summarise(table: RawTable, c: number, log: Log): Summary {
 /** Feature columns for each case's periods: period_count, then each source column's summaries. */
 function featureColumns(periods: number[][], summaries: Summary[]): Cell[][] {
   const out: Cell[][] = [periods.map((p) => p.length)];
-  // Mean, min and max per case through one arquero rollup over the numeric sources.
+  // Sum, count, min and max per case and numeric source through one arquero rollup.
   const numeric = summaries.flatMap((s, i) => (s.kind === 'numeric' ? [i] : []));
-  const cs: number[] = [];
+  const group: number[] = [];
   const rows: number[] = [];
-  periods.forEach((p, i) => p.forEach((r) => (cs.push(i), rows.push(r))));
-  const cols: Record<string, ArrayLike<unknown>> = { c: cs };
-  numeric.forEach((i, j) => (cols[`v${j}`] = rows.map((r) => (summaries[i] as { values: (number | null)[] }).values[r])));
-  const stats = rollupBy(frame(cols), numeric.length);
+  periods.forEach((p, i) => p.forEach((r) => (group.push(i), rows.push(r))));
+  const columns = numeric.map((i) => rows.map((r) => (summaries[i] as { values: (number | null)[] }).values[r]));
+  const aggs = numeric.flatMap((_, j) => (['sum', 'valid', 'min', 'max'] as Agg[]).map((a) => [a, j] as const));
+  const stats = rollupColumns(group, columns, aggs);
+  const stat = (c: number, j: number, k: number) => stats.get(c)?.[4 * j + k] ?? null;
   summaries.forEach((s, i) => {
     if (s.kind === 'numeric') {
       const j = numeric.indexOf(i);
       const seq = periods.map((p) => p.map((r) => s.values[r]));
       const present = seq.map((xs) => xs.filter((x): x is number => x !== null));
-      out.push(periods.map((_, c) => stats.get(c)?.mean[j] ?? null));
-      out.push(periods.map((_, c) => stats.get(c)?.min[j] ?? null));
-      out.push(periods.map((_, c) => stats.get(c)?.max[j] ?? null));
+      out.push(periods.map((_, c) => ((stat(c, j, 1) ?? 0) > 0 ? (stat(c, j, 0) as number) / (stat(c, j, 1) as number) : null)));
+      out.push(periods.map((_, c) => stat(c, j, 2)));
+      out.push(periods.map((_, c) => stat(c, j, 3)));
       out.push(present.map((xs) => (xs.length ? xs[xs.length - 1] : null)));
       out.push(present.map((xs) => (xs.length ? xs[xs.length - 1] - xs[0] : null)));
       out.push(seq.map((xs) => slope(xs)));

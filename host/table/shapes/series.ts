@@ -85,8 +85,8 @@ export function shapeSeries(table: RawTable, shape: SeriesShape, opts: ShapeOpti
       ...data,
     ],
   );
-  const outcomeColumn = pickOutcome(out, kept, opts.outcomeColumn);
-  const labels = labelCounts(out.data[out.columns.indexOf(outcomeColumn)], opts.positiveValues);
+  const outcomeColumn = pickOutcome(table, kept, opts.outcomeColumn);
+  const labels = labelCounts(out.data[out.columns.indexOf(outcomeColumn)], table.data[table.columns.indexOf(outcomeColumn)], opts.positiveValues);
   return {
     table: out,
     outcomeColumn,
