@@ -29,6 +29,7 @@ const CASES: Case[] = [
   ['events: when column missing', EVENTS, { kind: 'events', label: { name: 'x', when: { all: [{ column: 'event', op: '==', value: 'buy' }, { column: 'cost', op: '>', value: 1 }] } } }, opts, 'shape_invalid', 'shape.label.when.all.1.column'],
   ['events: order operator on a list', EVENTS, { kind: 'events', label: { name: 'x', when: { column: 'amount', op: '>', value: [1] } } }, opts, 'shape_invalid', 'shape.label.when.value'],
   ['events: as_of unreadable', EVENTS, { kind: 'events', label: { lapsed: true }, as_of: 'last tuesday' }, opts, 'shape_invalid', 'shape.as_of'],
+  ['events: as_of a bare number beside ISO times', EVENTS, { kind: 'events', label: { lapsed: true }, as_of: '2024' }, opts, 'shape_invalid', 'shape.as_of'],
   ['events: time column missing', EVENTS, { kind: 'events', label: { lapsed: true } }, { ...opts, timeColumn: 'when' }, 'shape_invalid', 'time_column'],
   ['events: time column not given', EVENTS, { kind: 'events', label: { lapsed: true } }, { ...opts, timeColumn: '' }, 'shape_invalid', 'time_column'],
   ['events: times unreadable', EVENTS, { kind: 'events', label: { lapsed: true } }, { ...opts, timeColumn: 'note' }, 'shape_invalid', 'time_column'],

@@ -2,7 +2,7 @@
 import { ServiceError } from '../../http/problem.ts';
 import type { Shape } from '../../schemas/shape.ts';
 import { SHAPE_DEFAULTS } from '../../schemas/shape.ts';
-import type { Cell } from '../types.ts';
+import type { Cell, RawTable } from '../types.ts';
 import { cellText, compareCodePoints } from '../typing.ts';
 import { rollupColumns, type Agg } from './frame.ts';
 import { NameBook, slug } from './names.ts';
@@ -24,7 +24,7 @@ export const MAX_EVENT_TYPES = 20;
  * `lapsed_{H}d` is 1 when the case has no event in the outcome window; `{name}_next_{H}d` is 1 when
  * any event in the window matches `when`.
  */
-export function shapeEvents(table: Parameters<typeof readLog>[0], shape: EventsShape, opts: ShapeOptions): ShapedRecord {
+export function shapeEvents(table: RawTable, shape: EventsShape, opts: ShapeOptions): ShapedRecord {
   const eventIdx = shape.event_column === undefined ? -1 : shapeColumn(table, shape.event_column, 'shape.event_column');
   const valueNames = shape.value_columns ?? [];
   const values = valueNames.map((name, i) => numericColumn(table, shapeColumn(table, name, `shape.value_columns.${i}`), `shape.value_columns.${i}`));
@@ -32,8 +32,8 @@ export function shapeEvents(table: Parameters<typeof readLog>[0], shape: EventsS
   const matches = 'when' in label ? compileWhen(label.when, table, 'shape.label.when') : null;
   const horizon = shape.horizon_days ?? SHAPE_DEFAULTS.horizon_days;
   const lookbacks = shape.lookback_days ?? SHAPE_DEFAULTS.lookback_days;
-  const given = parseAsOf(shape.as_of);
-  const log = readLog(table, opts.entityColumn, opts.timeColumn, (latest) => given ?? latest);
+  let given: number | null = null;
+  const log = readLog(table, opts.entityColumn, opts.timeColumn, (latest, numericTimes) => (given = parseAsOf(shape.as_of, numericTimes)) ?? latest);
   const asOf = given ?? log.latest;
   const cutoff = asOf - horizon * DAY;
 

@@ -72,12 +72,18 @@ export function timeColumn(table: RawTable, c: number, field: string): Float64Ar
   return out;
 }
 
-/** Spec 2.5 `as_of`: parsed like the time column; unreadable is `shape_invalid` at `shape.as_of`. */
-export function parseAsOf(asOf: string | undefined): number | null {
+/**
+ * Spec 2.5 `as_of`: an ISO 8601 time (or, when the time column holds plain numbers, a number), read
+ * like the time column; anything else is `shape_invalid` at `shape.as_of` (a bare "2024" is a year,
+ * not 2024 milliseconds).
+ */
+export function parseAsOf(asOf: string | undefined, numericTimes: boolean): number | null {
   if (asOf === undefined) return null;
   const t = parseTime(asOf);
-  if (t === null) {
-    throw new ServiceError('shape_invalid', `shape.as_of ${JSON.stringify(asOf)} is not an ISO 8601 time.`, { field: 'shape.as_of' });
+  if (t === null || (!numericTimes && parseNumber(asOf) !== null)) {
+    throw new ServiceError('shape_invalid', `shape.as_of ${JSON.stringify(asOf)} is not an ISO 8601 time such as 2024-06-30 or 2024-06-30T12:00:00Z.`, {
+      field: 'shape.as_of',
+    });
   }
   return t;
 }
@@ -115,7 +121,12 @@ export interface Log {
  * after `until` (counted as `after_as_of`), and puts the rest in canonical order: entity id by code
  * point, then time, then the row's cells as text, so any order of the same rows reads the same.
  */
-export function readLog(table: RawTable, entityColumn: string, timeColumnName: string, until?: (latest: number) => number): Log {
+export function readLog(
+  table: RawTable,
+  entityColumn: string,
+  timeColumnName: string,
+  until?: (latest: number, numericTimes: boolean) => number,
+): Log {
   if (!timeColumnName) {
     throw new ServiceError('shape_invalid', 'A shaped record needs time_column (spec 2.6).', { field: 'time_column' });
   }
@@ -141,7 +152,7 @@ export function readLog(table: RawTable, entityColumn: string, timeColumnName: s
       if (typeof cell !== 'number' && parseNumber(cell) === null) numericTimes = false;
     }
   }
-  const cut = until ? until(latest) : Infinity;
+  const cut = until ? until(latest, numericTimes) : Infinity;
   const kept = usable.filter((r) => times[r] <= cut);
   const order = canonicalOrder(table, kept, ids as string[], times);
   const cases: CaseRows[] = [];

@@ -46,8 +46,8 @@ export function shapeSignals(table: RawTable, shape: SignalsShape, opts: ShapeOp
   const starts = startIdx >= 0 ? timeColumn(table, startIdx, 'shape.event_start_column') : null;
   const ends = endIdx >= 0 ? timeColumn(table, endIdx, 'shape.event_end_column') : null;
   const values = signalIdx.map((c, i) => numericColumn(table, c, `shape.signal_columns.${i}`));
-  const given = parseAsOf(shape.as_of);
-  const log = readLog(table, opts.entityColumn, opts.timeColumn, (latest) => given ?? latest);
+  let given: number | null = null;
+  const log = readLog(table, opts.entityColumn, opts.timeColumn, (latest, numericTimes) => (given = parseAsOf(shape.as_of, numericTimes)) ?? latest);
   const asOf = given ?? log.latest;
   const every = shape.snapshot_every;
   const step = EVERY_MS[every];
