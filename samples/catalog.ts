@@ -1,6 +1,7 @@
 // Sample dataset metadata for svc_describe (spec 4.8, wire.md "svc_describe") and loaders for the committed CSVs.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { SHAPE_SAMPLES } from './shape-catalog.ts';
 
 export type SampleColumnType = 'numeric' | 'category' | 'yesno' | 'id';
 export type SampleShape = 'table' | 'events' | 'series' | 'panel' | 'signals' | 'traces';
@@ -169,6 +170,8 @@ export const SAMPLES: readonly Sample[] = [
       cases: { ids: ['flip_0001'] },
     },
   },
+  // Spec 2.5 shape samples (samples.md): each `try` carries time_column and shape.
+  ...SHAPE_SAMPLES,
 ];
 
 export function getSample(name: string): Sample | undefined {
