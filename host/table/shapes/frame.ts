@@ -21,21 +21,24 @@ export function canonicalOrder(table: RawTable, rows: number[], ids: string[], t
   const distinct = [...new Set(rows.map((r) => ids[r]))].sort(compareCodePoints);
   const rank = new Map<string, number>();
   distinct.forEach((id, i) => rank.set(id, i));
-  const e = new Int32Array(rows.length);
-  const t = new Float64Array(rows.length);
-  const seen = new Map<string, number>();
-  rows.forEach((r, i) => {
-    e[i] = rank.get(ids[r]) as number;
-    t[i] = times[r];
-    const key = `${e[i]}:${t[i]}`;
-    seen.set(key, (seen.get(key) ?? 0) + 1);
-  });
-  // The row text only where entity and time tie (building it for every row costs more than the sort).
-  const k = rows.map((r, i) =>
-    (seen.get(`${e[i]}:${t[i]}`) as number) > 1 ? table.data.map((col) => (col[r] === null || col[r] === undefined ? '' : String(col[r]))).join('\u0000') : '',
-  );
-  const sorted = frame({ e, t, k, r: Int32Array.from(rows) }).orderby('e', 't', 'k');
-  return Array.from(sorted.array('r') as ArrayLike<number>);
+  const e = Int32Array.from(rows, (r) => rank.get(ids[r]) as number);
+  const t = Float64Array.from(rows, (r) => times[r]);
+  const sorted = frame({ e, t, r: Int32Array.from(rows) }).orderby('e', 't');
+  const order = Array.from(sorted.array('r') as ArrayLike<number>);
+  // Rows that tie on entity and time are put in the order of their cells as text (only those: the
+  // text of every row costs more than the sort).
+  const text = (r: number) => table.data.map((col) => (col[r] === null || col[r] === undefined ? '' : String(col[r]))).join('\u0000');
+  for (let i = 0; i < order.length; ) {
+    let j = i + 1;
+    while (j < order.length && ids[order[j]] === ids[order[i]] && times[order[j]] === times[order[i]]) j++;
+    if (j - i > 1) {
+      const run = order.slice(i, j).map((r) => ({ r, k: text(r) }));
+      run.sort((a, b) => compareCodePoints(a.k, b.k));
+      run.forEach((x, k) => (order[i + k] = x.r));
+    }
+    i = j;
+  }
+  return order;
 }
 
 /** Aggregates `rollupColumns` offers; each skips blank (null) values, as arquero's do. */

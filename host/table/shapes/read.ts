@@ -47,6 +47,7 @@ export function numericColumn(table: RawTable, c: number, field: string): (numbe
 export function timeColumn(table: RawTable, c: number, field: string): Float64Array {
   const cells = table.data[c];
   const out = new Float64Array(table.rowCount);
+  const seen = new Map<Cell, number | null>(); // logs repeat their times: parse each spelling once
   let bad: string | null = null;
   for (let r = 0; r < table.rowCount; r++) {
     const cell = cells[r];
@@ -54,7 +55,8 @@ export function timeColumn(table: RawTable, c: number, field: string): Float64Ar
       out[r] = NaN;
       continue;
     }
-    const t = parseTime(cell);
+    let t = seen.get(cell);
+    if (t === undefined) seen.set(cell, (t = parseTime(cell)));
     if (t === null) {
       const text = cellText(cell) as string;
       if (bad === null || compareCodePoints(text, bad) < 0) bad = text;
