@@ -1,0 +1,245 @@
+// Speed bench: engine fit times (Telco in-process; a seeded synthetic table in a child process with
+// its peak RSS), scoring throughput inside the engine (tinybench), and ml-xgboost fit times beside them.
+import { execFile } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Bench } from 'tinybench';
+import { encodeCases, encodeTable, fitTable, loadEngine, scoreCases, scoreEncoded, type FitResult, type Model } from '../host/engine/index.ts';
+import { copyIn } from '../host/engine/fit-core.ts';
+import { instantiate } from '../host/engine/wasm.ts';
+import { rowsToTable } from '../host/table/rows.ts';
+import type { RawTable } from '../host/table/types.ts';
+import { featureColumns, outcomeVector, repoRoot, syntheticTable, type Dataset } from './datasets.ts';
+import { encodeFeatures } from './peers/encode.ts';
+import { fitMlXgboost } from './peers/ml-xgboost.ts';
+import { runPythonPeers } from './peers/python.ts';
+
+const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+
+export const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/** A dataset as the engine takes it: the raw table and its fit options (outcome 1/0/NaN per row). */
+export function engineInput(ds: Dataset) {
+  const table = rowsToTable(ds.rows);
+  const outcome = Float64Array.from(ds.rows, (r) => {
+    const v = r[ds.outcomeColumn];
+    return v === null || v === undefined ? NaN : v === ds.positiveValue ? 1 : 0;
+  });
+  return { table, opts: { entityColumn: ds.entityColumn, outcomeColumn: ds.outcomeColumn, outcome } };
+}
+
+export interface EngineFitTimes {
+  warmupMs: number;
+  runsMs: number[];
+  medianMs: number;
+  /** Process CPU time (user + system) per run: less sensitive than wall time to other load on a shared machine. */
+  cpuRunsMs: number[];
+  cpuMedianMs: number;
+  state: string;
+  auc: number | null;
+  pairs: number;
+  /** Median of 3 timings of the host-side encoding alone (typing the cells into typed arrays), part of every run. */
+  encodeMedianMs: number;
+  result: FitResult;
+}
+
+/**
+ * Whole-fit wall time, in this thread: encode + copy in + the wasm fit (canonical order, split,
+ * binning, all 8 bags, pairs, the held-out check) + reading the result. One warm-up first.
+ */
+export async function timeEngineFit(ds: Dataset, runs = 5): Promise<EngineFitTimes> {
+  const { table, opts } = engineInput(ds);
+  let t0 = performance.now();
+  let result = await fitTable(table, opts);
+  const warmupMs = performance.now() - t0;
+  const runsMs: number[] = [];
+  const cpuRunsMs: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const c0 = process.cpuUsage();
+    t0 = performance.now();
+    result = await fitTable(table, opts);
+    runsMs.push(performance.now() - t0);
+    cpuRunsMs.push(cpuMs(process.cpuUsage(c0)));
+  }
+  const encodeMs: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    t0 = performance.now();
+    encodeTable(table, opts);
+    encodeMs.push(performance.now() - t0);
+  }
+  return {
+    warmupMs, runsMs, medianMs: median(runsMs), cpuRunsMs, cpuMedianMs: median(cpuRunsMs), state: result.state, auc: result.quality.auc, pairs: result.diagnostics.pairs,
+    encodeMedianMs: median(encodeMs), result,
+  };
+}
+
+export interface XgbFitTimes {
+  runsMs: number[];
+  medianMs: number;
+  features: number;
+  rows: number;
+}
+
+/** ml-xgboost (bench/peers/ml-xgboost.ts parameters) trained on all rows; train time only, one-hot encoding excluded. */
+export async function timeXgboostFit(ds: Dataset, runs = 3, warmup = true): Promise<XgbFitTimes> {
+  const enc = encodeFeatures(ds.rows, ds.rows.slice(0, 1), featureColumns(ds));
+  const input = { xTrain: enc.xTrain, yTrain: outcomeVector(ds), xTest: enc.xTest };
+  if (warmup) await fitMlXgboost(input);
+  const runsMs: number[] = [];
+  for (let i = 0; i < runs; i++) runsMs.push((await fitMlXgboost(input)).fitMs);
+  return { runsMs, medianMs: median(runsMs), features: enc.names.length, rows: ds.rows.length };
+}
+
+// ---- child processes (fresh heap, so max RSS belongs to one measurement) ----
+
+const SELF = fileURLToPath(import.meta.url);
+
+export type ChildOutcome<T> = { ok: true; value: T; wallMs: number } | { ok: false; reason: string; wallMs: number };
+
+/** Runs this file as `node --import tsx bench/speed.ts <mode> ...args` and reads its last stdout line as JSON. */
+export function runChild<T>(mode: string, args: Array<string | number>, timeoutMs: number): Promise<ChildOutcome<T>> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', SELF, mode, ...args.map(String)],
+      { cwd: repoRoot, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 1 << 20 },
+      (err, stdout, stderr) => {
+        const wallMs = performance.now() - t0;
+        if (err) {
+          const capped = (err as NodeJS.ErrnoException & { killed?: boolean }).killed;
+          const errorLine = stderr.split('\n').find((l) => /^\w*Error\b/.test(l.trim()))?.trim();
+          const reason = capped ? `stopped at the ${Math.round(timeoutMs / 1000)} s cap` : `child failed: ${errorLine ?? err.message.split('\n')[0]}`;
+          return resolve({ ok: false, reason, wallMs });
+        }
+        try {
+          resolve({ ok: true, value: JSON.parse(stdout.trim().split('\n').pop()!) as T, wallMs });
+        } catch {
+          resolve({ ok: false, reason: `unreadable child output: ${stdout.slice(-200)}`, wallMs });
+        }
+      },
+    );
+  });
+}
+
+export interface SyntheticFit {
+  rows: number;
+  cols: number;
+  seed: number;
+  fitMs: number;
+  cpuMs: number;
+  warmupMs: number;
+  rssBeforeFitMb: number;
+  peakRssMb: number;
+  state: string;
+  auc: number | null;
+  pairs: number;
+  meanRounds: number;
+}
+
+/** Child: a small warm-up fit, then the seeded `rows x cols` table built, then one timed whole fit. */
+async function childEngineSynthetic(rows: number, cols: number, seed: number): Promise<SyntheticFit> {
+  let t0 = performance.now();
+  const warm = engineInput(syntheticTable(2000, cols, seed + 1));
+  await fitTable(warm.table, warm.opts);
+  const warmupMs = performance.now() - t0;
+  const { table, opts } = engineInput(syntheticTable(rows, cols, seed));
+  const rssBeforeFitMb = process.memoryUsage().rss / 2 ** 20;
+  const c0 = process.cpuUsage();
+  t0 = performance.now();
+  const r = await fitTable(table, opts);
+  const fitMs = performance.now() - t0;
+  const fitCpuMs = cpuMs(process.cpuUsage(c0));
+  return {
+    rows, cols, seed, fitMs, cpuMs: fitCpuMs, warmupMs, rssBeforeFitMb,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    state: r.state, auc: r.quality.auc, pairs: r.diagnostics.pairs, meanRounds: r.diagnostics.meanRounds,
+  };
+}
+
+export interface XgbSyntheticFit {
+  rows: number;
+  fitMs: number;
+  features: number;
+  peakRssMb: number;
+}
+
+/** Child: ml-xgboost on the same seeded table (one run, its wasm already compiled by a 200-row warm-up). */
+async function childXgbSynthetic(rows: number, cols: number, seed: number): Promise<XgbSyntheticFit> {
+  await timeXgboostFit(syntheticTable(200, cols, seed + 1), 1, false);
+  const t = await timeXgboostFit(syntheticTable(rows, cols, seed), 1, false);
+  return { rows, fitMs: t.medianMs, features: t.features, peakRssMb: process.resourceUsage().maxRSS / 1024 };
+}
+
+/** Debian scikit-learn / XGBoost 1.7 (bench/peers/python_peers.py, one thread) fitted once on all rows: fit ms per model. */
+export async function timePythonPeers(ds: Dataset): Promise<{ ok: true; fitMs: Record<string, number>; features: number } | { ok: false; reason: string }> {
+  const enc = encodeFeatures(ds.rows, ds.rows.slice(0, 10), featureColumns(ds));
+  const run = await runPythonPeers([{ xTrain: enc.xTrain, yTrain: outcomeVector(ds), xTest: enc.xTest }]);
+  if (!run.available) return { ok: false, reason: run.reason };
+  return { ok: true, features: enc.names.length, fitMs: Object.fromEntries(Object.entries(run.models).map(([k, v]) => [k, v[0].fitMs])) };
+}
+
+// ---- scoring throughput ----
+
+export interface ScoringThroughput {
+  cases: number;
+  columns: number;
+  pairs: number;
+  /** Median latency (ms) and cases/s of: the wasm `score` call alone; plus the bridge's copies; plus JS cell encoding. */
+  engine: { p50Ms: number; casesPerSec: number; samples: number };
+  bridge: { p50Ms: number; casesPerSec: number; samples: number };
+  endToEnd: { p50Ms: number; casesPerSec: number; samples: number };
+}
+
+/** `n` cases drawn (seeded, with replacement) from a table's rows, outcome column dropped. */
+export function sampleCases(table: RawTable, outcomeColumn: string, n: number, seed: number): RawTable {
+  let a = seed >>> 0;
+  const idx = Array.from({ length: n }, () => {
+    a = (Math.imul(a, 1664525) + 1013904223) >>> 0;
+    return Math.floor((a / 4294967296) * table.rowCount);
+  });
+  const keep = table.columns.map((c, j) => [c, j] as const).filter(([c]) => c !== outcomeColumn);
+  return { columns: keep.map(([c]) => c), data: keep.map(([, j]) => idx.map((i) => table.data[j][i])), rowCount: n };
+}
+
+export async function scoringThroughput(model: Model, cases: RawTable, timeMs = 1500): Promise<ScoringThroughput> {
+  const mod = await loadEngine();
+  const n = cases.rowCount;
+  const m = model.columns.length;
+  const cols = encodeCases(model, cases);
+  // Engine only: inputs copied in once, outputs allocated once; each iteration is one `score` call.
+  const ex = instantiate(mod);
+  const mp = copyIn(ex, model.array);
+  const colPtrs = new Int32Array(m);
+  cols.forEach((c, j) => void (c && (colPtrs[j] = copyIn(ex, c))));
+  const cp = copyIn(ex, colPtrs);
+  const pp = ex.alloc(n * 8), kp = ex.alloc(n * m * 8), bp = ex.alloc(n * m * 4), rp = ex.alloc(n * 16), sp = ex.alloc(n * 16);
+  let status = 0;
+  const bench = new Bench({ time: timeMs, iterations: 20, warmupIterations: 5 });
+  bench
+    .add('engine', () => void (status |= ex.score(mp, model.array.length, n, cp, pp, kp, bp, rp, sp)))
+    .add('bridge', () => void scoreEncoded(mod, model, cols, n))
+    .add('endToEnd', () => void scoreCases(mod, model, cases));
+  await bench.run();
+  if (status !== 0) throw new Error(`engine score returned status ${status}`);
+  const stat = (name: string) => {
+    const r = bench.tasks.find((t) => t.name === name)!.result;
+    if (r.state !== 'completed') throw new Error(`tinybench task ${name} ended ${r.state}`);
+    return { p50Ms: r.latency.p50, casesPerSec: n / (r.latency.p50 / 1000), samples: r.latency.samplesCount };
+  };
+  return { cases: n, columns: model.usedColumns().length, pairs: model.pairCount, engine: stat('engine'), bridge: stat('bridge'), endToEnd: stat('endToEnd') };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const [mode, ...rest] = process.argv.slice(2);
+  const [rows, cols, seed] = rest.map(Number);
+  const out = mode === 'engine-synthetic' ? await childEngineSynthetic(rows, cols, seed)
+    : mode === 'xgb-synthetic' ? await childXgbSynthetic(rows, cols, seed)
+    : null;
+  if (!out) throw new Error('usage: tsx bench/speed.ts engine-synthetic|xgb-synthetic ROWS COLS SEED');
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}

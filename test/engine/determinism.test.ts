@@ -1,0 +1,90 @@
+// Determinism (engine.md "Determinism rules"): the same rows give the same model bits, whatever the
+// run, thread, process or row order; one changed value changes them.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FitPool, loadEngine, scoreCases, type EngineModule, type FitResult } from '../../host/engine/index.ts';
+import { ROW_TRAIN } from '../../host/engine/abi.ts';
+import { bitsOf, casesOf, fit, permutation, reorderRows, repoRoot, sha256, syntheticFixture, withColumn, type Fixture } from './helpers.ts';
+
+// 3,000 rows x 10 columns: big enough for pair terms (>= 1,000 training rows), small enough to fit in ~0.4 s.
+const SHAPE = [3000, 10, 11] as const;
+const CHILD = fileURLToPath(new URL('./child-fit.ts', import.meta.url));
+
+let mod: EngineModule;
+let f: Fixture;
+let first: FitResult;
+let firstBytes: Uint8Array;
+let firstP: Float64Array;
+
+const pOf = (r: FitResult) => scoreCases(mod, r.model!, casesOf(f)).p;
+
+beforeAll(async () => {
+  mod = await loadEngine();
+  f = syntheticFixture(...SHAPE);
+  first = await fit(f);
+  expect(first.state).toBe('answered');
+  expect(first.diagnostics.pairs).toBeGreaterThan(0); // the pair step is covered too
+  firstBytes = first.model!.toBytes();
+  firstP = pOf(first);
+});
+
+describe('determinism', () => {
+  it('fitting the same table twice gives bit-identical model bytes and p', async () => {
+    const again = await fit(f);
+    expect(Buffer.from(again.model!.toBytes()).equals(Buffer.from(firstBytes))).toBe(true);
+    expect(Buffer.from(bitsOf(pOf(again))).equals(Buffer.from(bitsOf(firstP)))).toBe(true);
+    expect(again.quality).toEqual(first.quality);
+  });
+
+  describe('in a worker thread', () => {
+    let pool: FitPool;
+    beforeAll(() => void (pool = new FitPool(1)));
+    afterAll(() => pool.close());
+
+    it('gives the same model bytes as the in-process fit', async () => {
+      const inWorker = await fit(f, pool);
+      expect(sha256(inWorker.model!.toBytes())).toBe(sha256(firstBytes));
+      expect(inWorker.quality).toEqual(first.quality);
+    });
+  });
+
+  it('a separate Node process gives the same model bytes and p (SHA-256)', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', CHILD, ...SHAPE.map(String)], {
+      cwd: repoRoot,
+      timeout: 60_000,
+    });
+    const child = JSON.parse(stdout.trim().split('\n').pop()!);
+    expect(child).toEqual({ model: sha256(firstBytes), p: sha256(firstP) });
+  });
+
+  it('5 seeded shuffles of the row order give identical model bytes and p', async () => {
+    for (let seed = 1; seed <= 5; seed++) {
+      const shuffled = await fit(reorderRows(f, permutation(f.table.rowCount, seed)));
+      expect(sha256(shuffled.model!.toBytes()), `shuffle ${seed}`).toBe(sha256(firstBytes));
+      expect(sha256(pOf(shuffled)), `shuffle ${seed}`).toBe(sha256(firstP));
+    }
+  });
+
+  describe('one changed value changes the model bytes', () => {
+    // A training row (not held out), so the change reaches the boosted terms.
+    const trainingRow = () => first.diagnostics.rowSplit.indexOf(ROW_TRAIN);
+
+    it('a flipped training label', async () => {
+      const r = trainingRow();
+      const outcome = f.outcome.slice();
+      outcome[r] = 1 - outcome[r];
+      const changed = await fit({ ...f, outcome });
+      expect(sha256(changed.model!.toBytes())).not.toBe(sha256(firstBytes));
+    });
+
+    it('one numeric cell of a training row', async () => {
+      const r = trainingRow();
+      const cells = f.table.data[f.table.columns.indexOf('num_00')].slice();
+      cells[r] = Number(cells[r]) + 0.5;
+      const changed = await fit(withColumn(f, 'num_00', cells));
+      expect(sha256(changed.model!.toBytes())).not.toBe(sha256(firstBytes));
+    });
+  });
+});
