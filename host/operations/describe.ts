@@ -1,5 +1,6 @@
 // svc_describe (spec 4.8, wire.md "svc_describe"): what this server answers, with which fields, limits,
 // prices and retention, and the free samples each with a ready-to-send ask (`try`, question key `q`).
+import { SHAPE_FEATURES } from '../table/shapes/index.ts';
 import { DescribeRequestSchema, LIMITS, parseBody } from '../schemas/index.ts';
 import { DEFAULT_CUTS, DEFAULT_LEVELS, DEFAULT_TOP_K } from '../schemas/question.ts';
 import { SAMPLES } from '../../samples/catalog.ts';
@@ -60,11 +61,11 @@ const QUESTION_TYPES = [
 
 const COL = `string, 1 to ${LIMITS.columnNameMax} chars`;
 const COLS = `string[], 1 to ${LIMITS.shapeColumnsMax} column names`;
-/** Spec 2.5; `available` says whether this server's svc_ask reads the kind yet. */
-const SHAPES = [
+/** Spec 2.5; `available` says whether this server's svc_ask reads the kind; `features` names what each builds. */
+const SHAPE_KINDS = [
   { kind: 'table', available: true, description: 'One row per case (the default when shape is omitted).', fields: [] },
   {
-    kind: 'events', available: false, description: 'An event log, many rows per case.',
+    kind: 'events', available: true, description: 'An event log, many rows per case.',
     fields: fields([
       ['event_column', COL, 'Column naming the event type.'],
       ['value_columns', COLS, 'Amounts to sum and average.'],
@@ -75,21 +76,21 @@ const SHAPES = [
     ]),
   },
   {
-    kind: 'series', available: false, description: 'One row per case per period, outcome on each row.',
+    kind: 'series', available: true, description: 'One row per case per period, outcome on each row.',
     fields: fields([
       ['value_columns', COLS, 'Required: numeric columns summarised over trailing windows.'],
       ['windows', '[3,6] | [7,30] | [4,12]', 'Required: periods.'],
     ]),
   },
   {
-    kind: 'panel', available: false, description: "Periods per case; outcome read from a column's trend or final window.",
+    kind: 'panel', available: true, description: "Periods per case; outcome read from a column's trend or final window.",
     fields: fields([
       ['label', 'object', 'Required: {trend_of, direction?, alpha?} or {window_of, periods?, agg?}.'],
       ['min_history', '2 | 3 | 5 | 8', 'Periods a case needs.'],
     ]),
   },
   {
-    kind: 'signals', available: false, description: 'Timestamped sensor readings with fault or event intervals in the same table.',
+    kind: 'signals', available: true, description: 'Timestamped sensor readings with fault or event intervals in the same table.',
     fields: fields([
       ['signal_columns', COLS, 'Required: numeric sensor columns.'],
       ['event_column', COL, 'A row with a value here is an interval, not a reading.'],
@@ -103,7 +104,7 @@ const SHAPES = [
     ]),
   },
   {
-    kind: 'traces', available: false, description: 'One row per agent run, with agent, task or tool columns.',
+    kind: 'traces', available: true, description: 'One row per agent run, with agent, task or tool columns.',
     fields: fields([
       ['agent_column', COL, 'The agent that ran.'],
       ['task_column', COL, 'The task.'],
@@ -111,6 +112,8 @@ const SHAPES = [
     ]),
   },
 ];
+
+const SHAPES = SHAPE_KINDS.map((k) => ({ ...k, features: SHAPE_FEATURES[k.kind as keyof typeof SHAPE_FEATURES] }));
 
 /** Spec 3.1. */
 const ANSWER_STATES = [

@@ -15,6 +15,8 @@ export interface FitRequest {
   recordHash: string;
   entityColumn: string;
   timeColumn?: string;
+  /** Canonical JSON of the shape read (absent for a plain table, so table fit keys never change). */
+  shapeKey?: string;
   outcome: ResolvedOutcome;
   desirable: boolean | null;
 }
@@ -61,6 +63,7 @@ export function fitKeyOf(coreHash: string, req: FitRequest): string {
       outcome: req.outcome.column,
       positives: req.outcome.positiveValues,
       desirable: req.desirable,
+      ...(req.shapeKey !== undefined ? { shape: req.shapeKey } : {}),
     }),
   );
 }

@@ -6,7 +6,7 @@ import type { OpContext, OpResult } from '../../services.ts';
 import { assertKeyMayUse, resolveRecord } from './record.ts';
 import { resolveOutcome } from './outcome.ts';
 import { fitKeyOf, obtainFit, type FitOutcome, type FitRequest } from './fits.ts';
-import { selectCases } from './cases.ts';
+import { RecordViews, type RecordView } from './views.ts';
 import { buildAnswer } from './answers.ts';
 import { CONTRACT } from './verdicts.ts';
 import { registerTaskExecutor, runWithPending, type Stage } from '../tasks.ts';
@@ -23,6 +23,8 @@ interface PlannedQuestion {
   options?: string[];
   /** spec 2.3 refit_of: the earlier model this question's fit is compared with (spec 3.4). */
   refitOf?: ModelRecord;
+  /** The record (or its shaped reading) this question is fitted on and answered from. */
+  view: RecordView;
 }
 
 /**
@@ -43,46 +45,49 @@ registerTaskExecutor('svc_ask', (ctx, body, onStage) => executeAsk(ctx, parseBod
 
 async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) => void): Promise<OpResult> {
   onStage('reading_data');
-  if (ask.shape && ask.shape.kind !== 'table') {
-    // Shapes other than table are a later issue; say so plainly rather than guess.
-    throw new ServiceError('shape_invalid', `shape kind ${ask.shape.kind} is not available on this server yet; send a table (one row per case)`, {
-      field: 'shape.kind',
-    });
-  }
   const record = await resolveRecord(ctx, ask.data);
   checkColumn(record.table.columns, ask.entity_column, 'entity_column');
   if (ask.time_column !== undefined) checkColumn(record.table.columns, ask.time_column, 'time_column');
+  const views = new RecordViews(record.table, ask);
 
   // Plan one fit per distinct fit key (spec 4.1 rule 1).
   const requests = new Map<string, FitRequest>();
   const plan: PlannedQuestion[] = [];
   const coreHash = ctx.services.engine.coreHash;
-  const addFit = (outcomeColumn: string, q: Question, field: string): string => {
-    const outcome = resolveOutcome(record.table, outcomeColumn, q.positive_values, field);
+  const addFit = (outcomeColumn: string, q: Question, field: string): { key: string; view: RecordView } => {
+    const view = views.viewFor(outcomeColumn, q.positive_values, field);
+    const outcome = resolveOutcome(view.table, outcomeColumn, q.positive_values, field);
     const req: FitRequest = {
-      table: record.table,
+      table: view.table,
       recordHash: record.contentHash,
-      entityColumn: ask.entity_column,
-      timeColumn: ask.time_column,
+      entityColumn: view.entityColumn,
+      timeColumn: view.timeColumn,
+      shapeKey: view.shapeKey,
       outcome,
       desirable: q.outcome_is_desirable ?? null,
     };
     const key = fitKeyOf(coreHash, req);
     if (!requests.has(key)) requests.set(key, req);
-    return key;
+    return { key, view };
   };
   for (const [name, q] of Object.entries(ask.questions)) {
     const field = `questions.${name}`;
     if (q.type === 'choice' && q.option_outcomes !== undefined) {
       const options = Object.keys(q.option_outcomes);
-      const keys = options.map((o) => addFit(q.option_outcomes![o], q, field));
-      plan.push({ name, question: q, fitKeys: keys, options });
+      const fitsOf = options.map((o) => addFit(q.option_outcomes![o], q, field));
+      if (new Set(fitsOf.map((f) => f.view)).size > 1) {
+        // each option's outcome would read the record differently (traces, series): no common cases
+        throw new ServiceError('invalid_request', `${field}.option_outcomes: with shape kind ${ask.shape!.kind} ask one question per outcome instead`, {
+          field: `${field}.option_outcomes`,
+        });
+      }
+      plan.push({ name, question: q, fitKeys: fitsOf.map((f) => f.key), options, view: fitsOf[0].view });
     } else {
-      if (q.type === 'choice') checkColumn(record.table.columns, q.option_column!, `${field}.option_column`);
-      plan.push({ name, question: q, fitKeys: [addFit(q.outcome_column!, q, field)] });
+      const { key, view } = addFit(q.outcome_column!, q, field);
+      if (q.type === 'choice') checkColumn(view.table.columns, q.option_column!, `${field}.option_column`);
+      plan.push({ name, question: q, fitKeys: [key], view });
     }
   }
-  const cases = selectCases(record.table, ask.cases, ask.entity_column, ask.time_column);
   for (const p of plan) p.refitOf = await refitTarget(ctx, p);
 
   onStage('fitting');
@@ -99,7 +104,7 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
       question: p.question,
       fits: p.fitKeys.map((k) => fits.get(k)!),
       options: p.options,
-      cases,
+      cases: p.view.cases,
       recordHash: record.contentHash,
       subjectKind: ask.subject_kind,
       acknowledged: ask.acknowledge_decision_support === true,
@@ -110,7 +115,7 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
     if (p.refitOf) {
       // spec 3.4: link the new fit to the old one and report drift (host/operations/drift.ts)
       const fit = fits.get(p.fitKeys[0])!;
-      const drift = computeDrift(ctx, { table: record.table, outcome: requests.get(p.fitKeys[0])!.outcome.values, fit, old: p.refitOf });
+      const drift = computeDrift(ctx, { table: p.view.table, outcome: requests.get(p.fitKeys[0])!.outcome.values, fit, old: p.refitOf });
       await ctx.services.store.linkRefit(ctx.caller!.workspaceId, fit.modelRef, p.refitOf.model_ref);
       await storeDrift(ctx, fit.modelRef, drift);
       built.body.drift = drift;
@@ -127,6 +132,7 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
     core_hash: coreHash,
     record: { content_hash: record.contentHash, rows: record.table.rowCount, columns: record.table.columns.length },
     answers,
+    ...(views.summary() ? { shape: views.summary() } : {}),
     ...(record.datasetId !== undefined ? { dataset_id: record.datasetId } : {}),
     fits_run: fitsRun,
     billable_decisions: billableDecisions,

@@ -1,0 +1,86 @@
+// What each question's fit is fitted on and its cases are scored from: the record itself, or the
+// record read through its `shape` (spec 2.5). A shaped view names its own entity/time columns and,
+// for events and panel windows, the rows read at as_of that the cases are scored from.
+import { ServiceError } from '../../http/problem.ts';
+import { canonicalJson } from '../../signing/index.ts';
+import { applyShape, type ShapedRecord } from '../../table/shapes/index.ts';
+import type { RawTable } from '../../table/types.ts';
+import type { AskRequest } from '../../schemas/index.ts';
+import { selectCases, type CaseSet } from './cases.ts';
+
+export interface RecordView {
+  /** The table the fit learns from. */
+  table: RawTable;
+  entityColumn: string;
+  timeColumn?: string;
+  /** Part of the fit key when a shape made the table (the same bytes read otherwise are another fit). */
+  shapeKey?: string;
+  /** The cases this ask answers about, from this view. */
+  cases: CaseSet;
+  shaped?: ShapedRecord;
+}
+
+/** Traces (prior failure rates) and series read the question's outcome: one view per outcome there. */
+const OUTCOME_DEPENDENT = new Set(['traces', 'series']);
+
+export class RecordViews {
+  private readonly views = new Map<string, RecordView>();
+
+  constructor(
+    private readonly record: RawTable,
+    private readonly ask: AskRequest,
+  ) {}
+
+  /** The view for a question about `outcomeColumn` (checked against a shape's own outcome). */
+  viewFor(outcomeColumn: string, positiveValues: string[] | undefined, field: string): RecordView {
+    const shape = this.ask.shape;
+    if (!shape || shape.kind === 'table') return this.cached('', () => this.tableView());
+    const key = OUTCOME_DEPENDENT.has(shape.kind) ? canonicalJson([outcomeColumn, positiveValues ?? null]) : '';
+    const view = this.cached(key, () => {
+      const shaped = applyShape(this.record, shape, {
+        entityColumn: this.ask.entity_column,
+        timeColumn: this.ask.time_column!,
+        outcomeColumn,
+        positiveValues,
+      });
+      // Cases are scored from the rows read at as_of when the shape has them (events, panel windows).
+      const scoreFrom = shaped.current ?? shaped.table;
+      return {
+        table: shaped.table,
+        entityColumn: shaped.entityColumn,
+        timeColumn: shaped.timeColumn,
+        shapeKey: canonicalJson({ shape, time_column: this.ask.time_column, outcome: key || null }),
+        cases: selectCases(scoreFrom, this.ask.cases, shaped.entityColumn, shaped.current ? undefined : shaped.timeColumn),
+        shaped,
+      };
+    });
+    const own = view.shaped!.outcomeColumn;
+    if (own !== '' && own !== outcomeColumn) {
+      throw new ServiceError('invalid_request', `${field}.outcome_column: with shape kind ${shape.kind} this record's outcome column is ${own}`, {
+        field: `${field}.outcome_column`,
+      });
+    }
+    return view;
+  }
+
+  /** spec 2.7 `shape`: the kind, the as_of the record was read at and its row counts. */
+  summary(): Record<string, unknown> | undefined {
+    const shaped = [...this.views.values()].find((v) => v.shaped)?.shaped;
+    if (!shaped || !this.ask.shape) return undefined;
+    return { kind: this.ask.shape.kind, as_of: shaped.asOf, counts: shaped.counts, features: shaped.features };
+  }
+
+  private tableView(): RecordView {
+    const { entity_column, time_column, cases } = this.ask;
+    return { table: this.record, entityColumn: entity_column, timeColumn: time_column, cases: selectCases(this.record, cases, entity_column, time_column) };
+  }
+
+  private cached(key: string, make: () => RecordView): RecordView {
+    let v = this.views.get(key);
+    if (!v) {
+      v = make();
+      this.views.set(key, v);
+    }
+    return v;
+  }
+}
