@@ -170,6 +170,27 @@ function pick(options: string[], p: Record<string, number>, best: 'max' | 'min')
   return at;
 }
 
+/**
+ * Spec 2.9 choice results: each option's chance, most_likely, least_likely and the choice (the most
+ * likely option for a wanted outcome, the least likely for one to avoid), with the chosen option's
+ * reasons (and band, judged on the chosen option's fit).
+ */
+function choiceCases(a: AnswerInput, options: string[], perOption: ScoredCase[][], qualityOf: (option: number) => FitOutcome['quality']): CaseResult[] {
+  const desirable = a.question.outcome_is_desirable;
+  return a.cases.entityIds.map((id, r) => {
+    const p: Record<string, number> = {};
+    options.forEach((o, i) => (p[o] = perOption[i][r].p));
+    const most = pick(options, p, 'max');
+    const least = pick(options, p, 'min');
+    const choice = desirable ? most : least;
+    const ci = options.indexOf(choice);
+    const chosen = perOption[ci][r];
+    const out: CaseResult = { entity_id: id, p, most_likely: most, least_likely: least, choice, reasons: chosen.reasons };
+    if (a.band) Object.assign(out, bandOf(qualityOf(ci), chosen, a.subjectKind));
+    return out;
+  });
+}
+
 async function choiceByColumn(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer> {
   const q = a.question as Extract<Question, { type: 'choice' }>;
   const column = q.option_column!;
@@ -205,18 +226,7 @@ async function choiceByColumn(a: AnswerInput, fit: FitOutcome): Promise<BuiltAns
   });
   const differs = a.cases.entityIds.some((_, r) => perOption.some((s) => s[r].p !== perOption[0][r].p));
   if (!differs) return notInPattern();
-  const desirable = q.outcome_is_desirable;
-  const cases = a.cases.entityIds.map((id, r) => {
-    const p: Record<string, number> = {};
-    options.forEach((o, i) => (p[o] = perOption[i][r].p));
-    const most = pick(options, p, 'max');
-    const least = pick(options, p, 'min');
-    const choice = desirable ? most : least;
-    const chosen = perOption[options.indexOf(choice)][r];
-    const out: CaseResult = { entity_id: id, p, most_likely: most, least_likely: least, choice, reasons: chosen.reasons };
-    if (a.band) Object.assign(out, bandOf(fit.quality, chosen, a.subjectKind));
-    return out;
-  });
+  const cases = choiceCases(a, options, perOption, () => fit.quality);
   const verdicts: SignedVerdict[] = [];
   for (const o of options) {
     verdicts.push(await sign(a, fit, cases, o, (c) => (c.p as Record<string, number>)[o]));
@@ -235,18 +245,7 @@ async function choiceByOutcomes(a: AnswerInput): Promise<BuiltAnswer> {
     return { body: { ...unansweredBody(q, bad, { model_refs, option: options[firstBad] }), model_ref: undefined }, billable: 0 };
   }
   const perOption = a.fits.map((f) => scoreTable(a.ctx, f.model!, a.cases.table));
-  const desirable = q.outcome_is_desirable;
-  const cases = a.cases.entityIds.map((id, r) => {
-    const p: Record<string, number> = {};
-    options.forEach((o, i) => (p[o] = perOption[i][r].p));
-    const most = pick(options, p, 'max');
-    const least = pick(options, p, 'min');
-    const choice = desirable ? most : least;
-    const ci = options.indexOf(choice);
-    const out: CaseResult = { entity_id: id, p, most_likely: most, least_likely: least, choice, reasons: perOption[ci][r].reasons };
-    if (a.band) Object.assign(out, bandOf(a.fits[ci].quality, perOption[ci][r], a.subjectKind));
-    return out;
-  });
+  const cases = choiceCases(a, options, perOption, (i) => a.fits[i].quality);
   const verdicts: SignedVerdict[] = [];
   for (let i = 0; i < options.length; i++) {
     const o = options[i];
