@@ -1,7 +1,7 @@
 // Side-by-side quality bench: every peer (and our engine, when given) on the same 3 stratified splits per table.
 import { pathToFileURL } from 'node:url';
 import { loadRealDatasets, outcomeVector, featureColumns, type Cell, type Dataset, type TableRows } from './datasets.ts';
-import { stratifiedSplits } from './splits.ts';
+import { sklearnSplits, stratifiedSplits } from './splits.ts';
 import { auc, logLoss, brier } from './metrics.ts';
 import { encodeFeatures } from './peers/encode.ts';
 import { fitMlLogisticRegression } from './peers/ml-logistic-regression.ts';
@@ -43,6 +43,8 @@ export interface TableQuality {
 }
 export interface QualityResults {
   splits: number;
+  /** Whose 75/25 splits: scikit-learn's train_test_split (as the reference numbers) or bench/splits.ts. */
+  splitSource?: 'sklearn' | 'seeded';
   seed: number;
   tables: TableQuality[];
   /** Peers that could not run, with the reason (never an error). */
@@ -82,7 +84,10 @@ export async function runQuality(engineFit?: EngineFit, options: QualityOptions 
   const results: QualityResults = { splits: count, seed, tables: [], absent: [] };
   for (const ds of datasets) {
     const y = outcomeVector(ds);
-    const splits = stratifiedSplits(y, count, seed);
+    // The reference numbers' own splits when scikit-learn is here; our seeded ones otherwise.
+    const fromSklearn = sklearnSplits(y, count, seed);
+    const splits = fromSklearn ?? stratifiedSplits(y, count, seed);
+    results.splitSource = fromSklearn ? 'sklearn' : 'seeded';
     const yTests = splits.map((s) => Uint8Array.from(s.test, (i) => y[i]));
     const runs = new Map<string, Run[]>();
     const add = (model: string, run: Run) => runs.set(model, [...(runs.get(model) ?? []), run]);

@@ -1,5 +1,7 @@
 // Stratified 75/25 splits shared by every model: seed 1337 + s, positives and negatives shuffled apart.
+import { spawnSync } from 'node:child_process';
 import { mulberry32, shuffleInPlace } from './prng.ts';
+import { PYTHON } from './peers/python.ts';
 
 export interface Split {
   train: Int32Array;
@@ -24,4 +26,28 @@ export function stratifiedSplits(y: ArrayLike<number>, count = 3, seed = 1337, t
     const train = p.slice(nTestPos).concat(n.slice(nTestNeg));
     return { train: Int32Array.from(train).sort(), test: Int32Array.from(test).sort() };
   });
+}
+
+/**
+ * The splits the published reference numbers were measured on (data/README.md: "3 stratified 75/25
+ * splits, seed 1337"): scikit-learn's train_test_split(stratify=y, test_size=0.25,
+ * random_state=seed + s). null when Debian's python3-sklearn is not installed.
+ */
+export function sklearnSplits(y: ArrayLike<number>, count = 3, seed = 1337): Split[] | null {
+  const code = [
+    'import json, sys',
+    'import numpy as np',
+    'from sklearn.model_selection import train_test_split',
+    'args = json.load(sys.stdin)',
+    'y = np.array(args["y"])',
+    'out = []',
+    'for s in range(args["count"]):',
+    '    tr, te = train_test_split(np.arange(len(y)), test_size=0.25, stratify=y, random_state=args["seed"] + s)',
+    '    out.append([sorted(tr.tolist()), sorted(te.tolist())])',
+    'json.dump(out, sys.stdout)',
+  ].join('\n');
+  const r = spawnSync(PYTHON, ['-c', code], { input: JSON.stringify({ y: Array.from(y), count, seed }), encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (r.status !== 0 || !r.stdout) return null;
+  const parsed = JSON.parse(r.stdout) as Array<[number[], number[]]>;
+  return parsed.map(([train, test]) => ({ train: Int32Array.from(train), test: Int32Array.from(test) }));
 }
