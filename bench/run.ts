@@ -293,9 +293,6 @@ function markdown(speed: SpeedResults, quality: QualityResults, honesty: Honesty
 function browserSection(): string[] {
   if (!browserBench) return ['## In-browser fit', '', 'Not measured in this run (BENCH_BROWSER=0 or no /usr/bin/chromium).', ''];
   return ['## In-browser fit (Telco churn, Chromium vs Node)', '', browserBench, ''];
-}catch {
-    return ['## In-browser fit', '', 'Not measured in this run: run `npx tsx bench/browser.ts` (needs Debian chromium).', ''];
-  }
 }
 
 // ---- main ----
