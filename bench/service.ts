@@ -236,7 +236,7 @@ async function uploadPeak(log: (s: string) => void): Promise<ServiceBench['uploa
     const made = await postJson(`${url}/v1/add-dataset`, { upload: true, filename: 'big.csv' }, key);
     const header = 'id,a,b,c,d,y\n';
     const line = (i: number) => `u${i},${i % 97},${(i * 7) % 101},${(i * 13) % 89},${i % 5},${i % 3 === 0 ? 'yes' : 'no'}\n`;
-    const target = 100_000_000;
+    const target = 99_000_000; // just under the 100,000,000-byte default upload cap
     let size = 0;
     let i = 0;
     const stream = new ReadableStream<Uint8Array>({
@@ -254,7 +254,7 @@ async function uploadPeak(log: (s: string) => void): Promise<ServiceBench['uploa
     await res.text();
     const ms = performance.now() - t0;
     const peak = hwm();
-    log(`upload ${(size / 1e6).toFixed(0)} MB: ${res.status} in ${ms.toFixed(0)} ms, server RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MB`);
+    log(`upload ${(size / 1e6).toFixed(0)} MB: HTTP ${res.status} in ${ms.toFixed(0)} ms, server RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MB`);
     return { bytes: size, ms, rssBeforeMB: before, peakRssMB: peak, deltaMB: peak - before };
   } finally {
     child.kill();
@@ -282,7 +282,7 @@ export function formatServiceMarkdown(b: ServiceBench): string {
     `| add-dataset, ${b.addDataset.pieces} pieces of ${b.addDataset.rowsPerPiece.toLocaleString('en')} rows | ${b.addDataset.rowsPerSecond.toFixed(0)} rows/s | |`,
     `| cold ask on a stored 100,000-row dataset (11 columns), request to answer | ${b.coldAsk100k.ms.toFixed(0)} ms (${b.coldAsk100k.state}) | |`,
     `| events shape: ${b.events1M.rows.toLocaleString('en')} event rows of ${b.events1M.cases.toLocaleString('en')} customers (stored by upload), rank, request to answer, separate server process | ${(b.events1M.ms / 1000).toFixed(1)} s (${b.events1M.state}); peak RSS ${b.events1M.peakRssMB.toFixed(0)} MB | < 10 s ${ok(b.events1M.ms < 10_000)}, < 2 GB ${ok(b.events1M.peakRssMB < 2048)} |`,
-    `| 100 MB presigned upload, separate server process | ${(b.upload100MB.ms / 1000).toFixed(1)} s; RSS ${b.upload100MB.rssBeforeMB.toFixed(0)} MB before, peak ${b.upload100MB.peakRssMB.toFixed(0)} MB (+${b.upload100MB.deltaMB.toFixed(0)} MB) | |`,
+    `| ~100 MB presigned upload (99 MB, under the 100,000,000-byte cap), separate server process | ${(b.upload100MB.ms / 1000).toFixed(1)} s; RSS ${b.upload100MB.rssBeforeMB.toFixed(0)} MB before, peak ${b.upload100MB.peakRssMB.toFixed(0)} MB (+${b.upload100MB.deltaMB.toFixed(0)} MB) | |`,
     '',
   ].join('\n');
 }

@@ -20,7 +20,7 @@ export function pickRows(table: RawTable, idx: number[]): RawTable {
 }
 
 export function selectCases(record: RawTable, cases: Cases | undefined, entityColumn: string, timeColumn: string | undefined): CaseSet {
-  const latest = () => latestRowPerEntity(record, entityColumn, timeColumn);
+  const latest = () => latestRows(record, entityColumn, timeColumn);
   if (cases === undefined) {
     // rank over the whole record: each entity once, by its latest row, in a stable order
     const map = latest();
@@ -56,6 +56,25 @@ export function selectCases(record: RawTable, cases: Cases | undefined, entityCo
     });
   }
   return { table, entityIds: ids };
+}
+
+// Tables from the sample and sealed-dataset caches are the same objects ask after ask: their
+// entity index is computed once (an inline table is a new object, so nothing of it is kept).
+const latestByTable = new WeakMap<RawTable, Map<string, Map<string, number>>>();
+
+function latestRows(table: RawTable, entityColumn: string, timeColumn: string | undefined): Map<string, number> {
+  let perKey = latestByTable.get(table);
+  if (!perKey) {
+    perKey = new Map();
+    latestByTable.set(table, perKey);
+  }
+  const key = `${entityColumn}\u0000${timeColumn ?? ''}`;
+  let map = perKey.get(key);
+  if (!map) {
+    map = latestRowPerEntity(table, entityColumn, timeColumn);
+    perKey.set(key, map);
+  }
+  return map;
 }
 
 /** Code-point order of ids (deterministic tie-break for rank). */

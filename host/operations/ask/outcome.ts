@@ -11,7 +11,24 @@ export interface ResolvedOutcome {
   positiveValues: string[];
 }
 
+// Resolved outcomes of cached tables (samples, sealed datasets) are kept with the table object.
+const resolvedByTable = new WeakMap<RawTable, Map<string, ResolvedOutcome>>();
+
 export function resolveOutcome(table: RawTable, column: string, positiveValues: string[] | undefined, field: string): ResolvedOutcome {
+  const key = JSON.stringify([column, positiveValues ?? null]);
+  let perTable = resolvedByTable.get(table);
+  const hit = perTable?.get(key);
+  if (hit) return hit;
+  const out = resolveOutcomeOnce(table, column, positiveValues, field);
+  if (!perTable) {
+    perTable = new Map();
+    resolvedByTable.set(table, perTable);
+  }
+  perTable.set(key, out);
+  return out;
+}
+
+function resolveOutcomeOnce(table: RawTable, column: string, positiveValues: string[] | undefined, field: string): ResolvedOutcome {
   const c = table.columns.indexOf(column);
   if (c < 0) {
     throw new ServiceError('invalid_request', `${field}.outcome_column: ${JSON.stringify(column)} is not a column of the record`, {

@@ -47,7 +47,22 @@ function canonicalCase(c: VerdictCase): Record<string, unknown> {
   if (c.level !== undefined) out.level = c.level;
   out.p = c.p;
   if (c.position !== undefined) out.position = c.position;
-  out.reasons = (c.reasons as Array<Record<string, unknown>>).map(sortKeys);
+  out.reasons = (c.reasons as Array<Record<string, unknown>>).map(canonicalReason);
+  return out;
+}
+
+/** A reason with its keys in canonical order (spec 2.10 fields, then `range` sorted). */
+function canonicalReason(r: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    association_not_causal: r.association_not_causal,
+    feature_label: r.feature_label,
+    likelihood_direction: r.likelihood_direction,
+  };
+  if (r.range !== undefined) out.range = sortKeys(r.range as Record<string, unknown>);
+  out.strength = r.strength;
+  out.value = r.value;
+  // anything else a reason may carry later, in order (canonical JSON re-sorts if this breaks order)
+  for (const k of Object.keys(r)) if (!(k in out)) out[k] = r[k];
   return out;
 }
 
@@ -63,29 +78,30 @@ function sortKeys(o: Record<string, unknown>): Record<string, unknown> {
 export async function makeVerdict(ctx: OpContext, v: VerdictInput): Promise<SignedVerdict> {
   const { keyRing, engine, config, now } = ctx.services;
   const at = now();
+  // Keys in canonical (sorted) order at every level, so canonical JSON writes it straight through.
   const verdict: Record<string, unknown> = {
-    verdict_id: newVerdictId(at),
-    kind: 'answer',
-    question: v.question,
-    type: v.type,
-    ...(v.option !== undefined ? { option: v.option } : {}),
-    model_ref: v.modelRef,
-    record_hash: v.recordHash,
-    core_hash: engine.coreHash,
-    contract: CONTRACT,
-    outcome: { column: v.outcomeColumn, polarity: v.polarity },
-    subject_kind: v.subjectKind,
     acknowledge_decision_support: v.acknowledged,
-    trust: {
-      auc: v.quality.auc,
-      top_decile_lift: v.quality.top_decile_lift,
-      realised_lift: v.quality.realised_lift,
-      validation_scheme: v.quality.validation_scheme,
-    },
     cases: v.cases.map(canonicalCase),
     computed_at: new Date(at).toISOString(),
+    contract: CONTRACT,
+    core_hash: engine.coreHash,
     expires_at: new Date(at + config.verdictTtlMs).toISOString(),
     issuer: config.baseUrl,
+    kind: 'answer',
+    model_ref: v.modelRef,
+    ...(v.option !== undefined ? { option: v.option } : {}),
+    outcome: { column: v.outcomeColumn, polarity: v.polarity },
+    question: v.question,
+    record_hash: v.recordHash,
+    subject_kind: v.subjectKind,
+    trust: {
+      auc: v.quality.auc,
+      realised_lift: v.quality.realised_lift,
+      top_decile_lift: v.quality.top_decile_lift,
+      validation_scheme: v.quality.validation_scheme,
+    },
+    type: v.type,
+    verdict_id: newVerdictId(at),
   };
   const signed = await signVerdict(keyRing, verdict);
   return {

@@ -20,6 +20,24 @@ export interface RecordView {
   shaped?: ShapedRecord;
 }
 
+// A cached record (sample, sealed dataset) is the same table object ask after ask: its shaped
+// readings are kept with it; an inline record is a new object each time, so nothing is kept.
+const shapedByTable = new WeakMap<RawTable, Map<string, ShapedRecord>>();
+
+function shapedOnce(table: RawTable, key: string, read: () => ShapedRecord): ShapedRecord {
+  let per = shapedByTable.get(table);
+  if (!per) {
+    per = new Map();
+    shapedByTable.set(table, per);
+  }
+  let shaped = per.get(key);
+  if (!shaped) {
+    shaped = read();
+    per.set(key, shaped);
+  }
+  return shaped;
+}
+
 /** Traces (prior failure rates) and series read the question's outcome: one view per outcome there. */
 const OUTCOME_DEPENDENT = new Set(['traces', 'series']);
 
@@ -37,12 +55,14 @@ export class RecordViews {
     if (!shape || shape.kind === 'table') return this.cached('', () => this.tableView());
     const key = OUTCOME_DEPENDENT.has(shape.kind) ? canonicalJson([outcomeColumn, positiveValues ?? null]) : '';
     const view = this.cached(key, () => {
-      const shaped = applyShape(this.record, shape, {
-        entityColumn: this.ask.entity_column,
-        timeColumn: this.ask.time_column!,
-        outcomeColumn,
-        positiveValues,
-      });
+      const shaped = shapedOnce(this.record, canonicalJson({ shape, e: this.ask.entity_column, t: this.ask.time_column, key }), () =>
+        applyShape(this.record, shape, {
+          entityColumn: this.ask.entity_column,
+          timeColumn: this.ask.time_column!,
+          outcomeColumn,
+          positiveValues,
+        }),
+      );
       // Cases are scored from the rows read at as_of when the shape has them (events, panel windows).
       const scoreFrom = shaped.current ?? shaped.table;
       return {
