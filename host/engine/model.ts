@@ -8,6 +8,12 @@ export interface ModelColumn {
   dictionary?: string[];
 }
 
+/** A bin in words and bounds (wire.md Reason `range`); keys in canonical order. */
+export interface BinRange {
+  readonly text: string;
+  readonly [k: string]: unknown;
+}
+
 export interface ModelHeader {
   format: 'oq-model';
   version: 1;
@@ -21,6 +27,7 @@ export class Model {
   readonly header: ModelHeader;
   readonly array: Float64Array;
   private readonly codeIndex: Array<Map<string, number> | null>;
+  private readonly rangeCache = new Map<number, BinRange>();
 
   constructor(header: ModelHeader, array: Float64Array) {
     if (array.length < MODEL_HEADER || array[0] !== MODEL_MAGIC) throw new Error('not a model of this engine');
@@ -66,33 +73,58 @@ export class Model {
     return this.array.subarray(s.base + COL_COUNT * s.nBins, s.base + (COL_COUNT + 1) * s.nBins);
   }
 
-  /** Words and bounds for the bin a value fell in (wire.md Reason `range`). */
-  describeBin(j: number, bin: number): { text: string; [k: string]: unknown } {
+  /**
+   * Words and bounds for bin `bin` of column j (wire.md Reason `range`). Given the case's numeric
+   * value `x`, the words are true of that value: the training span of the bin ("9 to 12", "is 9")
+   * only when x lies inside it, else the bin's own bounds ("8.5 or more"), since a bin also holds
+   * values no training row had. Without `x` the bin is described by its training span.
+   * Objects are shared and frozen, keys in canonical (sorted) order, so a Verdict can hold them as is.
+   */
+  describeBin(j: number, bin: number, x?: number): BinRange {
+    const col = this.columns[j];
+    const s = this.section(j);
+    let inSpan = true;
+    let lo = NaN;
+    let hi = NaN;
+    if (col.kind === 'numeric' && bin > 0) {
+      lo = this.array[s.base + COL_MIN * s.nBins + bin];
+      hi = this.array[s.base + COL_MAX * s.nBins + bin];
+      inSpan = Number.isFinite(lo) && Number.isFinite(hi) && (x === undefined || (x >= lo && x <= hi));
+    }
+    const key = (j * 65536 + bin) * 2 + (inSpan ? 1 : 0);
+    let range = this.rangeCache.get(key);
+    if (range === undefined) {
+      range = Object.freeze(this.binRange(j, bin, inSpan, lo, hi));
+      this.rangeCache.set(key, range);
+    }
+    return range;
+  }
+
+  private binRange(j: number, bin: number, inSpan: boolean, lo: number, hi: number): BinRange {
     const col = this.columns[j];
     const s = this.section(j);
     const name = col.name;
-    if (bin === 0) return { text: `${name} is missing`, missing: true };
+    if (bin === 0) return { missing: true, text: `${name} is missing` };
     if (col.kind === 'categorical') {
-      if (bin === 1) return { text: `${name} is a rare or unseen value`, other: true };
+      if (bin === 1) return { other: true, text: `${name} is a rare or unseen value` };
       const aux = this.array.subarray(s.off + 3, s.off + 3 + s.nAux);
       const code = aux.indexOf(bin);
       const value = code >= 0 ? col.dictionary![code] : '';
       return { text: `${name} is ${value}`, value };
     }
+    // numeric bin b >= 1 holds cuts[b - 2] <= x < cuts[b - 1] (assembly/binning.ts numericBin)
     const cuts = this.array.subarray(s.off + 3, s.off + 3 + s.nAux);
     const lower = bin >= 2 ? cuts[bin - 2] : null;
     const upper = bin - 1 < cuts.length ? cuts[bin - 1] : null;
-    const lo = this.array[s.base + COL_MIN * s.nBins + bin];
-    const hi = this.array[s.base + COL_MAX * s.nBins + bin];
     const seen = Number.isFinite(lo) && Number.isFinite(hi);
     let text: string;
-    if (seen && lo === hi) text = `${name} is ${fmt(lo)}`;
+    if (inSpan && lo === hi) text = `${name} is ${fmt(lo)}`;
+    else if (inSpan) text = `${name} ${fmt(lo)} to ${fmt(hi)}`;
     else if (lower === null && upper === null) text = `${name} is any value`;
-    else if (lower === null) text = seen ? `${name} ${fmt(hi)} or less` : `${name} under ${fmt(upper!)}`;
-    else if (upper === null) text = seen ? `${name} ${fmt(lo)} or more` : `${name} from ${fmt(lower)}`;
-    else if (seen) text = `${name} ${fmt(lo)} to ${fmt(hi)}`;
-    else text = `${name} ${fmt(lower)} to under ${fmt(upper)}`;
-    return { text, lower, upper, ...(seen ? { min: lo, max: hi } : {}) };
+    else if (lower === null) text = `${name} under ${fmt(upper!)}`;
+    else if (upper === null) text = `${name} ${fmt(lower)} or more`;
+    else text = `${name} from ${fmt(lower)} to under ${fmt(upper)}`;
+    return { lower, ...(seen ? { max: hi, min: lo } : {}), text, upper };
   }
 
   toBytes(): Uint8Array {

@@ -2,19 +2,23 @@
 // One long-lived instance per compiled engine; discarded after a trap.
 import { OK, type EngineExports } from './abi.ts';
 import { copyIn } from './fit-core.ts';
-import type { Model } from './model.ts';
+import type { BinRange, Model } from './model.ts';
 import { instantiate, type EngineModule } from './wasm.ts';
 import type { Cell, RawTable } from '../table/types.ts';
 import { cellText, isMissing, parseNumber } from '../table/typing.ts';
 
+/**
+ * A reason as the wire carries it (spec 2.10, wire.md), keys in canonical (sorted) order so the
+ * same object goes into the answer and, unchanged, into the signed Verdict.
+ */
 export interface ReasonOut {
-  column: number; // model column index
-  feature_label: string;
-  value: Cell;
-  likelihood_direction: 'higher' | 'lower';
-  strength: 'strong' | 'moderate';
   association_not_causal: true;
-  range: { text: string; [k: string]: unknown };
+  feature_label: string;
+  likelihood_direction: 'higher' | 'lower';
+  range: BinRange;
+  strength: 'strong' | 'moderate';
+  /** The case's value: a number for a numeric column, the text for a categorical one, null when missing. */
+  value: string | number | null;
 }
 
 export interface ScoreOutput {
@@ -135,16 +139,20 @@ export function reasonsOf(model: Model, out: ScoreOutput, cases: RawTable, r: nu
     const j = out.reasonColumns[r * 4 + k];
     if (j < 0) break;
     const s = out.reasonStrengths[r * 4 + k];
-    const name = model.columns[j].name;
-    const c = cases.columns.indexOf(name);
+    const col = model.columns[j];
+    const c = cases.columns.indexOf(col.name);
+    const cell = c >= 0 ? cases.data[c][r] : null;
+    let value: string | number | null;
+    if (isMissing(cell)) value = null;
+    else if (col.kind === 'numeric') value = parseNumber(cell); // scoring already checked it parses
+    else value = cellText(cell);
     reasons.push({
-      column: j,
-      feature_label: name,
-      value: c >= 0 ? cases.data[c][r] : null,
-      likelihood_direction: s > 0 ? 'higher' : 'lower',
-      strength: Math.abs(s) === 2 ? 'strong' : 'moderate',
       association_not_causal: true,
-      range: model.describeBin(j, out.bins[r * m + j]),
+      feature_label: col.name,
+      likelihood_direction: s > 0 ? 'higher' : 'lower',
+      range: model.describeBin(j, out.bins[r * m + j], typeof value === 'number' ? value : undefined),
+      strength: Math.abs(s) === 2 ? 'strong' : 'moderate',
+      value,
     });
   }
   return reasons;

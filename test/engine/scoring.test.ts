@@ -60,7 +60,7 @@ describe('scoring', () => {
       if (reasons.length > 0) withReasons++;
       let previous = Infinity;
       for (const reason of reasons) {
-        const c = out.contributions[r * m + reason.column];
+        const c = out.contributions[r * m + model.columns.findIndex((col) => col.name === reason.feature_label)];
         const at = `row ${r} ${reason.feature_label}`;
         if (Math.abs(c) > previous) problems.push(`${at}: stronger than the reason before it`);
         previous = Math.abs(c);
@@ -73,6 +73,54 @@ describe('scoring', () => {
     }
     expect(problems.slice(0, 10)).toEqual([]);
     expect(withReasons).toBeGreaterThan(cases.rowCount / 2);
+  });
+
+  it("a numeric reason's range text is true of the case's value, also past the training values", () => {
+    // The interval a range text states (the forms of Model.describeBin); null when it is not numeric.
+    const intervalOf = (text: string, name: string): [number, number, boolean] | null => {
+      const t = text.slice(name.length + 1);
+      let g: RegExpExecArray | null;
+      if ((g = /^is (-?[\d.e+-]+)$/.exec(t))) return [Number(g[1]), Number(g[1]), true];
+      if ((g = /^from (-?[\d.e+-]+) to under (-?[\d.e+-]+)$/.exec(t))) return [Number(g[1]), Number(g[2]), false];
+      if ((g = /^(-?[\d.e+-]+) to (-?[\d.e+-]+)$/.exec(t))) return [Number(g[1]), Number(g[2]), true];
+      if ((g = /^under (-?[\d.e+-]+)$/.exec(t))) return [-Infinity, Number(g[1]), false];
+      if ((g = /^(-?[\d.e+-]+) or more$/.exec(t))) return [Number(g[1]), Infinity, true];
+      return null;
+    };
+    // Telco rows as they are, then the same rows pushed past (and between) the training values.
+    const numeric = model.columns.filter((c) => c.kind === 'numeric').map((c) => cases.columns.indexOf(c.name));
+    const n = 400;
+    const shifted: RawTable = {
+      columns: cases.columns,
+      data: cases.data.map((col, k) =>
+        numeric.includes(k) ? Array.from({ length: n }, (_, r) => [Number(col[r]) * 40 + 7, -1000 - r, Number(col[r]) + 0.37][r % 3]) : col.slice(0, n),
+      ),
+      rowCount: n,
+    };
+    const problems: string[] = [];
+    let checked = 0;
+    let pastTraining = 0;
+    for (const table of [cases, shifted]) {
+      const o = scoreCases(mod, model, table);
+      for (let r = 0; r < table.rowCount; r++) {
+        for (const reason of reasonsOf(model, o, table, r)) {
+          if (typeof reason.value !== 'number') continue;
+          const iv = intervalOf(reason.range.text, reason.feature_label);
+          if (!iv) {
+            problems.push(`${reason.range.text}: not a numeric range text`);
+            continue;
+          }
+          const [lo, hi, hiIncluded] = iv;
+          const x = reason.value;
+          if (!(x >= lo && (hiIncluded ? x <= hi : x < hi))) problems.push(`${reason.feature_label}=${x}: "${reason.range.text}"`);
+          if (/or more$|^\S+ under /.test(reason.range.text)) pastTraining++;
+          checked++;
+        }
+      }
+    }
+    expect(problems.slice(0, 10)).toEqual([]);
+    expect(checked).toBeGreaterThan(1000);
+    expect(pastTraining).toBeGreaterThan(0);
   });
 
   it('with pair terms, contributions still sum to logit(p) - intercept within 1e-9', async () => {
