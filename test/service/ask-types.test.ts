@@ -67,50 +67,109 @@ describe('question types', () => {
     }
   });
 
-  it('choice over a column names the best option per case', async () => {
-    const r = await ask({
-      questions: { plan: { type: 'choice', outcome_column: 'churned', outcome_is_desirable: false, option_column: 'plan', options: ['basic', 'pro', 'enterprise'] } },
-      cases: { ids: ['cust_0001', 'cust_0005'] },
-    });
-    const a = r.body.answers.plan;
-    if (a.state === 'answered') {
-      for (const c of a.cases) {
-        const best = Object.entries<number>(c.p).sort((x, y) => x[1] - y[1])[0][0];
-        expect(c.choice).toBe(c.least_likely);
-        expect(c.p[c.choice]).toBe(c.p[best]);
-      }
-      expect(a.verdicts.map((v: any) => v.option)).toEqual(['basic', 'pro', 'enterprise']);
-    } else {
-      expect(a.reasons).toContain('option_not_in_pattern');
+  it('choice over a column names the best option per case; each option\'s Verdict holds that option\'s own chance and reasons', async () => {
+    // telco_churn: contract is part of the planted pattern (samples.md), so the choice is answered
+    const telco = loadSampleCsv('telco_churn');
+    const t = parseCsv(telco);
+    const ids = ['acct_0001', 'acct_0002', 'acct_0003'].filter((id) => t.data[0].includes(id));
+    expect(ids.length).toBeGreaterThan(0);
+    const options = ['month-to-month', 'one_year', 'two_year'];
+    const r = await svc.post(
+      '/v1/ask',
+      {
+        data: { csv: telco },
+        entity_column: 'account_id',
+        subject_kind: 'org',
+        questions: { c: { type: 'choice', outcome_column: 'churned', outcome_is_desirable: false, option_column: 'contract', options } },
+        cases: { ids },
+      },
+      key,
+    );
+    expect(r.status).toBe(200);
+    const a = r.body.answers.c;
+    expect(a.state).toBe('answered');
+    for (const c of a.cases) {
+      const best = Object.entries<number>(c.p).sort((x, y) => x[1] - y[1])[0][0];
+      expect(c.choice).toBe(c.least_likely);
+      expect(c.p[c.choice]).toBe(c.p[best]);
+    }
+    expect(a.verdicts.map((v: any) => v.option)).toEqual(options);
+    // the same cases with the option written into the row, asked as yesno on the same fit's outcome
+    const rowOf = (id: string) => {
+      const r0 = t.data[0].indexOf(id);
+      return Object.fromEntries(t.columns.map((col, j) => [col, t.data[j][r0]]));
+    };
+    for (const v of a.verdicts) {
+      const yesno = await svc.post(
+        '/v1/ask',
+        {
+          data: { csv: telco },
+          entity_column: 'account_id',
+          subject_kind: 'org',
+          questions: { y: { type: 'yesno', outcome_column: 'churned', outcome_is_desirable: false } },
+          cases: { rows: ids.map((id) => ({ ...rowOf(id), contract: v.option })) },
+        },
+        key,
+      );
+      const y = yesno.body.answers.y;
+      expect(y.model_ref).toBe(a.model_ref);
+      v.verdict.cases.forEach((vc: any, i: number) => {
+        expect(vc.p).toBe(y.cases[i].p);
+        expect(vc.reasons).toEqual(y.cases[i].reasons);
+      });
     }
   });
 
   it('choice over a column that makes no difference is refused with option_not_in_pattern', async () => {
-    const r = await ask({
-      questions: { q: { type: 'choice', outcome_column: 'churned', outcome_is_desirable: true, option_column: 'seats', options: ['1', '2'] } },
-      cases: { ids: ['cust_0001'] },
-    });
-    // seats carries no signal in saas_churn: either excluded from the model or flat
-    const a = r.body.answers.q;
-    if (a.state === 'refused') expect(a.reasons).toEqual(['option_not_in_pattern']);
-  });
-
-  it('choice with option_outcomes fits one outcome per option', async () => {
-    const withSecond = rows.map((row, i) => ({ ...row, renewed: row.churned === 'yes' ? 'no' : i % 3 === 0 ? 'no' : 'yes' }));
+    // a constant column is excluded from the model, so no option can change any chance
+    const withRegion = rows.map((row) => ({ ...row, region: 'eu' }));
     const r = await svc.post(
       '/v1/ask',
       {
         ...base,
-        data: { rows: withSecond },
-        questions: { q: { type: 'choice', outcome_is_desirable: true, option_outcomes: { stay: 'renewed', leave: 'churned' } } },
+        data: { rows: withRegion },
+        questions: { q: { type: 'choice', outcome_column: 'churned', outcome_is_desirable: true, option_column: 'region', options: ['eu', 'us'] } },
         cases: { ids: ['cust_0001'] },
       },
       key,
     );
+    expect(r.status).toBe(200);
+    const a = r.body.answers.q;
+    expect(a.state).toBe('refused');
+    expect(a.reasons).toEqual(['option_not_in_pattern']);
+    expect(a.verdicts).toBeUndefined();
+    expect(r.body.billable_decisions).toBe(0);
+  });
+
+  it('choice with option_outcomes fits one outcome per option; each option\'s Verdict holds that outcome\'s reasons', async () => {
+    const withSecond = rows.map((row, i) => ({ ...row, renewed: row.churned === 'yes' ? 'no' : i % 3 === 0 ? 'no' : 'yes' }));
+    const body = { ...base, data: { rows: withSecond }, cases: { ids: ['cust_0001', 'cust_0002'] } };
+    const r = await svc.post('/v1/ask', { ...body, questions: { q: { type: 'choice', outcome_is_desirable: true, option_outcomes: { stay: 'renewed', leave: 'churned' } } } }, key);
     const a = r.body.answers.q;
     expect(r.body.fits_run).toBe(2);
     expect(Object.keys(a.model_refs).sort()).toEqual(['leave', 'stay']);
-    if (a.state === 'answered') expect(Object.keys(a.cases[0].p).sort()).toEqual(['leave', 'stay']);
+    expect(a.state).toBe('answered');
+    expect(Object.keys(a.cases[0].p).sort()).toEqual(['leave', 'stay']);
+    const each = await svc.post(
+      '/v1/ask',
+      {
+        ...body,
+        questions: {
+          stay: { type: 'yesno', outcome_column: 'renewed', outcome_is_desirable: true },
+          leave: { type: 'yesno', outcome_column: 'churned', outcome_is_desirable: true },
+        },
+      },
+      key,
+    );
+    expect(each.body.fits_run).toBe(0); // the same fits
+    for (const v of a.verdicts) {
+      const y = each.body.answers[v.option];
+      expect(v.verdict.model_ref).toBe(y.model_ref);
+      v.verdict.cases.forEach((vc: any, i: number) => {
+        expect(vc.p).toBe(y.cases[i].p);
+        expect(vc.reasons).toEqual(y.cases[i].reasons);
+      });
+    }
   });
 
   it('band adds band, band_reason and max_autonomy; person never above L1', async () => {

@@ -105,7 +105,15 @@ function verdictCase(c: CaseResult): VerdictCase {
   return v;
 }
 
-async function sign(a: AnswerInput, fit: FitOutcome, cases: CaseResult[], option?: string, pOf?: (c: CaseResult) => number): Promise<SignedVerdict> {
+/**
+ * The cases of one option's Verdict (choice, wire.md: one Verdict per option): each case's chance
+ * of that option and that option's own reasons, with the case's choice.
+ */
+function optionCases(cases: CaseResult[], option: string, scored: ScoredCase[]): VerdictCase[] {
+  return cases.map((c, r) => ({ ...verdictCase(c), p: (c.p as Record<string, number>)[option], reasons: scored[r].reasons }));
+}
+
+async function sign(a: AnswerInput, fit: FitOutcome, cases: VerdictCase[], option?: string): Promise<SignedVerdict> {
   return makeVerdict(a.ctx, {
     question: a.name,
     type: a.question.type,
@@ -117,7 +125,7 @@ async function sign(a: AnswerInput, fit: FitOutcome, cases: CaseResult[], option
     subjectKind: a.subjectKind,
     acknowledged: a.acknowledged,
     quality: fit.quality,
-    cases: cases.map((c) => ({ ...verdictCase(c), ...(pOf ? { p: pOf(c) } : {}) })),
+    cases,
   });
 }
 
@@ -135,7 +143,7 @@ async function simpleAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswe
     const level = levelOf(a.question, s.p);
     return caseResult(a, fit, a.cases.entityIds[r], s, level !== undefined ? { level } : {}, levers?.[r]);
   });
-  const verdicts = [await sign(a, fit, cases)];
+  const verdicts = [await sign(a, fit, cases.map(verdictCase))];
   return { body: { ...answeredBase(a.question, fit), cases, verdicts }, billable: cases.length };
 }
 
@@ -149,7 +157,7 @@ async function rankAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer>
   const top = order.slice(0, topK);
   const levers = leversOf(a, fit, pickRows(a.cases.table, top), top.map((r) => a.cases.entityIds[r]), top.map((r) => scored[r]));
   const ranked = top.map((r, i) => caseResult(a, fit, a.cases.entityIds[r], scored[r], { position: i + 1 }, levers?.[i]));
-  const verdicts = [await sign(a, fit, ranked)];
+  const verdicts = [await sign(a, fit, ranked.map(verdictCase))];
   return {
     body: { ...answeredBase(q, fit), ranked, ranked_total: order.length, verdicts },
     billable: ranked.length,
@@ -228,8 +236,8 @@ async function choiceByColumn(a: AnswerInput, fit: FitOutcome): Promise<BuiltAns
   if (!differs) return notInPattern();
   const cases = choiceCases(a, options, perOption, () => fit.quality);
   const verdicts: SignedVerdict[] = [];
-  for (const o of options) {
-    verdicts.push(await sign(a, fit, cases, o, (c) => (c.p as Record<string, number>)[o]));
+  for (let i = 0; i < options.length; i++) {
+    verdicts.push(await sign(a, fit, optionCases(cases, options[i], perOption[i]), options[i]));
   }
   return { body: { ...answeredBase(q, fit), cases, verdicts }, billable: cases.length };
 }
@@ -260,7 +268,7 @@ async function choiceByOutcomes(a: AnswerInput): Promise<BuiltAnswer> {
       subjectKind: a.subjectKind,
       acknowledged: a.acknowledged,
       quality: a.fits[i].quality,
-      cases: cases.map((c) => ({ ...verdictCase(c), p: (c.p as Record<string, number>)[o] })),
+      cases: optionCases(cases, o, perOption[i]),
     });
     verdicts.push(v);
   }

@@ -7,7 +7,7 @@ import type { OpContext } from '../../services.ts';
 
 export interface ScoredCase {
   p: number; // rounded to 6 decimals (wire.md): every decision uses this value
-  reasons: Omit<ReasonOut, 'column'>[];
+  reasons: ReasonOut[];
   /** Columns whose value fell in a bin no training row had (outside the record's support). */
   unsupported: string[];
 }
@@ -38,7 +38,7 @@ export function scoreTable(ctx: OpContext, model: Model, cases: RawTable): Score
     }
     result[r] = {
       p: round6(out.p[r]),
-      reasons: reasonsOf(model, out, cases, r).map(({ column: _c, ...rest }) => rest),
+      reasons: reasonsOf(model, out, cases, r),
       unsupported,
     };
   }

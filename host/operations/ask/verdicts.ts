@@ -37,8 +37,9 @@ export interface SignedVerdict {
 }
 
 /**
- * A case as the Verdict holds it, every object built with its keys in canonical (sorted) order so
- * canonical JSON can write it straight through (host/signing/canonical-json.ts).
+ * A case as the Verdict holds it, keys in canonical (sorted) order so canonical JSON can write it
+ * straight through (host/signing/canonical-json.ts). Reasons are shared with the answer: the engine
+ * bridge builds them in canonical order (host/engine/scorer.ts ReasonOut).
  */
 function canonicalCase(c: VerdictCase): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -47,31 +48,7 @@ function canonicalCase(c: VerdictCase): Record<string, unknown> {
   if (c.level !== undefined) out.level = c.level;
   out.p = c.p;
   if (c.position !== undefined) out.position = c.position;
-  out.reasons = (c.reasons as Array<Record<string, unknown>>).map(canonicalReason);
-  return out;
-}
-
-/** A reason with its keys in canonical order (spec 2.10 fields, then `range` sorted). */
-function canonicalReason(r: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    association_not_causal: r.association_not_causal,
-    feature_label: r.feature_label,
-    likelihood_direction: r.likelihood_direction,
-  };
-  if (r.range !== undefined) out.range = sortKeys(r.range as Record<string, unknown>);
-  out.strength = r.strength;
-  out.value = r.value;
-  // anything else a reason may carry later, in order (canonical JSON re-sorts if this breaks order)
-  for (const k of Object.keys(r)) if (!(k in out)) out[k] = r[k];
-  return out;
-}
-
-function sortKeys(o: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(o).sort()) {
-    const v = o[k];
-    out[k] = v !== null && typeof v === 'object' && !Array.isArray(v) ? sortKeys(v as Record<string, unknown>) : v;
-  }
+  out.reasons = c.reasons;
   return out;
 }
 
