@@ -122,9 +122,11 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
     }
   }
   const fitsRun = [...fits.values()].filter((f) => f.ran).length;
-  // spec 1 Cost: sample datasets are free
+  // spec 1 Cost: refusals, not_yet and sample datasets are free, so only answered fits on the
+  // caller's own data are chargeable fits
+  const chargeableFits = record.isSample ? 0 : [...fits.values()].filter((f) => f.ran && f.state === 'answered').length;
   const billableDecisions = record.isSample ? 0 : billable;
-  await recordUsage(ctx, fitsRun, billableDecisions);
+  await recordUsage(ctx, chargeableFits, billableDecisions);
 
   const body: Record<string, unknown> = {
     status: 'done',
