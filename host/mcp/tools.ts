@@ -1,16 +1,20 @@
-// The MCP tool list (spec 4.13): one tool per implemented operation that is a tool, with its JSON
-// Schemas converted from the same valibot schemas REST validates with, and its hints from the registry.
+// The MCP tool list (spec 1, 4.13): one tool per implemented operation, with its JSON Schemas converted
+// from the same valibot schemas REST validates with, and its hints from the registry.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ProblemSchema } from '../schemas/index.ts';
 import type { ImplementedOperation } from '../operations/registry.ts';
 import { JSON_SCHEMA_DIALECT, hoistDefs, jsonSchemaOf, type Json } from '../openapi/json-schema.ts';
 
 const NO_KEY = 'Needs no API key.';
-const KEY = 'Needs an API key: the MCP client sends Authorization: Bearer <key> (a test key from POST /v1/agents/register works on samples).';
+const KEY =
+  'Needs an API key: the MCP client sends the HTTP header Authorization: Bearer <key> (a test key from the register_agent tool works on samples).';
+
+/** Spec 4.12: register_agent has no body schema; REST never reads its body, so MCP ignores its arguments. */
+const NO_BODY_DESCRIPTION = 'No arguments: this operation has no request body (spec 4.12); any arguments given are ignored.';
 
 /** The request schema, with the cross-field rules JSON Schema cannot hold written into its description. */
 function inputSchemaOf(op: ImplementedOperation): Tool['inputSchema'] {
-  const schema = op.request ? jsonSchemaOf(op.request) : { $schema: JSON_SCHEMA_DIALECT, type: 'object', additionalProperties: false };
+  const schema = op.request ? jsonSchemaOf(op.request) : { $schema: JSON_SCHEMA_DIALECT, type: 'object', properties: {}, description: NO_BODY_DESCRIPTION };
   if (op.rules) schema.description = op.rules;
   return schema as Tool['inputSchema'];
 }
@@ -33,7 +37,6 @@ function outputSchemaOf(op: ImplementedOperation): Tool['outputSchema'] {
 }
 
 export function toolOf(op: ImplementedOperation): Tool {
-  const hints = op.tool!;
   const rules = op.rules ? ` ${op.rules}` : '';
   return {
     name: op.name,
@@ -41,14 +44,13 @@ export function toolOf(op: ImplementedOperation): Tool {
     description: `${op.description}${rules} ${op.auth === 'key' ? KEY : NO_KEY}`,
     inputSchema: inputSchemaOf(op),
     outputSchema: outputSchemaOf(op),
-    annotations: { title: op.title, ...hints },
+    annotations: { title: op.title, ...op.tool },
   };
 }
 
-/** The tools of these operations, in spec order (register_agent and other non-tools left out). */
+/** The tools of these operations, in spec order. */
 export function toolsOf(ops: readonly ImplementedOperation[]): { tools: Tool[]; byName: Map<string, ImplementedOperation> } {
-  const withTool = ops.filter((op) => op.tool !== null);
-  return { tools: withTool.map(toolOf), byName: new Map(withTool.map((op) => [op.name, op])) };
+  return { tools: ops.map(toolOf), byName: new Map(ops.map((op) => [op.name, op])) };
 }
 
 export type { Json };

@@ -46,7 +46,7 @@ function operationOf(op: ImplementedOperation, refs: { request?: Json; reply: Js
     security: op.auth === 'key' ? [{ bearer: [] }] : [],
     responses,
   };
-  if (op.tool) out['x-mcp-tool'] = { name: op.name, annotations: op.tool };
+  out['x-mcp-tool'] = { name: op.name, annotations: op.tool };
   if (refs.request) {
     const examples = Object.fromEntries(op.examples.map((e) => [e.name, { summary: e.summary, value: e.value }]));
     out.requestBody = {

@@ -37,8 +37,8 @@ export interface OperationInfo {
   status: 200 | 201;
   /** Spec 3.2: may answer 202 with {status: "pending", task_id, retry_after_ms}. */
   pending: boolean;
-  /** null: not an MCP tool. */
-  tool: ToolHints | null;
+  /** Spec 1: every operation is also an MCP tool of the same name; its hints (spec 4.13). */
+  tool: ToolHints;
   /** Request bodies that need no state from earlier calls, so a reader can send them as they are. */
   examples: OperationExample[];
 }
@@ -73,7 +73,7 @@ const ADD_DATASET_RULES =
 
 const EXAMPLE_ROWS = Array.from({ length: 6 }, (_, i) => ({ id: `c${i + 1}`, visits: 3 + i, plan: i % 2 ? 'pro' : 'basic', renewed: i % 3 === 0 }));
 
-/** Spec 4, in its order. register_agent is not a tool: over MCP the key is the HTTP header set at connect time. */
+/** Spec 4, in its order; spec 1: each is also an MCP tool of the same name (register_agent included). */
 export const OPERATIONS: readonly OperationInfo[] = [
   {
     name: 'svc_ask',
@@ -281,13 +281,19 @@ export const OPERATIONS: readonly OperationInfo[] = [
     path: '/v1/agents/register',
     title: 'Get a test key',
     description:
-      'Returns a new workspace and a test key (svck_test_...) that works on the sample datasets only, shown once. No key ' +
-      'and no body. Rate-limited per address. Not an MCP tool: an MCP client sends its key as the Authorization header ' +
-      'it sets when it connects. ' + FREE,
+      'Gets you a key when you have none: makes a new workspace and returns {api_key: "svck_test_...", mode: "test", ' +
+      'note}. The key is shown once, so keep it. It works on the free sample datasets only (svc_describe lists them, ' +
+      'each with a ready ask for svc_ask); a live key for your own data comes from the operator of this service. Over ' +
+      'MCP a key is not a tool argument: send it as the HTTP header Authorization: Bearer <api_key> on later requests ' +
+      '(reconnect your MCP client with that header). Each call makes another workspace and key, so call it once and ' +
+      'reuse the key. Takes no arguments and needs no key. Rate-limited per client address, shared with POST ' +
+      '/v1/agents/register (a rate_limited Problem carries retry_after_ms). ' + FREE,
     response: RESPONSE_SCHEMAS.register_agent,
     status: 201,
     pending: false,
-    tool: null,
+    // Spec 4.13 names no hint for it: it writes (a workspace and a key), never deletes, each call makes a
+    // new key (not idempotent), and it talks to nothing outside this service.
+    tool: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     examples: [],
   },
 ];

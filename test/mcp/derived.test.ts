@@ -29,9 +29,9 @@ async function surfaces(routes: RouteSpec[]): Promise<{ tools: string[]; paths: 
 }
 
 describe('tools and paths follow the routes', () => {
-  it('serves only the tools of the routes given (register_agent is never a tool)', async () => {
+  it('serves only the tools of the routes given, register_agent among them (spec 1: every operation is a tool)', async () => {
     const { tools, paths } = await surfaces([askRoute, describeRoute, registerRoute]);
-    expect(tools).toEqual(['svc_ask', 'svc_describe']);
+    expect(tools).toEqual(['svc_ask', 'svc_describe', 'register_agent']);
     expect(paths).toEqual(['/v1/ask', '/v1/describe', '/v1/agents/register']);
   });
 

@@ -36,3 +36,14 @@ export function withoutCallIdentity(reply: any): any {
   }
   return copy;
 }
+
+/**
+ * What must equal between any two asks of the same question on the same record, whoever asks first:
+ * also drops `cache` and `fits_run`, which say whether this call or an earlier one ran the fit.
+ */
+export function deterministicParts(reply: any): any {
+  const copy = withoutCallIdentity(reply);
+  delete copy.fits_run;
+  for (const answer of Object.values<any>(copy.answers ?? {})) delete answer.cache;
+  return copy;
+}

@@ -1,5 +1,5 @@
-// /mcp over loopback with the real MCP SDK client (spec 4.13): the tool list, no-key and keyed tools, errors as
-// isError results carrying the Problem, and the same answer as REST from the same operation.
+// /mcp over loopback with the real MCP SDK client (spec 1, 4.13): the tool list and hints, no-key and keyed
+// tools, errors as isError results carrying the Problem, and the same answer as REST from the same operation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { implementedOperations } from '../../host/operations/registry.ts';
@@ -25,12 +25,32 @@ afterAll(async () => {
   await svc?.close();
 });
 
+/**
+ * Every spec-4 operation is a tool of the same name (spec 1), in spec order, with these hints. Spec 4.13
+ * fixes readOnly, destructive and openWorld; idempotentHint is the registry's reading: an ask bills each
+ * call, outcomes and attestations are idempotent only per event_id, each registration makes a new key.
+ */
+const HINTS: Record<string, { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean }> = {
+  svc_ask: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  svc_add_dataset: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  svc_poll: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  svc_preflight: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  svc_report_outcomes: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  svc_drift: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  svc_verify: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  svc_describe: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  svc_delete_dataset: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  svc_attest: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  svc_evidence: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  register_agent: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+};
+
 describe('tools/list', () => {
-  it('lists one tool per served operation, named as in spec 4, without register_agent', async () => {
+  it('lists every spec-4 operation as a tool of the same name, in spec order (register_agent included)', async () => {
     const { tools } = await anonymous.listTools();
-    const expected = implementedOperations(ROUTES).filter((op) => op.name !== 'register_agent').map((op) => op.name);
-    expect(tools.map((t) => t.name)).toEqual(expected);
-    expect(expected).toEqual(expect.arrayContaining(['svc_ask', 'svc_poll', 'svc_describe', 'svc_verify']));
+    expect(tools.map((t) => t.name)).toEqual(Object.keys(HINTS));
+    // The registry joined with this server's routes serves the same list: no operation lacks its route.
+    expect(implementedOperations(ROUTES).map((op) => op.name)).toEqual(Object.keys(HINTS));
   });
 
   it('lists the same tools with or without a key', async () => {
@@ -45,21 +65,26 @@ describe('tools/list', () => {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.inputSchema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
       expect(tool.outputSchema?.type).toBe('object');
-      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
-        expect(typeof tool.annotations?.[hint], `${tool.name} ${hint}`).toBe('boolean');
-      }
     }
   });
 
-  it('sets the hints of spec 4.13', async () => {
+  it.each(Object.entries(HINTS))('sets the four hints of %s explicitly, as spec 4.13 says', async (name, hints) => {
     const { tools } = await anonymous.listTools();
-    const hints = Object.fromEntries(tools.map((t) => [t.name, t.annotations!]));
-    expect(hints.svc_ask).toMatchObject({ readOnlyHint: true, openWorldHint: true, idempotentHint: false });
-    for (const name of ['svc_poll', 'svc_describe', 'svc_verify']) {
-      expect(hints[name], name).toMatchObject({ readOnlyHint: true, openWorldHint: false, idempotentHint: true });
-    }
-    if (hints.svc_add_dataset) expect(hints.svc_add_dataset).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: true });
-    if (hints.svc_delete_dataset) expect(hints.svc_delete_dataset).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    const tool = tools.find((t) => t.name === name);
+    expect(tool, `${name} is not listed`).toBeDefined();
+    expect(tool!.annotations).toEqual({ title: tool!.title, ...hints });
+  });
+
+  it('tells an agent how to get a key with register_agent and how to send it', async () => {
+    const { tools } = await anonymous.listTools();
+    const register = tools.find((t) => t.name === 'register_agent')!;
+    expect(register.description).toMatch(/svck_test_/);
+    expect(register.description).toMatch(/sample datasets only/);
+    expect(register.description).toMatch(/Authorization: Bearer <api_key>/);
+    expect(register.description).toMatch(/Rate-limited per client address/);
+    expect(register.description).toMatch(/Needs no API key/);
+    expect(register.inputSchema).toMatchObject({ type: 'object', properties: {} });
+    expect(tools.find((t) => t.name === 'svc_ask')!.description).toMatch(/register_agent/);
   });
 
   it('tells an agent what svc_ask costs, what a pending reply means and what the schema cannot say', async () => {
