@@ -1,4 +1,4 @@
-// Every REST route of this server. Operations not listed here answer 404 not_found until they land.
+// Every REST route of this server: the route matrix in test/routes/errors.test.ts runs over this list.
 import { askRoute } from './ask.ts';
 import { describeRoute } from './describe.ts';
 import { healthzRoute } from './healthz.ts';

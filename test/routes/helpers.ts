@@ -13,6 +13,8 @@ export interface TestService extends RunningService {
   dataDir: string;
   /** A fresh live key in a new workspace. */
   liveKey(opts?: { canReportOutcomes?: boolean }): Promise<string>;
+  /** A fresh test key from POST /v1/agents/register (spec 4.12). */
+  testKey(): Promise<string>;
 }
 
 export async function startTestService(overrides: Partial<Config> = {}, opts: StartOptions = {}): Promise<TestService> {
@@ -32,6 +34,11 @@ export async function startTestService(overrides: Partial<Config> = {}, opts: St
         now: running.services.now(),
       });
       return key;
+    },
+    async testKey() {
+      const res = await fetch(`${running.url}/v1/agents/register`, { method: 'POST' });
+      if (res.status !== 201) throw new Error(`register failed: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { api_key: string }).api_key;
     },
     async close() {
       await running.close();
