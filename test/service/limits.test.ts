@@ -78,7 +78,66 @@ describe('limits at the edge and one past', () => {
     expect(ok.status).toBe(200);
     const r = await svc.post('/v1/ask', { ...saas, questions: { ['q'.repeat(65)]: yesno }, cases: { ids: ['cust_0001'] } }, key);
     expect(r.status).toBe(422);
-    expect(r.body.field).toMatch(/^questions/);
+    expect(r.body.code).toBe('invalid_request');
+    expect(r.body.field).toBe(`questions.${'q'.repeat(65)}`);
+  });
+
+  it('cases.rows: 10,000 accepted (and answered), 10,001 refused', async () => {
+    const rows = table(10_001);
+    const body = { data: { rows: rows.slice(0, 2000) }, entity_column: 'id', subject_kind: 'other', questions: { q: { type: 'yesno', outcome_column: 'y' } } };
+    const ok = await svc.post('/v1/ask', { ...body, cases: { rows: rows.slice(0, 10_000) } }, key);
+    expect(ok.status).toBe(200);
+    expect(ok.body.answers.q.cases).toHaveLength(10_000);
+    await expectField({ ...body, cases: { rows } }, 'cases.rows');
+  });
+
+  it('option_outcomes: 32 accepted', async () => {
+    const option_outcomes = Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`o${i}`, 'churned']));
+    const ok = await svc.post('/v1/ask', { ...saas, questions: { q: { type: 'choice', outcome_is_desirable: false, option_outcomes } }, cases: { ids: ['cust_0001'] } }, key);
+    expect(ok.status).toBe(200);
+    expect(Object.keys(ok.body.answers.q.model_refs)).toHaveLength(32);
+    expect(ok.body.fits_run).toBe(1); // one outcome and one desirability: the 32 options share one fit (spec 4.1 rule 1)
+  });
+
+  it('add-dataset rows: 10,000 accepted, 10,001 refused', async () => {
+    const rows = table(10_001);
+    const ok = await svc.post('/v1/add-dataset', { rows: rows.slice(0, 10_000) }, key);
+    expect(ok.status).toBe(200);
+    expect(ok.body.rows).toBe(10_000);
+    const r = await svc.post('/v1/add-dataset', { rows }, key);
+    expect(r.status).toBe(422);
+    expect(r.body.field).toBe('rows');
+  });
+
+  it('filename: 120 characters of A-Z a-z 0-9 . _ - accepted, 121 or another character refused', async () => {
+    const ok = await svc.post('/v1/add-dataset', { upload: true, filename: 'f'.repeat(116) + '.csv' }, key);
+    expect(ok.status).toBe(200);
+    for (const filename of ['f'.repeat(117) + '.csv', 'my file.csv', '']) {
+      const r = await svc.post('/v1/add-dataset', { upload: true, filename }, key);
+      expect(r.status).toBe(422);
+      expect(r.body.field).toBe('filename');
+    }
+  });
+
+  it('report-outcomes: 10,000 items and a 128-char event_id accepted; 10,001 items or a 129-char event_id refused', async () => {
+    const scoped = await svc.liveKey('limits-outcomes', true);
+    const fit = await svc.post('/v1/ask', { ...saas, questions: { q: yesno }, cases: { ids: ['cust_0001'] } }, scoped);
+    const model_ref = fit.body.answers.q.model_ref;
+    expect(model_ref).toMatch(/^mr1_/);
+    const item = (i: number) => ({ entity_id: `cust_${String(i % 800).padStart(4, '0')}`, outcome: i % 2, observed_at: '2026-11-01T00:00:00Z', event_id: `e${i}` });
+    const items = Array.from({ length: 10_001 }, (_, i) => item(i));
+    items[0].event_id = 'e'.repeat(128);
+    const ok = await svc.post('/v1/report-outcomes', { model_ref, outcomes: items.slice(0, 10_000) }, scoped);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body.written + ok.body.duplicates).toBe(10_000);
+    const tooMany = await svc.post('/v1/report-outcomes', { model_ref, outcomes: items }, scoped);
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.field).toBe('outcomes');
+    const longId = await svc.post('/v1/report-outcomes', { model_ref, outcomes: [{ ...item(1), event_id: 'e'.repeat(129) }] }, scoped);
+    expect(longId.status).toBe(422);
+    // per-item problems are all-or-nothing invalid_outcomes with each item's field (wire.md)
+    expect(longId.body.code).toBe('invalid_outcomes');
+    expect(longId.body.errors).toEqual([{ index: 0, field: 'outcomes.0.event_id', detail: expect.stringContaining('128') }]);
   });
 
   it('options: 255 accepted, 256 refused', async () => {
