@@ -1,5 +1,6 @@
 // Shared building blocks for the wire schemas: ids, limits (spec 8), inline data and cross-field helpers.
 import * as v from 'valibot';
+import { ownRecord } from './record.ts';
 
 /** Spec 8: the limits the schemas enforce, in one place so describe and docs can quote them. */
 export const LIMITS = {
@@ -41,7 +42,8 @@ export const TaskIdSchema = v.pipe(v.string(), v.regex(TASK_ID_PATTERN));
 /** Spec 2.3/2.8: a model reference. */
 export const ModelRefSchema = v.pipe(v.string(), v.regex(MODEL_REF_PATTERN));
 
-const RowObjectSchema = v.record(v.string(), v.unknown());
+// ownRecord, not v.record: a column named constructor, prototype or __proto__ is a column like any other.
+const RowObjectSchema = ownRecord(v.string(), v.unknown());
 const NOT_A_ROW = 'must be an object of column name to value, not an array';
 /** Spec 2.1: one inline row, a column-name-to-any-value object (valibot's record alone would take an array). */
 export const RowSchema = v.lazy((input) => (Array.isArray(input) ? v.never(NOT_A_ROW) : RowObjectSchema));
@@ -52,7 +54,7 @@ export const CsvSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(LIMITS.c
 /** Spec 2.1: a URI to download a CSV from (https/public-host rules are checked by the fetcher). */
 export const FetchUrlSchema = v.pipe(v.string(), v.url());
 /** Spec 2.1: headers sent with fetch_url. */
-export const FetchHeadersSchema = v.record(v.string(), v.string());
+export const FetchHeadersSchema = ownRecord(v.string(), v.string());
 
 /** A path item that makes a custom issue point at `key` of `input`. */
 export function pathTo(input: Record<string, unknown>, key: string): [v.ObjectPathItem] {

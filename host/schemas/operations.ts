@@ -1,6 +1,7 @@
 // Spec 4.3-4.11 and wire.md "The other operations": requests of the supporting operations.
 import * as v from 'valibot';
 import { LIMITS, ModelRefSchema, NonEmptyStringSchema, TaskIdSchema } from './common.ts';
+import { ownRecord } from './record.ts';
 
 /** Spec 4.3: follow a pending ask. */
 export const PollRequestSchema = v.strictObject({ task_id: TaskIdSchema });
@@ -36,7 +37,7 @@ export const DriftRequestSchema = v.strictObject({ model_ref: ModelRefSchema });
 /** Spec 2.11: a Verdict allows further properties; pass it on exactly as received. */
 export const VerdictSchema = v.looseObject({ verdict_id: v.string(), kind: v.string() });
 /** Spec 2.11: a signature is an object of string values. */
-export const SignatureSchema = v.record(v.string(), v.string());
+export const SignatureSchema = ownRecord(v.string(), v.string());
 
 /** Spec 4.7: verify a Verdict; the top level is strict, the Verdict itself is not. */
 export const VerifyRequestSchema = v.strictObject({ verdict: VerdictSchema, signature: SignatureSchema });

@@ -1,6 +1,7 @@
 // Spec 2.3 and 4.1 rules 3-6: one question of an ask, a strict object per type plus its cross-field rules.
 import * as v from 'valibot';
 import { LIMITS, ModelRefSchema, NonEmptyStringSchema, QUESTION_NAME_PATTERN, objectRule } from './common.ts';
+import { ownRecord } from './record.ts';
 
 export const QUESTION_TYPES = ['yesno', 'score', 'choice', 'rank'] as const;
 /** Spec 2.3: score defaults, lowest level first; "unlikely" is below 0.25, "very_likely" from 0.75. */
@@ -44,7 +45,7 @@ const ChoiceQuestionSchema = v.strictObject({
   options: v.optional(v.pipe(v.array(v.string()), v.minLength(LIMITS.optionsMin), v.maxLength(LIMITS.optionsMax))),
   option_outcomes: v.optional(
     v.pipe(
-      v.record(v.string(), NonEmptyStringSchema),
+      ownRecord(v.string(), NonEmptyStringSchema),
       v.minEntries(LIMITS.optionOutcomesMin),
       v.maxEntries(LIMITS.optionOutcomesMax),
     ),
@@ -114,9 +115,9 @@ export const QuestionSchema = v.pipe(
   }),
 );
 
-/** Spec 2.3/8: the question map; names are 1 to 64 of A-Z a-z 0-9 _ -. */
+/** Spec 2.3/8: the question map; names are 1 to 64 of A-Z a-z 0-9 _ - (so `constructor` and `__proto__` are names too). */
 export const QuestionsSchema = v.pipe(
-  v.record(v.pipe(v.string(), v.regex(QUESTION_NAME_PATTERN)), QuestionSchema),
+  ownRecord(v.pipe(v.string(), v.regex(QUESTION_NAME_PATTERN)), QuestionSchema),
   v.minEntries(1),
 );
 

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { DatasetIdSchema, TaskIdSchema } from './common.ts';
 import { QUESTION_TYPES } from './question.ts';
 import { SignatureSchema, VerdictSchema } from './operations.ts';
+import { ownRecord } from './record.ts';
 
 const Integer = v.pipe(v.number(), v.integer());
 const Chance = v.pipe(v.number(), v.minValue(0), v.maxValue(1));
@@ -21,7 +22,7 @@ export const ReasonSchema = v.looseObject({
 /** Spec 2.9 (+ wire.md band fields). `p` is a map option -> chance for choice. */
 export const CaseResultSchema = v.looseObject({
   entity_id: v.string(),
-  p: v.union([Chance, v.record(v.string(), Chance)]),
+  p: v.union([Chance, ownRecord(v.string(), Chance)]),
   level: v.optional(v.string()),
   most_likely: v.optional(v.string()),
   least_likely: v.optional(v.string()),
@@ -49,7 +50,7 @@ export const AnswerSchema = v.looseObject({
   state: v.picklist(['answered', 'refused', 'not_yet']),
   cache: v.optional(v.picklist(['hit', 'miss'])),
   model_ref: v.optional(v.string()),
-  model_refs: v.optional(v.record(v.string(), v.string())),
+  model_refs: v.optional(ownRecord(v.string(), v.string())),
   polarity: v.optional(v.nullable(v.string())),
   quality: v.optional(Open),
   cases: v.optional(v.array(CaseResultSchema)),
@@ -72,7 +73,7 @@ export const AskResponseSchema = v.looseObject({
   contract: v.optional(v.string()),
   core_hash: v.optional(v.string()),
   record: v.optional(v.looseObject({ content_hash: v.string() })),
-  answers: v.optional(v.record(v.string(), AnswerSchema)),
+  answers: v.optional(ownRecord(v.string(), AnswerSchema)),
   dataset_id: v.optional(v.string()),
   shape: v.optional(v.looseObject({ kind: v.string() })),
   fits_run: v.optional(Integer),
