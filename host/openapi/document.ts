@@ -1,9 +1,11 @@
-// The OpenAPI 3.1 document (spec 4, 5, 7): one POST per implemented operation with its request, reply,
-// 202 pending reply (ask, poll), Problems per status and bearer security; other routes get a short entry.
-import type { ImplementedOperation, RouteLike } from '../operations/registry.ts';
+// The OpenAPI 3.1 document (spec 4, 5, 7): one POST per implemented operation (and per extension route such
+// as the model export) with its request, reply, 202 pending reply (ask, poll), Problems per status and
+// bearer security; other routes (JWKS, health) get a short entry.
+import type { ImplementedOperation, OperationExample, RouteLike, ToolHints } from '../operations/registry.ts';
+import { EXTENSIONS, type ExtensionInfo } from './extensions.ts';
 import { JSON_SCHEMA_DIALECT, type Json } from './json-schema.ts';
 import { problemResponseName, problemResponses, problemStatusesOf } from './problems.ts';
-import { COMPONENT_BASE, pascalOf, schemaComponentsOf } from './schemas.ts';
+import { COMPONENT_BASE, pascalOf, schemaComponentsOf, type SchemaComponents } from './schemas.ts';
 
 /** Routes that are not spec operations: what they are, when known. */
 const OTHER_ROUTES: Record<string, { summary: string; description: string }> = {
@@ -23,39 +25,86 @@ function pendingSchema(replyRef: Json): Json {
   };
 }
 
-function operationOf(op: ImplementedOperation, refs: { request?: Json; reply: Json }): Json {
+/** One POST as the document shows it: a spec operation (with its MCP tool) or an extension route. */
+interface DocOperation {
+  operationId: string;
+  title: string;
+  description: string;
+  auth: 'key' | 'none';
+  status: number;
+  pending: boolean;
+  request?: Json;
+  reply: Json;
+  examples: OperationExample[];
+  /** Spec 4.8: describe takes an empty object, and an empty body means the same. */
+  bodyOptional: boolean;
+  tool?: ToolHints;
+}
+
+function operationOf(op: DocOperation): Json {
   const responses: Json = {
     [String(op.status)]: {
       description: op.pending ? 'Done: the answer (status "done").' : 'Success.',
-      content: { 'application/json': { schema: refs.reply } },
+      content: { 'application/json': { schema: op.reply } },
     },
   };
   if (op.pending) {
     responses['202'] = {
       description: 'Pending: the fit is still running (spec 3.2).',
-      content: { 'application/json': { schema: pendingSchema(refs.reply), example: PENDING_EXAMPLE } },
+      content: { 'application/json': { schema: pendingSchema(op.reply), example: PENDING_EXAMPLE } },
     };
   }
   for (const status of problemStatusesOf(op)) responses[String(status)] = { $ref: `#/components/responses/${problemResponseName(status)}` };
 
   const out: Json = {
-    operationId: op.name,
+    operationId: op.operationId,
     summary: op.title,
-    description: op.rules ? `${op.description}\n\n${op.rules}` : op.description,
+    description: op.description,
     // Spec 5.5: verify, describe and register_agent need no credential.
     security: op.auth === 'key' ? [{ bearer: [] }] : [],
     responses,
   };
-  out['x-mcp-tool'] = { name: op.name, annotations: op.tool };
-  if (refs.request) {
+  if (op.tool) out['x-mcp-tool'] = { name: op.operationId, annotations: op.tool };
+  if (op.request) {
     const examples = Object.fromEntries(op.examples.map((e) => [e.name, { summary: e.summary, value: e.value }]));
     out.requestBody = {
-      // Spec 4.8: describe takes an empty object, and an empty body means the same.
-      required: op.name !== 'svc_describe',
-      content: { 'application/json': { schema: refs.request, ...(op.examples.length > 0 ? { examples } : {}) } },
+      required: !op.bodyOptional,
+      content: { 'application/json': { schema: op.request, ...(op.examples.length > 0 ? { examples } : {}) } },
     };
   }
   return out;
+}
+
+function specOperationOf(op: ImplementedOperation, components: SchemaComponents): DocOperation {
+  const base = pascalOf(op.name);
+  return {
+    operationId: op.name,
+    title: op.title,
+    description: op.rules ? `${op.description}\n\n${op.rules}` : op.description,
+    auth: op.auth,
+    status: op.status,
+    pending: op.pending,
+    request: op.request ? components.ref(op.request, `${base}Request`) : undefined,
+    reply: components.ref(op.response, `${base}Response`),
+    examples: op.examples,
+    bodyOptional: op.name === 'svc_describe',
+    tool: op.tool,
+  };
+}
+
+function extensionOf(ext: ExtensionInfo, route: RouteLike, components: SchemaComponents): DocOperation {
+  return {
+    operationId: ext.operationId,
+    title: ext.title,
+    description: ext.description,
+    auth: route.auth,
+    status: 200,
+    pending: false,
+    request: components.ref(ext.request, `${ext.component}Request`),
+    reply: components.ref(ext.response, `${ext.component}Response`),
+    examples: ext.examples,
+    bodyOptional: false,
+  };
 }
 
 function otherRouteOf(route: RouteLike): Json {
@@ -78,15 +127,12 @@ export interface DocumentInput {
 export function buildOpenApi({ operations, routes }: DocumentInput): Json {
   const components = schemaComponentsOf(operations);
   const paths: Record<string, Json> = {};
-  for (const op of operations) {
-    const base = pascalOf(op.name);
-    const request = op.request ? components.ref(op.request, `${base}Request`) : undefined;
-    paths[op.path] = { post: operationOf(op, { request, reply: components.ref(op.response, `${base}Response`) }) };
-  }
+  for (const op of operations) paths[op.path] = { post: operationOf(specOperationOf(op, components)) };
   for (const route of routes) {
     if (operations.some((op) => op.path === route.path)) continue;
     const item = (paths[route.path] ??= {});
-    item[route.method.toLowerCase()] = otherRouteOf(route);
+    const ext = route.method === 'POST' ? EXTENSIONS.find((e) => e.path === route.path) : undefined;
+    item[route.method.toLowerCase()] = ext ? operationOf(extensionOf(ext, route, components)) : otherRouteOf(route);
   }
   return {
     openapi: '3.1.0',

@@ -39,7 +39,10 @@ export interface OperationInfo {
   pending: boolean;
   /** Spec 1: every operation is also an MCP tool of the same name; its hints (spec 4.13). */
   tool: ToolHints;
-  /** Request bodies that need no state from earlier calls, so a reader can send them as they are. */
+  /**
+   * Request bodies a reader can send: as they are when they need no earlier call; else with the ids
+   * (EXAMPLE_IDS) replaced by those earlier calls gave.
+   */
   examples: OperationExample[];
 }
 
@@ -70,6 +73,20 @@ const ASK_RULES =
 const ADD_DATASET_RULES =
   'Also required, beyond what the input schema says: exactly one of rows, csv, fetch_url, upload; fetch_headers only with fetch_url; ' +
   'upload cannot be combined with dataset_id.';
+
+/**
+ * Ids the stateful examples name. They have the real formats (spec 2.2, 2.3, 4.3) but belong to no
+ * workspace: a reader puts in the ones earlier calls gave, e.g. the model_ref of the saas_churn ask.
+ */
+export const EXAMPLE_IDS = {
+  modelRef: 'mr1_6f1c2b9e4a7d40c58e3b91d2a0f4c7e1',
+  taskId: 'tk_01jz8q4m6r2v9x3k7n5p0w1c8d',
+  datasetId: 'ds_01jz8q4m6r2v9x3k7n5p0w1c8d',
+  // A lever token is a signed payload (operations/lever-token.ts); this one is unsigned, for the shape only.
+  leverToken:
+    'eyJtIjoibXIxXzZmMWMyYjllNGE3ZDQwYzU4ZTNiOTFkMmEwZjRjN2UxIiwiZSI6ImN1c3RfMDAwMSIsImYiOiJzdXBwb3J0X3RpY2tldHMiLCJiIjo1LCJkIjoiZGVjcmVhc2UifQ.' +
+    'q7Vn0m3X2c9YtR1kP8sW4eJ6hL5uA0bD3fG2iK9oM1N',
+} as const;
 
 const EXAMPLE_ROWS = Array.from({ length: 6 }, (_, i) => ({ id: `c${i + 1}`, visits: 3 + i, plan: i % 2 ? 'pro' : 'basic', renewed: i % 3 === 0 }));
 
@@ -138,7 +155,9 @@ export const OPERATIONS: readonly OperationInfo[] = [
     status: 200,
     pending: true,
     tool: READ,
-    examples: [],
+    examples: [
+      { name: 'task', summary: 'The task_id an ask gave with status "pending"', value: { task_id: EXAMPLE_IDS.taskId } },
+    ],
   },
   {
     name: 'svc_preflight',
@@ -174,7 +193,19 @@ export const OPERATIONS: readonly OperationInfo[] = [
     pending: false,
     // Idempotent only per event_id (wire.md), so not in general.
     tool: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    examples: [],
+    examples: [
+      {
+        name: 'outcomes',
+        summary: 'What really happened to two cases answered under a model_ref (here the saas_churn ask), each with an event_id',
+        value: {
+          model_ref: EXAMPLE_IDS.modelRef,
+          outcomes: [
+            { entity_id: 'cust_0001', outcome: true, observed_at: '2025-07-01T00:00:00Z', event_id: 'renewal-2025-07-cust_0001' },
+            { entity_id: 'cust_0002', outcome: 0, observed_at: '2025-07-01', event_id: 'renewal-2025-07-cust_0002' },
+          ],
+        },
+      },
+    ],
   },
   {
     name: 'svc_drift',
@@ -189,7 +220,9 @@ export const OPERATIONS: readonly OperationInfo[] = [
     status: 200,
     pending: false,
     tool: READ,
-    examples: [],
+    examples: [
+      { name: 'refit', summary: 'The model_ref of an answer whose ask set refit_of', value: { model_ref: EXAMPLE_IDS.modelRef } },
+    ],
   },
   {
     name: 'svc_verify',
@@ -244,7 +277,9 @@ export const OPERATIONS: readonly OperationInfo[] = [
     pending: false,
     // Spec 4.13: destructive. Deleting twice changes nothing more.
     tool: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    examples: [],
+    examples: [
+      { name: 'dataset', summary: 'The dataset_id svc_add_dataset gave', value: { dataset_id: EXAMPLE_IDS.datasetId } },
+    ],
   },
   {
     name: 'svc_attest',
@@ -259,7 +294,20 @@ export const OPERATIONS: readonly OperationInfo[] = [
     status: 200,
     pending: false,
     tool: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    examples: [],
+    examples: [
+      {
+        name: 'lever',
+        summary: "Case cust_0001 was acted on through the lever_token its answer gave (an ask with outcome_is_desirable), and now has 2 tickets",
+        value: {
+          model_ref: EXAMPLE_IDS.modelRef,
+          entity_id: 'cust_0001',
+          lever_token: EXAMPLE_IDS.leverToken,
+          post_value: 2,
+          acted_at: '2025-06-02T09:30:00Z',
+          event_id: 'act-2025-06-02-cust_0001',
+        },
+      },
+    ],
   },
   {
     name: 'svc_evidence',
@@ -274,7 +322,9 @@ export const OPERATIONS: readonly OperationInfo[] = [
     status: 200,
     pending: false,
     tool: READ,
-    examples: [],
+    examples: [
+      { name: 'model', summary: 'The model_ref whose cases were attested and reported on', value: { model_ref: EXAMPLE_IDS.modelRef } },
+    ],
   },
   {
     name: 'register_agent',

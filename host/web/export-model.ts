@@ -9,13 +9,48 @@ import { modelToJson } from './core/model-json.ts';
 
 export const ExportModelRequestSchema = v.strictObject({ model_ref: ModelRefSchema });
 
+/** engine/model.ts ModelHeader: the column names and dictionaries that stay out of the wasm. */
+const ModelHeaderSchema = v.strictObject({
+  format: v.literal('oq-model'),
+  version: v.literal(1),
+  core_hash: v.string(),
+  columns: v.array(
+    v.strictObject({
+      name: v.string(),
+      kind: v.picklist(['numeric', 'categorical', 'unused']),
+      dictionary: v.optional(v.array(v.string())),
+    }),
+  ),
+});
+
+/** core/model-json.ts ModelJson: the header as it is and the f64 array as base64 of its little-endian bytes. */
+export const ModelJsonSchema = v.strictObject({
+  header: ModelHeaderSchema,
+  array_base64: v.pipe(
+    v.string(),
+    v.regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/),
+    v.description('Base64 (RFC 4648, padded) of the engine f64 model array, 8 little-endian bytes per number; it holds NaN.'),
+  ),
+});
+
+export const ExportModelResponseSchema = v.strictObject({
+  model_ref: ModelRefSchema,
+  /** The engine that fitted it; a page or client must run build/engine.wasm of this core_hash to score alike. */
+  core_hash: v.string(),
+  state: v.nullable(v.picklist(['answered', 'refused', 'not_yet'])),
+  quality: v.nullable(v.looseObject({})),
+  model: ModelJsonSchema,
+});
+
+export type ExportModelResponse = v.InferOutput<typeof ExportModelResponseSchema>;
+
 export async function exportModelOperation(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const { model_ref } = parseBody(ExportModelRequestSchema, raw);
   const rec = await ctx.services.store.getModelByRef(ctx.caller!.workspaceId, model_ref);
   if (!rec) {
     throw new ServiceError('unknown_model', `model_ref ${model_ref} was not given to this workspace by an answer`, { field: 'model_ref' });
   }
-  const meta = JSON.parse(rec.meta) as { state?: string; quality?: unknown };
+  const meta = JSON.parse(rec.meta) as { state?: ExportModelResponse['state']; quality?: ExportModelResponse['quality'] };
   if (rec.bytes.length === 0) {
     // not_yet (or no usable column): the fit made no model, so there is nothing to score with
     throw new ServiceError('unknown_model', `model_ref ${model_ref} names a fit that holds no model (state ${meta.state ?? 'unknown'})`, {
@@ -23,8 +58,12 @@ export async function exportModelOperation(ctx: OpContext, raw: unknown): Promis
     });
   }
   const model = Model.fromBytes(rec.bytes);
-  return {
-    status: 200,
-    body: { model_ref, core_hash: model.header.core_hash, state: meta.state ?? null, quality: meta.quality ?? null, model: modelToJson(model) },
+  const body: ExportModelResponse = {
+    model_ref,
+    core_hash: model.header.core_hash,
+    state: meta.state ?? null,
+    quality: meta.quality ?? null,
+    model: modelToJson(model),
   };
+  return { status: 200, body };
 }

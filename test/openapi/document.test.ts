@@ -1,22 +1,24 @@
 // GET /openapi.json (issue 7): a valid OpenAPI 3.1 document generated from the same valibot schemas as the
-// service validates with; every schema converts; every request example is accepted by the service.
+// service validates with; every schema converts; every operation has request examples the service answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS, ProblemSchema } from '../../host/schemas/index.ts';
 import { PROBLEM_CODES } from '../../host/http/problem.ts';
-import { OPERATIONS, implementedOperations } from '../../host/operations/registry.ts';
+import { EXAMPLE_IDS, OPERATIONS, implementedOperations, type OperationExample } from '../../host/operations/registry.ts';
+import { EXTENSIONS } from '../../host/openapi/extensions.ts';
 import { ROUTES } from '../../host/routes/index.ts';
 import { jsonSchemaOf } from '../../host/openapi/json-schema.ts';
-import { SAMPLES } from '../../samples/catalog.ts';
+import { SAMPLES, getSample } from '../../samples/catalog.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 let svc: TestService;
 let doc: any;
 let res: Response;
 beforeAll(async () => {
-  svc = await startTestService();
+  // No wait: a first fit answers 202 pending, so the poll example has a real task to follow.
+  svc = await startTestService({ pendingWaitMs: 0 });
   res = await fetch(`${svc.url}/openapi.json`);
   doc = await res.json();
 });
@@ -135,29 +137,175 @@ describe('GET /openapi.json', () => {
     for (const s of SAMPLES) expect(examples[s.name].value).toEqual(s.try);
     expect(doc.paths['/v1/describe'].post.requestBody.content['application/json'].examples.empty.value).toEqual({});
   });
+});
+
+/** Every documented POST with a JSON body: the spec operations this server serves and the extension routes. */
+function documented(): Array<{ id: string; path: string; request: v.GenericSchema; response: v.GenericSchema; examples: OperationExample[] }> {
+  const ops = served().filter((op) => op.request).map((op) => ({ id: op.name as string, path: op.path, request: op.request!, response: op.response, examples: op.examples }));
+  const exts = EXTENSIONS.map((e) => ({ id: e.operationId, path: e.path, request: e.request, response: e.response, examples: e.examples }));
+  return [...ops, ...exts];
+}
+
+/** Every EXAMPLE_IDS value found anywhere in `value`. */
+function namedIds(value: unknown): string[] {
+  const ids: string[] = Object.values(EXAMPLE_IDS);
+  const text = JSON.stringify(value);
+  return ids.filter((id) => text.includes(id));
+}
+
+/** `value` with each placeholder id replaced by the real one an earlier call gave. */
+function withIds(value: unknown, real: Record<string, string>): any {
+  return JSON.parse(JSON.stringify(value), (_k, x) => (typeof x === 'string' && x in real ? real[x] : x));
+}
+
+/**
+ * What an example naming placeholder ids gets as it is: the Problem saying the id is unknown, never a
+ * schema refusal. An attestation's lever_token is checked (signature) before its model_ref, so as it is
+ * the only thing refused is that token; the filled-in send below is what shows it is accepted.
+ */
+const AS_IS: Record<string, { status: number; code: string; field?: string }> = {
+  svc_poll: { status: 404, code: 'unknown_task', field: 'task_id' },
+  svc_report_outcomes: { status: 404, code: 'unknown_model', field: 'model_ref' },
+  svc_drift: { status: 404, code: 'unknown_model', field: 'model_ref' },
+  svc_delete_dataset: { status: 404, code: 'unknown_dataset', field: 'dataset_id' },
+  svc_attest: { status: 422, code: 'invalid_request', field: 'lever_token' },
+  svc_evidence: { status: 404, code: 'unknown_model', field: 'model_ref' },
+  export_model: { status: 404, code: 'unknown_model', field: 'model_ref' },
+};
+
+/** POSTs and follows a 202 pending ask with svc_poll to its end (spec 3.2). */
+async function postAndFollow(path: string, body: unknown, key: string): Promise<{ status: number; body: any }> {
+  let r = await svc.post(path, body, key);
+  for (let i = 0; i < 600 && r.status === 202; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    r = await svc.post('/v1/poll', { task_id: r.body.task_id }, key);
+  }
+  return r;
+}
+
+describe('request examples', () => {
+  it('every operation with a request body, and the model export, carries at least one example in the document', () => {
+    const list = documented();
+    expect(list.map((d) => d.id)).toEqual(expect.arrayContaining([...Object.keys(REQUEST_SCHEMAS), 'export_model']));
+    for (const d of list) {
+      expect(d.examples.length, d.id).toBeGreaterThan(0);
+      const inDoc = doc.paths[d.path].post.requestBody.content['application/json'].examples;
+      expect(Object.keys(inDoc), d.id).toEqual(d.examples.map((e) => e.name));
+    }
+  });
 
   it('has request examples that pass the request schema', () => {
-    for (const op of served()) {
-      for (const example of op.examples) {
-        expect(v.safeParse(op.request!, example.value).success, `${op.name} ${example.name}`).toBe(true);
+    for (const d of documented()) {
+      for (const example of d.examples) {
+        const parsed = v.safeParse(d.request, example.value);
+        expect(parsed.success, `${d.id} ${example.name}: ${JSON.stringify(parsed.issues?.[0]?.message)}`).toBe(true);
       }
     }
   });
 
-  it('has request examples the service accepts (test key; a live key where test keys are refused)', async () => {
+  it("has every id placeholder in an example known to the as-is table, and every stateful operation's example uses one", () => {
+    for (const d of documented()) {
+      for (const example of d.examples) {
+        if (namedIds(example.value).length > 0) expect(AS_IS[d.id], `${d.id} names ids but has no as-is expectation`).toBeDefined();
+      }
+    }
+    for (const id of Object.keys(AS_IS)) {
+      const d = documented().find((x) => x.id === id)!;
+      expect(d.examples.every((e) => namedIds(e.value).length > 0), id).toBe(true);
+    }
+  });
+
+  it('answers every example that needs no earlier call with 2xx (a test key; a live key where test keys are refused) and a reply of its schema', async () => {
     const testKey = await svc.testKey();
     const liveKey = await svc.liveKey('openapi-examples');
     let sent = 0;
-    for (const [path, item] of Object.entries<any>(doc.paths)) {
-      const examples = item.post?.requestBody?.content?.['application/json']?.examples ?? {};
-      for (const [name, example] of Object.entries<any>(examples)) {
-        let r = await svc.post(path, example.value, testKey);
+    for (const d of documented()) {
+      for (const example of d.examples.filter((e) => namedIds(e.value).length === 0)) {
+        let r = await postAndFollow(d.path, example.value, testKey);
         // Spec 5.2: a test key works on samples only; an example storing a table needs a live key.
-        if (r.status === 403 && r.body.code === 'test_key_samples_only') r = await svc.post(path, example.value, liveKey);
-        expect([200, 202], `${path} ${name}: ${r.status} ${JSON.stringify(r.body)}`).toContain(r.status);
+        if (r.status === 403 && r.body.code === 'test_key_samples_only') r = await postAndFollow(d.path, example.value, liveKey);
+        expect(r.status, `${d.id} ${example.name}: ${r.status} ${JSON.stringify(r.body)}`).toBeGreaterThanOrEqual(200);
+        expect(r.status, `${d.id} ${example.name}: ${r.status} ${JSON.stringify(r.body)}`).toBeLessThan(300);
+        expect(v.safeParse(d.response, r.body).success, `${d.id} ${example.name} reply`).toBe(true);
         sent++;
       }
     }
-    expect(sent).toBeGreaterThanOrEqual(SAMPLES.length + 2);
+    expect(sent).toBeGreaterThanOrEqual(SAMPLES.length + 4);
+  });
+
+  it("answers each sample's example ask with the sample's expected state", async () => {
+    const testKey = await svc.testKey();
+    for (const s of SAMPLES) {
+      const r = await postAndFollow('/v1/ask', s.try, testKey);
+      expect(r.status, s.name).toBe(200);
+      expect(r.body.answers.q.state, s.name).toBe(s.expected_state);
+    }
+  });
+
+  describe('examples that name ids of earlier calls', () => {
+    let key: string;
+    const real: Record<string, string> = {};
+
+    beforeAll(async () => {
+      // The state the examples name, built with one live key that can report outcomes (wire.md scopes).
+      key = await svc.liveKey('openapi-stateful', true);
+      const stored = await svc.post('/v1/add-dataset', { rows: [{ id: 'a', x: 1, y: true }, { id: 'b', x: 2, y: false }] }, key);
+      expect(stored.status, JSON.stringify(stored.body)).toBe(200);
+      real[EXAMPLE_IDS.datasetId] = stored.body.dataset_id;
+
+      // outcome_is_desirable gives levers (wire.md); no other ask here uses it, so this is a first fit and,
+      // with pendingWaitMs 0, a pending task.
+      const ask = { ...getSample('saas_churn')!.try, questions: { q: { type: 'yesno', outcome_column: 'churned', outcome_is_desirable: false } }, cases: { ids: ['cust_0001', 'cust_0002'] } };
+      const pending = await svc.post('/v1/ask', ask, key);
+      expect(pending.status, JSON.stringify(pending.body)).toBe(202);
+      real[EXAMPLE_IDS.taskId] = pending.body.task_id;
+      const done = await postAndFollow('/v1/ask', ask, key);
+      expect(done.status).toBe(200);
+      const answer = done.body.answers.q;
+      expect(answer.state).toBe('answered');
+      real[EXAMPLE_IDS.modelRef] = answer.model_ref;
+      const lever = answer.cases.find((c: any) => c.entity_id === 'cust_0001').levers?.[0];
+      expect(lever, 'cust_0001 has a lever to attest').toBeDefined();
+      real[EXAMPLE_IDS.leverToken] = lever.lever_token;
+    });
+
+    it.each(Object.keys(AS_IS))('%s: as it is, the unknown-id Problem; with the ids earlier calls gave, 2xx and a reply of its schema', async (id) => {
+      const d = documented().find((x) => x.id === id)!;
+      for (const example of d.examples) {
+        const asIs = await svc.post(d.path, example.value, key);
+        expect(asIs.body, `${id} ${example.name} as it is`).toMatchObject(AS_IS[id]);
+        if (AS_IS[id].code === 'invalid_request') expect(asIs.body.detail).toMatch(/not a lever token of this service/);
+
+        const filled = withIds(example.value, real);
+        expect(namedIds(filled), 'every placeholder replaced').toEqual([]);
+        const r = await svc.post(d.path, filled, key);
+        expect(r.status, `${id} ${example.name}: ${r.status} ${JSON.stringify(r.body)}`).toBeGreaterThanOrEqual(200);
+        expect(r.status, `${id} ${example.name}: ${r.status} ${JSON.stringify(r.body)}`).toBeLessThan(300);
+        expect(v.safeParse(d.response, r.body).success, `${id} ${example.name} reply ${JSON.stringify(r.body).slice(0, 300)}`).toBe(true);
+      }
+    });
+  });
+
+  it('answers register_agent, which has no body, with 201 and a reply of its schema', async () => {
+    const res = await fetch(`${svc.url}/v1/agents/register`, { method: 'POST' });
+    expect(res.status).toBe(201);
+    expect(v.safeParse(RESPONSE_SCHEMAS.register_agent, await res.json()).success).toBe(true);
+    expect(doc.paths['/v1/agents/register'].post.requestBody).toBeUndefined();
+  });
+});
+
+describe('POST /v1/export-model in the document', () => {
+  it('has its real request and reply schemas, key security, and the Problems of a keyed body route', () => {
+    const post = doc.paths['/v1/export-model'].post;
+    expect(post.operationId).toBe('export_model');
+    expect(post['x-mcp-tool']).toBeUndefined();
+    expect(post.security).toEqual([{ bearer: [] }]);
+    expect(post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ExportModelRequest' });
+    expect(post.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ExportModelResponse' });
+    expect(doc.components.schemas.ExportModelRequest).toMatchObject({ type: 'object', required: ['model_ref'], additionalProperties: false });
+    const reply = doc.components.schemas.ExportModelResponse;
+    expect(reply.required).toEqual(expect.arrayContaining(['model_ref', 'core_hash', 'state', 'quality', 'model']));
+    expect(reply.properties.model.required).toEqual(['header', 'array_base64']);
+    for (const status of ['401', '404', '422']) expect(post.responses[status], status).toEqual({ $ref: `#/components/responses/Problem${status}` });
   });
 });
