@@ -122,7 +122,7 @@ const ANSWER_STATES = [
   { state: 'not_yet', meaning: 'Too few labeled rows to check the model; needs.labeled_rows says how many more. Free.', action: 'Add rows, then ask again.' },
 ];
 
-/** Spec 8, every row. */
+/** Spec 8, every row, plus the `when` nesting cap this server adds. */
 const LIMIT_LIST = {
   inline_rows: { min: 1, max: LIMITS.rowsMax, applies_to: 'data.rows and add-dataset rows, per call' },
   inline_csv_chars: { min: 1, max: LIMITS.csvMax },
@@ -138,6 +138,8 @@ const LIMIT_LIST = {
   signal_columns: { min: 1, max: LIMITS.shapeColumnsMax },
   shape_column_name_chars: { min: 1, max: LIMITS.columnNameMax },
   when_all_any_items: { min: 1, max: LIMITS.whenItemsMax },
+  // Not in spec 8: this server's cap on all/any nesting (host/schemas/shape.ts), stated so callers can see it.
+  when_all_any_nesting_levels: { max: LIMITS.whenDepthMax },
   idempotency_key_chars: { min: 1, max: LIMITS.idempotencyKeyMax, kept_hours: 24 },
   event_id_chars: { max: LIMITS.eventIdMax },
   outcomes_per_report: { min: 1, max: LIMITS.outcomesMax },

@@ -21,6 +21,9 @@ export const LIMITS = {
   shapeColumnsMax: 24,
   columnNameMax: 200,
   whenItemsMax: 16,
+  // Not in spec 8: all/any nesting levels, in the spirit of its 16-items rule, so validating and reading
+  // a `when` never depends on the machine's stack.
+  whenDepthMax: 16,
   idempotencyKeyMax: 128,
   eventIdMax: 128,
   filenameMax: 120,

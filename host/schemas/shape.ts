@@ -33,10 +33,21 @@ export type WhenExpression = WhenLeaf | { all: WhenExpression[] } | { any: WhenE
 
 const NOT_A_WHEN = 'must be {column, op, value}, {all: [...]} or {any: [...]}';
 /**
- * Dispatches on the keys present so an error names the real culprit (`...when.any.2.op`) rather than
- * "invalid union"; JSON Schema generators call the getter with undefined and get the full union.
+ * Spec 2.5 `when`, checked in two steps: first its nesting (at most LIMITS.whenDepthMax levels of
+ * all/any, refused at the first node past it), then its forms. The depth check comes first so that
+ * validating a deep expression never recurses further than the limit. JSON Schema generators call the
+ * getter with undefined and get the full union (the depth limit is stated by describe).
  */
 export const WhenSchema: v.GenericSchema<WhenExpression> = v.lazy((input) => {
+  if (input === undefined) return WhenFormsSchema;
+  const path = tooDeep(input, 1);
+  return path ? depthRefusal(path) : WhenNodeSchema;
+});
+/**
+ * One node: dispatches on the keys present so an error names the real culprit (`...when.any.2.op`)
+ * rather than "invalid union".
+ */
+const WhenNodeSchema: v.GenericSchema<WhenExpression> = v.lazy((input) => {
   if (input === undefined) return WhenFormsSchema;
   if (!isObject(input)) return v.never(NOT_A_WHEN);
   if ('all' in input) return WhenAllSchema;
@@ -44,10 +55,43 @@ export const WhenSchema: v.GenericSchema<WhenExpression> = v.lazy((input) => {
   if ('column' in input || 'op' in input || 'value' in input) return WhenLeafSchema;
   return v.never(NOT_A_WHEN);
 });
-const WhenListSchema = v.pipe(v.array(WhenSchema), v.minLength(1), v.maxLength(LIMITS.whenItemsMax));
+const WhenListSchema = v.pipe(v.array(WhenNodeSchema), v.minLength(1), v.maxLength(LIMITS.whenItemsMax));
 const WhenAllSchema = v.strictObject({ all: WhenListSchema });
 const WhenAnySchema = v.strictObject({ any: WhenListSchema });
 const WhenFormsSchema = v.union([WhenLeafSchema, WhenAllSchema, WhenAnySchema], NOT_A_WHEN);
+
+/**
+ * The path (relative to the expression) of the first all/any in document order that sits `level`s
+ * deep past LIMITS.whenDepthMax, or undefined. Nodes are read the way WhenNodeSchema dispatches them
+ * ('all' before 'any'); the walk stops one level past the limit, so its own recursion is bounded.
+ */
+function tooDeep(node: unknown, level: number): v.IssuePathItem[] | undefined {
+  if (!isObject(node)) return undefined;
+  const key = 'all' in node ? 'all' : 'any' in node ? 'any' : undefined;
+  if (key === undefined) return undefined;
+  if (level > LIMITS.whenDepthMax) return [];
+  const list = node[key];
+  if (!Array.isArray(list)) return undefined;
+  for (let i = 0; i < list.length; i++) {
+    const below = tooDeep(list[i], level + 1);
+    if (below) {
+      const inNode: v.ObjectPathItem = { type: 'object', origin: 'value', input: node, key, value: list };
+      const inList: v.ArrayPathItem = { type: 'array', origin: 'value', input: list, key: i, value: list[i] };
+      return [inNode, inList, ...below];
+    }
+  }
+  return undefined;
+}
+
+/** Refuses the whole expression with one issue at `path`, the first node nested too deeply. */
+function depthRefusal(path: v.IssuePathItem[]) {
+  const max = LIMITS.whenDepthMax;
+  const message = `is an all/any nested ${max + 1} levels deep; a when expression allows at most ${max} levels of all/any`;
+  return v.pipe(
+    v.unknown(),
+    v.rawCheck(({ addIssue }) => addIssue({ message, path: path as [v.IssuePathItem, ...v.IssuePathItem[]] })),
+  ) as unknown as v.GenericSchema<WhenExpression>;
+}
 
 function isObject(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);

@@ -34,6 +34,14 @@ const traces = shaped(SHAPES.traces);
 const leaf = (extra: Body = {}) => ({ column: 'a', op: '==', value: 1, ...extra });
 const named = (when: unknown) => withAt(events, ['shape', 'label', 'when'], when);
 const A = AskRequestSchema;
+/** `levels` all/any objects nested one inside the next (alternating, outermost `all`) around a leaf. */
+const nest = (levels: number): Body => {
+  let node: Body = leaf();
+  for (let i = levels - 1; i >= 0; i--) node = { [i % 2 === 0 ? 'all' : 'any']: [node] };
+  return node;
+};
+/** The path inside nest(n) of its node `steps` levels below the outermost: `.all.0.any.0...`. */
+const nestedPath = (steps: number) => times(steps, (i) => `.${i % 2 === 0 ? 'all' : 'any'}.0`).join('');
 
 const askRows: Row[] = [
   ['data.rows 1', A, ask(), ['data'], { rows: rows(1) }, null],
@@ -175,6 +183,9 @@ const shapeRows: Row[] = [
   ['when any 0', A, named({ any: [] }), [], undefined, 'shape.label.when.any'],
   ['when nested op', A, named({ any: [leaf(), leaf(), leaf({ op: '~=' })] }), [], undefined, 'shape.label.when.any.2.op'],
   ['when deep nested', A, named({ all: [{ any: [leaf(), { all: [leaf({ column: '' })] }] }] }), [], undefined, 'shape.label.when.all.0.any.1.all.0.column'],
+  ['when nesting 16 levels', A, named(nest(16)), [], undefined, null],
+  ['when nesting 17 levels', A, named(nest(17)), [], undefined, `shape.label.when${nestedPath(16)}`],
+  ['when nesting 17 levels in item 2', A, named({ any: [leaf(), nest(15), nest(16)] }), [], undefined, `shape.label.when.any.2${nestedPath(15)}`],
   ['when column 200', A, named(leaf({ column: str(200) })), [], undefined, null],
   ['when column 201', A, named(leaf({ column: str(201) })), [], undefined, 'shape.label.when.column'],
   ['when value array', A, named(leaf({ op: 'in', value: [1, 'a', true] })), [], undefined, null],

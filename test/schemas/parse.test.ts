@@ -72,11 +72,14 @@ describe('parseBody', () => {
     expect(refusal(AskRequestSchema, panel)?.field).toBe('shape.label');
   });
 
-  it('refuses a when expression nested too deeply to validate, as invalid_request', () => {
+  it('refuses a when expression nested 100,000 deep at its 17th level, without exhausting the stack', () => {
     let when: unknown = { column: 'a', op: '==', value: 1 };
     for (let i = 0; i < 100_000; i++) when = { all: [when] };
     const body = withAt(ask({ shape: SHAPES.events, time_column: 'ts' }), ['shape', 'label', 'when'], when);
-    expect(refusal(AskRequestSchema, body)?.message).toBe('body: is nested too deeply to validate');
+    const err = refusal(AskRequestSchema, body);
+    const field = `shape.label.when${'.all.0'.repeat(16)}`;
+    expect(err?.field).toBe(field);
+    expect(err?.message).toBe(`${field}: is an all/any nested 17 levels deep; a when expression allows at most 16 levels of all/any`);
   });
 
   it('refuses any property on describe', () => {
