@@ -6,6 +6,7 @@ import {
   FetchUrlSchema,
   LIMITS,
   NonEmptyStringSchema,
+  RecordIdSchema,
   RowsSchema,
   exactlyOneSource,
   objectRule,
@@ -16,8 +17,8 @@ import { ShapeSchema } from './shape.ts';
 /** Spec 2.1: the record; exactly one source, fetch_headers only with fetch_url, nothing else. */
 export const AskDataSchema = v.pipe(
   v.strictObject({
-    // A stored dataset (ds_...) or a sample (sample:<name>); unknown ids answer unknown_dataset.
-    dataset_id: v.optional(NonEmptyStringSchema),
+    // A stored dataset (ds_...) or a sample (sample:<name>); well-formed unknown ids answer unknown_dataset.
+    dataset_id: v.optional(RecordIdSchema),
     rows: v.optional(RowsSchema),
     csv: v.optional(CsvSchema),
     fetch_url: v.optional(FetchUrlSchema),

@@ -30,6 +30,8 @@ export const LIMITS = {
 } as const;
 
 export const DATASET_ID_PATTERN = /^ds_[0-9a-z]{20,40}$/;
+/** Spec 2.1/4.4: a record named by id is a stored dataset (DATASET_ID_PATTERN) or a sample, `sample:<name>`. */
+export const RECORD_ID_PATTERN = /^(?:ds_[0-9a-z]{20,40}|sample:.+)$/;
 export const TASK_ID_PATTERN = /^tk_[0-9a-z]{20,40}$/;
 export const MODEL_REF_PATTERN = /^mr1_[0-9a-f]{32}$/;
 export const QUESTION_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -40,6 +42,15 @@ export const NonEmptyStringSchema = v.pipe(v.string(), v.minLength(1));
 
 /** Spec 2.2: a stored dataset id (add-dataset, delete-dataset). */
 export const DatasetIdSchema = v.pipe(v.string(), v.regex(DATASET_ID_PATTERN));
+/**
+ * Spec 2.1 (data.dataset_id) and 4.4 (preflight): a stored dataset id or `sample:<name>`. A malformed
+ * id is refused here (422 naming the field); a well-formed one that is not found is 404 unknown_dataset.
+ */
+export const RecordIdSchema = v.pipe(
+  v.string(),
+  v.minLength(1),
+  v.regex(RECORD_ID_PATTERN, 'must be a stored dataset id (ds_ followed by 20 to 40 of 0-9 a-z) or sample:<name>'),
+);
 /** Spec 4.3: the id of a pending ask. */
 export const TaskIdSchema = v.pipe(v.string(), v.regex(TASK_ID_PATTERN));
 /** Spec 2.3/2.8: a model reference. */

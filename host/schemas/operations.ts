@@ -1,6 +1,6 @@
 // Spec 4.3-4.11 and wire.md "The other operations": requests of the supporting operations.
 import * as v from 'valibot';
-import { LIMITS, ModelRefSchema, NonEmptyStringSchema, TaskIdSchema } from './common.ts';
+import { LIMITS, ModelRefSchema, NonEmptyStringSchema, RecordIdSchema, TaskIdSchema } from './common.ts';
 import { ownRecord } from './record.ts';
 
 /** Spec 4.3: follow a pending ask. */
@@ -8,7 +8,7 @@ export const PollRequestSchema = v.strictObject({ task_id: TaskIdSchema });
 
 /** Spec 4.4: check a stored table or sample before asking. */
 export const PreflightRequestSchema = v.strictObject({
-  dataset_id: NonEmptyStringSchema,
+  dataset_id: RecordIdSchema,
   outcome_column: v.optional(NonEmptyStringSchema),
   predictors: v.optional(v.array(v.string())),
   labelled_column: v.optional(v.string()),

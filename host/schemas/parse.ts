@@ -82,6 +82,8 @@ export function describeIssue(issue: Issue): string {
     case 'integer':
       return `must be an integer, got ${issue.received}`;
     case 'regex':
+      // A pattern given with its own wording (valibot's default starts "Invalid format:") keeps it.
+      if (!issue.message.startsWith('Invalid format:')) return `${issue.message}, got ${issue.received}`;
       return `must match the pattern ${(req as RegExp).source}, got ${issue.received}`;
     case 'url':
       return `must be an absolute URI, got ${issue.received}`;

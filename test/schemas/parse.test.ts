@@ -82,6 +82,12 @@ describe('parseBody', () => {
     expect(err?.message).toBe(`${field}: is an all/any nested 17 levels deep; a when expression allows at most 16 levels of all/any`);
   });
 
+  it('says what a dataset_id must be when it is neither a stored id nor sample:<name>', () => {
+    expect(refusal(AskRequestSchema, ask({ data: { dataset_id: 'ds_x' } }))?.message).toBe(
+      'data.dataset_id: must be a stored dataset id (ds_ followed by 20 to 40 of 0-9 a-z) or sample:<name>, got "ds_x"',
+    );
+  });
+
   it('refuses any property on describe', () => {
     expect(refusal(DescribeRequestSchema, { a: 1 })?.message).toBe('a: is not an allowed property');
   });
