@@ -4,7 +4,7 @@ import type { Context, Handler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../http/env.ts';
 import type { BodyMode } from '../http/body.ts';
-import type { OpContext, OpResult } from '../services.ts';
+import { resultJson, type OpContext, type OpResult } from '../services.ts';
 
 export interface RouteSpec {
   method: 'GET' | 'POST';
@@ -26,7 +26,7 @@ export function opContextOf(c: Context<AppEnv>): OpContext {
 }
 
 export function sendResult(c: Context<AppEnv>, result: OpResult): Response {
-  return c.body(JSON.stringify(result.body), result.status as ContentfulStatusCode, {
+  return c.body(resultJson(result), result.status as ContentfulStatusCode, {
     ...result.headers,
     'content-type': 'application/json',
   });

@@ -2,9 +2,15 @@
 
 /** Serialises `value` canonically; throws TypeError on anything a Verdict must not hold. */
 export function canonicalJson(value: unknown): string {
-  // Fastest path: the document is already canonical in shape (every object's keys in order),
-  // so JSON.stringify writes the canonical text as it is.
-  if (isWrittenAsIs(value, 0)) return JSON.stringify(value);
+  // Fastest path: the document is already canonical in shape (every object's keys in order, every
+  // number one JSON.stringify writes as Python would), so JSON.stringify writes the canonical text,
+  // provided the text holds nothing past printable ASCII: JSON.stringify escapes control characters
+  // and lone surrogates exactly as the general path does, and writes everything else raw, so one
+  // scan of the output stands in for checking every string and key.
+  if (hasCanonicalShape(value, 0)) {
+    const text = JSON.stringify(value);
+    if (!NON_PRINTABLE_HIGH.test(text)) return text;
+  }
   // Fast path: a copy with sorted keys, handed to JSON.stringify, when every number and string is
   // one whose JSON.stringify text is already the canonical text (checked while copying).
   const sorted = sortedCopy(value, new Set<object>());
@@ -22,15 +28,20 @@ export function canonicalJsonReference(value: unknown): string {
 const UNSAFE = Symbol('unsafe');
 const MAX_DEPTH = 64; // deeper documents take the general path (which also detects cycles)
 
-/** True when JSON.stringify(v) is already canonical: sorted ASCII keys, safe numbers and strings. */
-function isWrittenAsIs(v: unknown, depth: number): boolean {
+/**
+ * True when JSON.stringify(v) writes every object's keys in canonical order and every number as
+ * the canonical text does; strings and keys are left to the caller's scan of the output. Keys in
+ * strictly increasing UTF-16 order are canonical unless a key holds an astral character, which the
+ * output scan catches; integer-like keys need no special care because JSON.stringify writes keys
+ * in the very order this loop checks.
+ */
+function hasCanonicalShape(v: unknown, depth: number): boolean {
   switch (typeof v) {
     case 'number': {
       const a = Math.abs(v);
       return v === 0 || (a >= 1e-4 && a < 1e16);
     }
     case 'string':
-      return !NON_PRINTABLE_HIGH.test(v);
     case 'boolean':
       return true;
     case 'object':
@@ -41,7 +52,7 @@ function isWrittenAsIs(v: unknown, depth: number): boolean {
   if (v === null) return true;
   if (depth >= MAX_DEPTH) return false;
   if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) if (!isWrittenAsIs(v[i], depth + 1)) return false;
+    for (let i = 0; i < v.length; i++) if (!hasCanonicalShape(v[i], depth + 1)) return false;
     return true;
   }
   if (Object.getPrototypeOf(v) !== Object.prototype) return false;
@@ -50,9 +61,8 @@ function isWrittenAsIs(v: unknown, depth: number): boolean {
   let first = true;
   for (const k in rec) {
     if (!first && !(prev < k)) return false;
-    if (NON_PRINTABLE_HIGH.test(k) || INDEX_LIKE.test(k)) return false;
     const item = rec[k];
-    if (item === undefined || !isWrittenAsIs(item, depth + 1)) return false;
+    if (item === undefined || !hasCanonicalShape(item, depth + 1)) return false;
     prev = k;
     first = false;
   }

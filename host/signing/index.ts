@@ -9,4 +9,4 @@ export {
   type SigningKeyStore,
   type StoredSigningKey,
 } from './key-ring.ts';
-export { newVerdictId, signVerdict, verifyVerdict, type VerdictSignature, type VerifyStatus } from './verdict.ts';
+export { newVerdictId, signVerdict, signedTextOf, verifyVerdict, type VerdictSignature, type VerifyStatus } from './verdict.ts';

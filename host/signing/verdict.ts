@@ -14,11 +14,22 @@ export type VerifyStatus = 'valid' | 'invalid_signature' | 'expired' | 'unknown_
 const encoder = new TextEncoder();
 
 /** Bytes an RFC 7797 (b64:false) signature covers: ASCII(protected) '.' canonical JSON. */
-function signingInput(protectedB64: string, verdict: unknown): Uint8Array<ArrayBuffer> {
-  return encoder.encode(protectedB64 + '.' + canonicalJson(verdict));
+function signingInput(protectedB64: string, canonical: string): Uint8Array<ArrayBuffer> {
+  return encoder.encode(protectedB64 + '.' + canonical);
 }
 
-/** Signs `verdict` with the ring's active key; the verdict is returned untouched beside its signature. */
+// The canonical text each Verdict signed here was signed over (the Verdict is frozen when signed).
+const signedTexts = new WeakMap<object, string>();
+
+/**
+ * The exact canonical JSON a signature from signVerdict covers, for writing the Verdict into a
+ * reply without serialising it again; undefined for objects this process did not sign.
+ */
+export function signedTextOf(verdict: object): string | undefined {
+  return signedTexts.get(verdict);
+}
+
+/** Signs `verdict` with the ring's active key; the verdict is returned, frozen, beside its signature. */
 export async function signVerdict<V extends object>(
   ring: KeyRing,
   verdict: V,
@@ -27,7 +38,10 @@ export async function signVerdict<V extends object>(
   // wire.md fixes this key order; JSON.stringify keeps insertion order.
   const header = { alg: 'EdDSA', b64: false, crit: ['b64'], kid, typ: 'verdict+json' };
   const protectedB64 = Buffer.from(JSON.stringify(header), 'utf8').toString('base64url');
-  const sig = await ring.sign(signingInput(protectedB64, verdict));
+  const canonical = canonicalJson(verdict);
+  const sig = await ring.sign(signingInput(protectedB64, canonical));
+  Object.freeze(verdict);
+  signedTexts.set(verdict, canonical);
   return { verdict, signature: { protected: protectedB64, signature: Buffer.from(sig).toString('base64url'), kid } };
 }
 
@@ -101,7 +115,7 @@ export async function verifyVerdict(
     if (!sig || sig.length !== 64) return 'invalid_signature';
     let input: Uint8Array<ArrayBuffer>;
     try {
-      input = signingInput(protectedB64, verdict);
+      input = signingInput(protectedB64, canonicalJson(verdict));
     } catch {
       return 'invalid_signature'; // not canonicalisable (NaN, cycles, ...), so never signed by us
     }

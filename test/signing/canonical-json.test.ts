@@ -131,4 +131,36 @@ describe('canonicalJson fast path', () => {
       expect(canonicalJson(doc)).toBe(canonicalJsonReference(doc));
     }
   });
+
+  it('writes exactly what the reference writer writes for documents built in canonical key order (the straight path)', async () => {
+    const { canonicalJsonReference, compareCodePoints } = await import('../../host/signing/canonical-json.ts');
+    let seed = 777;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const texts = ['plain', 'é', 'tab\there', 'nul\u0000', 'del\u007f', '😀', 'lone \ud800', 'line\u2028sep', '\uffff', ''];
+    const leaf = (): unknown => {
+      const k = Math.floor(rnd() * 5);
+      if (k === 0) return Math.round(rnd() * 1e6) / 1e3;
+      if (k === 1) return rnd() * 10 ** (Math.floor(rnd() * 30) - 12);
+      if (k === 2) return texts[Math.floor(rnd() * texts.length)];
+      if (k === 3) return rnd() < 0.5;
+      return null;
+    };
+    const keys = ['a', 'b', 'p', 'entity_id', 'Z', 'é', '2', '10', '9', '😀', '\uffff', 'lone\udc00'];
+    const build = (depth: number): unknown => {
+      if (depth > 3 || rnd() < 0.3) return leaf();
+      if (rnd() < 0.3) return Array.from({ length: Math.floor(rnd() * 4) }, () => build(depth + 1));
+      const chosen = [...new Set(Array.from({ length: 4 }, () => keys[Math.floor(rnd() * keys.length)]))].sort(compareCodePoints);
+      const o: Record<string, unknown> = {};
+      for (const k of chosen) o[k] = build(depth + 1);
+      return o;
+    };
+    let plainAscii = 0;
+    for (let i = 0; i < 3000; i++) {
+      const doc = build(0);
+      const ref = canonicalJsonReference(doc);
+      expect(canonicalJson(doc)).toBe(ref);
+      if (ref === JSON.stringify(doc)) plainAscii++;
+    }
+    expect(plainAscii).toBeGreaterThan(300); // the straight path was taken often
+  });
 });

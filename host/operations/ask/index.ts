@@ -8,6 +8,7 @@ import { resolveOutcome } from './outcome.ts';
 import { fitKeyOf, obtainFit, type FitOutcome, type FitRequest } from './fits.ts';
 import { RecordViews, type RecordView } from './views.ts';
 import { buildAnswer } from './answers.ts';
+import { askReplyJson } from './reply-json.ts';
 import { CONTRACT } from './verdicts.ts';
 import { registerTaskExecutor, runWithPending, type Stage } from '../tasks.ts';
 import { withIdempotency } from '../idempotency.ts';
@@ -140,7 +141,7 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
     billable_decisions: billableDecisions,
     ...(record.isSample ? { free: true } : {}),
   };
-  return { status: 200, body };
+  return { status: 200, body, bodyJson: () => askReplyJson(body) };
 }
 
 /** The model a question's refit_of names: one this workspace was given, else unknown_model. */

@@ -1,6 +1,6 @@
 // Verdicts (wire.md "Verdicts and signatures"): one per answered question (per option for choice),
 // covering all its cases with the same numbers as the answer, signed as a detached RFC 7797 JWS.
-import { newVerdictId, signVerdict } from '../../signing/index.ts';
+import { newVerdictId, signVerdict, signedTextOf } from '../../signing/index.ts';
 import type { Quality } from '../../engine/index.ts';
 import type { OpContext } from '../../services.ts';
 import type { SubjectKind } from '../../schemas/index.ts';
@@ -86,4 +86,9 @@ export async function makeVerdict(ctx: OpContext, v: VerdictInput): Promise<Sign
     verdict: signed.verdict,
     signature: { ...signed.signature },
   };
+}
+
+/** The canonical JSON text a Verdict of makeVerdict was signed over (host/signing signedTextOf). */
+export function verdictJsonOf(verdict: object): string | undefined {
+  return signedTextOf(verdict);
 }

@@ -13,3 +13,8 @@ export async function makeVerdict(_ctx: OpContext, v: VerdictInput): Promise<Sig
     signature: {},
   };
 }
+
+/** Preview Verdicts are unsigned, so there is no signed text to reuse. */
+export function verdictJsonOf(_verdict: object): string | undefined {
+  return undefined;
+}
