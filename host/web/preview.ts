@@ -62,9 +62,27 @@ async function boot(): Promise<PreviewApp> {
     app.askService(key()).catch(() => undefined);
   });
   byId('export-model').addEventListener('click', () => app.loadServiceModel(key()).catch(() => undefined));
+  // Section 5: a model_ref and the key it was given to (blank: the key of section 4).
+  byId<HTMLFormElement>('model-form').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const modelKey = byId<HTMLInputElement>('model-key').value.trim() || key();
+    app.loadModelRef(byId<HTMLInputElement>('model-ref').value.trim(), modelKey).catch(() => undefined);
+  });
+  byId('score-record').addEventListener('click', () => {
+    try {
+      app.scoreRecord();
+    } catch {
+      // shown on the page
+    }
+  });
   byId<HTMLInputElement>('score-file').addEventListener('change', async (ev) => {
     const file = (ev.target as HTMLInputElement).files?.[0];
-    if (file) app.scoreFile(await file.text());
+    if (!file) return;
+    try {
+      app.scoreFile(await file.text(), file.name);
+    } catch {
+      // shown on the page
+    }
   });
   byId<HTMLDetailsElement>('json-details').addEventListener('toggle', () => {
     const d = byId<HTMLDetailsElement>('json-details');

@@ -1,5 +1,6 @@
 // POST /v1/export-model and the page's model path in Node: a model exported by the service, read by
-// host/web/core/model-json.ts and scored through host/web/core/score.ts, gives the service's p bit for bit.
+// host/web/core/model-json.ts and scored through host/web/core/score.ts, gives the service's p bit for bit,
+// both rounded (the answer) and unrounded (the engine's f64 outputs against the service's own engine).
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +12,10 @@ import { rowsToTable } from '../../host/table/rows.ts';
 import { selectCases } from '../../host/operations/ask/cases.ts';
 import { loadEngineFrom } from '../../host/web/core/engine-load.ts';
 import { modelFromJson, type ModelJson } from '../../host/web/core/model-json.ts';
-import { scoreRows } from '../../host/web/core/score.ts';
+import { scoreExact, scoreRows } from '../../host/web/core/score.ts';
+import { scoreCases } from '../../host/engine/scorer.ts';
+import { ExportModelResponseSchema } from '../../host/web/export-model.ts';
+import * as v from 'valibot';
 import { strongestTerms } from '../../host/web/core/terms.ts';
 
 type Obj = Record<string, any>;
@@ -51,6 +55,8 @@ describe('POST /v1/export-model', () => {
     expect(exported.quality).toEqual(answer.quality);
     expect(Object.keys(exported.model).sort()).toEqual(['array_base64', 'header']);
     expect(exported.model.array_base64).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    const parsed = v.safeParse(ExportModelResponseSchema, exported);
+    expect(parsed.issues?.map((i) => i.message) ?? []).toEqual([]);
   });
 
   it("carries the stored model bit for bit, NaN included", async () => {
@@ -70,6 +76,20 @@ describe('POST /v1/export-model', () => {
     const differing = scored.filter((s, i) => s.entity_id !== answer.cases[i].entity_id || !Object.is(s.p, answer.cases[i].p));
     expect(differing).toEqual([]);
     expect(scored.map((s) => s.reasons)).toEqual(answer.cases.map((c: Obj) => c.reasons));
+  });
+
+  it("gives the engine's unrounded p and contributions of every case bit for bit as the service's engine on the stored bytes", async () => {
+    const stored = Model.fromBytes((await svc.services.store.getModelByRef(await workspaceOf(key), answer.model_ref))!.bytes);
+    const cases = selectCases(table, { ids }, 'customer_id', undefined).table;
+    // The page's loader and JSON model on one side; the service's engine module and stored bytes on the other.
+    const mine = scoreExact(engine, modelFromJson(exported.model as ModelJson), cases);
+    const theirs = scoreCases(svc.services.engine, stored, cases);
+    expect(engine).not.toBe(svc.services.engine);
+    expect(mine.p).toHaveLength(800);
+    expect(Buffer.compare(bytesOf(mine.p), bytesOf(theirs.p))).toBe(0);
+    expect(Buffer.compare(bytesOf(mine.contributions), bytesOf(theirs.contributions))).toBe(0);
+    mine.p.forEach((p, i) => expect(Object.is(p, theirs.p[i])).toBe(true));
+    mine.contributions.forEach((c, i) => expect(Object.is(c, theirs.contributions[i])).toBe(true));
   });
 
   it('scores new rows (changed values, a blank, an unseen category) exactly as the service scores them', async () => {

@@ -1,11 +1,17 @@
 // The preview page in real Chromium against a real service: the page's fit and answers equal the
-// service's bit for bit, the exported model scores alike in the page, and it works offline after load.
+// service's bit for bit (the rounded answers, and the engine's unrounded f64 outputs against the service's
+// engine bridge in Node), the exported model scores alike in the page, and it works offline after load.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { SAMPLES } from '../../samples/catalog.ts';
+import { Model } from '../../host/engine/model.ts';
+import { scoreCases, type ScoreOutput } from '../../host/engine/scorer.ts';
+import { hashApiKey } from '../../host/operations/keys.ts';
+import { parseCsv } from '../../host/table/csv.ts';
+import { f64FromBase64 } from '../../host/web/core/model-json.ts';
 import { ARTIFACTS, launchChromium, type Browser } from './chromium.ts';
 
 let svc: TestService;
@@ -31,6 +37,36 @@ async function runSample(name: string, cases: 'all' | 'ids', type?: string): Pro
   if (type) await page.selectOption('#type', type);
   expect(await clickAndWait('#run'), await page.textContent('#run-line') ?? '').toBe('done');
   return page.evaluate(() => ({ body: window.oqPreview.app!.lastPreview!.body, ask: window.oqPreview.app!.lastAsk! }));
+}
+
+const bytesOf = (a: Float64Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+/** Every value equal by Object.is and the bytes equal (NaN payloads and -0 included). */
+function expectSameF64(a: Float64Array, b: Float64Array, what: string): void {
+  expect(a.length, what).toBe(b.length);
+  const differing: number[] = [];
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) differing.push(i);
+  expect(differing.slice(0, 10), what).toEqual([]);
+  expect(Buffer.compare(bytesOf(a), bytesOf(b)), what).toBe(0);
+}
+
+/** The page's last section-5 scoring: its model and the engine's unrounded outputs, from their bytes. */
+async function pageExact(): Promise<{ from: string; modelRef: string | null; model: Float64Array; p: Float64Array; contributions: Float64Array }> {
+  const e = await page.evaluate(() => {
+    const scoring = window.oqPreview.app!.scoring;
+    return { from: scoring.last!.from, modelRef: scoring.last!.modelRef, exact: scoring.exactBase64()! };
+  });
+  return { from: e.from, modelRef: e.modelRef, model: f64FromBase64(e.exact.model), p: f64FromBase64(e.exact.p), contributions: f64FromBase64(e.exact.contributions) };
+}
+
+/** The service's stored model for `modelRef` (test key's workspace) scored on every saas_churn row in Node. */
+async function serviceScores(modelRef: string): Promise<{ model: Model; node: ScoreOutput }> {
+  const workspace = (await svc.services.store.findApiKeyByHash(hashApiKey(testKey)))!.workspace_id;
+  const rec = await svc.services.store.getModelByRef(workspace, modelRef);
+  expect(rec, modelRef).not.toBeNull();
+  const model = Model.fromBytes(rec!.bytes);
+  const csv = fs.readFileSync(path.resolve(import.meta.dirname, '../../samples/saas_churn.csv'), 'utf8');
+  return { model, node: scoreCases(svc.services.engine, model, parseCsv(csv)) };
 }
 
 beforeAll(async () => {
@@ -101,9 +137,27 @@ describe('the preview page', () => {
     expect(await page.locator('#terms-chart svg.panel').count()).toBeGreaterThan(0);
   });
 
+  it("fits the service's model bit for bit, and its unrounded p and contributions equal the service's engine bridge in Node", async () => {
+    // Section 5 scores with this page's own fit after a preview: every row of saas_churn.
+    expect(await clickAndWait('#score-record')).toBe('done');
+    const mine = await pageExact();
+    expect(mine.from).toMatch(/^this page's fit mr1_/);
+    const { model, node } = await serviceScores(mine.modelRef!);
+    expectSameF64(mine.model, model.array, 'model array');
+    expectSameF64(mine.p, node.p, 'p');
+    expectSameF64(mine.contributions, node.contributions, 'contributions');
+  });
+
   it("loads the service's exported model and scores the same 800 cases in the page bit for bit", async () => {
     expect(await clickAndWait('#export-model')).toBe('done');
     expect(await page.textContent('#export-result')).toContain("800 of 800 cases have the service's p bit for bit");
+    // Unrounded too: the loaded model scores the record exactly as the service's engine does.
+    expect(await clickAndWait('#score-record')).toBe('done');
+    const mine = await pageExact();
+    expect(mine.from).toMatch(/^the service's model mr1_/);
+    const { node } = await serviceScores(mine.modelRef!);
+    expectSameF64(mine.p, node.p, 'p');
+    expectSameF64(mine.contributions, node.contributions, 'contributions');
   });
 
   for (const sample of SAMPLES.filter((s) => s.shape === 'table')) {

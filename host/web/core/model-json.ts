@@ -9,19 +9,28 @@ export interface ModelJson {
 }
 
 export function modelToJson(model: Model): ModelJson {
-  const bytes = new Uint8Array(model.array.length * 8);
-  const view = new DataView(bytes.buffer);
-  model.array.forEach((x, i) => view.setFloat64(i * 8, x, true));
-  return { header: model.header, array_base64: bytesToBase64(bytes) };
+  return { header: model.header, array_base64: f64ToBase64(model.array) };
 }
 
 export function modelFromJson(json: ModelJson): Model {
-  const bytes = base64ToBytes(json.array_base64);
-  if (bytes.length % 8 !== 0) throw new Error('model array_base64 is not a whole number of f64 values');
+  return new Model(json.header, f64FromBase64(json.array_base64, 'model array_base64'));
+}
+
+/** Base64 of the f64 values as 8 little-endian bytes each, whatever the platform's byte order. */
+export function f64ToBase64(array: Float64Array): string {
+  const bytes = new Uint8Array(array.length * 8);
+  const view = new DataView(bytes.buffer);
+  array.forEach((x, i) => view.setFloat64(i * 8, x, true));
+  return bytesToBase64(bytes);
+}
+
+export function f64FromBase64(b64: string, what = 'f64 base64'): Float64Array {
+  const bytes = base64ToBytes(b64);
+  if (bytes.length % 8 !== 0) throw new Error(`${what} is not a whole number of f64 values`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const array = new Float64Array(bytes.length / 8);
   for (let i = 0; i < array.length; i++) array[i] = view.getFloat64(i * 8, true);
-  return new Model(json.header, array);
+  return array;
 }
 
 // btoa/atob exist in browsers and in Node >= 16; they take "binary strings", built here in chunks.

@@ -1,20 +1,21 @@
 // The page's controller: holds the engine, the samples and the record in memory, runs the preview,
-// asks the service, and compares the two. Everything it needs is fetched once at load.
+// asks the service, compares the two, and scores rows with a model (section 5). Everything it needs is
+// fetched once at load; a model is fetched only when the person loads one from the service.
 import type { EngineModule } from '../../engine/wasm.ts';
-import type { Model } from '../../engine/model.ts';
 import { parseCsv } from '../../table/csv.ts';
 import { selectCases } from '../../operations/ask/cases.ts';
+import type { RawTable } from '../../table/types.ts';
 import { PreviewSession, previewAsk, type PreviewRecord, type PreviewResult } from '../core/ask.ts';
 import { compareAnswers, type Agreement } from '../core/compare.ts';
-import { modelFromJson } from '../core/model-json.ts';
 import { scoreRows } from '../core/score.ts';
 import { strongestTerms } from '../core/terms.ts';
-import { askService, exportModel } from '../core/service.ts';
+import { askService } from '../core/service.ts';
 import { answerView } from './answer-view.ts';
 import { termsChart } from './chart.ts';
 import { byId, el, fill, nextFrame } from './dom.ts';
 import { QuestionForm, type SampleInfo } from './form.ts';
-import { agreementView, scoredRowsView } from './compare-view.ts';
+import { agreementView } from './compare-view.ts';
+import { ScorePanel, type ScoreRun } from './score-panel.ts';
 
 type Obj = Record<string, any>;
 type Status = 'loading' | 'ready' | 'busy' | 'done' | 'error';
@@ -32,14 +33,15 @@ export class PreviewApp {
   lastAsk: Obj | null = null;
   lastService: Obj | null = null;
   lastAgreement: Agreement | null = null;
-  /** The model section 5 scores with: this page's fit, or the service's once loaded. */
-  model: { model: Model; from: string } | null = null;
+  /** Section 5: the model rows are scored with (this page's fit, or one loaded from the service). */
+  readonly scoring: ScorePanel;
 
   constructor(
     readonly engine: EngineModule,
     readonly samples: Map<string, { info: SampleInfo; text: string }>,
   ) {
     this.session = new PreviewSession(engine);
+    this.scoring = new ScorePanel(engine);
   }
 
   status(s: Status): void {
@@ -100,13 +102,12 @@ export class PreviewApp {
     byId('result').hidden = false;
     const model = result.fits.find((f) => f.model)?.model ?? null;
     fill('preview-answer', answerView(answer, 'preview', model ? termsChart(strongestTerms(model), model.pairCount) : undefined));
-    this.model = model ? { model, from: `this page's fit ${answer.model_ref ?? ''}` } : null;
+    this.scoring.usePageFit(model, answer.model_ref ?? null);
     fill('answer-json', '');
     fill('agreement', '');
     fill('service-line', '');
     byId<HTMLButtonElement>('ask-service').disabled = false;
     byId<HTMLButtonElement>('export-model').disabled = !answer.model_ref;
-    byId<HTMLInputElement>('score-file').disabled = !model;
   }
 
   /** Sends the same ask to /v1/ask and compares every case. */
@@ -136,9 +137,8 @@ export class PreviewApp {
     if (!answer?.model_ref) throw new Error('No model_ref to load.');
     this.status('busy');
     try {
-      const exported = await exportModel(answer.model_ref, key);
-      const model = modelFromJson(exported.model);
-      this.model = { model, from: `the service's model ${exported.model_ref}` };
+      const exported = await this.scoring.load(answer.model_ref, key);
+      const model = this.scoring.current!.model;
       const ref = this.lastService?.answers?.q ?? answer;
       const cases: Obj[] = answer.type === 'choice' ? [] : (ref.cases ?? ref.ranked ?? []);
       const ids = cases.map((c) => c.entity_id);
@@ -167,16 +167,49 @@ export class PreviewApp {
     }
   }
 
-  /** Scores the rows of another CSV with the current model (section 5). */
-  scoreFile(text: string): void {
-    if (!this.model) throw new Error('No model yet.');
+  /**
+   * Issue 8: loads any model_ref the service gave `key` (POST /v1/export-model), fitted on the server, so
+   * section 5 scores rows with it here exactly as the service scores them.
+   */
+  async loadModelRef(modelRef: string, key: string): Promise<void> {
+    this.status('busy');
     try {
-      const rows = parseCsv(text, { field: 'rows' });
-      const entity = this.lastAsk?.entity_column as string | undefined;
-      fill('score-out', scoredRowsView(scoreRows(this.engine, this.model.model, rows, entity), this.model.from));
+      if (modelRef === '') throw new Error('Enter a model_ref (mr1_…) from an answer of the service.');
+      await this.scoring.load(modelRef, key);
+      this.status('done');
+    } catch (err) {
+      fill('model-line', el('span', { class: 'error' }, errorText(err)));
+      this.status('error');
+      throw err;
+    }
+  }
+
+  /** Scores every row of the record of section 1 (a sample or a picked file) with the current model. */
+  scoreRecord(): ScoreRun {
+    return this.scoreWith(() => {
+      if (!this.record) throw new Error('Pick a record in section 1 first.');
+      const { table } = this.session.read(this.record.text, this.record.datasetId !== undefined ? 'data.dataset_id' : 'data.csv');
+      return { table, source: this.record.label };
+    });
+  }
+
+  /** Scores the rows of another CSV (cases to score) with the current model. */
+  scoreFile(text: string, name = 'the picked file'): ScoreRun {
+    return this.scoreWith(() => ({ table: parseCsv(text, { field: 'rows' }), source: name }));
+  }
+
+  private scoreWith(read: () => { table: RawTable; source: string }): ScoreRun {
+    this.status('busy');
+    try {
+      const { table, source } = read();
+      // The entity column chosen in section 2 names each row (a model holds no entity column).
+      const run = this.scoring.score(table, source, byId<HTMLSelectElement>('entity').value || undefined);
+      this.status('done');
+      return run;
     } catch (err) {
       fill('score-out', el('p', { class: 'error' }, errorText(err)));
+      this.status('error');
+      throw err;
     }
   }
 }
-

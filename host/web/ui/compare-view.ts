@@ -21,27 +21,32 @@ export function agreementView(a: Agreement): HTMLElement {
   );
 }
 
-export function scoredRowsView(rows: ScoredRow[], from: string): HTMLElement {
+/** `exact`: the engine's unrounded chances, shown on hover of each rounded one. */
+export function scoredRowsView(rows: ScoredRow[], from: string, exact?: Float64Array): HTMLElement {
   const shown = rows.slice(0, 300);
   return el(
     'div',
     {},
-    el('p', { class: 'muted' }, `${rows.length} rows scored in this page with ${from}${rows.length > shown.length ? `, first ${shown.length} shown` : ''}.`),
+    el('p', { class: 'muted' }, `${rows.length} rows scored in this page with ${from}${rows.length > shown.length ? `, first ${shown.length} shown` : ''}. Hover a chance for the engine's unrounded value.`),
     el(
-      'table',
-      { id: 'scored-rows' },
-      el('thead', {}, el('tr', {}, el('th', {}, 'row'), el('th', {}, 'case'), el('th', {}, 'chance p'), el('th', {}, 'reasons'))),
+      'div',
+      { class: 'scroll' },
       el(
-        'tbody',
-        {},
-        ...shown.map((s, i) =>
-          el(
-            'tr',
-            {},
-            el('td', {}, i + 1),
-            el('td', {}, s.entity_id ?? ''),
-            el('td', { class: 'num' }, s.p.toFixed(6)),
-            el('td', {}, s.reasons.map((r) => `${r.likelihood_direction === 'higher' ? '▲' : '▼'} ${r.range.text}`).join('; ')),
+        'table',
+        { id: 'scored-rows' },
+        el('thead', {}, el('tr', {}, el('th', {}, 'row'), el('th', {}, 'case'), el('th', {}, 'chance p'), el('th', {}, 'reasons (associations, not causes)'))),
+        el(
+          'tbody',
+          {},
+          ...shown.map((s, i) =>
+            el(
+              'tr',
+              {},
+              el('td', {}, i + 1),
+              el('td', {}, s.entity_id ?? ''),
+              el('td', { class: 'num', title: exact ? `unrounded ${String(exact[i])}` : undefined }, s.p.toFixed(6)),
+              el('td', {}, s.reasons.map((r) => `${r.likelihood_direction === 'higher' ? '▲' : '▼'} ${r.range.text}`).join('; ')),
+            ),
           ),
         ),
       ),
