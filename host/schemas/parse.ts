@@ -13,14 +13,24 @@ export function issueField(issue: Issue): string | undefined {
   return issue.path.map((item) => String(item.key)).join('.');
 }
 
+/** A property the (strict) schema does not allow: valibot's key issue expecting `never`. */
+function isUnknownProperty(issue: Issue): boolean {
+  const last = issue.path?.at(-1);
+  return issue.kind === 'schema' && issue.expected === 'never' && last !== undefined && 'origin' in last && last.origin === 'key';
+}
+
 /**
- * Picks the issue to report: the first one in document order, but when a union failed on one deeper
- * field (an array option whose item 1 is wrong) that sub-issue names the real culprit. When options
- * disagree on where they failed (fixed tuples such as windows) the union's own message is clearer.
- * Sub-issue paths are relative to the union, so they are joined onto the union's own path.
+ * Picks the issue to report (style.md: "the most relevant issue"). An unknown property comes first,
+ * wherever it is: it is usually a misspelling (`datta` for `data`) or a field of another type or kind,
+ * so it explains the other issues (`data` then reads as missing) and fixing it is the caller's next
+ * step; among several, the first the schema meets. Otherwise the first issue in document order, but
+ * when a union failed on one deeper field (an array option whose item 1 is wrong) that sub-issue
+ * names the real culprit. When options disagree on where they failed (fixed tuples such as windows)
+ * the union's own message is clearer. Sub-issue paths are relative to the union, so they are joined
+ * onto the union's own path.
  */
 export function mostRelevantIssue(issues: readonly [Issue, ...Issue[]]): Issue {
-  let issue = issues[0];
+  let issue = issues.find(isUnknownProperty) ?? issues[0];
   while (issue.issues && issue.issues.length > 0) {
     const deeper = issue.issues.filter((sub) => (sub.path?.length ?? 0) > 0);
     if (deeper.length === 0) break;
@@ -89,10 +99,7 @@ export function describeIssue(issue: Issue): string {
       return `must be an absolute URI, got ${issue.received}`;
   }
   if (issue.kind === 'schema') {
-    const last = issue.path?.at(-1);
-    if (last && 'origin' in last && last.origin === 'key' && issue.expected === 'never') {
-      return `is not an allowed property${context(issue)}`;
-    }
+    if (isUnknownProperty(issue)) return `is not an allowed property${context(issue)}`;
     const choices = issue.type === 'picklist' || issue.type === 'variant' || issue.type === 'literal';
     if (issue.received === 'undefined') {
       return choices ? `is required (${oneOf(issue.expected)})` : `is required${context(issue)}`;

@@ -29,6 +29,25 @@ describe('parseBody', () => {
     expect(err?.field).toBe('data.csv');
   });
 
+  it('reports an unknown property before any other issue, wherever each is', () => {
+    const { data: _data, ...noData } = ask({ zz: 1 });
+    expect(refusal(AskRequestSchema, noData)?.message).toBe('zz: is not an allowed property');
+    const { data, ...misspelt } = ask();
+    expect(refusal(AskRequestSchema, { ...misspelt, datta: data })?.field).toBe('datta');
+    const nested = ask({ data: { rows: [] }, questions: { q1: { ...QUESTIONS.yesno, weight: 2 } } });
+    expect(refusal(AskRequestSchema, nested)?.field).toBe('questions.q1.weight');
+    const crossField = askWith({ type: 'score', outcome_column: 'y', cuts: [0.5], bins: 3 });
+    expect(refusal(AskRequestSchema, crossField)?.field).toBe('questions.q1.bins');
+  });
+
+  it('among several unknown properties, reports the first the schema meets', () => {
+    const body = ask({ zz: 1, data: { dataset_id: 'sample:x', format: 'csv' } });
+    expect(refusal(AskRequestSchema, body)?.field).toBe('data.format');
+    // the same whatever order the caller wrote the keys in
+    const { zz, ...rest } = body;
+    expect(refusal(AskRequestSchema, { zz, ...rest })?.field).toBe('data.format');
+  });
+
   it('says a required property is required', () => {
     expect(refusal(AskRequestSchema, ask({ entity_column: undefined }))?.message).toBe('entity_column: is required');
     const choice = { type: 'choice', outcome_column: 'y', option_column: 'o', options: ['a', 'b'] };
