@@ -16,6 +16,11 @@ type Dataset = { value: unknown; typed?: boolean; issues?: v.BaseIssue<unknown>[
 type Issue = { path?: unknown[] };
 type Runner = (dataset: Dataset, config: v.Config<v.BaseIssue<unknown>>) => Dataset;
 
+/** The path item valibot's record gives an issue of one entry (built only when there is an issue). */
+function pathItem(origin: 'key' | 'value', input: Record<string, unknown>, key: string): v.ObjectPathItem {
+  return { type: 'object', origin, input, key, value: input[key] };
+}
+
 /**
  * `v.record(key, value)` with one difference: valibot's record skips the keys `__proto__`, `prototype`
  * and `constructor` (its guard against prototype pollution), so a column or question of that name
@@ -41,10 +46,9 @@ export function ownRecord<
     dataset.value = output;
     for (const entryKey of Object.keys(entries)) {
       const entryValue = entries[entryKey];
-      const item = (origin: 'key' | 'value'): v.ObjectPathItem => ({ type: 'object', origin, input: entries, key: entryKey, value: entryValue });
       const keyDataset = runKey({ value: entryKey }, config);
       if (keyDataset.issues) {
-        for (const issue of keyDataset.issues) (issue as Issue).path = [item('key')];
+        for (const issue of keyDataset.issues) (issue as Issue).path = [pathItem('key', entries, entryKey)];
         (dataset.issues ??= []).push(...keyDataset.issues);
         if (config.abortEarly) {
           dataset.typed = false;
@@ -53,7 +57,7 @@ export function ownRecord<
       }
       const valueDataset = runValue({ value: entryValue }, config);
       if (valueDataset.issues) {
-        for (const issue of valueDataset.issues) (issue as Issue).path = [item('value'), ...(issue.path ?? [])];
+        for (const issue of valueDataset.issues) (issue as Issue).path = [pathItem('value', entries, entryKey), ...(issue.path ?? [])];
         (dataset.issues ??= []).push(...valueDataset.issues);
         if (config.abortEarly) {
           dataset.typed = false;
