@@ -110,6 +110,10 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
         if (graceMs > 0) await Promise.race([closed, new Promise((r) => setTimeout(r, graceMs).unref())]);
         server.closeAllConnections();
         await closed;
+        // Before the pool goes: tasks and in-flight idempotent calls still running are handed back
+        // (leases released), so the fits the pool is about to kill are not recorded as failures and
+        // another process takes them over at once (spec 3.2).
+        await stopTasks();
         await pool!.close();
         await store.close();
       })());

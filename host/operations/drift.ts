@@ -14,7 +14,11 @@
 // - too few rows to judge (fewer than 10 of either class): unchanged / keep, saying so in `basis`.
 // - an old model that cannot score the new record (a column it uses is gone or changed type) no
 //   longer holds.
-// The report is kept with the answers (spec 8: 24 hours); svc_drift without one says no_prior.
+// The report is kept on the workspace's link from the new model_ref to its refit_of, for as long as
+// that link (models keep no rows and are not deleted): the same record and question give every
+// workspace the same model_ref, so the report must be per workspace, and wire.md keeps `no_prior`
+// for a model fitted without refit_of, so a report must not expire while its refit_of stands.
+import { ServiceError } from '../http/problem.ts';
 import { Model, NotScoreable, scoreCases, type ScoreOutput } from '../engine/index.ts';
 import { DriftRequestSchema, parseBody } from '../schemas/index.ts';
 import type { RawTable } from '../table/types.ts';
@@ -37,7 +41,7 @@ export type DriftRecommendation = 'keep' | 'refit' | 'abandon';
 export interface DriftReport {
   pattern: DriftPattern;
   recommendation: DriftRecommendation;
-  report: Record<string, unknown>;
+  report: { refit_of?: string } & Record<string, unknown>;
 }
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
@@ -108,7 +112,7 @@ export function computeDrift(ctx: OpContext, d: DriftInput): DriftReport {
   const rows = basisRows.filter((r) => outcome[r] === 0 || outcome[r] === 1);
   const labels = rows.map((r) => outcome[r]);
   const positives = labels.filter((y) => y === 1).length;
-  const report: Record<string, unknown> = {
+  const report: DriftReport['report'] = {
     refit_of: old.model_ref,
     new_state: fit.state,
     evaluated_on: held ? 'held_out' : 'labeled_rows',
@@ -169,22 +173,32 @@ export function computeDrift(ctx: OpContext, d: DriftInput): DriftReport {
   return decide(!oldHolds || newBetter ? 'changed' : 'unchanged');
 }
 
-const reportId = (modelRef: string) => `drift_${modelRef}`;
-
-/** Keeps the report of `modelRef` for svc_drift (with the answers: spec 8, 24 hours). */
+/**
+ * Keeps the report of `modelRef` for svc_drift on this workspace's link, together with the refit_of
+ * it was computed against (one statement, so the link never names one model and reports on another).
+ */
 export async function storeDrift(ctx: OpContext, modelRef: string, drift: DriftReport): Promise<void> {
-  const { store, now } = ctx.services;
-  await store.putAnswer({ id: reportId(modelRef), workspace_id: ctx.caller!.workspaceId, body: JSON.stringify(drift), created_at: now() });
+  const refitOf = drift.report.refit_of;
+  if (typeof refitOf !== 'string') throw new Error(`drift report of ${modelRef} names no refit_of`);
+  await ctx.services.store.saveDriftReport(ctx.caller!.workspaceId, modelRef, refitOf, JSON.stringify(drift));
 }
 
 /** svc_drift: the stored report of a refit, or no_prior for a model_ref fitted without refit_of. */
 export async function driftOperation(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const req = parseBody(DriftRequestSchema, raw);
   const rec = await requireModel(ctx, req.model_ref);
-  const stored = rec.refit_of ? await ctx.services.store.getAnswer(ctx.caller!.workspaceId, reportId(req.model_ref)) : null;
-  if (stored) return { status: 200, body: JSON.parse(stored.body) as DriftReport };
-  const report: Record<string, unknown> = rec.refit_of
-    ? { refit_of: rec.refit_of, basis: 'the drift report of this refit is kept 24 hours and has gone; ask again with refit_of to compare' }
-    : { basis: 'this model_ref was not fitted with refit_of, so there is nothing to compare it with' };
-  return { status: 200, body: { pattern: 'no_prior', recommendation: 'keep', report } };
+  if (!rec.refit_of) {
+    const report = { basis: 'this model_ref was not fitted with refit_of, so there is nothing to compare it with' };
+    return { status: 200, body: { pattern: 'no_prior', recommendation: 'keep', report } };
+  }
+  const stored = await ctx.services.store.getDriftReport(ctx.caller!.workspaceId, req.model_ref);
+  if (stored) return { status: 200, body: JSON.parse(stored.report) as DriftReport };
+  // Linked but never reported: the ask naming refit_of stopped between the two writes (a pending one
+  // is re-run by the task runner and reports then), or the link predates kept reports. Not no_prior.
+  throw new ServiceError(
+    'engine_unavailable',
+    `model_ref: the drift report of ${req.model_ref} against ${rec.refit_of} was not recorded (the ask that named refit_of did not finish); ` +
+      'retry shortly if that ask is still pending, or ask again with refit_of to compare',
+    { field: 'model_ref' },
+  );
 }

@@ -5,6 +5,7 @@ import { ServiceError } from '../http/problem.ts';
 import { canonicalJson } from '../signing/index.ts';
 import type { OpContext, OpResult } from '../services.ts';
 import { reviveProblem, storeProblem, type StoredProblem } from './problems.ts';
+import { holdLease, leaseOf, OWNER } from './tasks.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const IN_FLIGHT = 0; // status_code of a record whose first call has not replied yet
@@ -15,43 +16,81 @@ export function bodyHash(body: unknown): string {
   return createHash('sha256').update(canonicalJson(body)).digest('hex');
 }
 
+/**
+ * The first call with a key records itself in flight under this process's lease (renewed like a
+ * task's), so a retry waits for its reply; if that process died before replying, the lease runs out
+ * and the retry takes the record over and runs the call itself, instead of waiting on it for 24 hours.
+ */
 export async function withIdempotency(ctx: OpContext, operation: string, key: string, body: unknown, run: () => Promise<OpResult>): Promise<OpResult> {
   const { store, now } = ctx.services;
   const ws = ctx.caller!.workspaceId;
   const hash = bodyHash(body);
   const t = now();
   const put = await store.putIdempotency(
-    { workspace_id: ws, operation, key, body_hash: hash, status_code: IN_FLIGHT, response: null, task_id: null, created_at: t },
+    {
+      workspace_id: ws, operation, key, body_hash: hash, status_code: IN_FLIGHT, response: null, task_id: null,
+      lease_owner: OWNER, lease_until: t + leaseOf(ctx.services), created_at: t,
+    },
     t - IDEMPOTENCY_TTL_MS,
   );
-  if (!put.inserted) {
-    if (put.record.body_hash !== hash) {
-      throw new ServiceError('idempotency_key_reused', `idempotency_key ${JSON.stringify(key)} was used with a different body in the last 24 hours`, {
-        field: 'idempotency_key',
-      });
-    }
-    return replay(ctx, operation, key);
+  if (put.inserted) return runHolding(ctx, operation, key, run);
+  if (put.record.body_hash !== hash) {
+    throw new ServiceError('idempotency_key_reused', `idempotency_key ${JSON.stringify(key)} was used with a different body in the last 24 hours`, {
+      field: 'idempotency_key',
+    });
   }
+  return replayOrTakeOver(ctx, operation, key, hash, () => withIdempotency(ctx, operation, key, body, run), run);
+}
+
+/** Runs the call while holding the in-flight record, then stores its reply there. */
+async function runHolding(ctx: OpContext, operation: string, key: string, run: () => Promise<OpResult>): Promise<OpResult> {
+  const { services } = ctx;
+  const { store, now } = services;
+  const ws = ctx.caller!.workspaceId;
+  const held = holdLease(
+    services,
+    () => store.renewIdempotencyLease(ws, operation, key, OWNER, now() + leaseOf(services)),
+    () => store.releaseIdempotency(ws, operation, key, OWNER),
+  );
   try {
     const result = await run();
-    // A 202 was recorded by the task itself, which later replaces it with the final reply.
-    if (result.status !== 202) await store.updateIdempotencyResponse(ws, operation, key, result.status, JSON.stringify(result.body));
+    // A 202 was recorded with its task in one transaction (tasks.ts); the task stores the final reply.
+    if (result.status !== 202 && !held.abandoned) {
+      await store.updateIdempotencyResponse(ws, operation, key, result.status, JSON.stringify(result.body), OWNER);
+    }
     return result;
   } catch (err) {
-    const problem = storeProblem(err);
-    await store.updateIdempotencyResponse(ws, operation, key, reviveProblem(problem).status, JSON.stringify({ problem }));
+    // On shutdown the record was released, not answered: the retry runs the call again.
+    if (!held.abandoned) {
+      const problem = storeProblem(err);
+      await store.updateIdempotencyResponse(ws, operation, key, reviveProblem(problem).status, JSON.stringify({ problem }), OWNER);
+    }
     throw err;
+  } finally {
+    held.done();
   }
 }
 
-async function replay(ctx: OpContext, operation: string, key: string): Promise<OpResult> {
+async function replayOrTakeOver(
+  ctx: OpContext, operation: string, key: string, hash: string, again: () => Promise<OpResult>, run: () => Promise<OpResult>,
+): Promise<OpResult> {
+  const { services } = ctx;
   const ws = ctx.caller!.workspaceId;
   for (let waited = 0; ; waited += WAIT_STEP_MS) {
-    const rec = await ctx.services.store.getIdempotency(ws, operation, key);
-    if (rec && rec.status_code !== IN_FLIGHT && rec.response !== null) {
+    const rec = await services.store.getIdempotency(ws, operation, key);
+    // Gone (swept at 24 hours between our reads): the key is free again.
+    if (!rec) return again();
+    if (rec.status_code !== IN_FLIGHT && rec.response !== null) {
       const body = JSON.parse(rec.response) as { problem?: StoredProblem };
       if (rec.status_code >= 400 && body.problem) throw reviveProblem(body.problem);
       return { status: rec.status_code, body, headers: { 'idempotent-replayed': 'true' } };
+    }
+    const t = services.now();
+    if (rec.lease_until === null || rec.lease_until < t) {
+      // The first call's process stopped renewing (killed, or shut down and released it).
+      const lease = { owner: OWNER, now: t, lease_ms: leaseOf(services) };
+      if (await services.store.takeOverIdempotency(ws, operation, key, hash, lease)) return runHolding(ctx, operation, key, run);
+      continue; // another retry won it; wait for that one's reply
     }
     if (waited >= WAIT_MAX_MS) throw new ServiceError('engine_unavailable', 'the first call with this idempotency_key has not finished; retry shortly');
     await new Promise((r) => setTimeout(r, WAIT_STEP_MS));

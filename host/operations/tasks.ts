@@ -5,16 +5,22 @@ import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { ServiceError } from '../http/problem.ts';
 import { PollRequestSchema, parseBody } from '../schemas/index.ts';
+import type { TaskRecord } from '../store/index.ts';
 import type { Caller, OpContext, OpResult, Services } from '../services.ts';
 import { newId } from './ids.ts';
 import { reviveProblem, storeProblem, type StoredProblem } from './problems.ts';
 
 /** How long a task stays claimed without renewal (config.taskLeaseMs overrides; renewed every third). */
 export const LEASE_MS = 15_000;
-const leaseOf = (services: Services) => services.config.taskLeaseMs ?? LEASE_MS;
+export const leaseOf = (services: Services) => services.config.taskLeaseMs ?? LEASE_MS;
 const renewOf = (services: Services) => Math.max(50, Math.floor(leaseOf(services) / 3));
 const RETRY_AFTER_MS = 1_000;
 export const OWNER = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+/**
+ * Starts of one task whose process died each time before it finished (a fit that runs out of memory
+ * kills the process, not just the call). The next claim fails it instead of running it again.
+ */
+export const MAX_TASK_ATTEMPTS = 3;
 
 export type Stage = 'reading_data' | 'fitting' | 'answering';
 
@@ -33,10 +39,66 @@ export function registerTaskExecutor(operation: string, run: TaskExecutor): void
   executors.set(operation, run);
 }
 
+/** Work this process holds a lease on (a task, an in-flight idempotent call) until `done()`. */
+export interface HeldLease {
+  /** Set when the service stopped and handed the work back: its end must write nothing. */
+  readonly abandoned: boolean;
+  done(): void;
+}
+
+interface Held extends HeldLease {
+  abandoned: boolean;
+  timer: NodeJS.Timeout;
+  release: () => Promise<unknown>;
+}
+
+// Per service (tests run several in one process): what it holds, and whether it is stopping.
+const heldBy = new WeakMap<Services, { stopped: boolean; held: Set<Held> }>();
+function heldOf(services: Services) {
+  let h = heldBy.get(services);
+  if (!h) heldBy.set(services, (h = { stopped: false, held: new Set() }));
+  return h;
+}
+
+/**
+ * Renews a lease every third of its length until done(). When the service stops first, the lease is
+ * released (not failed), so another process takes the work over at once and this one writes nothing.
+ */
+export function holdLease(services: Services, renew: () => Promise<unknown>, release: () => Promise<unknown>): HeldLease {
+  const state = heldOf(services);
+  const held: Held = {
+    abandoned: false,
+    timer: setInterval(() => void renew().catch(() => undefined), renewOf(services)),
+    release,
+    done() {
+      clearInterval(held.timer);
+      state.held.delete(held);
+    },
+  };
+  held.timer.unref();
+  state.held.add(held);
+  if (state.stopped) void abandon(services, held);
+  return held;
+}
+
+async function abandon(services: Services, held: Held): Promise<void> {
+  held.abandoned = true;
+  held.done();
+  await held.release().catch((err: unknown) => services.log.warn({ err }, 'releasing a lease on shutdown'));
+}
+
 /** Hook run when a task finishes (idempotency records take the final reply). */
 async function settleIdempotency(services: Services, req: TaskRequest, status: number, body: unknown): Promise<void> {
   if (!req.idempotency) return;
   await services.store.updateIdempotencyResponse(req.caller.workspaceId, req.idempotency.operation, req.idempotency.key, status, JSON.stringify(body));
+}
+
+function holdTask(services: Services, id: string, stageOf: () => Stage): HeldLease {
+  return holdLease(
+    services,
+    () => services.store.renewTaskLease(id, { owner: OWNER, now: services.now(), lease_ms: leaseOf(services), stage: stageOf() }),
+    () => services.store.releaseTask(id, OWNER, services.now()),
+  );
 }
 
 /**
@@ -56,30 +118,44 @@ export async function runWithPending(ctx: OpContext, req: TaskRequest, work: (on
 
   const id = newId('tk_');
   const now = services.now();
-  await services.store.createTask({ id, workspace_id: req.caller.workspaceId, request: JSON.stringify(req), stage, created_at: now });
-  await services.store.claimTask(id, { owner: OWNER, now, lease_ms: leaseOf(services) });
-  const renew = setInterval(() => {
-    void services.store.renewTaskLease(id, { owner: OWNER, now: services.now(), lease_ms: leaseOf(services), stage }).catch(() => undefined);
-  }, renewOf(services));
-  renew.unref();
   const pending = { status: 'pending', task_id: id, retry_after_ms: RETRY_AFTER_MS };
-  // A retry with the same idempotency_key gets this task until the final reply replaces it.
-  await settleIdempotency(services, req, 202, pending);
-  void finishTask(services, id, req, running).finally(() => clearInterval(renew));
+  // One transaction: the task is born running under this process's lease (no other runner can claim
+  // it first), and the call's idempotency record points at it (wire.md: a retry with the same key
+  // gets this task, never a second fit, until the final reply replaces it).
+  await services.store.createTask({
+    id,
+    workspace_id: req.caller.workspaceId,
+    request: JSON.stringify(req),
+    stage,
+    created_at: now,
+    lease: { owner: OWNER, lease_until: now + leaseOf(services) },
+    idempotency: req.idempotency && { ...req.idempotency, status_code: 202, response: JSON.stringify(pending) },
+  });
+  void finishTask(services, id, req, running, holdTask(services, id, () => stage));
   return { status: 202, body: pending };
 }
 
-async function finishTask(services: Services, id: string, req: TaskRequest, running: Promise<OpResult>): Promise<void> {
+async function finishTask(services: Services, id: string, req: TaskRequest, running: Promise<OpResult>, held: HeldLease): Promise<void> {
   try {
     const result = await running;
-    await services.store.completeTask(id, OWNER, JSON.stringify(result.body), services.now());
-    await settleIdempotency(services, req, result.status, result.body);
+    if (held.abandoned) return;
+    // Only the lease holder settles: one that lost the lease leaves it to the process that took over.
+    if (await services.store.completeTask(id, OWNER, JSON.stringify(result.body), services.now())) {
+      await settleIdempotency(services, req, result.status, result.body);
+    }
   } catch (err) {
-    const problem = storeProblem(err);
-    if (problem.code === 'internal') services.log.error({ err, task_id: id }, 'task failed');
-    await services.store.failTask(id, OWNER, JSON.stringify(problem), services.now()).catch(() => undefined);
-    await settleIdempotency(services, req, reviveProblem(problem).status, { problem }).catch(() => undefined);
+    // A stopping service kills its fits; the task was handed back, not failed (another process runs it).
+    if (held.abandoned) return;
+    await failWith(services, id, req, storeProblem(err), err);
+  } finally {
+    held.done();
   }
+}
+
+async function failWith(services: Services, id: string, req: TaskRequest | null, problem: StoredProblem, err?: unknown): Promise<void> {
+  if (problem.code === 'internal') services.log.error({ err, task_id: id }, 'task failed');
+  const failed = await services.store.failTask(id, OWNER, JSON.stringify(problem), services.now()).catch(() => false);
+  if (failed && req) await settleIdempotency(services, req, reviveProblem(problem).status, { problem }).catch(() => undefined);
 }
 
 /** svc_poll (spec 4.3): 202 while running, then exactly the original reply. */
@@ -103,19 +179,25 @@ export async function pollOperation(ctx: OpContext, raw: unknown): Promise<OpRes
 
 /**
  * Picks up tasks whose owner stopped renewing (a crash or restart) and runs them from their stored
- * request, one at a time. Returns a stop function.
+ * request, one at a time. Returns the service's stop: no more claims, and every task and in-flight
+ * idempotent call this service still holds is handed back (released, not failed).
  */
-export function startTaskRunner(services: Services, intervalMs = renewOf(services)): () => void {
+export function startTaskRunner(services: Services, intervalMs = renewOf(services)): () => Promise<void> {
   let busy = false;
-  let stopped = false;
+  const state = heldOf(services);
+  state.stopped = false;
   const tick = async () => {
-    if (busy || stopped) return;
+    if (busy || state.stopped) return;
     busy = true;
     try {
-      for (;;) {
+      while (!state.stopped) {
         const task = await services.store.claimNextTask({ owner: OWNER, now: services.now(), lease_ms: leaseOf(services) });
-        if (!task || stopped) break;
-        await resumeTask(services, task.id, JSON.parse(task.request) as TaskRequest);
+        if (!task) break;
+        if (state.stopped) {
+          await services.store.releaseTask(task.id, OWNER, services.now());
+          break;
+        }
+        await resumeTask(services, task);
       }
     } catch (err) {
       services.log.error({ err }, 'task runner');
@@ -126,23 +208,47 @@ export function startTaskRunner(services: Services, intervalMs = renewOf(service
   const timer = setInterval(() => void tick(), intervalMs);
   timer.unref();
   void tick();
-  return () => {
-    stopped = true;
+  return async () => {
+    state.stopped = true;
     clearInterval(timer);
+    await Promise.all([...state.held].map((h) => abandon(services, h)));
   };
 }
 
-async function resumeTask(services: Services, id: string, req: TaskRequest): Promise<void> {
-  services.log.info({ task_id: id, operation: req.operation }, 'resuming task');
+function parseRequest(task: TaskRecord): TaskRequest | null {
+  try {
+    const req = JSON.parse(task.request) as TaskRequest;
+    return req && typeof req.operation === 'string' && req.caller ? req : null;
+  } catch {
+    return null;
+  }
+}
+
+async function resumeTask(services: Services, task: TaskRecord): Promise<void> {
+  const { id } = task;
+  const req = parseRequest(task);
+  if (task.attempts > MAX_TASK_ATTEMPTS) {
+    // Each earlier start ended with its process gone (the lease ran out, nothing was recorded): a
+    // fourth would most likely take this process down too, so a poll gets this problem instead.
+    services.log.error({ task_id: id, attempts: task.attempts - 1 }, 'task given up after repeated crashes');
+    const detail =
+      `task ${id} was started ${task.attempts - 1} times and each time the process running it stopped before it finished ` +
+      '(for example it ran out of memory); it was given up. Ask again with a smaller record or fewer questions';
+    await failWith(services, id, req, storeProblem(new ServiceError('internal', detail)));
+    return;
+  }
+  if (!req) {
+    await failWith(services, id, null, storeProblem(new ServiceError('internal', `task ${id} has no readable request; ask again`)));
+    return;
+  }
+  services.log.info({ task_id: id, operation: req.operation, attempt: task.attempts }, 'resuming task');
   const run = executors.get(req.operation);
   const ctx: OpContext = { services, caller: req.caller, requestId: `task-${id}`, clientAddress: 'task' };
   let stage: Stage = 'reading_data';
-  const renew = setInterval(() => {
-    void services.store.renewTaskLease(id, { owner: OWNER, now: services.now(), lease_ms: leaseOf(services), stage }).catch(() => undefined);
-  }, renewOf(services));
-  renew.unref();
+  const held = holdTask(services, id, () => stage);
+  // Through a promise, so a request the executor refuses at once (a throw) fails the task like any error.
   const running = run
-    ? run(ctx, req.body, (s) => (stage = s))
+    ? Promise.resolve().then(() => run(ctx, req.body, (s) => (stage = s)))
     : Promise.reject(new ServiceError('internal', `no executor for ${req.operation}`));
-  await finishTask(services, id, req, running).finally(() => clearInterval(renew));
+  await finishTask(services, id, req, running, held);
 }

@@ -5,7 +5,8 @@ import type { FitRecord, ModelRecord, ModelStore } from './types.ts';
 // Choice: the fit cache is shared across workspaces. A fit depends only on the record's content
 // and the question's fit key (architecture "Fit key"), so two workspaces sending the same bytes get
 // the same model_ref and one fit. Access is still per workspace: getModelByRef only finds refs the
-// workspace was given (workspace_models), so another workspace's ref answers as unknown.
+// workspace was given (workspace_models), so another workspace's ref answers as unknown. What is
+// per workspace (refit_of and its drift report) lives on the link, never on the shared fit.
 
 interface FitRow {
   model_ref: string;
@@ -52,10 +53,14 @@ export function modelQueries(db: SqlClient): ModelStore {
            ON CONFLICT (model_ref) DO NOTHING`,
           [m.model_ref, m.fit_key, m.record_hash, m.bytes, m.meta, m.created_at],
         );
-        // A new refit_of replaces the old link (the latest refresh is the one svc_drift compares); null keeps it.
+        // A new refit_of replaces the old link (the latest refresh is the one svc_drift compares); null
+        // keeps it. A report belongs to one refit_of, so a changed one drops it.
         await tx.run(
           `INSERT INTO workspace_models (workspace_id, model_ref, refit_of, linked_at) VALUES (?, ?, ?, ?)
-           ON CONFLICT (workspace_id, model_ref) DO UPDATE SET refit_of = COALESCE(excluded.refit_of, workspace_models.refit_of)`,
+           ON CONFLICT (workspace_id, model_ref) DO UPDATE SET
+             drift = CASE WHEN excluded.refit_of IS NULL OR excluded.refit_of = workspace_models.refit_of
+               THEN workspace_models.drift ELSE NULL END,
+             refit_of = COALESCE(excluded.refit_of, workspace_models.refit_of)`,
           [m.workspace_id, m.model_ref, m.refit_of ?? null, m.created_at],
         );
         return toModel((await tx.get<ModelRow>(SELECT_MODEL, [m.workspace_id, m.model_ref])) as ModelRow);
@@ -76,9 +81,27 @@ export function modelQueries(db: SqlClient): ModelStore {
     },
 
     async linkRefit(workspace_id, model_ref, refit_of) {
-      return (await db.run('UPDATE workspace_models SET refit_of = ? WHERE workspace_id = ? AND model_ref = ?', [
-        refit_of, workspace_id, model_ref,
+      // SET expressions read the row as it was, so the CASE compares with the old refit_of.
+      return (await db.run(
+        `UPDATE workspace_models SET drift = CASE WHEN refit_of = ? THEN drift ELSE NULL END, refit_of = ?
+         WHERE workspace_id = ? AND model_ref = ?`,
+        [refit_of, refit_of, workspace_id, model_ref],
+      )) > 0;
+    },
+
+    async saveDriftReport(workspace_id, model_ref, refit_of, report) {
+      return (await db.run('UPDATE workspace_models SET refit_of = ?, drift = ? WHERE workspace_id = ? AND model_ref = ?', [
+        refit_of, report, workspace_id, model_ref,
       ])) > 0;
+    },
+
+    async getDriftReport(workspace_id, model_ref) {
+      const r = await db.get<{ refit_of: string; drift: string }>(
+        `SELECT refit_of, drift FROM workspace_models
+         WHERE workspace_id = ? AND model_ref = ? AND refit_of IS NOT NULL AND drift IS NOT NULL`,
+        [workspace_id, model_ref],
+      );
+      return r ? { refit_of: r.refit_of, report: r.drift } : null;
     },
   };
 }

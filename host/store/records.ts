@@ -113,6 +113,8 @@ export interface TaskRecord {
   stage: string | null;
   lease_owner: string | null;
   lease_until: number | null;
+  /** How many times the task was started (claimed); a graceful hand-back does not count. */
+  attempts: number;
   created_at: number;
   updated_at: number;
 }
@@ -123,6 +125,13 @@ export interface NewTask {
   request: string;
   stage?: string | null;
   created_at: number;
+  /** Inserted already running under this lease (attempt 1), so no other runner can claim it first. */
+  lease?: { owner: string; lease_until: number };
+  /**
+   * The in-flight idempotency record of the call that became this task: given this reply (the 202)
+   * and the task id in the same transaction, so a retry finds the task, never a second fit.
+   */
+  idempotency?: { operation: string; key: string; status_code: number; response: string };
 }
 
 export interface ClaimOptions {
@@ -139,12 +148,21 @@ export interface IdempotencyRecord {
   status_code: number;
   response: string | null; // JSON text
   task_id: string | null;
+  /** While in flight (status_code 0): who is running the first call, and until when (renewed). */
+  lease_owner: string | null;
+  lease_until: number | null;
   created_at: number;
 }
 
 export interface IdempotencyPutResult {
   inserted: boolean;
   record: IdempotencyRecord; // the row now stored: the new one, or the existing one
+}
+
+/** A refit's drift report, kept with the workspace's link to the new model_ref. */
+export interface DriftRecord {
+  refit_of: string;
+  report: string; // JSON text
 }
 
 export interface StoredAnswer {

@@ -1,4 +1,4 @@
-// Idempotency records (workspace + operation + key) and stored answers, both kept 24 hours for replay.
+// Idempotency records (workspace + operation + key, leased while in flight) and stored answers, both kept 24 hours for replay.
 import type { SqlClient } from './sql.ts';
 import type { IdempotencyRecord, ReplayStore, StoredAnswer } from './types.ts';
 
@@ -10,11 +10,15 @@ interface IdempotencyRow {
   status_code: number;
   response: string | null;
   task_id: string | null;
+  lease_owner: string | null;
+  lease_until: number | null;
   created_at: number;
 }
 
-const IDEM_COLUMNS = 'workspace_id, operation, idempotency_key, body_hash, status_code, response, task_id, created_at';
+const IDEM_COLUMNS =
+  'workspace_id, operation, idempotency_key, body_hash, status_code, response, task_id, lease_owner, lease_until, created_at';
 const IDEM_WHERE = 'workspace_id = ? AND operation = ? AND idempotency_key = ?';
+const IN_FLIGHT = 'status_code = 0';
 
 function toIdempotency(r: IdempotencyRow): IdempotencyRecord {
   return {
@@ -25,6 +29,8 @@ function toIdempotency(r: IdempotencyRow): IdempotencyRecord {
     status_code: Number(r.status_code),
     response: r.response,
     task_id: r.task_id,
+    lease_owner: r.lease_owner,
+    lease_until: r.lease_until == null ? null : Number(r.lease_until),
     created_at: Number(r.created_at),
   };
 }
@@ -46,19 +52,49 @@ export function replayQueries(db: SqlClient): ReplayStore {
           await tx.run(`DELETE FROM idempotency_records WHERE ${IDEM_WHERE} AND created_at < ?`, [...pk, replace_before]);
         }
         const inserted = await tx.run(
-          `INSERT INTO idempotency_records (${IDEM_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+          `INSERT INTO idempotency_records (${IDEM_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (workspace_id, operation, idempotency_key) DO NOTHING`,
-          [...pk, rec.body_hash, rec.status_code, rec.response, rec.task_id, rec.created_at],
+          [...pk, rec.body_hash, rec.status_code, rec.response, rec.task_id, rec.lease_owner, rec.lease_until, rec.created_at],
         );
         const row = await tx.get<IdempotencyRow>(`SELECT ${IDEM_COLUMNS} FROM idempotency_records WHERE ${IDEM_WHERE}`, pk);
         return { inserted: inserted > 0, record: toIdempotency(row as IdempotencyRow) };
       });
     },
 
-    async updateIdempotencyResponse(workspace_id, operation, key, status_code, response) {
-      const n = await db.run(`UPDATE idempotency_records SET status_code = ?, response = ? WHERE ${IDEM_WHERE}`, [
-        status_code, response, workspace_id, operation, key,
-      ]);
+    async updateIdempotencyResponse(workspace_id, operation, key, status_code, response, owner) {
+      // With an owner: a first call that lost its lease (another process re-ran it) does not overwrite.
+      const mine = owner === undefined ? '' : ` AND ${IN_FLIGHT} AND lease_owner = ?`;
+      const n = await db.run(
+        `UPDATE idempotency_records SET status_code = ?, response = ?, lease_owner = NULL, lease_until = NULL
+         WHERE ${IDEM_WHERE}${mine}`,
+        [status_code, response, workspace_id, operation, key, ...(owner === undefined ? [] : [owner])],
+      );
+      return n > 0;
+    },
+
+    async renewIdempotencyLease(workspace_id, operation, key, owner, lease_until) {
+      const n = await db.run(
+        `UPDATE idempotency_records SET lease_until = ? WHERE ${IDEM_WHERE} AND ${IN_FLIGHT} AND lease_owner = ?`,
+        [lease_until, workspace_id, operation, key, owner],
+      );
+      return n > 0;
+    },
+
+    async takeOverIdempotency(workspace_id, operation, key, body_hash, o) {
+      // One UPDATE decides, as for tasks: of two retries only one sees the lease still lapsed.
+      const n = await db.run(
+        `UPDATE idempotency_records SET lease_owner = ?, lease_until = ?
+         WHERE ${IDEM_WHERE} AND ${IN_FLIGHT} AND body_hash = ? AND (lease_until IS NULL OR lease_until < ?)`,
+        [o.owner, o.now + o.lease_ms, workspace_id, operation, key, body_hash, o.now],
+      );
+      return n > 0;
+    },
+
+    async releaseIdempotency(workspace_id, operation, key, owner) {
+      const n = await db.run(
+        `UPDATE idempotency_records SET lease_owner = NULL, lease_until = NULL WHERE ${IDEM_WHERE} AND ${IN_FLIGHT} AND lease_owner = ?`,
+        [workspace_id, operation, key, owner],
+      );
       return n > 0;
     },
 
@@ -67,18 +103,17 @@ export function replayQueries(db: SqlClient): ReplayStore {
     },
 
     async putAnswer(a) {
-      // Same id again replaces the body, but never across workspaces.
+      // Keyed per workspace: the same id in two workspaces is two answers, each replaced only by its own.
       await db.run(
-        `INSERT INTO answers (id, workspace_id, body, created_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET body = excluded.body, created_at = excluded.created_at
-         WHERE answers.workspace_id = excluded.workspace_id`,
-        [a.id, a.workspace_id, a.body, a.created_at],
+        `INSERT INTO answers (workspace_id, id, body, created_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (workspace_id, id) DO UPDATE SET body = excluded.body, created_at = excluded.created_at`,
+        [a.workspace_id, a.id, a.body, a.created_at],
       );
     },
 
     async getAnswer(workspace_id, id) {
-      const r = await db.get<StoredAnswer>('SELECT id, workspace_id, body, created_at FROM answers WHERE id = ? AND workspace_id = ?', [
-        id, workspace_id,
+      const r = await db.get<StoredAnswer>('SELECT id, workspace_id, body, created_at FROM answers WHERE workspace_id = ? AND id = ?', [
+        workspace_id, id,
       ]);
       return r ? { ...r, created_at: Number(r.created_at) } : null;
     },

@@ -12,11 +12,13 @@ interface TaskRow {
   stage: string | null;
   lease_owner: string | null;
   lease_until: number | null;
+  attempts: number;
   created_at: number;
   updated_at: number;
 }
 
-const COLUMNS = 'id, workspace_id, status, request, result, problem, stage, lease_owner, lease_until, created_at, updated_at';
+const COLUMNS =
+  'id, workspace_id, status, request, result, problem, stage, lease_owner, lease_until, attempts, created_at, updated_at';
 
 // A task is claimable when nobody has it, or its holder stopped renewing the lease (crashed).
 const CLAIMABLE = "(status = 'pending' OR (status = 'running' AND lease_until < ?))";
@@ -26,6 +28,7 @@ function toTask(r: TaskRow): TaskRecord {
     ...r,
     status: r.status as TaskStatus,
     lease_until: r.lease_until == null ? null : Number(r.lease_until),
+    attempts: Number(r.attempts),
     created_at: Number(r.created_at),
     updated_at: Number(r.updated_at),
   };
@@ -35,7 +38,7 @@ export function taskQueries(db: SqlClient): TaskStore {
   async function claimTask(id: string, o: { owner: string; now: number; lease_ms: number }): Promise<TaskRecord | null> {
     // One UPDATE decides: of two claimers only one sees the row still claimable.
     const r = await db.get<TaskRow>(
-      `UPDATE tasks SET status = 'running', lease_owner = ?, lease_until = ?, updated_at = ?
+      `UPDATE tasks SET status = 'running', lease_owner = ?, lease_until = ?, updated_at = ?, attempts = attempts + 1
        WHERE id = ? AND ${CLAIMABLE} RETURNING ${COLUMNS}`,
       [o.owner, o.now + o.lease_ms, o.now, id, o.now],
     );
@@ -53,24 +56,39 @@ export function taskQueries(db: SqlClient): TaskStore {
   }
 
   return {
-    async createTask(t) {
+    createTask(t) {
+      // Inserted running under its creator's lease: were it inserted pending and claimed after, another
+      // process's runner could claim it in between and run the same work twice.
       const rec: TaskRecord = {
         id: t.id,
         workspace_id: t.workspace_id,
-        status: 'pending',
+        status: t.lease ? 'running' : 'pending',
         request: t.request,
         result: null,
         problem: null,
         stage: t.stage ?? null,
-        lease_owner: null,
-        lease_until: null,
+        lease_owner: t.lease?.owner ?? null,
+        lease_until: t.lease?.lease_until ?? null,
+        attempts: t.lease ? 1 : 0,
         created_at: t.created_at,
         updated_at: t.created_at,
       };
-      await db.run(`INSERT INTO tasks (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
-        rec.id, rec.workspace_id, rec.status, rec.request, null, null, rec.stage, null, null, rec.created_at, rec.updated_at,
-      ]);
-      return rec;
+      return db.transaction(async (tx) => {
+        await tx.run(`INSERT INTO tasks (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+          rec.id, rec.workspace_id, rec.status, rec.request, null, null, rec.stage, rec.lease_owner, rec.lease_until,
+          rec.attempts, rec.created_at, rec.updated_at,
+        ]);
+        const idem = t.idempotency;
+        if (idem) {
+          // Only a record still in flight: a reply already stored is never turned back into a 202.
+          await tx.run(
+            `UPDATE idempotency_records SET status_code = ?, response = ?, task_id = ?, lease_owner = NULL, lease_until = NULL
+             WHERE workspace_id = ? AND operation = ? AND idempotency_key = ? AND status_code = 0`,
+            [idem.status_code, idem.response, rec.id, rec.workspace_id, idem.operation, idem.key],
+          );
+        }
+        return rec;
+      });
     },
 
     async getTask(workspace_id, id) {
@@ -103,6 +121,16 @@ export function taskQueries(db: SqlClient): TaskStore {
 
     completeTask: (id, owner, result, now) => finish(id, owner, 'done', 'result', result, now),
     failTask: (id, owner, problem, now) => finish(id, owner, 'failed', 'problem', problem, now),
+
+    async releaseTask(id, owner, now) {
+      // A clean hand-back is not a start that died, so the attempt is not counted.
+      const n = await db.run(
+        `UPDATE tasks SET status = 'pending', lease_owner = NULL, lease_until = NULL, updated_at = ?, attempts = attempts - 1
+         WHERE id = ? AND status = 'running' AND lease_owner = ?`,
+        [now, id, owner],
+      );
+      return n > 0;
+    },
 
     async listUnfinishedTasks() {
       const rows = await db.all<TaskRow>(

@@ -16,6 +16,7 @@ import type {
   ClaimOptions,
   IdempotencyRecord,
   IdempotencyPutResult,
+  DriftRecord,
   StoredAnswer,
   UsageEntry,
   MonthlyUsage,
@@ -67,19 +68,27 @@ export interface ModelStore {
   putModel(m: NewModel): Promise<ModelRecord>;
   getModelByRef(workspace_id: string, model_ref: string): Promise<ModelRecord | null>;
   getModelByFitKey(fit_key: string): Promise<FitRecord | null>;
+  /** Sets refit_of; a changed refit_of drops the drift report of the old one. */
   linkRefit(workspace_id: string, model_ref: string, refit_of: string): Promise<boolean>;
+  /** Sets refit_of and its drift report together (one statement); false when the link is unknown. */
+  saveDriftReport(workspace_id: string, model_ref: string, refit_of: string, report: string): Promise<boolean>;
+  /** The report of the workspace's current refit_of; kept as long as the link. */
+  getDriftReport(workspace_id: string, model_ref: string): Promise<DriftRecord | null>;
 }
 
 export interface TaskStore {
+  /** Pending, or running under t.lease; with t.idempotency, that record points at the task in the same transaction. */
   createTask(t: NewTask): Promise<TaskRecord>;
   getTask(workspace_id: string, id: string): Promise<TaskRecord | null>;
-  /** Claims this task when pending or its lease expired; null when someone else holds it. */
+  /** Claims this task when pending or its lease expired (counting an attempt); null when someone else holds it. */
   claimTask(id: string, opts: ClaimOptions): Promise<TaskRecord | null>;
   claimNextTask(opts: ClaimOptions): Promise<TaskRecord | null>;
   /** Extends the lease and records the stage; false when the lease was lost. */
   renewTaskLease(id: string, opts: ClaimOptions & { stage?: string }): Promise<boolean>;
   completeTask(id: string, owner: string, result: string, now: number): Promise<boolean>;
   failTask(id: string, owner: string, problem: string, now: number): Promise<boolean>;
+  /** Hands a running task back (pending, this attempt not counted) so any runner claims it at once. */
+  releaseTask(id: string, owner: string, now: number): Promise<boolean>;
   listUnfinishedTasks(): Promise<TaskRecord[]>;
 }
 
@@ -87,9 +96,18 @@ export interface ReplayStore {
   getIdempotency(workspace_id: string, operation: string, key: string): Promise<IdempotencyRecord | null>;
   /** Atomic insert-if-absent; a row created before replace_before is replaced as if absent. */
   putIdempotency(r: IdempotencyRecord, replace_before?: number): Promise<IdempotencyPutResult>;
+  /** Stores the reply and ends the lease; with `owner`, only while that owner still holds the in-flight record. */
   updateIdempotencyResponse(
-    workspace_id: string, operation: string, key: string, status_code: number, response: string,
+    workspace_id: string, operation: string, key: string, status_code: number, response: string, owner?: string,
   ): Promise<boolean>;
+  /** Extends the in-flight lease; false when the reply is stored or another owner took it over. */
+  renewIdempotencyLease(workspace_id: string, operation: string, key: string, owner: string, lease_until: number): Promise<boolean>;
+  /** Takes over an in-flight record of this body whose lease ran out (or was released); true when won. */
+  takeOverIdempotency(
+    workspace_id: string, operation: string, key: string, body_hash: string, opts: ClaimOptions,
+  ): Promise<boolean>;
+  /** Gives up the in-flight lease (shutdown) so the next retry takes the record over at once. */
+  releaseIdempotency(workspace_id: string, operation: string, key: string, owner: string): Promise<boolean>;
   deleteIdempotencyOlderThan(cutoff: number): Promise<number>;
   putAnswer(a: StoredAnswer): Promise<void>;
   getAnswer(workspace_id: string, id: string): Promise<StoredAnswer | null>;

@@ -1,8 +1,13 @@
 // refit_of and svc_drift over real HTTP (spec 2.3, 3.4, 4.6; wire.md "The other operations"): a
 // refit on fresh rows of the same process, on a replaced pattern, on a record whose new fit is
-// refused while the old model still holds, on pure noise, and a model_ref fitted without refit_of.
+// refused while the old model still holds, on pure noise, and a model_ref fitted without refit_of;
+// two workspaces sharing one model_ref each keep their own report, and a report outlives 24 hours.
+import fs from 'node:fs';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import { startService } from '../../host/main.ts';
+import { createLiveKey } from '../../host/operations/keys.ts';
+import { startTestService, tempDir, type TestService } from '../helpers/service.ts';
 import { churnAsk, churnRows } from './helpers.ts';
 
 let svc: TestService;
@@ -106,5 +111,63 @@ describe('refit_of and svc_drift', () => {
     const r = await svc.post('/v1/drift', { model_ref: baseRef }, other);
     expect(r.status).toBe(404);
     expect(r.body).toMatchObject({ code: 'unknown_model', field: 'model_ref' });
+  });
+});
+
+describe('drift reports are kept per workspace and for as long as the refit link', () => {
+  it('two workspaces refitting onto the same model_ref from different earlier models each get their own report', async () => {
+    const [a, b] = [await svc.liveKey('drift-a'), await svc.liveKey('drift-b')];
+    const ask = (rows: Array<Record<string, unknown>>, k: string, refitOf?: string) =>
+      svc.post('/v1/ask', churnAsk(rows, { outcome_is_desirable: false, ...(refitOf ? { refit_of: refitOf } : {}) }, { cases: { ids: [String(rows[0].customer_id)] } }), k);
+    // A's earlier model is the usual pattern; B's is a different record (the replaced pattern)
+    const baseA = (await ask(churnRows({ seed: 7, rows: 1500 }), a)).body.answers.q.model_ref;
+    const baseB = (await ask(churnRows({ seed: 13, rows: 1500, pattern: 'replaced' }), b)).body.answers.q.model_ref;
+    expect(baseB).not.toBe(baseA);
+    const fresh = churnRows({ seed: 8, rows: 1500 });
+    const newA = (await ask(fresh, a, baseA)).body.answers.q;
+    const newB = (await ask(fresh, b, baseB)).body.answers.q;
+    // same record and question: the same model_ref for both, one fit shared
+    expect(newB.model_ref).toBe(newA.model_ref);
+    expect(newA.drift).toMatchObject({ pattern: 'unchanged', recommendation: 'keep', report: { refit_of: baseA } });
+    expect(newB.drift).toMatchObject({ pattern: 'changed', recommendation: 'refit', report: { refit_of: baseB, old_holds: false } });
+    const driftA = await svc.post('/v1/drift', { model_ref: newA.model_ref }, a);
+    const driftB = await svc.post('/v1/drift', { model_ref: newB.model_ref }, b);
+    expect(driftA).toMatchObject({ status: 200, body: newA.drift });
+    expect(driftB).toMatchObject({ status: 200, body: newB.drift });
+    expect(driftB.body).toEqual(newB.drift);
+  });
+
+  it('svc_drift still gives the report of a refit 30 days later, after every sweep (no_prior is only for a model without refit_of)', async () => {
+    const clock = { now: Date.now() };
+    const dataDir = tempDir();
+    const later = await startService(
+      { port: 0, dataDir, pendingWaitMs: 120_000 },
+      { hostname: '127.0.0.1', log: pino({ level: 'silent' }), env: { ...process.env, BASE_URL: '' }, now: () => clock.now },
+    );
+    try {
+      const { key: k } = await createLiveKey(later.services.store, { workspaceName: 'drift-later', now: clock.now });
+      const post = async (p: string, body: unknown) => {
+        const res = await fetch(later.url + p, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${k}` }, body: JSON.stringify(body) });
+        return { status: res.status, body: await res.json() };
+      };
+      const base = await post('/v1/ask', churnAsk(churnRows({ seed: 7, rows: 1500 }), { outcome_is_desirable: false }, { cases: { ids: ['c00001'] } }));
+      const baseRefLater = base.body.answers.q.model_ref;
+      const rows = churnRows({ seed: 9, rows: 1500, pattern: 'replaced' });
+      const refitted = await post('/v1/ask', churnAsk(rows, { outcome_is_desirable: false, refit_of: baseRefLater }, { cases: { ids: [rows[0].customer_id] } }));
+      const answer = refitted.body.answers.q;
+      expect(answer.drift).toMatchObject({ pattern: 'changed', recommendation: 'refit' });
+      for (const days of [1.01, 30]) {
+        clock.now += days * 24 * 3_600_000;
+        await later.services.store.sweep(clock.now);
+        const r = await post('/v1/drift', { model_ref: answer.model_ref });
+        expect(r.status).toBe(200);
+        expect(r.body).toEqual(answer.drift);
+      }
+      // the earlier model, fitted without refit_of, is still no_prior
+      expect((await post('/v1/drift', { model_ref: baseRefLater })).body).toMatchObject({ pattern: 'no_prior', recommendation: 'keep' });
+    } finally {
+      await later.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -47,6 +47,49 @@ describe('models', () => {
     expect((await store.getModelByRef('ws_1', model().model_ref))!.refit_of).toBe(newer);
   });
 
+  it('keeps a drift report per workspace on the refit link, for the same shared model_ref', async () => {
+    const store = await openStore();
+    const base = 'mr1_' + 'b'.repeat(32);
+    const ref = model().model_ref;
+    await store.putModel(model());
+    await store.putModel(model({ workspace_id: 'ws_2' }));
+    expect(await store.saveDriftReport('ws_1', ref, base, '{"pattern":"unchanged"}')).toBe(true);
+    expect(await store.getDriftReport('ws_2', ref)).toBeNull();
+    expect(await store.saveDriftReport('ws_2', ref, base, '{"pattern":"changed"}')).toBe(true);
+    expect(await store.getDriftReport('ws_1', ref)).toEqual({ refit_of: base, report: '{"pattern":"unchanged"}' });
+    expect(await store.getDriftReport('ws_2', ref)).toEqual({ refit_of: base, report: '{"pattern":"changed"}' });
+    expect((await store.getModelByRef('ws_2', ref))!.refit_of).toBe(base);
+    // a workspace never given the model_ref cannot attach a report to it
+    expect(await store.saveDriftReport('ws_3', ref, base, '{}')).toBe(false);
+    expect(await store.getDriftReport('ws_3', ref)).toBeNull();
+  });
+
+  it('drops a drift report when refit_of changes, and keeps it when it is linked again to the same one', async () => {
+    const store = await openStore();
+    const [b, c] = ['mr1_' + 'b'.repeat(32), 'mr1_' + 'c'.repeat(32)];
+    const ref = model().model_ref;
+    await store.putModel(model());
+    await store.saveDriftReport('ws_1', ref, b, '{"r":"b"}');
+    await store.linkRefit('ws_1', ref, b);
+    await store.putModel(model({ refit_of: b }));
+    await store.putModel(model());
+    expect(await store.getDriftReport('ws_1', ref)).toEqual({ refit_of: b, report: '{"r":"b"}' });
+    await store.linkRefit('ws_1', ref, c);
+    expect(await store.getDriftReport('ws_1', ref)).toBeNull();
+    await store.saveDriftReport('ws_1', ref, c, '{"r":"c"}');
+    await store.putModel(model({ refit_of: b }));
+    expect(await store.getDriftReport('ws_1', ref)).toBeNull();
+  });
+
+  it('keeps a drift report as long as the link: a sweep long after does not touch it', async () => {
+    const store = await openStore();
+    const base = 'mr1_' + 'b'.repeat(32);
+    await store.putModel(model());
+    await store.saveDriftReport('ws_1', model().model_ref, base, '{"pattern":"changed"}');
+    await store.sweep(T0 + 30 * 24 * 3_600_000);
+    expect(await store.getDriftReport('ws_1', model().model_ref)).toEqual({ refit_of: base, report: '{"pattern":"changed"}' });
+  });
+
   it('keeps models across a reopen', async () => {
     const dir = tempDir();
     const a = await openStore(dir);

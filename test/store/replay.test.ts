@@ -1,12 +1,15 @@
-// Idempotency records (insert-if-absent) and stored answers.
+// Idempotency records (insert-if-absent, leased while in flight) and stored answers.
 import { describe, expect, it } from 'vitest';
 import type { IdempotencyRecord } from '../../host/store/index.ts';
 import { HOUR, openStore, T0 } from './helpers.ts';
 
 const rec = (over: Partial<IdempotencyRecord> = {}): IdempotencyRecord => ({
   workspace_id: 'ws_1', operation: 'svc_ask', key: 'k1', body_hash: 'h1', status_code: 202,
-  response: '{"status":"pending"}', task_id: 'tk_1', created_at: T0, ...over,
+  response: '{"status":"pending"}', task_id: 'tk_1', lease_owner: null, lease_until: null, created_at: T0, ...over,
 });
+const inFlight = (over: Partial<IdempotencyRecord> = {}) =>
+  rec({ status_code: 0, response: null, task_id: null, lease_owner: 'a', lease_until: T0 + 15_000, ...over });
+const LEASE = { lease_ms: 15_000 };
 
 describe('idempotency records', () => {
   it('inserts when absent and returns the existing row when present', async () => {
@@ -53,6 +56,51 @@ describe('idempotency records', () => {
   });
 });
 
+describe('in-flight idempotency leases', () => {
+  it('renews only the owner’s lease, and only while the record is in flight', async () => {
+    const store = await openStore();
+    await store.putIdempotency(inFlight());
+    expect(await store.renewIdempotencyLease('ws_1', 'svc_ask', 'k1', 'b', T0 + 99_000)).toBe(false);
+    expect(await store.renewIdempotencyLease('ws_1', 'svc_ask', 'k1', 'a', T0 + 20_000)).toBe(true);
+    expect(await store.getIdempotency('ws_1', 'svc_ask', 'k1')).toMatchObject({ lease_owner: 'a', lease_until: T0 + 20_000 });
+    await store.updateIdempotencyResponse('ws_1', 'svc_ask', 'k1', 200, '{}', 'a');
+    expect(await store.renewIdempotencyLease('ws_1', 'svc_ask', 'k1', 'a', T0 + 30_000)).toBe(false);
+    expect(await store.getIdempotency('ws_1', 'svc_ask', 'k1')).toMatchObject({ status_code: 200, lease_owner: null, lease_until: null });
+  });
+
+  it('is taken over only once the lease has run out, by exactly one of two retries, and only for the same body', async () => {
+    const store = await openStore();
+    await store.putIdempotency(inFlight());
+    expect(await store.takeOverIdempotency('ws_1', 'svc_ask', 'k1', 'h1', { owner: 'b', now: T0 + 14_999, ...LEASE })).toBe(false);
+    expect(await store.takeOverIdempotency('ws_1', 'svc_ask', 'k1', 'other', { owner: 'b', now: T0 + 15_001, ...LEASE })).toBe(false);
+    const [b, c] = await Promise.all([
+      store.takeOverIdempotency('ws_1', 'svc_ask', 'k1', 'h1', { owner: 'b', now: T0 + 15_001, ...LEASE }),
+      store.takeOverIdempotency('ws_1', 'svc_ask', 'k1', 'h1', { owner: 'c', now: T0 + 15_001, ...LEASE }),
+    ]);
+    expect([b, c].filter(Boolean)).toHaveLength(1);
+    const winner = b ? 'b' : 'c';
+    expect(await store.getIdempotency('ws_1', 'svc_ask', 'k1')).toMatchObject({ status_code: 0, lease_owner: winner, lease_until: T0 + 30_001 });
+    // the first owner, alive after all, can no longer store its reply over the new owner's
+    expect(await store.updateIdempotencyResponse('ws_1', 'svc_ask', 'k1', 200, '{"from":"a"}', 'a')).toBe(false);
+    expect(await store.updateIdempotencyResponse('ws_1', 'svc_ask', 'k1', 200, '{"from":"new"}', winner)).toBe(true);
+    expect((await store.getIdempotency('ws_1', 'svc_ask', 'k1'))?.response).toBe('{"from":"new"}');
+  });
+
+  it('never takes over a record whose reply is stored', async () => {
+    const store = await openStore();
+    await store.putIdempotency(rec({ status_code: 200, response: '{}', lease_until: null }));
+    expect(await store.takeOverIdempotency('ws_1', 'svc_ask', 'k1', 'h1', { owner: 'b', now: T0 + HOUR, ...LEASE })).toBe(false);
+  });
+
+  it('a released lease (shutdown) is taken over at once', async () => {
+    const store = await openStore();
+    await store.putIdempotency(inFlight());
+    expect(await store.releaseIdempotency('ws_1', 'svc_ask', 'k1', 'b')).toBe(false);
+    expect(await store.releaseIdempotency('ws_1', 'svc_ask', 'k1', 'a')).toBe(true);
+    expect(await store.takeOverIdempotency('ws_1', 'svc_ask', 'k1', 'h1', { owner: 'b', now: T0 + 1, ...LEASE })).toBe(true);
+  });
+});
+
 describe('stored answers', () => {
   it('puts and gets an answer within its workspace', async () => {
     const store = await openStore();
@@ -61,12 +109,13 @@ describe('stored answers', () => {
     expect(await store.getAnswer('ws_2', 'an_1')).toBeNull();
   });
 
-  it('replaces the body for the same id but never from another workspace', async () => {
+  it('keeps the same id in two workspaces as two answers, each replaced only by its own workspace', async () => {
     const store = await openStore();
     await store.putAnswer({ id: 'an_1', workspace_id: 'ws_1', body: '{"a":1}', created_at: T0 });
-    await store.putAnswer({ id: 'an_1', workspace_id: 'ws_1', body: '{"a":2}', created_at: T0 + 1 });
-    await store.putAnswer({ id: 'an_1', workspace_id: 'ws_2', body: '{"evil":1}', created_at: T0 + 2 });
-    expect((await store.getAnswer('ws_1', 'an_1'))?.body).toBe('{"a":2}');
-    expect(await store.getAnswer('ws_2', 'an_1')).toBeNull();
+    await store.putAnswer({ id: 'an_1', workspace_id: 'ws_2', body: '{"b":1}', created_at: T0 + 1 });
+    await store.putAnswer({ id: 'an_1', workspace_id: 'ws_1', body: '{"a":2}', created_at: T0 + 2 });
+    expect(await store.getAnswer('ws_1', 'an_1')).toEqual({ id: 'an_1', workspace_id: 'ws_1', body: '{"a":2}', created_at: T0 + 2 });
+    expect(await store.getAnswer('ws_2', 'an_1')).toEqual({ id: 'an_1', workspace_id: 'ws_2', body: '{"b":1}', created_at: T0 + 1 });
+    expect(await store.getAnswer('ws_3', 'an_1')).toBeNull();
   });
 });

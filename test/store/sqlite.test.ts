@@ -43,6 +43,31 @@ describe('sqlite store', () => {
     expect((await b.getAnswer(ws.id, 'an_1'))?.body).toBe('{"x":1}');
   });
 
+  it('migrates a version 1 store: drift reports move to their refit links, answers stay, old in-flight keys can be taken over', async () => {
+    const dir = tempDir();
+    const db = openSqliteClient(path.join(dir, 'store.sqlite'));
+    await db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)');
+    await db.exec(renderMigration(MIGRATIONS[0]!.sql, 'sqlite'));
+    await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (1, ?, ?)', ['initial schema', T0]);
+    const [ref, base] = ['mr1_' + 'a'.repeat(32), 'mr1_' + 'b'.repeat(32)];
+    await db.run("INSERT INTO fits VALUES (?, 'fk', 'rh', ?, '{}', ?)", [ref, Buffer.from('m'), T0]);
+    for (const ws of ['ws_1', 'ws_2']) await db.run('INSERT INTO workspace_models VALUES (?, ?, ?, ?)', [ws, ref, base, T0]);
+    await db.run('INSERT INTO answers VALUES (?, ?, ?, ?)', [`drift_${ref}`, 'ws_1', '{"pattern":"changed"}', T0]);
+    await db.run('INSERT INTO answers VALUES (?, ?, ?, ?)', ['an_1', 'ws_1', '{"a":1}', T0]);
+    await db.run("INSERT INTO tasks (id, workspace_id, status, request, lease_owner, lease_until, created_at, updated_at) VALUES ('tk_1', 'ws_1', 'running', '{}', 'old', ?, ?, ?)", [T0 + 1, T0, T0]);
+    await db.run("INSERT INTO idempotency_records VALUES ('ws_1', 'svc_ask', 'k1', 'h1', 0, NULL, NULL, ?)", [T0]);
+    await db.close();
+
+    const store = await openStore(dir);
+    expect(await store.getDriftReport('ws_1', ref)).toEqual({ refit_of: base, report: '{"pattern":"changed"}' });
+    expect(await store.getDriftReport('ws_2', ref)).toBeNull(); // its report had been dropped by the old key
+    expect(await store.getAnswer('ws_1', `drift_${ref}`)).toBeNull();
+    expect(await store.getAnswer('ws_1', 'an_1')).toMatchObject({ body: '{"a":1}', created_at: T0 });
+    expect(await store.getTask('ws_1', 'tk_1')).toMatchObject({ status: 'running', attempts: 1 });
+    expect(await store.getIdempotency('ws_1', 'svc_ask', 'k1')).toMatchObject({ status_code: 0, lease_owner: null, lease_until: null });
+    expect(await store.takeOverIdempotency('ws_1', 'svc_ask', 'k1', 'h1', { owner: 'new', now: T0, lease_ms: 1000 })).toBe(true);
+  });
+
   it('refuses calls after close', async () => {
     const store = await openStore();
     await store.close();

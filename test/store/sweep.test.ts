@@ -9,7 +9,8 @@ describe('sweep', () => {
     const fresh = T0 - HOUR;
     for (const [key, at] of [['old', old], ['fresh', fresh]] as const) {
       await store.putIdempotency({
-        workspace_id: 'ws_1', operation: 'svc_ask', key, body_hash: 'h', status_code: 200, response: '{}', task_id: null, created_at: at,
+        workspace_id: 'ws_1', operation: 'svc_ask', key, body_hash: 'h', status_code: 200, response: '{}', task_id: null,
+        lease_owner: null, lease_until: null, created_at: at,
       });
       await store.putAnswer({ id: `an_${key}`, workspace_id: 'ws_1', body: '{}', created_at: at });
       await store.createTask({ id: `tk_${key}`, workspace_id: 'ws_1', request: '{}', created_at: at });

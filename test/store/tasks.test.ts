@@ -1,4 +1,5 @@
-// Tasks: claiming with a lease (exclusive, across connections), renewal, completion and failure.
+// Tasks: born running under a lease or claimed with one (exclusive, across connections), attempts,
+// renewal, hand-back, completion and failure.
 import { describe, expect, it } from 'vitest';
 import { openStore, T0, tempDir } from './helpers.ts';
 
@@ -8,7 +9,7 @@ describe('tasks', () => {
   it('creates a pending task and gets it within its workspace', async () => {
     const store = await openStore();
     const t = await store.createTask({ id: 'tk_1', workspace_id: 'ws_1', request: '{"q":1}', created_at: T0 });
-    expect(t).toMatchObject({ status: 'pending', stage: null, lease_owner: null, result: null, updated_at: T0 });
+    expect(t).toMatchObject({ status: 'pending', stage: null, lease_owner: null, result: null, attempts: 0, updated_at: T0 });
     expect(await store.getTask('ws_1', 'tk_1')).toEqual(t);
     expect(await store.getTask('ws_2', 'tk_1')).toBeNull();
   });
@@ -33,6 +34,51 @@ describe('tasks', () => {
     const second = await one.claimNextTask({ owner: 'one', now: T0 + 1, ...LEASE });
     expect(first?.id).toBe('tk_1');
     expect(second).toBeNull();
+  });
+
+  it('creates a task already running under its creator’s lease, so another process’s runner cannot claim it first', async () => {
+    const dir = tempDir();
+    const one = await openStore(dir);
+    const two = await openStore(dir);
+    const t = await one.createTask({
+      id: 'tk_1', workspace_id: 'ws_1', request: '{}', created_at: T0, lease: { owner: 'one', lease_until: T0 + 30_000 },
+    });
+    expect(t).toMatchObject({ status: 'running', lease_owner: 'one', lease_until: T0 + 30_000, attempts: 1 });
+    expect(await two.getTask('ws_1', 'tk_1')).toEqual(t);
+    // a runner in the other process, polling at the very moment of creation, finds nothing to claim
+    expect(await two.claimNextTask({ owner: 'two', now: T0, ...LEASE })).toBeNull();
+    expect(await one.renewTaskLease('tk_1', { owner: 'one', now: T0 + 10_000, ...LEASE })).toBe(true);
+    expect(await one.completeTask('tk_1', 'one', '{}', T0 + 20_000)).toBe(true);
+  });
+
+  it('counts every claim as an attempt; a hand-back is claimable at once and not counted', async () => {
+    const store = await openStore();
+    await store.createTask({ id: 'tk_1', workspace_id: 'ws_1', request: '{}', created_at: T0, lease: { owner: 'a', lease_until: T0 + 30_000 } });
+    expect(await store.claimTask('tk_1', { owner: 'b', now: T0 + 30_001, ...LEASE })).toMatchObject({ attempts: 2, lease_owner: 'b' });
+    expect(await store.claimTask('tk_1', { owner: 'c', now: T0 + 60_002, ...LEASE })).toMatchObject({ attempts: 3, lease_owner: 'c' });
+    expect(await store.releaseTask('tk_1', 'b', T0 + 60_003)).toBe(false); // not b's any more
+    expect(await store.releaseTask('tk_1', 'c', T0 + 60_003)).toBe(true);
+    expect(await store.getTask('ws_1', 'tk_1')).toMatchObject({ status: 'pending', lease_owner: null, lease_until: null, attempts: 2 });
+    expect(await store.claimNextTask({ owner: 'd', now: T0 + 60_004, ...LEASE })).toMatchObject({ id: 'tk_1', attempts: 3 });
+  });
+
+  it('points the in-flight idempotency record at a new task in the same transaction, never over a stored reply', async () => {
+    const store = await openStore();
+    const idem = (key: string, status_code: number, response: string | null) => ({
+      workspace_id: 'ws_1', operation: 'svc_ask', key, body_hash: 'h', status_code, response, task_id: null,
+      lease_owner: status_code === 0 ? 'a' : null, lease_until: status_code === 0 ? T0 + 15_000 : null, created_at: T0,
+    });
+    await store.putIdempotency(idem('k1', 0, null));
+    await store.putIdempotency(idem('k2', 200, '{"done":1}'));
+    const lease = { owner: 'a', lease_until: T0 + 30_000 };
+    await store.createTask({ id: 'tk_1', workspace_id: 'ws_1', request: '{}', created_at: T0, lease,
+      idempotency: { operation: 'svc_ask', key: 'k1', status_code: 202, response: '{"task_id":"tk_1"}' } });
+    await store.createTask({ id: 'tk_2', workspace_id: 'ws_1', request: '{}', created_at: T0, lease,
+      idempotency: { operation: 'svc_ask', key: 'k2', status_code: 202, response: '{"task_id":"tk_2"}' } });
+    expect(await store.getIdempotency('ws_1', 'svc_ask', 'k1')).toMatchObject({
+      status_code: 202, response: '{"task_id":"tk_1"}', task_id: 'tk_1', lease_owner: null, lease_until: null,
+    });
+    expect(await store.getIdempotency('ws_1', 'svc_ask', 'k2')).toMatchObject({ status_code: 200, response: '{"done":1}', task_id: null });
   });
 
   it('lets another owner take over once the lease has expired, and the old owner can no longer finish', async () => {
