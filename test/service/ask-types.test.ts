@@ -255,8 +255,12 @@ describe('pending and idempotency', () => {
       expect(first.status).toBe(202);
       expect(first.body.status).toBe('pending');
       expect(first.body.task_id).toMatch(/^tk_[0-9a-z]{20,40}$/);
+      // wire.md: a retry of a pending ask with the same key returns the same task, never a second fit
       const retry = await slow.post('/v1/ask', body, k);
-      expect(retry.body.task_id ?? retry.body.status).toBeDefined();
+      expect(retry.status).toBe(202);
+      expect(retry.body.task_id).toBe(first.body.task_id);
+      expect(retry.body).toEqual(first.body);
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
       let done: any;
       for (let i = 0; i < 200; i++) {
         const p = await slow.post('/v1/poll', { task_id: first.body.task_id }, k);
