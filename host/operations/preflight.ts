@@ -25,6 +25,7 @@ import { assertKeyMayUse, isSampleId } from './ask/record.ts';
 import { auc } from './auc.ts';
 import { outcomeValue } from './outcomes.ts';
 import { grainOf, inferEntityColumn, resolveColumn, type Grain, type Resolution } from './preflight-columns.ts';
+import { setOwn } from './own.ts';
 
 export const RESTATES_AUC = 0.985;
 export const NEARLY_RESTATES_AUC = 0.9;
@@ -137,7 +138,7 @@ export async function preflightOperation(ctx: OpContext, raw: unknown): Promise<
   const entity = inferEntityColumn(table, notEntity);
   const grain: Grain = grainOf(table, entity);
   const resolutions: Record<string, Resolution> = {};
-  table.columns.forEach((name, c) => (resolutions[name] = resolveColumn(table.data[c], name === entity.column)));
+  table.columns.forEach((name, c) => setOwn(resolutions, name, resolveColumn(table.data[c], name === entity.column)));
 
   const blocking: string[] = [];
   const advisory: string[] = [];

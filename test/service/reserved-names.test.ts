@@ -115,11 +115,7 @@ describe('reserved property names', () => {
     expect(r.body.fits_run + r.body.billable_decisions).toBeGreaterThan(0);
   });
 
-  // Known bug outside host/schemas: host/operations/ask/index.ts builds `answers[p.name] = built.body`,
-  // which for the name __proto__ sets the object's prototype, so the answer never reaches the reply.
-  // This test fails (as expected) until that assignment keeps the key as an own property; then turn
-  // it.fails into it.
-  it.fails('a question named __proto__ is answered under its own name', async () => {
+  it('a question named __proto__ is answered under its own name', async () => {
     const questions = Object.fromEntries([['__proto__', { type: 'score', outcome_column: 'churned' }], ['plain', yesno]]);
     const r = await svc.post('/v1/ask', { ...base, data: { csv }, questions, cases: { ids: caseIds } }, key);
     expect(r.status).toBe(200);

@@ -11,6 +11,7 @@ import { scoreTable, type ScoredCase } from './scoring.ts';
 import { bandOf } from './band.ts';
 import { makeVerdict, type SignedVerdict, type VerdictCase } from './verdicts.ts';
 import { leversForCases, type Lever } from '../levers.ts';
+import { setOwn } from '../own.ts';
 
 export interface AnswerInput {
   ctx: OpContext;
@@ -187,7 +188,7 @@ function choiceCases(a: AnswerInput, options: string[], perOption: ScoredCase[][
   const desirable = a.question.outcome_is_desirable;
   return a.cases.entityIds.map((id, r) => {
     const p: Record<string, number> = {};
-    options.forEach((o, i) => (p[o] = perOption[i][r].p));
+    options.forEach((o, i) => setOwn(p, o, perOption[i][r].p));
     const most = pick(options, p, 'max');
     const least = pick(options, p, 'min');
     const choice = desirable ? most : least;
@@ -246,7 +247,7 @@ async function choiceByOutcomes(a: AnswerInput): Promise<BuiltAnswer> {
   const q = a.question as Extract<Question, { type: 'choice' }>;
   const options = a.options!;
   const model_refs: Record<string, string> = {};
-  options.forEach((o, i) => (model_refs[o] = a.fits[i].modelRef));
+  options.forEach((o, i) => setOwn(model_refs, o, a.fits[i].modelRef));
   const firstBad = a.fits.findIndex((f) => f.state !== 'answered' || !f.model);
   if (firstBad >= 0) {
     const bad = a.fits[firstBad];

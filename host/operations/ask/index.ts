@@ -14,6 +14,7 @@ import { registerTaskExecutor, runWithPending, type Stage } from '../tasks.ts';
 import { withIdempotency } from '../idempotency.ts';
 import { computeDrift, storeDrift } from '../drift.ts';
 import type { ModelRecord } from '../../store/index.ts';
+import { setOwn } from '../own.ts';
 
 export { CONTRACT } from './verdicts.ts';
 
@@ -111,7 +112,7 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
       acknowledged: ask.acknowledge_decision_support === true,
       band: ask.band === true,
     });
-    answers[p.name] = built.body;
+    setOwn(answers, p.name, built.body);
     billable += built.billable;
     if (p.refitOf) {
       // spec 3.4: link the new fit to the old one and report drift (host/operations/drift.ts)

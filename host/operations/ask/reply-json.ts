@@ -2,6 +2,7 @@
 // its signature covers (wire.md) instead of being serialised a second time. Parsing the text gives
 // the same value as JSON.stringify(body); only the spelling of a few numbers may differ (1e-05).
 import { verdictJsonOf } from './verdicts.ts';
+import { setOwn } from '../own.ts';
 
 interface VerdictHolder {
   verdict: object;
@@ -21,7 +22,7 @@ export function askReplyJson(body: { answers?: Record<string, unknown> } & Recor
   for (const [name, answer] of Object.entries(body.answers ?? {})) {
     const verdicts = (answer as { verdicts?: VerdictHolder[] }).verdicts;
     if (!Array.isArray(verdicts)) {
-      answers[name] = answer;
+      setOwn(answers, name, answer);
       continue;
     }
     const swapped = verdicts.map((holder) => {
@@ -30,7 +31,7 @@ export function askReplyJson(body: { answers?: Record<string, unknown> } & Recor
       texts.push(text);
       return { ...holder, verdict: placeholder(texts.length - 1) };
     });
-    answers[name] = { ...(answer as object), verdicts: swapped };
+    setOwn(answers, name, { ...(answer as object), verdicts: swapped });
   }
   const json = JSON.stringify(body.answers === undefined ? body : { ...body, answers });
   if (texts.length === 0) return json;

@@ -12,6 +12,7 @@ import { buildAnswer } from '../../operations/ask/answers.ts';
 import { fitKeyOf, type FitOutcome, type FitRequest } from '../../operations/ask/fits.ts';
 import { previewContext } from './context.ts';
 import { fitPreview } from './fit.ts';
+import { setOwn } from '../../operations/own.ts';
 
 /** A record the page holds: CSV text picked by the person, or a sample fetched at page load. */
 export interface PreviewRecord {
@@ -119,7 +120,7 @@ export async function previewAsk(session: PreviewSession, raw: unknown, record: 
       band: ask.band === true,
     });
     delete built.body.verdicts; // only the service signs (host/web/browser/verdicts.ts)
-    answers[p.name] = built.body;
+    setOwn(answers, p.name, built.body);
   }
   timings.answerMs = performance.now() - t0;
 
