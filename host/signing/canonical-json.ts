@@ -118,7 +118,8 @@ function sortedCopy(v: unknown, seen: Set<object>): unknown {
       if (item === undefined) continue;
       const c = sortedCopy(item, seen);
       if (c === UNSAFE) return UNSAFE;
-      out[k] = c;
+      // an own property even for the key __proto__ (a plain assignment would set the prototype)
+      Object.defineProperty(out, k, { value: c, enumerable: true, writable: true, configurable: true });
     }
     copy = out;
   }

@@ -54,6 +54,7 @@ const structures: [string, unknown, string][] = [
   ['astral keys sorted by code point', { '😀': 2, '\uffff': 1 }, '{"\\uffff":1,"\\ud83d\\ude00":2}'],
   ['nested and sorted at every level', { z: [1, { y: null, x: true }], a: false }, '{"a":false,"z":[1,{"x":true,"y":null}]}'],
   ['undefined properties omitted', { a: undefined, b: 1 }, '{"b":1}'],
+  ['a __proto__ key is a key like any other', JSON.parse('{"z":1,"__proto__":{"b":2,"a":1}}'), '{"__proto__":{"a":1,"b":2},"z":1}'],
   ['repeated (non-cyclic) references allowed', (() => { const s = { k: 1 }; return [s, s]; })(), '[{"k":1},{"k":1}]'],
 ];
 
