@@ -14,34 +14,51 @@ import { FitPool, loadEngine } from './engine/index.ts';
 import { startSweeper } from './operations/datasets/sweeper.ts';
 import type { Config, Services } from './services.ts';
 import { startTaskRunner } from './operations/tasks.ts';
+import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_MAX_UPLOAD_BYTES } from './operations/datasets/config.ts';
 
 const DAY_MS = 86_400_000;
 /** 24 MiB: admits an 8,000,000-character csv (spec 8) in JSON with room for escapes and multi-byte text. */
 export const DEFAULT_MAX_BODY_BYTES = 24 * 1024 * 1024;
 
-function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+/** Longest delay a Node timer keeps; a larger one fires at once (so a huge timeout would be none). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** A setting in the environment that makes no sense: the service refuses to start and says which. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
+  if (raw === undefined || raw.trim() === '') return fallback;
+  // Plain decimal digits only: Number() would also take '1e3', '0x10' or '12.0' and hide a typo.
+  const n = /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  }
   return n;
 }
 
 /** Reads the Config from environment variables (README lists them). */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = intFrom(env, 'PORT', 8787);
+  const port = intFrom(env, 'PORT', 8787, 0, 65_535);
   const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, '');
   return {
     port,
     dataDir: path.resolve(env.DATA_DIR || './data'),
     baseUrl,
     keysUrl: env.KEYS_URL || `${baseUrl}/keys`,
-    pendingWaitMs: intFrom(env, 'PENDING_WAIT_MS', 2000),
+    pendingWaitMs: intFrom(env, 'PENDING_WAIT_MS', 2000, 0, MAX_TIMER_MS),
     rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 600, 1),
     registerLimitPerHour: intFrom(env, 'REGISTER_LIMIT_PER_HOUR', 20, 1),
-    verdictTtlMs: intFrom(env, 'VERDICT_TTL_DAYS', 90, 1) * DAY_MS,
+    // 100 years at most: a Verdict's expires_at must stay a real date.
+    verdictTtlMs: intFrom(env, 'VERDICT_TTL_DAYS', 90, 1, 36_500) * DAY_MS,
     maxBodyBytes: intFrom(env, 'MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1024),
-    taskLeaseMs: intFrom(env, 'TASK_LEASE_MS', 15_000, 100),
+    taskLeaseMs: intFrom(env, 'TASK_LEASE_MS', 15_000, 100, MAX_TIMER_MS),
+    // wire.md "Datasets": the PUT upload cap is configurable (default 100 MB).
+    maxUploadBytes: intFrom(env, 'UPLOAD_MAX_BYTES', DEFAULT_MAX_UPLOAD_BYTES, 1),
+    // wire.md "fetch_url": a timeout on the whole download.
+    fetchTimeoutMs: intFrom(env, 'FETCH_TIMEOUT_MS', DEFAULT_FETCH_TIMEOUT_MS, 1, MAX_TIMER_MS),
   };
 }
 
@@ -145,7 +162,8 @@ async function main(): Promise<void> {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   main().catch((err: unknown) => {
-    console.error(err);
+    // A bad setting is the operator's to fix: say which, without a stack trace.
+    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
     process.exit(1);
   });
 }
