@@ -137,6 +137,25 @@ describe('drift reports are kept per workspace and for as long as the refit link
     expect(driftB.body).toEqual(newB.drift);
   });
 
+  it('a refit link whose report was never written (the ask stopped between its two writes) is 503 at model_ref, not no_prior', async () => {
+    const { key: k, record } = await createLiveKey(svc.services.store, { workspaceName: 'drift-interrupted', now: Date.now() });
+    const askOn = (seed: number, q: Record<string, unknown> = {}) =>
+      svc.post('/v1/ask', churnAsk(churnRows({ seed, rows: 1500 }), { outcome_is_desirable: false, ...q }, { cases: { ids: ['c00001'] } }), k);
+    const older = (await askOn(7)).body.answers.q.model_ref;
+    const newer = (await askOn(8)).body.answers.q.model_ref;
+    // what ask/index.ts leaves when it stops after linking refit_of and before storing the report
+    await svc.services.store.linkRefit(record.workspace_id, newer, older);
+    const r = await svc.post('/v1/drift', { model_ref: newer }, k);
+    expect(r.status).toBe(503);
+    expect(r.body).toMatchObject({ code: 'engine_unavailable', field: 'model_ref' });
+    expect(r.body.detail).toContain('ask again with refit_of');
+    // asking again with refit_of records it
+    const again = (await askOn(8, { refit_of: older })).body.answers.q;
+    expect(again.model_ref).toBe(newer);
+    const d = await svc.post('/v1/drift', { model_ref: newer }, k);
+    expect(d).toMatchObject({ status: 200, body: again.drift });
+  });
+
   it('svc_drift still gives the report of a refit 30 days later, after every sweep (no_prior is only for a model without refit_of)', async () => {
     const clock = { now: Date.now() };
     const dataDir = tempDir();
