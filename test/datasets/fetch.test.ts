@@ -1,5 +1,5 @@
 // fetch_url (spec 2.1, 4.2; wire.md "fetch_url"): refusals, the loopback test host behind the
-// test-only setting, redirects, failures and the size cap, through add-dataset and ask over HTTP.
+// test-only setting, redirects, failures and the size cap (422, not 413), through add-dataset and ask over HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchRecord, pinnedLookup } from '../../host/operations/datasets/fetch.ts';
 import { post, startDatasetService, startHttpsServer, type DatasetService, type HttpsTestServer } from './helpers.ts';
@@ -135,10 +135,18 @@ describe('fetch_url from the loopback test host (test-only setting on)', () => {
     }
   });
 
-  it('a download over 8,000,000 characters is 413 request_too_large', async () => {
+  it('a download over 8,000,000 characters is 422 invalid_request naming the field and the cap (413 is for request bodies)', async () => {
     const r = await addOpen({ fetch_url: at('/huge') });
-    expect(r.status).toBe(413);
-    expect(r.body).toMatchObject({ code: 'request_too_large', field: 'fetch_url' });
+    expect(r.status).toBe(422);
+    expect(r.body).toMatchObject({ code: 'invalid_request', field: 'fetch_url' });
+    expect(r.body.detail).toMatch(/larger than the fetch_url cap of 8,000,000 characters/);
+    const asked = await post(open.url, '/v1/ask', {
+      data: { fetch_url: at('/huge') }, entity_column: 'id', subject_kind: 'org',
+      questions: { q: { type: 'yesno', outcome_column: 'churned' } }, cases: { ids: ['c1'] },
+    }, openKey.key);
+    expect(asked.status).toBe(422);
+    expect(asked.body).toMatchObject({ code: 'invalid_request', field: 'data.fetch_url' });
+    expect(asked.body.detail).toMatch(/^data\.fetch_url: the download is larger than the fetch_url cap of 8,000,000 characters/);
   });
 
   it('an untrusted certificate is 502 fetch_failed', async () => {

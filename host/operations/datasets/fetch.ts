@@ -31,9 +31,10 @@ const failed = (field: string, detail: string) => new ServiceError('fetch_failed
 
 /**
  * Downloads `url` and returns its text exactly (a BOM is kept, so the content hash covers every byte).
- * Too large (over 8,000,000 characters, the inline csv cap of spec 8) is 413 request_too_large: the
- * caller must store the file with add-dataset upload: true instead, and 413 is not retried the way a
- * 502 may be. Refusals are 422 fetch_refused; download failures are 502 fetch_failed.
+ * Too large (over 8,000,000 characters: wire.md "fetch_url" caps it at the inline csv cap of spec 8)
+ * is 422 invalid_request naming the field, as an inline csv over that cap is (wire.md "Problems");
+ * 413 is kept for request bodies, and this request's body was fine. The caller stores the file with
+ * add-dataset upload: true instead. Refusals are 422 fetch_refused; download failures are 502 fetch_failed.
  */
 export async function fetchRecord(ctx: OpContext, url: string, headers: Record<string, string>, field: string): Promise<string> {
   const settings = datasetSettings(ctx.services.config);
@@ -193,8 +194,8 @@ function download(
 
 function tooLarge(field: string): ServiceError {
   return new ServiceError(
-    'request_too_large',
-    `${field}: the download is larger than ${LIMITS.csvMax.toLocaleString('en-US')} characters; store it with add-dataset upload: true`,
+    'invalid_request',
+    `${field}: the download is larger than the fetch_url cap of ${LIMITS.csvMax.toLocaleString('en-US')} characters (the inline csv cap); nothing was stored. Store a larger file with add-dataset upload: true`,
     { field },
   );
 }
