@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadStoredRecord } from '../../host/operations/datasets/read.ts';
 import { contentHash } from '../../host/table/hash.ts';
-import { post, startDatasetService, type DatasetService } from './helpers.ts';
+import { collectable, post, startDatasetService, type DatasetService } from './helpers.ts';
 
 let svc: DatasetService;
 let a: { key: string; workspaceId: string };
@@ -129,6 +129,15 @@ describe('POST /v1/delete-dataset', () => {
     expect((await add({ dataset_id: id, csv: 'id,x\nb,2\n' })).status).toBe(404);
     await expect(loadStoredRecord(svc.ctx(a.workspaceId), id, 'data.dataset_id')).rejects.toMatchObject({ code: 'unknown_dataset' });
     expect((await post(svc.url, '/v1/delete-dataset', { dataset_id: id }, a.key)).status).toBe(404);
+  });
+
+  it('removes the rows now (spec 4.9): the parsed table kept in memory for asks goes too', async () => {
+    const id = (await add({ csv: 'id,x\na,1\nb,2\n' })).body.dataset_id;
+    // Only a weak reference leaves this function, so the cache of sealed tables is all that can hold it.
+    const table = new WeakRef((await loadStoredRecord(svc.ctx(a.workspaceId), id, 'data.dataset_id')).table);
+    expect(await collectable(table)).toBe(false);
+    expect((await post(svc.url, '/v1/delete-dataset', { dataset_id: id }, a.key)).status).toBe(200);
+    expect(await collectable(table)).toBe(true);
   });
 });
 

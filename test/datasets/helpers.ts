@@ -1,10 +1,13 @@
 // Dataset test helpers: a real service on loopback (SQLite, wasm, HTTP) with the dataset routes
-// mounted, an operation context per workspace, and a loopback https server with a self-signed cert.
+// mounted, an operation context per workspace, a check that nothing holds an object any more, and a
+// loopback https server with a self-signed cert.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
@@ -143,4 +146,21 @@ export async function startHttpsServer(
         server.closeAllConnections();
       }),
   };
+}
+
+let fullGc: (() => void) | undefined;
+
+/**
+ * Whether the object behind `ref` is garbage now, i.e. nothing (no cache) holds it: runs a full GC
+ * (exposed at run time, so the tests need no node flag).
+ */
+export async function collectable(ref: WeakRef<object>): Promise<boolean> {
+  if (!fullGc) {
+    v8.setFlagsFromString('--expose-gc');
+    fullGc = vm.runInNewContext('gc') as () => void;
+  }
+  // A WeakRef keeps its target alive until the job that made or read it ends.
+  await new Promise((resolve) => setImmediate(resolve));
+  fullGc();
+  return ref.deref() === undefined;
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadStoredRecord } from '../../host/operations/datasets/read.ts';
 import { startSweeper, sweepOnce } from '../../host/operations/datasets/sweeper.ts';
-import { post, startDatasetService, type DatasetService } from './helpers.ts';
+import { collectable, post, startDatasetService, type DatasetService } from './helpers.ts';
 
 const HOUR = 3_600_000;
 let svc: DatasetService;
@@ -43,6 +43,16 @@ describe('the sweeper', () => {
     await sweepOnce(svc.running.services);
     expect(await exists(used)).toBe(false);
     await expect(loadStoredRecord(svc.ctx(a.workspaceId), used, 'data.dataset_id')).rejects.toMatchObject({ code: 'unknown_dataset' });
+  });
+
+  it('a swept dataset\'s parsed table kept in memory for asks goes too', async () => {
+    const id = (await add({ csv: 'id,x\na,1\n' })).body.dataset_id;
+    const table = new WeakRef((await loadStoredRecord(svc.ctx(a.workspaceId), id, 'data.dataset_id')).table);
+    expect(await collectable(table)).toBe(false);
+    svc.clock.now += 25 * HOUR;
+    await sweepOnce(svc.running.services);
+    expect(await exists(id)).toBe(false);
+    expect(await collectable(table)).toBe(true);
   });
 
   it('an append counts as use', async () => {

@@ -6,15 +6,20 @@ import { RecordHasher, TableConcatenator, decodePiece, pieceTable } from './piec
 import { requireCaller, unknownDataset } from './errors.ts';
 import { WeightedLru } from '../lru.ts';
 
-// Sealed datasets never change, so their parsed tables are kept (by workspace and id, weighed in
-// cells) and reread only after eviction; the store is still asked first, so a deleted dataset is
-// never served from here.
+// Sealed datasets never change, so their parsed tables are kept (by id, weighed in cells) and reread
+// only after eviction; the store is still asked first, so a deleted dataset is never served from here,
+// and delete and the sweeper drop its entry (spec 4.9: "removes the rows now").
 const TOUCH_EVERY_MS = 60_000;
-const sealedTables = new WeightedLru<string, StoredRecord>(20_000_000);
+const sealedTables = new WeightedLru<string, StoredRecord & { workspaceId: string }>(20_000_000);
 
 export interface StoredRecord {
   table: RawTable;
   contentHash: string;
+}
+
+/** Drops a deleted dataset's parsed rows from memory (ids are unique across workspaces). */
+export function forgetStoredRecord(id: string): void {
+  sealedTables.delete(id);
 }
 
 /**
@@ -40,9 +45,8 @@ export async function loadStoredRecord(ctx: OpContext, id: string, field: string
   const at = now();
   const fresh = dataset.status === 'sealed' && at - dataset.last_used_at < TOUCH_EVERY_MS;
   if (!fresh && !(await store.sealDataset(caller.workspaceId, id, at))) throw unknownDataset(id, field);
-  const cacheKey = `${caller.workspaceId}/${id}`;
-  const cached = sealedTables.get(cacheKey);
-  if (cached) return cached;
+  const cached = sealedTables.get(id);
+  if (cached && cached.workspaceId === caller.workspaceId) return { table: cached.table, contentHash: cached.contentHash };
 
   const hasher = new RecordHasher();
   const tables = new TableConcatenator();
@@ -59,6 +63,9 @@ export async function loadStoredRecord(ctx: OpContext, id: string, field: string
     throw err;
   }
   const record = { table: tables.result(), contentHash: hasher.digest() };
-  sealedTables.set(cacheKey, record, Math.max(1, record.table.rowCount * record.table.columns.length));
+  // A delete that landed after the last piece was read has already dropped the entry: do not put it back.
+  if (!(await store.getDataset(caller.workspaceId, id))) throw unknownDataset(id, field);
+  const weight = Math.max(1, record.table.rowCount * record.table.columns.length);
+  sealedTables.set(id, { ...record, workspaceId: caller.workspaceId }, weight);
   return record;
 }
