@@ -1,11 +1,12 @@
 // Dataset test helpers: a real service on loopback (SQLite, wasm, HTTP) with the dataset routes
-// mounted, an operation context per workspace, a check that nothing holds an object any more, and a
-// loopback https server with a self-signed cert.
-import { execFileSync } from 'node:child_process';
+// mounted, an operation context per workspace, the service in a child process (memory, crashes),
+// a check that nothing holds an object any more, and a loopback https server with a self-signed cert.
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { AddressInfo } from 'node:net';
@@ -145,6 +146,55 @@ export async function startHttpsServer(
         server.close(() => resolve());
         server.closeAllConnections();
       }),
+  };
+}
+
+export interface ServerProcess {
+  url: string;
+  key: string;
+  workspaceId: string;
+  pid: number;
+  /** A /proc/<pid>/status figure in bytes, e.g. VmRSS or VmHWM (peak RSS). */
+  memory(field: 'VmRSS' | 'VmHWM'): number;
+  /** Resets VmHWM to the current RSS (Linux clear_refs 5), so a later peak belongs to what ran since. */
+  resetPeak(): void;
+  /** SIGKILL: no cleanup, as a crash. */
+  kill(): Promise<void>;
+  /** SIGTERM: the service closes its store and exits. */
+  stop(): Promise<void>;
+}
+
+/** Starts test/datasets/server-process.ts over `dataDir` (config `overrides`) and waits until it listens. */
+export async function startServerProcess(dataDir: string, overrides: Record<string, unknown> = {}): Promise<ServerProcess> {
+  const script = path.join(path.dirname(new URL(import.meta.url).pathname), 'server-process.ts');
+  const child = spawn(process.execPath, ['--import', 'tsx', script, dataDir, JSON.stringify(overrides)], {
+    cwd: path.resolve(path.dirname(script), '../..'), // where tsx is installed
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const hello = await new Promise<{ url: string; key: string; workspaceId: string; pid: number }>((resolve, reject) => {
+    readline.createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line)));
+    child.once('exit', (code) => reject(new Error(`server process exited (${code}) before listening`)));
+  });
+  const status = () => fs.readFileSync(`/proc/${hello.pid}/status`, 'utf8');
+  return {
+    ...hello,
+    memory(field) {
+      const kb = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status());
+      if (!kb) throw new Error(`no ${field} in /proc/${hello.pid}/status`);
+      return Number(kb[1]) * 1024;
+    },
+    resetPeak() {
+      fs.writeFileSync(`/proc/${hello.pid}/clear_refs`, '5');
+    },
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
   };
 }
 

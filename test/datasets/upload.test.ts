@@ -1,24 +1,39 @@
-// The presigned upload (wire.md "Datasets"): PUT /v1/uploads/<token> streams a CSV to disk and stores it.
+// The presigned upload (wire.md "Datasets"): PUT /v1/uploads/<token> streams a CSV to disk and stores it
+// in parts cut at row boundaries; the stored record and its hash do not depend on the part size.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadStoredRecord } from '../../host/operations/datasets/read.ts';
+import { decodePiece } from '../../host/operations/datasets/pieces.ts';
+import { parseCsv } from '../../host/table/csv.ts';
 import { post, startDatasetService, type DatasetService } from './helpers.ts';
 
 let svc: DatasetService;
 let small: DatasetService; // maxUploadBytes: 1000
+let tiny: DatasetService; // uploadPartBytes: 1 (a part per row), maxUploadRowBytes: 64
+let mid: DatasetService; // uploadPartBytes: 10
 let a: { key: string; workspaceId: string };
 
 beforeAll(async () => {
   svc = await startDatasetService();
   small = await startDatasetService({ maxUploadBytes: 1000 });
+  tiny = await startDatasetService({ uploadPartBytes: 1, maxUploadRowBytes: 64 });
+  mid = await startDatasetService({ uploadPartBytes: 10 });
   a = await svc.liveKey('upload');
 });
 afterAll(async () => {
   await svc?.close();
   await small?.close();
+  await tiny?.close();
+  await mid?.close();
 });
+
+async function storedPieces(s: DatasetService, workspaceId: string, id: string) {
+  const out = [];
+  for await (const p of s.running.services.store.listDatasetPieces(workspaceId, id)) out.push(p);
+  return out;
+}
 
 async function uploadUrl(s = svc, key = a.key): Promise<{ id: string; url: string }> {
   const r = await post(s.url, '/v1/add-dataset', { upload: true, filename: 'big.csv' }, key);
@@ -50,7 +65,7 @@ function streamOf(text: string, chunk = 100): ReadableStream<Uint8Array> {
 }
 
 describe('PUT /v1/uploads/<token>', () => {
-  it('stores the body as one ready piece whose hash is the hash of the bytes sent', async () => {
+  it('stores a small body as one ready part whose hash is the hash of the bytes sent', async () => {
     const { id, url } = await uploadUrl();
     const csv = '\ufeffid,x,y\r\na,1,"q,1"\r\nb,2,"line\nbreak"\r\n';
     const r = await put(url, csv);
@@ -59,7 +74,55 @@ describe('PUT /v1/uploads/<token>', () => {
     const stored = await loadStoredRecord(svc.ctx(a.workspaceId), id, 'data.dataset_id');
     expect(stored.contentHash).toBe(createHash('sha256').update(Buffer.from(csv)).digest('hex'));
     expect(stored.table.data[2]).toEqual(['q,1', 'line\nbreak']);
+    expect(await storedPieces(svc, a.workspaceId, id)).toHaveLength(1);
     expect(partFiles(svc)).toEqual([]);
+  });
+
+  const bodies = [
+    '\ufeffid,x,y\r\na,1,"q,1"\r\nb,2,"line\nbreak"\r\n',
+    '\n  \n"i\nd",x\r  a,1\r\n\n\n   \nb,"2"  \nc,3', // blank lines, lone CR, leading spaces, no final line end
+    'naïve,日本\nü,語\n' + Array.from({ length: 40 }, (_, i) => `r${i},"${'é'.repeat(i % 7)}""${i}"""\n`).join(''),
+  ];
+  it.each(bodies.map((b, i) => [i, b]))('body %i: the same record and content hash whatever the part size', async (_i, csv) => {
+    const hash = createHash('sha256').update(Buffer.from(csv)).digest('hex');
+    const whole = parseCsv(csv, { field: 'body' });
+    const counts: number[] = [];
+    for (const s of [svc, mid, tiny]) {
+      const k = await s.liveKey('parts');
+      const { id, url } = await uploadUrl(s, k.key);
+      const r = await put(url, streamOf(csv, 7));
+      expect(r.body).toEqual({ dataset_id: id, status: 'ready', rows: whole.rowCount, columns: whole.columns });
+      const stored = await loadStoredRecord(s.ctx(k.workspaceId), id, 'data.dataset_id');
+      expect(stored.contentHash).toBe(hash);
+      expect(stored.table).toEqual(whole);
+      // Every part after the first carries the header row, so each piece parses on its own.
+      const pieces = await storedPieces(s, k.workspaceId, id);
+      for (const p of pieces) {
+        const part = decodePiece(p.content).part!;
+        expect(parseCsv(Buffer.from(part.text).toString('utf8')).columns).toEqual(whole.columns);
+      }
+      expect(pieces.reduce((n, p) => n + p.row_count, 0)).toBe(whole.rowCount);
+      counts.push(pieces.length);
+    }
+    expect(counts[0]).toBe(1);
+    expect(counts[1]).toBeGreaterThan(1);
+    expect(counts[2]).toBe(whole.rowCount + 1); // uploadPartBytes 1: the header alone, then a part per row
+    // The same bytes stored as an inline csv piece hash the same (spec 1.4: same bytes, same answer).
+    const inline = await post(svc.url, '/v1/add-dataset', { csv }, a.key);
+    expect((await loadStoredRecord(svc.ctx(a.workspaceId), inline.body.dataset_id, 'data.dataset_id')).contentHash).toBe(hash);
+  });
+
+  it('a row longer than the row limit is 422 naming body and the line; nothing is stored', async () => {
+    const k = await tiny.liveKey('long-row');
+    const { id, url } = await uploadUrl(tiny, k.key);
+    const r = await put(url, streamOf(`id,x\na,1\nb,"${'z'.repeat(100)}"\nc,3\n`));
+    expect(r.status).toBe(422);
+    expect(r.body).toMatchObject({ code: 'invalid_request', field: 'body' });
+    expect(r.body.detail).toMatch(/row starting on line 3 is longer than 64 bytes/);
+    expect(await tiny.running.services.store.getDataset(k.workspaceId, id)).toMatchObject({ status: 'awaiting_upload', row_count: 0 });
+    expect(await storedPieces(tiny, k.workspaceId, id)).toEqual([]);
+    expect(partFiles(tiny)).toEqual([]);
+    expect((await put(url, 'id,x\na,1\nb,2\n')).body).toMatchObject({ status: 'ready', rows: 2 });
   });
 
   it('takes one upload: a second PUT is 409 dataset_sealed', async () => {

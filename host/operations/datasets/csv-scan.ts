@@ -1,7 +1,8 @@
-// Streaming CSV check for uploads (wire.md "Datasets": the PUT body is streamed to disk): counts rows
-// and reads the header chunk by chunk without building the table, by parseCsv's rules (host/table/csv.ts).
+// Streaming CSV check for uploads (wire.md "Datasets": the PUT body is streamed to disk): counts rows,
+// reads the header and reports where rows start, chunk by chunk, by parseCsv's rules (host/table/csv.ts).
 import { ServiceError } from '../../http/problem.ts';
 import { parseCsv } from '../../table/csv.ts';
+import { Utf8Check } from './utf8-check.ts';
 
 const LF = 10;
 const CR = 13;
@@ -26,6 +27,17 @@ export interface CsvSummary {
   rowCount: number;
 }
 
+export interface CsvScanOptions {
+  /** A data row (its bytes from first field to line end) longer than this is refused. Default: no limit. */
+  maxRowBytes?: number;
+  /**
+   * Called as each data row (not the header) starts: `at` is the byte offset of its first byte in the
+   * whole input, `rowsBefore` the data rows before it. Every byte before `at` belongs to whole rows or
+   * blank lines, so the input may be cut there and each side parsed on its own (after the header).
+   */
+  onRowStart?: (at: number, rowsBefore: number) => void;
+}
+
 /**
  * Feed bytes with push(), then finish(). Works on UTF-8 bytes: every delimiter is ASCII and never part
  * of a multi-byte character. Line numbers in errors match parseCsv (1-based physical lines).
@@ -41,21 +53,28 @@ export class CsvScanner {
   private rows = 0;
   private header: Uint8Array[] = [];
   private headerBytes = 0;
+  private headerText: Buffer | null = null;
   private columns: string[] | null = null;
+  /** Offset in the whole input of the current chunk's first byte, and of the current row's first byte. */
+  private base = 0;
+  private rowStartAt = 0;
   private first = true;
   /** The chunk being scanned and the byte position in it (-1 at the end of input). */
   private chunk: Uint8Array = new Uint8Array(0);
   private pos = -1;
-  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+  private readonly utf8 = new Utf8Check();
 
-  constructor(private readonly field: string) {}
+  constructor(
+    private readonly field: string,
+    private readonly opts: CsvScanOptions = {},
+  ) {}
 
   private fail(detail: string): never {
     throw new ServiceError('invalid_request', detail, { field: this.field });
   }
 
   push(chunk: Uint8Array): void {
-    this.checkUtf8(chunk, false);
+    if (!this.utf8.push(chunk)) this.notUtf8();
     let start = 0;
     if (this.first && chunk.length > 0) {
       this.first = false;
@@ -70,12 +89,23 @@ export class CsvScanner {
       this.pos = i;
       this.step(chunk[i]);
     }
-    if (this.columns !== null) this.header = [];
-    else if (this.headerBytes > MAX_HEADER_BYTES) this.fail(`The header row is longer than ${MAX_HEADER_BYTES} bytes.`);
+    this.base += chunk.length;
+    if (this.columns !== null) {
+      this.header = [];
+      // Refused as soon as it is too long, not only at its end: the check is what bounds the upload's parts.
+      const max = this.opts.maxRowBytes;
+      if (max !== undefined && this.state !== S.RowStart && this.base - this.rowStartAt > max) this.rowTooLong(max);
+    } else if (this.headerBytes > MAX_HEADER_BYTES) this.fail(`The header row is longer than ${MAX_HEADER_BYTES} bytes.`);
+  }
+
+  /** The input's bytes up to and including the header row's line end (a BOM and blank lines before it too). */
+  headerRow(): Uint8Array {
+    if (this.headerText === null) throw new Error('headerRow() before the header row was scanned');
+    return this.headerText;
   }
 
   finish(): CsvSummary {
-    this.checkUtf8(new Uint8Array(0), true);
+    if (!this.utf8.end()) this.notUtf8();
     this.pos = -1;
     switch (this.state) {
       case S.Quoted:
@@ -91,12 +121,8 @@ export class CsvScanner {
     return { columns: this.columns as string[], rowCount: this.rows };
   }
 
-  private checkUtf8(chunk: Uint8Array, last: boolean): void {
-    try {
-      this.decoder.decode(chunk, { stream: !last });
-    } catch {
-      this.fail('The upload is not UTF-8 text.');
-    }
+  private notUtf8(): never {
+    this.fail('The upload is not UTF-8 text.');
   }
 
   private step(b: number): void {
@@ -116,6 +142,9 @@ export class CsvScanner {
         else {
           this.rowLine = this.line;
           this.fields = 0;
+          // The row (and a part of an upload cut before it) begins at its leading spaces, if any.
+          this.rowStartAt = this.base + this.pos - this.pendingBlank;
+          if (this.columns !== null) this.opts.onRowStart?.(this.rowStartAt, this.rows);
           if (this.pendingBlank > 0) {
             // Leading spaces belong to an unquoted first field (parseCsv keeps them).
             this.pendingBlank = 0;
@@ -185,13 +214,21 @@ export class CsvScanner {
       const k = this.fields;
       this.fail(`Line ${this.rowLine} has ${k} field${k === 1 ? '' : 's'}; the header has ${this.width}.`);
     }
+    const max = this.opts.maxRowBytes;
+    const end = this.pos < 0 ? this.base : this.base + this.pos + 1;
+    if (max !== undefined && end - this.rowStartAt > max) this.rowTooLong(max);
     this.rows++;
+  }
+
+  private rowTooLong(max: number): never {
+    this.fail(`The row starting on line ${this.rowLine} is longer than ${max} bytes, the most one row of an upload may hold.`);
   }
 
   /** The header row, parsed by parseCsv itself (names trimmed, none empty or repeated). */
   private headerColumns(): string[] {
     // The kept chunks end with the current one; the header ends at the current byte (or at the input's end).
     const kept = this.pos < 0 ? this.header : [...this.header.slice(0, -1), this.chunk.subarray(0, this.pos + 1)];
-    return parseCsv(Buffer.concat(kept).toString('utf8'), { field: this.field }).columns;
+    this.headerText = Buffer.concat(kept);
+    return parseCsv(this.headerText.toString('utf8'), { field: this.field }).columns;
   }
 }

@@ -1,14 +1,22 @@
 // How a stored dataset's pieces are kept and read back (spec 3.3: pieces append in order; wire.md "Datasets").
 //
 // Stored bytes of one piece = one kind byte + the payload exactly as received:
-//   'c' (0x63) + CSV text as UTF-8 (for an upload, the PUT body byte for byte),
-//   'r' (0x72) + JSON.stringify(rows) as UTF-8 (the bytes record.ts hashes for inline rows).
-// The record's content hash (architecture.md "Data flow" step 2):
-//   one piece  -> SHA-256 of its payload, so a dataset stored in one piece hashes (and fits) exactly
-//                 like the same csv or rows sent inline (spec 1.4: same bytes, same answer);
+//   'c' (0x63) + CSV text as UTF-8 (inline csv or fetch_url, byte for byte),
+//   'r' (0x72) + JSON.stringify(rows) as UTF-8 (the bytes record.ts hashes for inline rows),
+//   'p' (0x70) + one part of a CSV too large for one piece (a presigned upload, upload.ts), cut at
+//       a row boundary and stored over consecutive pieces: total length of the whole CSV (8 bytes,
+//       big-endian), this part's offset in it (8 bytes), length H of a header copy (4 bytes), H bytes
+//       of the CSV's header row (none in the part at offset 0, which starts with the header), then
+//       the part's bytes of the CSV. Header copy + bytes parse alone as CSV, so every piece is read
+//       the same way (one table per piece, concatenated); only the bytes of the CSV are hashed.
+// The record's content hash (architecture.md "Data flow" step 2) runs over logical pieces: a 'c' or
+// 'r' piece, or all parts of one CSV (framed as one 'c' piece of the whole length):
+//   one logical piece -> SHA-256 of its payload, so a dataset stored in one piece (or uploaded in any
+//                 number of parts) hashes (and fits) exactly like the same csv or rows sent inline
+//                 (spec 1.4: same bytes, same answer);
 //   n > 1      -> SHA-256 of 0xFF, then per piece: kind byte, payload length (8-byte big-endian),
 //                 payload. 0xFF never occurs in UTF-8, so no inline payload can frame the same way,
-//                 and moving a piece boundary changes the hash.
+//                 and moving a piece boundary changes the hash (moving a part boundary does not).
 import { createHash, type Hash } from 'node:crypto';
 import { parseCsv } from '../../table/csv.ts';
 import { rowsToTable } from '../../table/rows.ts';
@@ -17,16 +25,33 @@ import type { Cell, RawTable } from '../../table/types.ts';
 export type PieceKind = 'csv' | 'rows';
 
 const KIND_BYTE: Record<PieceKind, number> = { csv: 0x63, rows: 0x72 };
+const PART_BYTE = 0x70;
 const FRAME_START = 0xff;
+/** Bytes of a part before its header copy: kind, total length, offset, header copy length. */
+export const PART_HEAD_BYTES = 1 + 8 + 8 + 4;
 
 export interface Piece {
   kind: PieceKind;
+  /** The bytes this piece adds to the record (and to its hash). */
   payload: Uint8Array;
+  /** Set for a part of a CSV stored over several pieces. */
+  part?: PartInfo;
 }
 
-/** The first stored byte of a piece of this kind. */
-export function kindByte(kind: PieceKind): number {
-  return KIND_BYTE[kind];
+export interface PartInfo {
+  /** Length of the whole CSV and offset of this part's payload in it. */
+  total: number;
+  offset: number;
+  /** Header copy + payload: this part as a CSV on its own. */
+  text: Uint8Array;
+}
+
+/** Writes a part's head (kind, total, offset, header copy length) at the start of `into`. */
+export function writePartHead(into: Buffer, total: number, offset: number, headerLength: number): void {
+  into[0] = PART_BYTE;
+  into.writeBigUInt64BE(BigInt(total), 1);
+  into.writeBigUInt64BE(BigInt(offset), 9);
+  into.writeUInt32BE(headerLength, 17);
 }
 
 /** The bytes to store for a piece: kind byte + payload. */
@@ -39,37 +64,71 @@ export function encodePiece(kind: PieceKind, payload: string | Uint8Array): Buff
 }
 
 export function decodePiece(content: Uint8Array): Piece {
+  if (content[0] === PART_BYTE) {
+    const view = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+    const headerLength = view.readUInt32BE(17);
+    if (view.byteLength < PART_HEAD_BYTES + headerLength) throw new Error('stored dataset part is shorter than its head says');
+    const part = { total: Number(view.readBigUInt64BE(1)), offset: Number(view.readBigUInt64BE(9)), text: content.subarray(PART_HEAD_BYTES) };
+    return { kind: 'csv', payload: content.subarray(PART_HEAD_BYTES + headerLength), part };
+  }
   const kind = content[0] === KIND_BYTE.csv ? 'csv' : content[0] === KIND_BYTE.rows ? 'rows' : undefined;
   if (kind === undefined) throw new Error(`stored dataset piece has an unknown kind byte ${content[0]}`);
   return { kind, payload: content.subarray(1) };
 }
 
-/** Parses one piece's payload; `field` is named in errors. */
+/** Parses one piece (a part with its header copy); `field` is named in errors. */
 export function pieceTable(piece: Piece, field: string): RawTable {
-  const text = Buffer.from(piece.payload.buffer, piece.payload.byteOffset, piece.payload.byteLength).toString('utf8');
+  const bytes = piece.part?.text ?? piece.payload;
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   if (piece.kind === 'csv') return parseCsv(text, { field });
   return rowsToTable(JSON.parse(text) as object[], field);
 }
 
-/** Content hash over pieces fed in order (framing above). */
+/**
+ * Content hash over pieces fed in order (framing above). Throws on parts that do not join up into
+ * whole CSVs (one missing, repeated or out of order), so an incomplete upload is never read as a record.
+ */
 export class RecordHasher {
   private readonly framed: Hash = createHash('sha256').update(Uint8Array.of(FRAME_START));
-  private single: string | undefined;
+  private readonly single: Hash = createHash('sha256');
+  /** Logical pieces begun. */
   private count = 0;
+  /** While inside a CSV stored in parts: its length and the offset the next part must start at. */
+  private split: { total: number; next: number } | null = null;
 
   add(piece: Piece): void {
-    if (this.count === 0) this.single = createHash('sha256').update(piece.payload).digest('hex');
-    const head = Buffer.alloc(9);
-    head[0] = KIND_BYTE[piece.kind];
-    head.writeBigUInt64BE(BigInt(piece.payload.byteLength), 1);
-    this.framed.update(head).update(piece.payload);
-    this.count++;
+    const { part, payload } = piece;
+    if (this.split !== null) {
+      if (part === undefined || part.total !== this.split.total || part.offset !== this.split.next) throw missingPart();
+    } else {
+      if (part !== undefined && part.offset !== 0) throw missingPart();
+      this.count++;
+      const head = Buffer.alloc(9);
+      head[0] = KIND_BYTE[piece.kind];
+      head.writeBigUInt64BE(BigInt(part?.total ?? payload.byteLength), 1);
+      this.framed.update(head);
+      if (part !== undefined) this.split = { total: part.total, next: 0 };
+    }
+    if (this.count === 1) this.single.update(payload);
+    this.framed.update(payload);
+    if (this.split !== null) {
+      this.split.next += payload.byteLength;
+      if (this.split.next > this.split.total) throw missingPart();
+      if (this.split.next === this.split.total) this.split = null;
+    }
   }
 
   digest(): string {
+    if (this.split !== null) throw missingPart();
     const framed = this.framed.digest('hex');
-    return this.count === 1 ? (this.single as string) : framed;
+    const single = this.single.digest('hex');
+    return this.count === 1 ? single : framed;
   }
+}
+
+function missingPart(): Error {
+  // upload.ts marks a dataset ready only with its last part, so this means the store is inconsistent.
+  return new Error('stored dataset parts do not join up into the whole CSV (a part is missing)');
 }
 
 /** Appends tables whose column sets are equal, aligned by name to the first table's column order. */

@@ -1,15 +1,22 @@
-// `PUT /v1/uploads/<token>` (wire.md "Datasets"): the presigned upload of a large CSV. The token
-// authorises; the body is streamed to a file under DATA_DIR, checked as CSV on the way, then stored
-// as the dataset's single piece and the dataset becomes ready.
+// `PUT /v1/uploads/<token>` (wire.md "Datasets"): the presigned upload of a large CSV, stored with memory
+// that does not grow with its size. The body is streamed to a file under DATA_DIR and checked as CSV on
+// the way, noting a row boundary about every MiB; then the file is copied into the store one part at a time.
+//
+// Why parts in the store rather than pieces pointing at the kept file: the store stays the one place a
+// dataset lives (delete, retention sweep and a second process see it with no file bookkeeping), and a
+// part is a whole-row CSV like any other piece. Each part is read into one reused buffer (about 1 MiB)
+// that SQLite copies; the whole body is never in memory. The content hash covers the body's bytes only
+// (pieces.ts), so it does not depend on the part size.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ServiceError } from '../../http/problem.ts';
 import type { AddDatasetResponse } from '../../schemas/index.ts';
+import type { DatasetRecord } from '../../store/index.ts';
 import type { OpContext, OpResult } from '../../services.ts';
-import { datasetSettings } from './config.ts';
+import { datasetSettings, type DatasetSettings } from './config.ts';
 import { CsvScanner, type CsvSummary } from './csv-scan.ts';
-import { kindByte } from './pieces.ts';
+import { PART_HEAD_BYTES, writePartHead } from './pieces.ts';
 import { datasetReply } from './reply.ts';
 import { unknownDataset } from './errors.ts';
 import { verifyUploadToken } from './upload-token.ts';
@@ -18,46 +25,69 @@ import { verifyUploadToken } from './upload-token.ts';
 export const UPLOAD_DIR = 'uploads';
 const FIELD = 'body';
 
+/** A byte range of the body holding whole rows (the first also holds the header), and its row count. */
+interface Part {
+  start: number;
+  end: number;
+  rows: number;
+}
+
+interface Received {
+  size: number;
+  summary: CsvSummary;
+  header: Uint8Array;
+  parts: Part[];
+}
+
 const finished = (id: string) =>
   new ServiceError('dataset_sealed', `The upload of dataset ${id} already finished; a dataset takes one upload. Request a new upload URL with add-dataset (upload: true).`);
+
+const interrupted = (id: string) =>
+  new ServiceError(
+    'dataset_sealed',
+    `Another upload to this URL is being stored, or one was interrupted, so dataset ${id} takes no other; a dataset takes one upload. Request a new upload URL with add-dataset (upload: true).`,
+  );
 
 export async function uploadOperation(
   ctx: OpContext, token: string, body: ReadableStream<Uint8Array> | null, declaredBytes?: number,
 ): Promise<OpResult<AddDatasetResponse>> {
-  const { store, config, now } = ctx.services;
-  const grant = verifyUploadToken(config, token, now());
+  const { store, config } = ctx.services;
+  const grant = verifyUploadToken(config, token, ctx.services.now());
   const dataset = await store.getDataset(grant.workspaceId, grant.datasetId);
   if (!dataset) throw unknownDataset(grant.datasetId, 'upload_url');
   if (dataset.status !== 'awaiting_upload') throw finished(dataset.id);
 
-  const { maxUploadBytes } = datasetSettings(config);
-  if (declaredBytes !== undefined && declaredBytes > maxUploadBytes) throw tooLarge(maxUploadBytes);
+  const settings = datasetSettings(config);
+  if (declaredBytes !== undefined && declaredBytes > settings.maxUploadBytes) throw tooLarge(settings.maxUploadBytes);
   const dir = path.join(config.dataDir, UPLOAD_DIR);
   await fs.mkdir(dir, { recursive: true });
   const file = path.join(dir, `${dataset.id}.${randomBytes(6).toString('hex')}.part`);
   try {
-    const { size, summary } = await receive(body, file, maxUploadBytes);
-    const result = await store.appendDatasetPiece({
-      workspace_id: grant.workspaceId,
-      dataset_id: dataset.id,
-      seq: 1, // one upload per dataset: a second, concurrent PUT finds seq 1 taken
-      content: await readPiece(file, size),
-      row_count: summary.rowCount,
-      columns: JSON.stringify(summary.columns),
-      status: 'ready',
-      at: now(),
-    });
-    if (result.ok) return { status: 200, body: datasetReply(result.dataset) };
-    if (result.reason === 'unknown_dataset') throw unknownDataset(dataset.id, 'upload_url');
-    throw finished(dataset.id);
+    const received = await receive(body, file, settings);
+    return { status: 200, body: datasetReply(await storeParts(ctx, grant.workspaceId, dataset, file, received)) };
   } finally {
     await fs.rm(file, { force: true });
   }
 }
 
-/** Streams the body to `file` (never more than `limit` bytes), checking it as CSV on the way. */
-async function receive(body: ReadableStream<Uint8Array> | null, file: string, limit: number): Promise<{ size: number; summary: CsvSummary }> {
-  const scanner = new CsvScanner(FIELD);
+/**
+ * Streams the body to `file` (never more than the cap), checking it as CSV on the way and cutting it
+ * into parts at the first row that starts `uploadPartBytes` or more after the part's start.
+ */
+async function receive(body: ReadableStream<Uint8Array> | null, file: string, settings: DatasetSettings): Promise<Received> {
+  const parts: Part[] = [];
+  let partStart = 0;
+  let rowsBefore = 0;
+  const scanner = new CsvScanner(FIELD, {
+    // A row is never split, so the longest row bounds a part's size (and the memory used to store it).
+    maxRowBytes: settings.maxUploadRowBytes,
+    onRowStart(at, rows) {
+      if (at - partStart < settings.uploadPartBytes) return;
+      parts.push({ start: partStart, end: at, rows: rows - rowsBefore });
+      partStart = at;
+      rowsBefore = rows;
+    },
+  });
   const out = await fs.open(file, 'wx', 0o600);
   const reader = body?.getReader();
   let size = 0;
@@ -66,11 +96,13 @@ async function receive(body: ReadableStream<Uint8Array> | null, file: string, li
       const next = reader ? await reader.read() : { done: true as const, value: undefined };
       if (next.done) break;
       size += next.value.byteLength;
-      if (size > limit) throw tooLarge(limit);
+      if (size > settings.maxUploadBytes) throw tooLarge(settings.maxUploadBytes);
       scanner.push(next.value);
       await out.write(next.value);
     }
-    return { size, summary: scanner.finish() };
+    const summary = scanner.finish();
+    parts.push({ start: partStart, end: size, rows: summary.rowCount - rowsBefore });
+    return { size, summary, header: scanner.headerRow(), parts };
   } catch (err) {
     await reader?.cancel().catch(() => undefined);
     throw err;
@@ -79,22 +111,59 @@ async function receive(body: ReadableStream<Uint8Array> | null, file: string, li
   }
 }
 
-/** The stored piece: the kind byte, then the file read once into the same buffer (no second copy). */
-async function readPiece(file: string, size: number): Promise<Buffer> {
-  const content = Buffer.allocUnsafe(size + 1);
-  content[0] = kindByte('csv');
+/**
+ * Appends the parts in order (pieces.ts 'p'); only the last append marks the dataset ready and sets
+ * its columns, so a process stopped part-way leaves it awaiting_upload, never a half dataset that is ready.
+ */
+async function storeParts(ctx: OpContext, workspaceId: string, dataset: DatasetRecord, file: string, got: Received): Promise<DatasetRecord> {
+  const { store, now } = ctx.services;
   const handle = await fs.open(file, 'r');
+  let buffer = Buffer.alloc(0);
   try {
-    let at = 0;
-    while (at < size) {
-      const { bytesRead } = await handle.read(content, 1 + at, size - at, at);
-      if (bytesRead === 0) throw new Error(`upload file ${file} ended early`);
-      at += bytesRead;
+    for (let i = 0; i < got.parts.length; i++) {
+      const { start, end, rows } = got.parts[i];
+      const header = i === 0 ? new Uint8Array(0) : got.header; // the first part starts with the header itself
+      const length = PART_HEAD_BYTES + header.byteLength + (end - start);
+      // One buffer, grown to the largest part: SQLite copies the bytes during the append.
+      if (buffer.byteLength < length) buffer = Buffer.allocUnsafe(length);
+      writePartHead(buffer, got.size, start, header.byteLength);
+      buffer.set(header, PART_HEAD_BYTES);
+      await readRange(handle, buffer, PART_HEAD_BYTES + header.byteLength, start, end, file);
+      const last = i === got.parts.length - 1;
+      const result = await store.appendDatasetPiece({
+        workspace_id: workspaceId,
+        dataset_id: dataset.id,
+        // Numbered, so a second PUT racing this one finds seq 1 taken and stores nothing.
+        seq: i + 1,
+        content: buffer.subarray(0, length),
+        row_count: rows,
+        columns: last ? JSON.stringify(got.summary.columns) : null,
+        status: last ? 'ready' : undefined,
+        at: now(),
+      });
+      if (result.ok) {
+        if (last) return result.dataset;
+        continue;
+      }
+      // Deleted (delete-dataset or the sweeper) while it was being stored: its parts went with it.
+      if (result.reason === 'unknown_dataset') throw unknownDataset(dataset.id, 'upload_url');
+      if (result.reason === 'dataset_sealed') throw finished(dataset.id);
+      throw interrupted(dataset.id);
     }
+    throw new Error('an upload has at least one part');
   } finally {
     await handle.close();
   }
-  return content;
+}
+
+/** Reads file bytes [start, end) into `into` at `at`. */
+async function readRange(handle: fs.FileHandle, into: Buffer, at: number, start: number, end: number, file: string): Promise<void> {
+  let done = 0;
+  while (done < end - start) {
+    const { bytesRead } = await handle.read(into, at + done, end - start - done, start + done);
+    if (bytesRead === 0) throw new Error(`upload file ${file} ended early`);
+    done += bytesRead;
+  }
 }
 
 function tooLarge(limit: number): ServiceError {
