@@ -63,7 +63,11 @@ async function runHolding(ctx: OpContext, operation: string, key: string, run: (
     // On shutdown the record was released, not answered: the retry runs the call again.
     if (!held.abandoned) {
       const problem = storeProblem(err);
-      await store.updateIdempotencyResponse(ws, operation, key, reviveProblem(problem).status, JSON.stringify({ problem }), OWNER);
+      const status = reviveProblem(problem).status;
+      // A 5xx says "retry": keeping it would answer every retry with the same failure for 24 hours,
+      // so the record is let go and the next retry runs the call again. A 4xx is the answer to that body.
+      if (status >= 500) await store.releaseIdempotency(ws, operation, key, OWNER);
+      else await store.updateIdempotencyResponse(ws, operation, key, status, JSON.stringify({ problem }), OWNER);
     }
     throw err;
   } finally {

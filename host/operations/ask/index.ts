@@ -118,8 +118,7 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
       // spec 3.4: link the new fit to the old one and report drift (host/operations/drift.ts)
       const fit = fits.get(p.fitKeys[0])!;
       const drift = computeDrift(ctx, { table: p.view.table, outcome: requests.get(p.fitKeys[0])!.outcome.values, fit, old: p.refitOf });
-      await ctx.services.store.linkRefit(ctx.caller!.workspaceId, fit.modelRef, p.refitOf.model_ref);
-      await storeDrift(ctx, fit.modelRef, drift);
+      await storeDrift(ctx, fit.modelRef, drift); // the link and its report in one write
       built.body.drift = drift;
     }
   }
