@@ -1,6 +1,6 @@
 // Spec 7 shape_invalid / shape_empty: every path names the field at fault (wire.md "Problems").
 import { describe, expect, it } from 'vitest';
-import { col, day, errorOf, shapeOf, table } from './helpers.ts';
+import { col, day, errorOf, q, shapeOf, table } from './helpers.ts';
 
 const EVENTS = table([
   { id: 'a', at: day(0), event: 'visit', amount: 5, note: 'x' },
@@ -38,7 +38,7 @@ const CASES: Case[] = [
   // series
   ['series: value column missing', SERIES, { kind: 'series', value_columns: ['v', 'sales'], windows: [3, 6] }, opts, 'shape_invalid', 'shape.value_columns.1'],
   ['series: value column not numeric', SERIES, { kind: 'series', value_columns: ['w'], windows: [3, 6] }, opts, 'shape_invalid', 'shape.value_columns.0'],
-  ['series: value column is the outcome', SERIES, { kind: 'series', value_columns: ['v', 'y'], windows: [3, 6] }, { ...opts, outcomeColumn: 'y' }, 'shape_invalid', 'shape.value_columns.1'],
+  ['series: value column is the outcome', SERIES, { kind: 'series', value_columns: ['v', 'y'], windows: [3, 6] }, { ...opts, question: q('y') }, 'shape_invalid', 'shape.value_columns.1'],
   ['series: no full window', SERIES, { kind: 'series', value_columns: ['v'], windows: [4, 12] }, opts, 'shape_empty', 'shape'],
   ['series: times unreadable', SERIES, { kind: 'series', value_columns: ['v'], windows: [3, 6] }, { ...opts, timeColumn: 'w' }, 'shape_invalid', 'time_column'],
   // panel
@@ -61,8 +61,8 @@ const CASES: Case[] = [
   ['traces: agent column missing', TRACES, { kind: 'traces', agent_column: 'bot' }, opts, 'shape_invalid', 'shape.agent_column'],
   ['traces: task column missing', TRACES, { kind: 'traces', task_column: 'job' }, opts, 'shape_invalid', 'shape.task_column'],
   ['traces: tool column missing', TRACES, { kind: 'traces', tool_column: 'api' }, opts, 'shape_invalid', 'shape.tool_column'],
-  ['traces: outcome column unknown', TRACES, { kind: 'traces', agent_column: 'agent' }, { ...opts, outcomeColumn: 'failed' }, 'shape_invalid', 'shape'],
-  ['traces: outcome not yes/no', TRACES, { kind: 'traces', agent_column: 'agent' }, { ...opts, outcomeColumn: 'score' }, 'positive_values_required', 'positive_values'],
+  ['traces: outcome column unknown', TRACES, { kind: 'traces', agent_column: 'agent' }, { ...opts, question: q('failed') }, 'invalid_request', 'questions.q.outcome_column'],
+  ['traces: outcome not yes/no', TRACES, { kind: 'traces', agent_column: 'agent' }, { ...opts, question: q('score') }, 'positive_values_required', 'questions.q.positive_values'],
   ['traces: no run has a time', TRACES, { kind: 'traces', agent_column: 'agent' }, { ...opts, timeColumn: 'nothing' }, 'shape_invalid', 'time_column'],
 ];
 
@@ -88,12 +88,12 @@ describe('shape errors name the field at fault', () => {
 
   it('gives shape_empty when every row lacks an entity or a time', () => {
     const t = table([{ id: '', at: day(1) }, { id: 'a', at: null }]);
-    const e = errorOf(() => shapeOf(t, { kind: 'traces' }, { ...opts, outcomeColumn: 'id', positiveValues: ['a'] }));
+    const e = errorOf(() => shapeOf(t, { kind: 'traces' }, { ...opts, question: q('id', ['a']) }));
     expect([e.code, e.field]).toEqual(['shape_empty', 'shape']);
   });
 
   it('returns a table unchanged for kind table', () => {
-    const rec = shapeOf(EVENTS, { kind: 'table' }, { ...opts, outcomeColumn: 'note' });
+    const rec = shapeOf(EVENTS, { kind: 'table' }, { ...opts, question: q('note') });
     expect(rec.table).toBe(EVENTS);
     expect(rec.asOf).toBe(`${day(40)}T00:00:00.000Z`);
     expect(col(rec.table, 'id')).toHaveLength(3);

@@ -3,7 +3,7 @@ import { fitTable, type FitResult } from '../../host/engine/index.ts';
 import { ServiceError } from '../../host/http/problem.ts';
 import type { Shape } from '../../host/schemas/shape.ts';
 import { rowsToTable } from '../../host/table/rows.ts';
-import { applyShape, type ShapeOptions, type ShapedRecord } from '../../host/table/shapes/index.ts';
+import { applyShape, type QuestionOutcome, type ShapeOptions, type ShapedRecord } from '../../host/table/shapes/index.ts';
 import { yesValues } from '../../host/table/shapes/outcome.ts';
 import type { Cell, RawTable } from '../../host/table/types.ts';
 import { Prng } from '../../samples/prng.ts';
@@ -12,6 +12,11 @@ export const DAY = 86_400_000;
 
 export function table(rows: Record<string, Cell>[]): RawTable {
   return rowsToTable(rows);
+}
+
+/** The outcome of question `q` (field `questions.q`), as an ask passes it to a shape read. */
+export function q(outcomeColumn: string, positiveValues?: string[]): QuestionOutcome {
+  return { field: 'questions.q', outcomeColumn, ...(positiveValues ? { positiveValues } : {}) };
 }
 
 /** A column of a table by name (throws when absent, so a typo fails loudly). */

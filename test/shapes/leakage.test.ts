@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { Prng } from '../../samples/prng.ts';
 import type { Cell } from '../../host/table/types.ts';
-import { DAY, col, fitShaped, mapColumn, shapeOf, table } from './helpers.ts';
+import { DAY, col, fitShaped, mapColumn, q, rowOf, shapeOf, table } from './helpers.ts';
 
 const T0 = Date.UTC(2024, 0, 1);
 
@@ -65,7 +65,7 @@ describe('series: a row never sees a later period', () => {
     return table(rows);
   };
   const shape = { kind: 'series', value_columns: ['v'], windows: [3, 6] };
-  const opts = { entityColumn: 'id', timeColumn: 'at', outcomeColumn: 'y' };
+  const opts = { entityColumn: 'id', timeColumn: 'at', question: q('y') };
 
   it('keeps a row the same when every later period changes', () => {
     const t = log(false);
@@ -175,7 +175,7 @@ describe('traces: a run never sees its own outcome or a later one', () => {
     for (let i = 0; i < 1200; i++) rows.push({ id: `r${String(i).padStart(4, '0')}`, at: iso(T0 + rng.int(0, 30 * 24) * 3_600_000), tool: `tool${rng.int(0, 299)}`, failed: rng.chance(0.35) ? 1 : 0 });
     return table(rows);
   };
-  const opts = { entityColumn: 'id', timeColumn: 'at', outcomeColumn: 'failed' };
+  const opts = { entityColumn: 'id', timeColumn: 'at', question: q('failed') };
   const shape = { kind: 'traces', tool_column: 'tool' };
 
   it('is refused: the prior rates carry nothing about the run itself', async () => {
@@ -195,22 +195,29 @@ describe('traces: a run never sees its own outcome or a later one', () => {
     expect((await fitShaped(shapeOf(leaky, shape, opts))).state).toBe('answered');
   });
 
-  it('changes no earlier or same run when a run\'s outcome flips, and does change a later one', () => {
-    const t = log();
-    const a = shapeOf(t, shape, opts);
+  it('changes no earlier or same-time run when a run\'s outcome flips, and does change a later one', () => {
+    // r0501 is moved to r0500's time and tool: a run of the same tool at the same time, named after it.
     const target = 'r0500';
-    const ids = col(t, 'id');
-    const flipped = mapColumn(t, 'failed', (y, r) => (ids[r] === target ? 1 - (y as number) : y));
+    const base = log();
+    const ids = col(base, 'id');
+    const r0 = ids.indexOf(target);
+    const twin = ids.indexOf('r0501');
+    const t = mapColumn(mapColumn(base, 'at', (v, r) => (r === twin ? col(base, 'at')[r0] : v)), 'tool', (v, r) => (r === twin ? col(base, 'tool')[r0] : v));
+    const a = shapeOf(t, shape, opts);
+    const flipped = mapColumn(t, 'failed', (y, r) => (r === r0 ? 1 - (y as number) : y));
     const b = shapeOf(flipped, shape, opts);
     const at = col(a.table, 'at');
     const tool = col(a.table, 'tool');
-    const r0 = col(a.table, 'id').indexOf(target);
+    const i0 = col(a.table, 'id').indexOf(target);
     const feats = a.features;
+    let laterOfTool = 0;
     for (let r = 0; r < a.table.rowCount; r++) {
-      const later = (at[r] as string) > (at[r0] as string) || (at[r] === at[r0] && (col(a.table, 'id')[r] as string) > target);
+      const later = (at[r] as string) > (at[i0] as string);
       const same = feats.every((f) => col(a.table, f)[r] === col(b.table, f)[r]);
       if (!later) expect(same, `row ${r}`).toBe(true);
-      else if (tool[r] === tool[r0]) expect(same, `row ${r}`).toBe(false);
+      else if (tool[r] === tool[i0]) (laterOfTool++, expect(same, `row ${r}`).toBe(false));
     }
+    expect(laterOfTool).toBeGreaterThan(0);
+    expect(rowOf(a, 'r0501')).toMatchObject({ at: at[i0], tool: tool[i0] });
   });
 });

@@ -23,7 +23,7 @@ describe.each(SHAPE_SAMPLES.map((s) => [s.name, s] as const))('shape sample %s',
   const ask = sample.try;
   const read = () => {
     const q = ask.questions.q as { outcome_column: string };
-    return applyShape(parseCsv(committed), ask.shape as Shape, { entityColumn: ask.entity_column, timeColumn: ask.time_column!, outcomeColumn: q.outcome_column });
+    return applyShape(parseCsv(committed), ask.shape as Shape, { entityColumn: ask.entity_column, timeColumn: ask.time_column!, question: { field: 'questions.q', outcomeColumn: q.outcome_column } });
   };
 
   it('regenerates byte for byte, with LF line ends', () => {

@@ -1,6 +1,6 @@
 // Spec 2.5 series: trailing-window statistics known at each period, recomputed by hand.
 import { describe, expect, it } from 'vitest';
-import { col, day, rowOf, shapeOf, table } from './helpers.ts';
+import { col, day, q, rowOf, shapeOf, table } from './helpers.ts';
 
 const week = (i: number) => day(7 * i);
 const SALES = [1, 2, 4, 8, null, 32, 64];
@@ -59,7 +59,7 @@ describe('series features (spec 2.5)', () => {
   });
 
   it('names the outcome the question gives, and counts its labels with positive_values', () => {
-    const r = shapeOf(table(ROWS), SHAPE, { ...OPTS, outcomeColumn: 'region', positiveValues: ['north'] });
+    const r = shapeOf(table(ROWS), SHAPE, { ...OPTS, question: q('region', ['north']) });
     expect(r.outcomeColumn).toBe('region');
     expect(r.counts).toMatchObject({ labeled: 2, positives: 2 });
   });

@@ -1,7 +1,8 @@
 // Determinism (architecture.md): zoned, unzoned and date-only times, and any row order, read the same.
 import { describe, expect, it } from 'vitest';
 import { Prng } from '../../samples/prng.ts';
-import { DAY, mapColumn, shapeOf, shuffled, table } from './helpers.ts';
+import { DAY, mapColumn, q, shapeOf, shuffled, table } from './helpers.ts';
+import type { ShapeOptions } from '../../host/table/shapes/index.ts';
 import type { Cell, RawTable } from '../../host/table/types.ts';
 
 const BASE = Date.UTC(2024, 0, 1);
@@ -14,7 +15,7 @@ const SPELL: Record<string, (ms: number) => string> = {
   minus: (ms) => new Date(ms - 5 * 3_600_000).toISOString().slice(0, 23) + '-0500',
 };
 
-function build(): Record<string, { t: RawTable; shape: Record<string, unknown>; opts: Record<string, string>; times: string[] }> {
+function build(): Record<string, { t: RawTable; shape: Record<string, unknown>; opts: ShapeOptions; times: string[] }> {
   const rng = new Prng(42);
   const d = (n: number) => BASE + n * DAY;
   const events: Record<string, Cell>[] = [];
@@ -43,7 +44,7 @@ function build(): Record<string, { t: RawTable; shape: Record<string, unknown>; 
       opts: o,
       times: ['at', 'from', 'to'],
     },
-    traces: { t: table(traces), shape: { kind: 'traces', agent_column: 'agent', tool_column: 'tool' }, opts: { ...o, outcomeColumn: 'failed' }, times: ['at'] },
+    traces: { t: table(traces), shape: { kind: 'traces', agent_column: 'agent', tool_column: 'tool' }, opts: { ...o, question: q('failed') }, times: ['at'] },
   };
 }
 

@@ -1,6 +1,6 @@
 // Spec 2.5 traces: per-run rows plus prior outcome rates from earlier runs only, recomputed by hand.
 import { describe, expect, it } from 'vitest';
-import { col, rowOf, shapeOf, table } from './helpers.ts';
+import { col, q, rowOf, shapeOf, table } from './helpers.ts';
 
 const at = (minute: number) => new Date(Date.UTC(2024, 5, 1) + minute * 60_000).toISOString();
 const ROWS = [
@@ -11,7 +11,7 @@ const ROWS = [
   { run: 'r4', ts: at(180), agent: 'A', task: 't1', tool: 'x', failed: 'no' },
 ];
 const SHAPE = { kind: 'traces', agent_column: 'agent', task_column: 'task', tool_column: 'tool' } as const;
-const OPTS = { entityColumn: 'run', timeColumn: 'ts', outcomeColumn: 'failed' };
+const OPTS = { entityColumn: 'run', timeColumn: 'ts', question: q('failed') };
 
 describe('traces (spec 2.5)', () => {
   const rec = shapeOf(table(ROWS), SHAPE, OPTS);
@@ -33,9 +33,27 @@ describe('traces (spec 2.5)', () => {
     expect(rowOf(rec, 'r1')).toMatchObject({ agent_prior_runs: 0, agent_prior_rate: null, tool_prior_runs: 0, tool_recent_rate: null });
   });
 
-  it('orders runs at the same time by run id: r0 sees r1 only, r2 sees r1 and r0', () => {
+  it('reads runs at the same time together: r0 and r2 see r1, never each other', () => {
     expect(rowOf(rec, 'r0')).toMatchObject({ agent_prior_runs: 1, agent_prior_rate: 1, agent_task_prior_runs: 1, tool_prior_runs: 1 });
-    expect(rowOf(rec, 'r2')).toMatchObject({ agent_prior_runs: 2, agent_prior_rate: 1, task_prior_runs: 0, task_prior_rate: null, tool_prior_runs: 0 });
+    expect(rowOf(rec, 'r2')).toMatchObject({ agent_prior_runs: 1, agent_prior_rate: 1, task_prior_runs: 0, task_prior_rate: null, tool_prior_runs: 0 });
+  });
+
+  it('gives runs on one date none of each other\'s outcomes, however they are named', () => {
+    const day = (ids: string[]) =>
+      shapeOf(table(ids.map((run, i) => ({ run, ts: '2024-06-01', tool: 'x', failed: [1, 1, 0][i] }))), { kind: 'traces', tool_column: 'tool' }, OPTS);
+    const a = day(['r1', 'r2', 'r3']);
+    expect(col(a.table, 'tool_prior_runs')).toEqual([0, 0, 0]);
+    expect(col(a.table, 'tool_prior_rate')).toEqual([null, null, null]);
+    // The same runs named the other way round: each run (by its outcome) reads the same.
+    const b = day(['r3', 'r2', 'r1']);
+    const byOutcome = (rec: typeof a) => col(rec.table, 'failed').map((y, i) => [y, col(rec.table, 'tool_prior_runs')[i], col(rec.table, 'tool_recent_rate')[i]]).sort();
+    expect(byOutcome(b)).toEqual(byOutcome(a));
+  });
+
+  it('lets a later run see every run of an earlier time, whatever their names', () => {
+    const rows = ['z', 'a', 'm'].map((run, i) => ({ run, ts: at(0), tool: 'x', failed: i === 0 ? 1 : 0 }));
+    const rec2 = shapeOf(table([...rows, { run: 'b', ts: at(1), tool: 'x', failed: 0 }]), { kind: 'traces', tool_column: 'tool' }, OPTS);
+    expect(rowOf(rec2, 'b')).toMatchObject({ tool_prior_runs: 3, tool_prior_rate: 1 / 3, tool_recent_rate: 1 / 3 });
   });
 
   it('skips runs without an outcome in later rates', () => {
@@ -52,9 +70,22 @@ describe('traces (spec 2.5)', () => {
     expect(rowOf(r, 'r20')).toMatchObject({ tool_prior_runs: 20, tool_prior_rate: 0.25, tool_recent_rate: 0.25 });
   });
 
+  it('takes runs that share a time whole into the recent window, so its edge does not depend on names', () => {
+    // Oldest first: 2 runs (no) at minute 0, 3 runs (yes) together at minute 1, then 19 runs (no) one a minute.
+    const rows = [
+      ...[0, 1].map((i) => ({ run: `a${i}`, ts: at(0), tool: 'x', failed: 0 })),
+      ...[0, 1, 2].map((i) => ({ run: `b${i}`, ts: at(1), tool: 'x', failed: 1 })),
+      ...Array.from({ length: 19 }, (_, i) => ({ run: `c${String(i).padStart(2, '0')}`, ts: at(2 + i), tool: 'x', failed: 0 })),
+      { run: 'last', ts: at(30), tool: 'x', failed: 0 },
+    ];
+    const r = shapeOf(table(rows), { kind: 'traces', tool_column: 'tool' }, OPTS);
+    // The latest 20 end inside minute 1's three runs: all three are in, the two at minute 0 are not.
+    expect(rowOf(r, 'last')).toMatchObject({ tool_prior_runs: 24, tool_prior_rate: 3 / 24, tool_recent_rate: 3 / 22 });
+  });
+
   it('reads yes from positive_values when the outcome is not a yes/no pair', () => {
     const rows = ROWS.map((r) => ({ ...r, status: r.failed === 'yes' ? 'error' : r.failed === 'no' ? 'ok' : 'timeout' }));
-    const r = shapeOf(table(rows), SHAPE, { ...OPTS, outcomeColumn: 'status', positiveValues: ['error', 'timeout'] });
+    const r = shapeOf(table(rows), SHAPE, { ...OPTS, question: q('status', ['error', 'timeout']) });
     expect(rowOf(r, 'r4')).toMatchObject({ agent_prior_runs: 3, agent_prior_rate: 2 / 3, task_prior_runs: 3, task_prior_rate: 1 });
   });
 });

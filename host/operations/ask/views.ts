@@ -59,8 +59,7 @@ export class RecordViews {
         applyShape(this.record, shape, {
           entityColumn: this.ask.entity_column,
           timeColumn: this.ask.time_column!,
-          outcomeColumn,
-          positiveValues,
+          question: { field, outcomeColumn, positiveValues },
         }),
       );
       // Cases are scored from the rows read at as_of when the shape has them (events, panel windows).

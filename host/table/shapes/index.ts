@@ -11,7 +11,7 @@ import { shapeSignals } from './signals.ts';
 import { shapeTraces } from './traces.ts';
 import type { ShapeOptions, ShapedRecord } from './types.ts';
 
-export type { ShapeOptions, ShapedRecord } from './types.ts';
+export type { QuestionOutcome, ShapeOptions, ShapedRecord } from './types.ts';
 export { SHAPE_FEATURES, type FeaturePattern } from './features.ts';
 
 /**
@@ -53,7 +53,7 @@ function asTable(table: RawTable, opts: ShapeOptions): ShapedRecord {
   }
   return {
     table,
-    outcomeColumn: opts.outcomeColumn ?? '',
+    outcomeColumn: opts.question?.outcomeColumn ?? '',
     entityColumn: opts.entityColumn,
     ...(tc >= 0 ? { timeColumn: opts.timeColumn } : {}),
     asOf: Number.isNaN(latest) ? '' : String(formatTime(latest, numeric)),

@@ -24,7 +24,7 @@ export function shapeSeries(table: RawTable, shape: SeriesShape, opts: ShapeOpti
   const valueNames = shape.value_columns;
   const valueIdx = valueNames.map((name, i) => shapeColumn(table, name, `shape.value_columns.${i}`));
   valueNames.forEach((name, i) => {
-    if (name === opts.outcomeColumn) {
+    if (name === opts.question?.outcomeColumn) {
       throw new ServiceError('shape_invalid', `Value column ${JSON.stringify(name)} is the outcome column; its trailing window would contain the outcome.`, {
         field: `shape.value_columns.${i}`,
       });
@@ -85,8 +85,8 @@ export function shapeSeries(table: RawTable, shape: SeriesShape, opts: ShapeOpti
       ...data,
     ],
   );
-  const outcomeColumn = pickOutcome(table, kept, opts.outcomeColumn);
-  const labels = labelCounts(out.data[out.columns.indexOf(outcomeColumn)], table.data[table.columns.indexOf(outcomeColumn)], opts.positiveValues);
+  const outcomeColumn = pickOutcome(table, kept, opts.question?.outcomeColumn);
+  const labels = labelCounts(out.data[out.columns.indexOf(outcomeColumn)], table.data[table.columns.indexOf(outcomeColumn)], opts.question?.positiveValues);
   return {
     table: out,
     outcomeColumn,

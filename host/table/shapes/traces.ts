@@ -2,7 +2,7 @@
 import { ServiceError } from '../../http/problem.ts';
 import type { Shape } from '../../schemas/shape.ts';
 import type { Cell, RawTable } from '../types.ts';
-import { cellText, compareCodePoints } from '../typing.ts';
+import { cellText } from '../typing.ts';
 import { NameBook } from './names.ts';
 import { emptyShape, pickOutcome, yesValues } from './outcome.ts';
 import { buildTable, formatTime, readLog, shapeColumn } from './read.ts';
@@ -18,20 +18,25 @@ interface Role {
   key: (r: number) => string | null;
 }
 
+/** One key's earlier runs with an outcome; `recent` groups them by time, oldest first. */
 interface History {
   runs: number;
   yes: number;
-  recent: number[];
+  recent: { t: number; runs: number; yes: number }[];
+  recentRuns: number;
+  recentYes: number;
 }
 
 /**
- * Runs are taken in time order; runs at the same time in run id order, then by their cells as text.
- * For each run and each role (agent, task, tool, and agent_task when both are given), the features
- * read only the runs before it in that order that have an outcome: `{role}_prior_runs`,
- * `{role}_prior_rate` (share of them whose outcome is yes) and `{role}_recent_rate` (the same over
- * the last 20 of them); rates are blank without such a run. A run never sees its own outcome or a
- * later one. Every input column is kept (the time written as ISO); the outcome column is the one the
- * question names (else the only yes/no column), read with its positive values.
+ * Runs are taken in time order. For each run and each role (agent, task, tool, and agent_task when
+ * both are given), the features read only the runs at an earlier time that have an outcome:
+ * `{role}_prior_runs`, `{role}_prior_rate` (share of them whose outcome is yes) and
+ * `{role}_recent_rate` (the same over the latest 20 of them, runs that share a time taken or left
+ * together, so the window may hold more); rates are blank without such a run. A run never sees its
+ * own outcome, a later one, or one at the same time: runs at one time are read together before any
+ * of their outcomes is learned, so nothing depends on how runs are named (spec 2.5 traces: prior
+ * rates from earlier runs only). Every input column is kept (the time written as ISO); the outcome
+ * column is the one the question names (else the only yes/no column), read with its positive values.
  */
 export function shapeTraces(table: RawTable, shape: TracesShape, opts: ShapeOptions): ShapedRecord {
   const roleCols: [string, string | undefined, string][] = [
@@ -43,17 +48,23 @@ export function shapeTraces(table: RawTable, shape: TracesShape, opts: ShapeOpti
   for (const [role, col, field] of roleCols) if (col !== undefined) idx[role] = shapeColumn(table, col, field);
   const log = readLog(table, opts.entityColumn, opts.timeColumn);
   const structural = new Set([opts.entityColumn, opts.timeColumn, ...roleCols.flatMap(([, c]) => (c ? [c] : []))]);
-  const outcomeColumn = pickOutcome(table, table.columns.filter((c) => !structural.has(c)), opts.outcomeColumn);
+  const outcomeColumn = pickOutcome(table, table.columns.filter((c) => !structural.has(c)), opts.question?.outcomeColumn);
   const oc = table.columns.indexOf(outcomeColumn);
   if (oc < 0) {
-    throw new ServiceError('shape_invalid', outcomeColumn === ''
-      ? 'Traces need the outcome column the prior rates are read from: name it in the question (the record has no single yes/no column).'
-      : `The record has no outcome column ${JSON.stringify(outcomeColumn)}.`, { field: 'shape' });
+    if (outcomeColumn === '') {
+      throw new ServiceError('shape_invalid', 'Traces need the outcome column the prior rates are read from: name it in the question (the record has no single yes/no column).', {
+        field: 'shape',
+      });
+    }
+    // Only a question names a column pickOutcome did not find among the record's.
+    const field = `${opts.question?.field}.outcome_column`;
+    throw new ServiceError('invalid_request', `${field}: ${JSON.stringify(outcomeColumn)} is not a column of the record.`, { field });
   }
-  const y = yesValues(table.data[oc], opts.positiveValues);
+  const y = yesValues(table.data[oc], opts.question?.positiveValues);
   if (!y) {
+    // A picked column is yes/no by definition: only a named one lands here (spec 7 positive_values_required).
     throw new ServiceError('positive_values_required', `${outcomeColumn} does not have two recognisable yes/no values; say which values mean yes.`, {
-      field: 'positive_values',
+      field: `${opts.question?.field}.positive_values`,
     });
   }
 
@@ -65,33 +76,38 @@ export function shapeTraces(table: RawTable, shape: TracesShape, opts: ShapeOpti
     roles.push({ name: 'agent_task', key: (r) => (a(r) === null || t(r) === null ? null : JSON.stringify([a(r), t(r)])) });
   }
 
-  // Global run order: time, then run id by code point, then the canonical order within the id.
-  const runs = log.cases.flatMap((c) => c.rows.map((r, i) => ({ r, id: c.id, i })));
-  runs.sort((a, b) => log.times[a.r] - log.times[b.r] || compareCodePoints(a.id, b.id) || a.i - b.i);
+  const runs = log.cases.flatMap((c) => c.rows);
+  runs.sort((a, b) => log.times[a] - log.times[b]);
   const book = new NameBook(table.columns);
   const names: string[] = [];
   for (const role of roles) names.push(book.add(`${role.name}_prior_runs`), book.add(`${role.name}_prior_rate`), book.add(`${role.name}_recent_rate`));
   const feats = new Map<number, Cell[]>();
   const seen = roles.map(() => new Map<string, History>());
-  for (const run of runs) {
-    const row: Cell[] = [];
-    const keys = roles.map((role) => role.key(run.r));
-    roles.forEach((_, j) => {
-      const h = keys[j] === null ? undefined : seen[j].get(keys[j] as string);
-      row.push(h?.runs ?? 0, h && h.runs > 0 ? h.yes / h.runs : null, h && h.recent.length > 0 ? mean(h.recent) : null);
-    });
-    feats.set(run.r, row);
-    const outcome = y[run.r];
-    if (Number.isNaN(outcome)) continue;
-    roles.forEach((_, j) => {
-      if (keys[j] === null) return;
-      let h = seen[j].get(keys[j] as string);
-      if (!h) seen[j].set(keys[j] as string, (h = { runs: 0, yes: 0, recent: [] }));
-      h.runs++;
-      h.yes += outcome;
-      h.recent.push(outcome);
-      if (h.recent.length > RECENT_RUNS) h.recent.shift();
-    });
+  for (let i = 0; i < runs.length; ) {
+    let j = i;
+    while (j < runs.length && log.times[runs[j]] === log.times[runs[i]]) j++;
+    const group = runs.slice(i, j);
+    for (const r of group) {
+      const row: Cell[] = [];
+      roles.forEach((role, k) => {
+        const key = role.key(r);
+        const h = key === null ? undefined : seen[k].get(key);
+        row.push(h?.runs ?? 0, h && h.runs > 0 ? h.yes / h.runs : null, h && h.recentRuns > 0 ? h.recentYes / h.recentRuns : null);
+      });
+      feats.set(r, row);
+    }
+    for (const r of group) {
+      const outcome = y[r];
+      if (Number.isNaN(outcome)) continue;
+      roles.forEach((role, k) => {
+        const key = role.key(r);
+        if (key === null) return;
+        let h = seen[k].get(key);
+        if (!h) seen[k].set(key, (h = { runs: 0, yes: 0, recent: [], recentRuns: 0, recentYes: 0 }));
+        learn(h, log.times[r], outcome);
+      });
+    }
+    i = j;
   }
 
   const order = log.cases.flatMap((c) => c.rows);
@@ -124,8 +140,18 @@ export function shapeTraces(table: RawTable, shape: TracesShape, opts: ShapeOpti
   };
 }
 
-function mean(xs: number[]): number {
-  let s = 0;
-  for (const x of xs) s += x;
-  return s / xs.length;
+/** Adds one outcome at time t; drops the oldest time's runs while the newer ones still number RECENT_RUNS. */
+function learn(h: History, t: number, outcome: number): void {
+  h.runs++;
+  h.yes += outcome;
+  const last = h.recent[h.recent.length - 1];
+  if (last && last.t === t) (last.runs++, (last.yes += outcome));
+  else h.recent.push({ t, runs: 1, yes: outcome });
+  h.recentRuns++;
+  h.recentYes += outcome;
+  while (h.recentRuns - h.recent[0].runs >= RECENT_RUNS) {
+    const old = h.recent.shift() as { runs: number; yes: number };
+    h.recentRuns -= old.runs;
+    h.recentYes -= old.yes;
+  }
 }

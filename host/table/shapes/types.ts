@@ -7,11 +7,19 @@ export interface ShapeOptions {
   /** Spec 2.6: required with every shape except `table`. */
   timeColumn: string;
   /**
-   * The question's outcome column. Series and traces carry their outcome on each row (spec 2.5), so
-   * the shape cannot name it; traces need it (and its yes values) for the prior rates.
+   * The question the read serves. Series and traces carry their outcome on each row (spec 2.5), so
+   * the shape cannot name it; traces read it (with its yes values) for the prior rates.
    */
-  outcomeColumn?: string;
-  /** Spec 2.3 `positive_values` of that question; default: the column's own yes/no pair. */
+  question?: QuestionOutcome;
+}
+
+/** A question's outcome as a shape read needs it. */
+export interface QuestionOutcome {
+  /** Dotted path of the question (`questions.<name>`): errors about its outcome name `<field>.positive_values` (spec 7). */
+  field: string;
+  /** Spec 2.3 `outcome_column`. */
+  outcomeColumn: string;
+  /** Spec 2.3 `positive_values`; default: the column's own yes/no pair. */
   positiveValues?: string[];
 }
 
