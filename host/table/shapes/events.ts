@@ -4,11 +4,10 @@ import type { Shape } from '../../schemas/shape.ts';
 import { SHAPE_DEFAULTS } from '../../schemas/shape.ts';
 import type { Cell, RawTable } from '../types.ts';
 import { cellText, compareCodePoints } from '../typing.ts';
-import { rollupColumns, type Agg } from './frame.ts';
 import { NameBook, slug } from './names.ts';
 import { DAY, buildTable, formatTime, numericColumn, parseAsOf, readLog, shapeColumn, type Log } from './read.ts';
 import type { ShapeOptions, ShapedRecord } from './types.ts';
-import { compileWhen } from './when.ts';
+import { compileWhen, type RowTest } from './when.ts';
 
 export type EventsShape = Extract<Shape, { kind: 'events' }>;
 
@@ -17,10 +16,11 @@ export const MAX_EVENT_TYPES = 20;
 
 /**
  * Reads the log as of `as_of` (default: its latest time; later rows are ignored). The outcome
- * window is (as_of - horizon_days, as_of]; every feature is read at the cutoff as_of - horizon_days
- * from rows at or before it, so nothing in the outcome window reaches a feature. A case is an entity
- * with at least one event at or before the cutoff (an entity first seen inside the outcome window
- * has no history to learn from, and letting it in would tell the model its future). Outcome:
+ * window is (as_of - horizon_days, as_of]. The rows the model learns from are read at the cutoff
+ * as_of - horizon_days, from rows at or before it, so nothing in the outcome window reaches their
+ * features; the rows it scores (`current`) are the same features read at as_of itself. A case is an
+ * entity with at least one event at or before the cutoff (an entity first seen inside the outcome
+ * window has no history to learn from, and letting it in would tell the model its future). Outcome:
  * `lapsed_{H}d` is 1 when the case has no event in the outcome window; `{name}_next_{H}d` is 1 when
  * any event in the window matches `when`.
  */
@@ -37,33 +37,19 @@ export function shapeEvents(table: RawTable, shape: EventsShape, opts: ShapeOpti
   const asOf = given ?? log.latest;
   const cutoff = asOf - horizon * DAY;
 
-  // Event types seen before the cutoff, most frequent first (types first seen later add no column).
-  const typeOf = new Map<string, number>();
-  const types: string[] = [];
-  if (eventIdx >= 0) {
-    const freq = new Map<string, number>();
-    for (const c of log.cases) for (const r of c.rows) {
-      const t = cellText(table.data[eventIdx][r]);
-      if (t !== null && log.times[r] <= cutoff) freq.set(t, (freq.get(t) ?? 0) + 1);
-    }
-    const ranked = [...freq].sort((a, b) => b[1] - a[1] || compareCodePoints(a[0], b[0])).slice(0, MAX_EVENT_TYPES);
-    ranked.map(([t]) => t).sort(compareCodePoints).forEach((t, i) => (typeOf.set(t, i), types.push(t)));
-  }
-
+  const types = eventIdx < 0 ? { names: [], ofRow: new Int32Array(0) } : eventTypes(log, eventIdx, cutoff);
   const outcomeName = 'lapsed' in label ? `lapsed_${horizon}d` : `${label.name}_next_${horizon}d`;
   const book = new NameBook([opts.entityColumn, outcomeName]);
   const names: string[] = [];
   for (const L of lookbacks) names.push(book.add(`event_count_${L}d`));
   valueNames.forEach((v) => lookbacks.forEach((L) => names.push(book.add(`${v}_sum_${L}d`), book.add(`${v}_avg_${L}d`))));
-  types.forEach((t) => lookbacks.forEach((L) => names.push(book.add(`${slug(t)}_count_${L}d`))));
+  types.names.forEach((t) => lookbacks.forEach((L) => names.push(book.add(`${slug(t)}_count_${L}d`))));
   names.push(book.add('days_since_last_event'), book.add('days_since_first_event'));
 
-  const reader = new EventReader(log, eventIdx, typeOf, values, matches);
-  const train = reader.read(cutoff, lookbacks, types.length);
-  const now = reader.read(asOf, lookbacks, types.length);
-  const outcome = reader.window(cutoff, asOf);
-  reader.run();
-  const caseIdx = log.cases.map((_, c) => c).filter((c) => train.has(c));
+  const counter = new EventCounter(log, lookbacks, values, types.names.length, types.ofRow);
+  const allIdx = log.cases.map((_, c) => c);
+  const train = counter.read(cutoff, allIdx);
+  const caseIdx = allIdx.filter((c) => train.has[c]);
   if (caseIdx.length === 0) {
     throw new ServiceError(
       'shape_empty',
@@ -71,19 +57,11 @@ export function shapeEvents(table: RawTable, shape: EventsShape, opts: ShapeOpti
       { field: 'shape' },
     );
   }
-  const ys: Cell[] = caseIdx.map((c) => {
-    const o = outcome.get(c);
-    if ('lapsed' in label) return o.events > 0 ? 0 : 1;
-    return o.matches > 0 ? 1 : 0;
-  });
+  const outcome = counter.window(cutoff, asOf, matches);
+  const ys: Cell[] = caseIdx.map((c) => ('lapsed' in label ? (outcome.events[c] > 0 ? 0 : 1) : outcome.matches[c] > 0 ? 1 : 0));
   const header = [opts.entityColumn, ...names, outcomeName];
-  const rowsOf = (idx: number[], feats: FeatureRead, y: Cell[]) => {
-    const rows = idx.map((c) => feats.row(c));
-    return buildTable(header, [idx.map((c) => log.cases[c].id), ...names.map((_, j) => rows.map((row) => row[j])), y]);
-  };
-  const tableOut = rowsOf(caseIdx, train, ys);
-  const allIdx = log.cases.map((_, c) => c);
-  const current = rowsOf(allIdx, now, allIdx.map(() => null));
+  const tableOut = buildTable(header, [caseIdx.map((c) => log.cases[c].id), ...train.columns.map((col) => caseIdx.map((c) => col[c])), ys]);
+  const current = buildTable(header, [allIdx.map((c) => log.cases[c].id), ...counter.read(asOf, allIdx).columns, allIdx.map(() => null)]);
   const positives = ys.filter((y) => y === 1).length;
   return {
     table: tableOut,
@@ -105,76 +83,126 @@ export function shapeEvents(table: RawTable, shape: EventsShape, opts: ShapeOpti
   };
 }
 
-interface FeatureRead {
-  has(c: number): boolean;
-  row(c: number): Cell[];
+/**
+ * The event types that get count columns: among rows at or before the cutoff, the MAX_EVENT_TYPES
+ * most frequent texts (ties by code point), listed in code point order; `ofRow` gives each input
+ * row's type index (-1 for a blank or another type).
+ */
+function eventTypes(log: Log, eventIdx: number, cutoff: number): { names: string[]; ofRow: Int32Array } {
+  const cells = log.table.data[eventIdx];
+  const code = new Int32Array(log.table.rowCount).fill(-1);
+  const codeOf = new Map<string, number>();
+  const texts: string[] = [];
+  const freq: number[] = [];
+  for (const c of log.cases) {
+    for (const r of c.rows) {
+      const t = cellText(cells[r]);
+      if (t === null) continue;
+      let k = codeOf.get(t);
+      if (k === undefined) (codeOf.set(t, (k = texts.length)), texts.push(t), freq.push(0));
+      code[r] = k;
+      if (log.times[r] <= cutoff) freq[k]++;
+    }
+  }
+  const ranked = texts.map((_, k) => k).filter((k) => freq[k] > 0);
+  ranked.sort((a, b) => freq[b] - freq[a] || compareCodePoints(texts[a], texts[b]));
+  const kept = ranked.slice(0, MAX_EVENT_TYPES).sort((a, b) => compareCodePoints(texts[a], texts[b]));
+  const typeOfCode = new Int32Array(texts.length).fill(-1);
+  kept.forEach((k, i) => (typeOfCode[k] = i));
+  for (let r = 0; r < code.length; r++) if (code[r] >= 0) code[r] = typeOfCode[code[r]];
+  return { names: kept.map((k) => texts[k]), ofRow: code };
 }
 
 /**
- * Collects the windows every read needs as masked columns (null outside the window) and computes
- * them all in one arquero rollup per case (`run`); the reads answer after that.
+ * Counts and sums over each case's rows in plain loops (one pass per read). The readable
+ * definition, which this must match bit for bit, is in test/shapes/events-reference.test.ts: per
+ * window (at - L days, at], the rows' count, the sum and count of each value column's non-blank
+ * values (summed in the case's row order), each type's count; and the first and last time <= at.
  */
-class EventReader {
-  private readonly columns: Float64Array[] = [];
-  private readonly aggs: [Agg, number][] = [];
-  private readonly rows: number[] = [];
-  private readonly group: number[] = [];
-  private readonly types: number[];
-  private result = new Map<number, (number | null)[]>();
+class EventCounter {
+  private readonly values: Float64Array[];
 
   constructor(
     private readonly log: Log,
-    eventIdx: number,
-    typeOf: Map<string, number>,
-    private readonly values: (number | null)[][],
-    private readonly matches: ((r: number) => boolean) | null,
+    private readonly lookbacks: readonly number[],
+    values: (number | null)[][],
+    private readonly nTypes: number,
+    private readonly typeOfRow: Int32Array,
   ) {
-    log.cases.forEach((c, i) => c.rows.forEach((r) => (this.rows.push(r), this.group.push(i))));
-    this.types = this.rows.map((r) => (eventIdx < 0 ? -1 : (typeOf.get(cellText(log.table.data[eventIdx][r]) ?? '') ?? -1)));
+    // NaN for blank, so the inner loop tests one typed array.
+    this.values = values.map((v) => {
+      const out = new Float64Array(v.length);
+      for (let r = 0; r < v.length; r++) out[r] = v[r] ?? NaN;
+      return out;
+    });
   }
 
-  /** Adds a column of f(row, time, type) and an aggregate of it; returns the aggregate's slot. */
-  private add(agg: Agg, f: (r: number, t: number, type: number) => number | null): number {
-    // NaN for blank: arquero skips it like null, and a Float64Array spares the garbage collector.
-    const col = new Float64Array(this.rows.length);
-    this.rows.forEach((r, i) => (col[i] = f(r, this.log.times[r], this.types[i]) ?? NaN));
-    this.columns.push(col);
-    this.aggs.push([agg, this.columns.length - 1]);
-    return this.aggs.length - 1;
+  /** Spec 2.5 events features read at `at` (rows with t <= at only), in SHAPE_FEATURES order, for `cases`. */
+  read(at: number, cases: readonly number[]): { has: boolean[]; columns: Cell[][] } {
+    const { log, lookbacks, values, nTypes, typeOfRow } = this;
+    const times = log.times;
+    const nL = lookbacks.length;
+    const nV = values.length;
+    const from = lookbacks.map((L) => at - L * DAY);
+    const count = new Float64Array(nL);
+    const sum = new Float64Array(nV * nL);
+    const valid = new Float64Array(nV * nL);
+    const typed = new Float64Array(nTypes * nL);
+    const nCols = nL + 2 * nV * nL + nTypes * nL + 2;
+    const columns: Cell[][] = Array.from({ length: nCols }, () => new Array<Cell>(cases.length));
+    const has: boolean[] = new Array(log.cases.length).fill(false);
+    cases.forEach((c, i) => {
+      count.fill(0);
+      sum.fill(0);
+      valid.fill(0);
+      typed.fill(0);
+      let first = NaN;
+      let last = NaN;
+      for (const r of log.cases[c].rows) {
+        const t = times[r];
+        if (!(t <= at)) continue;
+        if (!(t >= first)) first = t;
+        if (!(t <= last)) last = t;
+        const type = nTypes > 0 ? typeOfRow[r] : -1;
+        for (let l = 0; l < nL; l++) {
+          if (!(t > from[l])) continue;
+          count[l]++;
+          for (let v = 0; v < nV; v++) {
+            const x = values[v][r];
+            if (x === x) (sum[v * nL + l] += x), valid[v * nL + l]++;
+          }
+          if (type >= 0) typed[type * nL + l]++;
+        }
+      }
+      has[c] = !Number.isNaN(last);
+      let k = 0;
+      for (let l = 0; l < nL; l++) columns[k++][i] = count[l];
+      for (let v = 0; v < nV; v++) {
+        for (let l = 0; l < nL; l++) {
+          const n = valid[v * nL + l];
+          columns[k++][i] = n > 0 ? sum[v * nL + l] : 0;
+          columns[k++][i] = n > 0 ? sum[v * nL + l] / n : null;
+        }
+      }
+      for (let y = 0; y < nTypes; y++) for (let l = 0; l < nL; l++) columns[k++][i] = typed[y * nL + l];
+      columns[k++][i] = (at - last) / DAY;
+      columns[k++][i] = (at - first) / DAY;
+    });
+    return { has, columns };
   }
 
-  /** Spec 2.5 events features read at `at` (rows with t <= at only), in SHAPE_FEATURES order. */
-  read(at: number, lookbacks: readonly number[], nTypes: number): FeatureRead {
-    const inside = (L: number) => (t: number) => t > at - L * DAY && t <= at;
-    const counts = lookbacks.map((L) => this.add('valid', (_, t) => (inside(L)(t) ? 1 : null)));
-    const sums = this.values.map((v) =>
-      lookbacks.map((L) => [this.add('sum', (r, t) => (inside(L)(t) ? v[r] : null)), this.add('valid', (r, t) => (inside(L)(t) ? v[r] : null))]),
-    );
-    const typed = Array.from({ length: nTypes }, (_, y) => lookbacks.map((L) => this.add('valid', (_, t, type) => (inside(L)(t) && type === y ? 1 : null))));
-    const first = this.add('min', (_, t) => (t <= at ? t : null));
-    const last = this.add('max', (_, t) => (t <= at ? t : null));
-    return {
-      has: (c) => this.result.get(c)?.[last] != null,
-      row: (c) => {
-        const x = this.result.get(c) as (number | null)[];
-        const out: Cell[] = counts.map((k) => x[k] ?? 0);
-        for (const perL of sums) for (const [s, n] of perL) out.push((x[n] ?? 0) > 0 ? x[s] : 0, (x[n] ?? 0) > 0 ? (x[s] as number) / (x[n] as number) : null);
-        for (const perL of typed) for (const k of perL) out.push(x[k] ?? 0);
-        out.push((at - (x[last] as number)) / DAY, (at - (x[first] as number)) / DAY);
-        return out;
-      },
-    };
-  }
-
-  /** Events and `when` matches per case in (from, to]. */
-  window(from: number, to: number): { get(c: number): { events: number; matches: number } } {
-    const inside = (t: number) => t > from && t <= to;
-    const events = this.add('valid', (_, t) => (inside(t) ? 1 : null));
-    const matched = this.add('valid', (r, t) => (inside(t) && this.matches !== null && this.matches(r) ? 1 : null));
-    return { get: (c) => ({ events: this.result.get(c)?.[events] ?? 0, matches: this.result.get(c)?.[matched] ?? 0 }) };
-  }
-
-  run(): void {
-    this.result = rollupColumns(this.group, this.columns, this.aggs);
+  /** Events and `when` matches per case (by case index) in (from, to]. */
+  window(from: number, to: number, matches: RowTest | null): { events: Float64Array; matches: Float64Array } {
+    const events = new Float64Array(this.log.cases.length);
+    const matched = new Float64Array(this.log.cases.length);
+    this.log.cases.forEach((c, i) => {
+      for (const r of c.rows) {
+        const t = this.log.times[r];
+        if (!(t > from && t <= to)) continue;
+        events[i]++;
+        if (matches !== null && matches(r)) matched[i]++;
+      }
+    });
+    return { events, matches: matched };
   }
 }

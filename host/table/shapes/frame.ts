@@ -1,8 +1,6 @@
 // The shapes' arquero verbs (architecture.md: host/table is arquero's only home). Column names in
 // these frames are our own fixed names (c, t, v0, ...): caller data never reaches an expression.
 import * as aq from 'arquero';
-import type { RawTable } from '../types.ts';
-import { compareCodePoints } from '../typing.ts';
 
 // `op` builds expression objects from our own column names; its typings describe values, hence `any`.
 const op: any = aq.op;
@@ -11,34 +9,6 @@ export type Frame = ReturnType<typeof aq.table>;
 /** A frame from named arrays (all the same length). */
 export function frame(columns: Record<string, ArrayLike<unknown>>): Frame {
   return aq.table(columns as Record<string, unknown[]>);
-}
-
-/**
- * Rows in canonical order (architecture.md "Determinism contract"): entity id by code point, then
- * time, then the row's cells as text (a total order up to identical rows).
- */
-export function canonicalOrder(table: RawTable, rows: number[], ids: string[], times: Float64Array): number[] {
-  const distinct = [...new Set(rows.map((r) => ids[r]))].sort(compareCodePoints);
-  const rank = new Map<string, number>();
-  distinct.forEach((id, i) => rank.set(id, i));
-  const e = Int32Array.from(rows, (r) => rank.get(ids[r]) as number);
-  const t = Float64Array.from(rows, (r) => times[r]);
-  const sorted = frame({ e, t, r: Int32Array.from(rows) }).orderby('e', 't');
-  const order = Array.from(sorted.array('r') as ArrayLike<number>);
-  // Rows that tie on entity and time are put in the order of their cells as text (only those: the
-  // text of every row costs more than the sort).
-  const text = (r: number) => table.data.map((col) => (col[r] === null || col[r] === undefined ? '' : String(col[r]))).join('\u0000');
-  for (let i = 0; i < order.length; ) {
-    let j = i + 1;
-    while (j < order.length && ids[order[j]] === ids[order[i]] && times[order[j]] === times[order[i]]) j++;
-    if (j - i > 1) {
-      const run = order.slice(i, j).map((r) => ({ r, k: text(r) }));
-      run.sort((a, b) => compareCodePoints(a.k, b.k));
-      run.forEach((x, k) => (order[i + k] = x.r));
-    }
-    i = j;
-  }
-  return order;
 }
 
 /** Aggregates `rollupColumns` offers; each skips blank (null) values, as arquero's do. */

@@ -3,7 +3,6 @@ import { ServiceError } from '../../http/problem.ts';
 import { entityKey, parseTime } from '../select.ts';
 import type { Cell, RawTable } from '../types.ts';
 import { cellText, compareCodePoints, isMissing, parseNumber } from '../typing.ts';
-import { canonicalOrder } from './frame.ts';
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
@@ -120,8 +119,9 @@ export interface Log {
 
 /**
  * Reads the entity and time columns, drops rows without an entity id or a time (counted), drops rows
- * after `until` (counted as `after_as_of`), and puts the rest in canonical order: entity id by code
- * point, then time, then the row's cells as text, so any order of the same rows reads the same.
+ * after `until` (counted as `after_as_of`), and puts the rest in canonical order (architecture.md
+ * "Determinism contract"): entity id by code point, then time, then the row's cells as text, so any
+ * order of the same rows reads the same.
  */
 export function readLog(
   table: RawTable,
@@ -138,32 +138,38 @@ export function readLog(
   }
   const timeIdx = shapeColumn(table, timeColumnName, 'time_column');
   const times = timeColumn(table, timeIdx, 'time_column');
-  const ids = table.data[entityIdx].map((c) => entityKey(c));
+  const entityCells = table.data[entityIdx];
+  const ids: (string | null)[] = new Array(table.rowCount);
   let noEntity = 0;
   let noTime = 0;
   let latest = NaN;
   let numericTimes = true;
-  const usable: number[] = [];
   for (let r = 0; r < table.rowCount; r++) {
-    if (ids[r] === null) noEntity++;
+    const id = (ids[r] = entityKey(entityCells[r]));
+    if (id === null) noEntity++;
     else if (Number.isNaN(times[r])) noTime++;
     else {
-      usable.push(r);
       if (!(times[r] <= latest)) latest = times[r];
       const cell = table.data[timeIdx][r];
-      if (typeof cell !== 'number' && parseNumber(cell) === null) numericTimes = false;
+      if (numericTimes && typeof cell !== 'number' && parseNumber(cell) === null) numericTimes = false;
     }
   }
   const cut = until ? until(latest, numericTimes) : Infinity;
-  const kept = usable.filter((r) => times[r] <= cut);
-  const order = canonicalOrder(table, kept, ids as string[], times);
-  const cases: CaseRows[] = [];
-  for (const r of order) {
-    const id = ids[r] as string;
-    const last = cases[cases.length - 1];
-    if (last && last.id === id) last.rows.push(r);
-    else cases.push({ id, rows: [r] });
+  // Rows per entity in file order (one pass), then each entity's rows put in order on their own.
+  const byId = new Map<string, number[]>();
+  let after = 0;
+  for (let r = 0; r < table.rowCount; r++) {
+    const id = ids[r];
+    if (id === null || Number.isNaN(times[r])) continue;
+    if (!(times[r] <= cut)) {
+      after++;
+      continue;
+    }
+    const rows = byId.get(id);
+    if (rows) rows.push(r);
+    else byId.set(id, [r]);
   }
+  const cases: CaseRows[] = [...byId.keys()].sort(compareCodePoints).map((id) => ({ id, rows: orderRows(table, byId.get(id) as number[], times) }));
   return {
     table,
     entityIdx,
@@ -176,9 +182,29 @@ export function readLog(
       input_rows: table.rowCount,
       dropped_no_entity: noEntity,
       dropped_no_time: noTime,
-      after_as_of: usable.length - kept.length,
+      after_as_of: after,
     },
   };
+}
+
+/**
+ * One entity's rows by time, rows that tie on time by their cells as text (only those: the text of
+ * every row costs more than the sort). Identical rows may come in any order: they read the same.
+ */
+function orderRows(table: RawTable, rows: number[], times: Float64Array): number[] {
+  rows.sort((a, b) => times[a] - times[b]);
+  const text = (r: number) => table.data.map((col) => (col[r] === null || col[r] === undefined ? '' : String(col[r]))).join('\u0000');
+  for (let i = 0; i < rows.length; ) {
+    let j = i + 1;
+    while (j < rows.length && times[rows[j]] === times[rows[i]]) j++;
+    if (j - i > 1) {
+      const run = rows.slice(i, j).map((r) => ({ r, k: text(r) }));
+      run.sort((a, b) => compareCodePoints(a.k, b.k));
+      run.forEach((x, k) => (rows[i + k] = x.r));
+    }
+    i = j;
+  }
+  return rows;
 }
 
 /**
