@@ -3,20 +3,27 @@ import { ServiceError } from '../http/problem.ts';
 import type { Cell, RawTable } from './types.ts';
 import { compareCodePoints, parseNumber } from './typing.ts';
 
+// ISO 8601 extended (2024-03-15T12:30:00Z) and basic (20240315T123000Z) forms; the basic form has
+// no separators, so its time of day needs a `T` (a bare `20240315 1230` is not taken).
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;
+const ISO_BASIC = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(?:(\d{2})(?:[.,](\d+))?)?)?\s*(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;
 
 /**
- * Time of a cell in epoch ms, or null. Numbers (and plain number strings) are taken as they are.
- * ISO 8601 strings: `YYYY-MM-DD` (UTC midnight), `YYYY-MM-DD[T ]hh:mm[:ss[.fff]]` read as UTC
- * unless it ends in `Z` or an offset `±hh`, `±hhmm`, `±hh:mm`, which is honoured. Out-of-range
- * parts (month 13, 30 February, hour 24) give null.
+ * Epoch ms of an ISO 8601 date or date-time, or null. Extended form: `YYYY-MM-DD` (UTC midnight),
+ * `YYYY-MM-DD[T ]hh:mm[:ss[.fff]]`; basic form: `YYYYMMDD`, `YYYYMMDDThhmm[ss[.fff]]`. A time of day
+ * is read as UTC unless it ends in `Z` or an offset `±hh`, `±hhmm`, `±hh:mm`, which is honoured.
+ * Out-of-range parts (month 13, 30 February, hour 24) give null. A number is taken only when its
+ * digits are a basic date (the number 20240315 is 2024-03-15, as a CSV cell and a JSON number read alike).
  */
-export function parseTime(cell: unknown): number | null {
-  if (typeof cell === 'number') return Number.isFinite(cell) ? (cell === 0 ? 0 : cell) : null;
-  if (typeof cell !== 'string') return null;
-  const s = cell.trim();
-  const m = ISO.exec(s);
-  if (!m) return parseNumber(s);
+export function parseIso8601(cell: unknown): number | null {
+  let s: string;
+  if (typeof cell === 'number') {
+    if (!Number.isInteger(cell) || cell < 10_000_000 || cell > 99_999_999) return null;
+    s = String(cell);
+  } else if (typeof cell === 'string') s = cell.trim();
+  else return null;
+  const m = ISO.exec(s) ?? ISO_BASIC.exec(s);
+  if (!m) return null;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const [h, mi, sec] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)];
   if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || sec > 59) return null;
@@ -30,6 +37,19 @@ export function parseTime(cell: unknown): number | null {
     offset = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
   }
   return ((daysFromCivil(y, mo, d) * 24 + h) * 60 + mi - offset) * 60_000 + sec * 1000 + ms;
+}
+
+/**
+ * A cell as a point in time for ordering rows (spec 2.4 "the latest wins", the engine's out-of-time
+ * split): an ISO 8601 time (parseIso8601) in epoch ms, else a plain number (or number string) as it
+ * is, else null. Plain numbers only order rows here; shapes that measure days and hours refuse them
+ * (host/table/shapes/read.ts `readTimes`).
+ */
+export function parseTime(cell: unknown): number | null {
+  const t = parseIso8601(cell);
+  if (t !== null) return t;
+  if (typeof cell === 'number') return Number.isFinite(cell) ? (cell === 0 ? 0 : cell) : null;
+  return typeof cell === 'string' ? parseNumber(cell) : null;
 }
 
 function daysInMonth(y: number, m: number): number {

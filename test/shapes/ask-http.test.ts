@@ -1,4 +1,4 @@
-// Shape errors over real HTTP (spec 7): a shaped ask's bad outcome is a problem+json naming the question's field.
+// Shape errors over real HTTP (spec 7): a shaped ask's bad outcome or bad times are a problem+json naming the field.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
@@ -44,5 +44,16 @@ describe('shaped asks name the field at fault', () => {
     const r = await svc.post('/v1/ask', traces({ outcome_column: 'status', positive_values: ['error', 'timeout'] }), key);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.shape.counts).toMatchObject({ rows: 60, labeled: 60, positives: 40 });
+  });
+
+  it('events: plain-number times are shape_invalid at time_column, saying what is accepted', async () => {
+    const csv = ['id,at,event', ...Array.from({ length: 40 }, (_, i) => `c${i % 8},${2020 + (i % 5)},visit`)].join('\n');
+    const body = await expectProblem(
+      { data: { csv }, entity_column: 'id', time_column: 'at', subject_kind: 'org', shape: { kind: 'events', label: { lapsed: true } }, questions: { q: { type: 'rank', outcome_column: 'lapsed_30d' } } },
+      'shape_invalid',
+      'time_column',
+    );
+    expect(body.detail).toContain('"2020"');
+    expect(body.detail).toContain('ISO 8601');
   });
 });

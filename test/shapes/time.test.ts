@@ -1,4 +1,4 @@
-// Determinism (architecture.md): zoned, unzoned and date-only times, and any row order, read the same.
+// Determinism (architecture.md): zoned, unzoned, date-only and ISO 8601 basic times, and any row order, read the same.
 import { describe, expect, it } from 'vitest';
 import { Prng } from '../../samples/prng.ts';
 import { DAY, mapColumn, q, shapeOf, shuffled, table } from './helpers.ts';
@@ -13,6 +13,8 @@ const SPELL: Record<string, (ms: number) => string> = {
   unzoned: (ms) => new Date(ms).toISOString().slice(0, 19).replace('T', ' '),
   plus: (ms) => new Date(ms + 2 * 3_600_000).toISOString().slice(0, 19) + '+02:00',
   minus: (ms) => new Date(ms - 5 * 3_600_000).toISOString().slice(0, 23) + '-0500',
+  basicDate: (ms) => new Date(ms).toISOString().slice(0, 10).replace(/-/g, ''),
+  basicZulu: (ms) => new Date(ms).toISOString().slice(0, 19).replace(/[-:]/g, '') + 'Z',
 };
 
 function build(): Record<string, { t: RawTable; shape: Record<string, unknown>; opts: ShapeOptions; times: string[] }> {
@@ -65,7 +67,7 @@ describe.each(Object.entries(build()))('%s reads the same', (_, { t, shape, opts
     return everything(shapeOf(tt, s, opts as any));
   })();
 
-  it('with dates alone, with Z, without a zone, and with offsets either side', () => {
+  it('with dates alone, with Z, without a zone, with offsets either side, and in the basic form', () => {
     expect(reference.table.rowCount).toBeGreaterThan(0);
     for (const how of Object.values(SPELL)) {
       const { t: tt, shape: s } = spelled(t, shape, times, how);

@@ -1,6 +1,6 @@
 // parseTime and latest-row selection (host/table/select.ts; spec 2.4, 2.6 time_column).
 import { describe, expect, it } from 'vitest';
-import { latestRowPerEntity, parseTime } from '../../host/table/select.ts';
+import { latestRowPerEntity, parseIso8601, parseTime } from '../../host/table/select.ts';
 import { rowsToTable } from '../../host/table/rows.ts';
 import type { RawTable } from '../../host/table/types.ts';
 
@@ -22,6 +22,16 @@ describe('parseTime', () => {
     [1700000000000, 1700000000000],
     ['1700000000', 1700000000],
     [-0, 0],
+    ['20240229', day],
+    [20240229, day],
+    ['20240229T1030', day + 10.5 * 3600e3],
+    ['20240229T103015.25Z', day + 10.5 * 3600e3 + 15250],
+    ['20240229T103000+0200', day + 8.5 * 3600e3],
+    ['2024', 2024], // a plain number orders rows; it is not a year here (parseIso8601 gives null)
+    [20240229.5, 20240229.5],
+    ['20230229', 20230229], // not a date: a plain number
+    ['20240229 1030', null],
+    ['20240229Z', day], // as 2024-02-29Z is: Z on a date changes nothing
     ['2023-02-29', null],
     ['2024-13-01', null],
     ['2024-04-31', null],
@@ -38,6 +48,22 @@ describe('parseTime', () => {
   ];
   it.each(cases)('%j is %j', (cell, expected) => {
     expect(parseTime(cell)).toBe(expected);
+  });
+
+  it.each<[unknown, number | null]>([
+    ['2024-02-29', day],
+    ['20240229', day],
+    [20240229, day],
+    ['20240229T103000Z', day + 10.5 * 3600e3],
+    ['2024', null],
+    [2024, null],
+    ['1700000000000', null],
+    [1700000000000, null],
+    [20240229.5, null],
+    [-20240229, null],
+    ['20231301', null],
+  ])('parseIso8601(%j) is %j: ISO 8601 only, extended or basic', (cell, expected) => {
+    expect(parseIso8601(cell)).toBe(expected);
   });
 
   it('agrees with Date.parse on zoned datetimes', () => {

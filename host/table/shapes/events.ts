@@ -33,7 +33,7 @@ export function shapeEvents(table: RawTable, shape: EventsShape, opts: ShapeOpti
   const horizon = shape.horizon_days ?? SHAPE_DEFAULTS.horizon_days;
   const lookbacks = shape.lookback_days ?? SHAPE_DEFAULTS.lookback_days;
   let given: number | null = null;
-  const log = readLog(table, opts.entityColumn, opts.timeColumn, (latest, numericTimes) => (given = parseAsOf(shape.as_of, numericTimes)) ?? latest);
+  const log = readLog(table, opts.entityColumn, opts.timeColumn, 'instant', (latest) => (given = parseAsOf(shape.as_of)) ?? latest);
   const asOf = given ?? log.latest;
   const cutoff = asOf - horizon * DAY;
 
@@ -67,7 +67,7 @@ export function shapeEvents(table: RawTable, shape: EventsShape, opts: ShapeOpti
     table: tableOut,
     outcomeColumn: outcomeName,
     entityColumn: opts.entityColumn,
-    asOf: String(formatTime(asOf, log.numericTimes)),
+    asOf: String(formatTime(asOf, false)),
     counts: {
       ...log.counts,
       entities: log.cases.length,

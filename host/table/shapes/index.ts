@@ -1,8 +1,7 @@
 // Spec 2.5 record shapes: the one entry that turns a log into one table of cases (architecture.md step 2).
 import type { Shape } from '../../schemas/shape.ts';
-import { parseTime } from '../select.ts';
+import { parseIso8601, parseTime } from '../select.ts';
 import type { RawTable } from '../types.ts';
-import { parseNumber } from '../typing.ts';
 import { shapeEvents } from './events.ts';
 import { shapePanel } from './panel.ts';
 import { formatTime } from './read.ts';
@@ -16,7 +15,8 @@ export { SHAPE_FEATURES, type FeaturePattern } from './features.ts';
 
 /**
  * Reads `table` through `shape`. `table` comes back unchanged; every other kind reads the record as
- * a log as of its `as_of` and builds one row per case (events, panel), per case and period (series),
+ * a log (events and signals as of their `as_of`; series, panel and traces whole) and builds one row
+ * per case (events, panel), per case and period (series),
  * per case and snapshot (signals) or per run (traces), with the same output for the same rows in any
  * order. Errors: `shape_invalid` naming the field at fault (`shape.value_columns.1`, `time_column`,
  * `shape.as_of`, ...), `shape_empty` (field `shape`) when the read leaves no usable row.
@@ -48,7 +48,7 @@ function asTable(table: RawTable, opts: ShapeOptions): ShapedRecord {
       const t = parseTime(cell);
       if (t === null) continue;
       if (!(t <= latest)) latest = t;
-      if (typeof cell !== 'number' && parseNumber(cell) === null) numeric = false;
+      if (parseIso8601(cell) !== null) numeric = false; // 20240315 is a date, written back as one
     }
   }
   return {

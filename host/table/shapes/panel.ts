@@ -44,7 +44,7 @@ export function shapePanel(table: RawTable, shape: PanelShape, opts: ShapeOption
       field: labelField,
     });
   }
-  const log = readLog(table, opts.entityColumn, opts.timeColumn);
+  const log = readLog(table, opts.entityColumn, opts.timeColumn, 'order');
   const duplicates = dedupePeriods(log);
   const k = trend ? 0 : (label as { periods?: number }).periods ?? SHAPE_DEFAULTS.window_periods;
   const agg = trend ? 'max' : (label as { agg?: string }).agg ?? SHAPE_DEFAULTS.window_agg;

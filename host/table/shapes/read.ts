@@ -1,6 +1,6 @@
 // Spec 2.5 shared reading: named columns, times, as_of, and the log grouped into cases in canonical order.
 import { ServiceError } from '../../http/problem.ts';
-import { entityKey, parseTime } from '../select.ts';
+import { entityKey, parseIso8601 } from '../select.ts';
 import type { Cell, RawTable } from '../types.ts';
 import { cellText, compareCodePoints, isMissing, parseNumber } from '../typing.ts';
 
@@ -42,47 +42,90 @@ export function numericColumn(table: RawTable, c: number, field: string): (numbe
   return out;
 }
 
-/** Times of one column in epoch ms (NaN when blank); an unreadable value is `shape_invalid` at `field`. */
-export function timeColumn(table: RawTable, c: number, field: string): Float64Array {
+/**
+ * How a shape uses its times. `instant` (events, signals): windows, horizons and `days_since_*` are
+ * measured in days and hours, so only ISO 8601 dates and times are read (a bare 2024 or 20240315.5
+ * is not an instant; 20240315 is the basic form of 2024-03-15). `order` (series, panel, traces): the
+ * times only order a case's periods or runs, so plain numbers (period 1, 2, 3 or 202401) may stand
+ * in for them, but not mixed with ISO 8601 times in one column.
+ */
+export type TimeUse = 'instant' | 'order';
+
+/** A time column read: epoch ms (or the plain numbers as they are) per row, NaN when blank. */
+export interface ReadTimes {
+  times: Float64Array;
+  /** True when the values are plain numbers (then they are written back as numbers). */
+  numeric: boolean;
+}
+
+const ISO_EXAMPLES = '2024-03-15, 20240315, 2024-03-15T12:00:00Z (with or without a zone)';
+
+/** Times of one column (see TimeUse); a value that cannot be read so is `shape_invalid` at `field`. */
+export function readTimes(table: RawTable, c: number, field: string, use: TimeUse): ReadTimes {
   const cells = table.data[c];
   const out = new Float64Array(table.rowCount);
-  const seen = new Map<Cell, number | null>(); // logs repeat their times: parse each spelling once
-  let bad: string | null = null;
+  // Logs repeat their times: each spelling is read once. Kind per spelling: 0 ISO, 1 plain number, 2 neither.
+  const seen = new Map<Cell, number>();
+  const kinds: number[] = [];
+  const values: number[] = [];
+  // The smallest offending text by code point, so the message does not depend on row order.
+  const smallest: (string | null)[] = [null, null, null];
   for (let r = 0; r < table.rowCount; r++) {
     const cell = cells[r];
-    if (isMissing(cell)) {
-      out[r] = NaN;
-      continue;
+    let k = seen.get(cell);
+    if (k === undefined) {
+      k = kinds.length;
+      seen.set(cell, k);
+      if (isMissing(cell)) (kinds.push(-1), values.push(NaN));
+      else {
+        const iso = parseIso8601(cell);
+        const plain = iso === null ? parseNumber(cell) : null;
+        const kind = iso !== null ? 0 : plain !== null ? 1 : 2;
+        kinds.push(kind);
+        values.push(iso ?? plain ?? NaN);
+        const text = cellText(cell) as string;
+        if (smallest[kind] === null || compareCodePoints(text, smallest[kind] as string) < 0) smallest[kind] = text;
+      }
     }
-    let t = seen.get(cell);
-    if (t === undefined) seen.set(cell, (t = parseTime(cell)));
-    if (t === null) {
-      const text = cellText(cell) as string;
-      if (bad === null || compareCodePoints(text, bad) < 0) bad = text;
-      out[r] = NaN;
-    } else out[r] = t;
+    out[r] = values[k];
   }
-  if (bad !== null) {
+  const name = JSON.stringify(table.columns[c]);
+  if (smallest[2] !== null) {
     throw new ServiceError(
       'shape_invalid',
-      `Column ${JSON.stringify(table.columns[c])} holds a value that is not a time: ${JSON.stringify(bad)}. ` +
-        'Use ISO 8601 (2024-03-01, 2024-03-01T12:00:00Z, with or without a zone) or epoch milliseconds.',
+      `Column ${name} holds a value that is not a time: ${JSON.stringify(smallest[2])}. Use ISO 8601: ${ISO_EXAMPLES}` +
+        (use === 'order' ? ', or plain numbers that order the periods (1, 2, 3).' : '.'),
       { field },
     );
   }
-  return out;
+  if (smallest[1] !== null && use === 'instant') {
+    throw new ServiceError(
+      'shape_invalid',
+      `Column ${name} holds plain numbers (the smallest: ${JSON.stringify(smallest[1])}), which are not times: this shape measures ` +
+        `its windows in days and hours. Use ISO 8601 dates or times: ${ISO_EXAMPLES}.`,
+      { field },
+    );
+  }
+  if (smallest[0] !== null && smallest[1] !== null) {
+    throw new ServiceError(
+      'shape_invalid',
+      `Column ${name} mixes ISO 8601 times (${JSON.stringify(smallest[0])}) and plain numbers (${JSON.stringify(smallest[1])}); ` +
+        'use one or the other, so the order of its values means one thing.',
+      { field },
+    );
+  }
+  return { times: out, numeric: smallest[0] === null };
 }
 
 /**
- * Spec 2.5 `as_of`: an ISO 8601 time (or, when the time column holds plain numbers, a number), read
- * like the time column; anything else is `shape_invalid` at `shape.as_of` (a bare "2024" is a year,
- * not 2024 milliseconds).
+ * Spec 2.5 `as_of` (events, signals): an ISO 8601 time, extended or basic, read like the time
+ * column; anything else is `shape_invalid` at `shape.as_of` (a bare "2024" is a year, not an instant).
  */
-export function parseAsOf(asOf: string | undefined, numericTimes: boolean): number | null {
+export function parseAsOf(asOf: string | undefined): number | null {
   if (asOf === undefined) return null;
-  const t = parseTime(asOf);
-  if (t === null || (!numericTimes && parseNumber(asOf) !== null)) {
-    throw new ServiceError('shape_invalid', `shape.as_of ${JSON.stringify(asOf)} is not an ISO 8601 time such as 2024-06-30 or 2024-06-30T12:00:00Z.`, {
+  const t = parseIso8601(asOf);
+  if (t === null) {
+    throw new ServiceError('shape_invalid', `shape.as_of ${JSON.stringify(asOf)} is not an ISO 8601 time such as 2024-06-30, 20240630 or 2024-06-30T12:00:00Z.`, {
       field: 'shape.as_of',
     });
   }
@@ -108,7 +151,7 @@ export interface Log {
   timeIdx: number;
   /** Per input row: epoch ms, NaN when blank. */
   times: Float64Array;
-  /** True when every time cell is a plain number (then times are written back as numbers). */
+  /** True when the times are plain numbers (`order` use only): then they are written back as numbers. */
   numericTimes: boolean;
   /** Cases sorted by id (code point order). */
   cases: CaseRows[];
@@ -118,17 +161,12 @@ export interface Log {
 }
 
 /**
- * Reads the entity and time columns, drops rows without an entity id or a time (counted), drops rows
- * after `until` (counted as `after_as_of`), and puts the rest in canonical order (architecture.md
- * "Determinism contract"): entity id by code point, then time, then the row's cells as text, so any
- * order of the same rows reads the same.
+ * Reads the entity and time columns (times as `use` allows), drops rows without an entity id or a
+ * time (counted), drops rows after `until` (counted as `after_as_of`), and puts the rest in canonical
+ * order (architecture.md "Determinism contract"): entity id by code point, then time, then the row's
+ * cells as text, so any order of the same rows reads the same.
  */
-export function readLog(
-  table: RawTable,
-  entityColumn: string,
-  timeColumnName: string,
-  until?: (latest: number, numericTimes: boolean) => number,
-): Log {
+export function readLog(table: RawTable, entityColumn: string, timeColumnName: string, use: TimeUse, until?: (latest: number) => number): Log {
   if (!timeColumnName) {
     throw new ServiceError('shape_invalid', 'A shaped record needs time_column (spec 2.6).', { field: 'time_column' });
   }
@@ -137,24 +175,19 @@ export function readLog(
     throw new ServiceError('shape_invalid', `The record has no entity column ${JSON.stringify(entityColumn)}.`, { field: 'entity_column' });
   }
   const timeIdx = shapeColumn(table, timeColumnName, 'time_column');
-  const times = timeColumn(table, timeIdx, 'time_column');
+  const { times, numeric } = readTimes(table, timeIdx, 'time_column', use);
   const entityCells = table.data[entityIdx];
   const ids: (string | null)[] = new Array(table.rowCount);
   let noEntity = 0;
   let noTime = 0;
   let latest = NaN;
-  let numericTimes = true;
   for (let r = 0; r < table.rowCount; r++) {
     const id = (ids[r] = entityKey(entityCells[r]));
     if (id === null) noEntity++;
     else if (Number.isNaN(times[r])) noTime++;
-    else {
-      if (!(times[r] <= latest)) latest = times[r];
-      const cell = table.data[timeIdx][r];
-      if (numericTimes && typeof cell !== 'number' && parseNumber(cell) === null) numericTimes = false;
-    }
+    else if (!(times[r] <= latest)) latest = times[r];
   }
-  const cut = until ? until(latest, numericTimes) : Infinity;
+  const cut = until ? until(latest) : Infinity;
   // Rows per entity in file order (one pass), then each entity's rows put in order on their own.
   const byId = new Map<string, number[]>();
   let after = 0;
@@ -175,7 +208,7 @@ export function readLog(
     entityIdx,
     timeIdx,
     times,
-    numericTimes,
+    numericTimes: numeric,
     cases,
     latest,
     counts: {

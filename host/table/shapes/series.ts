@@ -31,7 +31,7 @@ export function shapeSeries(table: RawTable, shape: SeriesShape, opts: ShapeOpti
     }
   });
   const values = valueIdx.map((c, i) => numericColumn(table, c, `shape.value_columns.${i}`));
-  const log = readLog(table, opts.entityColumn, opts.timeColumn);
+  const log = readLog(table, opts.entityColumn, opts.timeColumn, 'order');
   const duplicates = dedupePeriods(log);
   const windows = shape.windows;
   const widest = Math.max(...windows);

@@ -6,7 +6,7 @@ import type { Cell, RawTable } from '../types.ts';
 import { isMissing } from '../typing.ts';
 import { NameBook, spanName } from './names.ts';
 import { emptyShape } from './outcome.ts';
-import { DAY, HOUR, buildTable, formatTime, numericColumn, parseAsOf, readLog, shapeColumn, timeColumn } from './read.ts';
+import { DAY, HOUR, buildTable, formatTime, numericColumn, parseAsOf, readLog, readTimes, shapeColumn } from './read.ts';
 import type { ShapeOptions, ShapedRecord } from './types.ts';
 
 export type SignalsShape = Extract<Shape, { kind: 'signals' }>;
@@ -43,11 +43,11 @@ export function shapeSignals(table: RawTable, shape: SignalsShape, opts: ShapeOp
     });
   }
   const marker = eventIdx >= 0 ? eventIdx : startIdx;
-  const starts = startIdx >= 0 ? timeColumn(table, startIdx, 'shape.event_start_column') : null;
-  const ends = endIdx >= 0 ? timeColumn(table, endIdx, 'shape.event_end_column') : null;
+  const starts = startIdx >= 0 ? readTimes(table, startIdx, 'shape.event_start_column', 'instant').times : null;
+  const ends = endIdx >= 0 ? readTimes(table, endIdx, 'shape.event_end_column', 'instant').times : null;
   const values = signalIdx.map((c, i) => numericColumn(table, c, `shape.signal_columns.${i}`));
   let given: number | null = null;
-  const log = readLog(table, opts.entityColumn, opts.timeColumn, (latest, numericTimes) => (given = parseAsOf(shape.as_of, numericTimes)) ?? latest);
+  const log = readLog(table, opts.entityColumn, opts.timeColumn, 'instant', (latest) => (given = parseAsOf(shape.as_of)) ?? latest);
   const asOf = given ?? log.latest;
   const every = shape.snapshot_every;
   const step = EVERY_MS[every];

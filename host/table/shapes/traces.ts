@@ -46,7 +46,7 @@ export function shapeTraces(table: RawTable, shape: TracesShape, opts: ShapeOpti
   ];
   const idx: Record<string, number> = {};
   for (const [role, col, field] of roleCols) if (col !== undefined) idx[role] = shapeColumn(table, col, field);
-  const log = readLog(table, opts.entityColumn, opts.timeColumn);
+  const log = readLog(table, opts.entityColumn, opts.timeColumn, 'order');
   const structural = new Set([opts.entityColumn, opts.timeColumn, ...roleCols.flatMap(([, c]) => (c ? [c] : []))]);
   const outcomeColumn = pickOutcome(table, table.columns.filter((c) => !structural.has(c)), opts.question?.outcomeColumn);
   const oc = table.columns.indexOf(outcomeColumn);
