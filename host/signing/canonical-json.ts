@@ -18,6 +18,23 @@ export function canonicalJson(value: unknown): string {
   return canonicalJsonReference(value);
 }
 
+/**
+ * canonicalJson of a plain object, written one top-level value at a time so the caller can keep the
+ * canonical text of each value (`onValue`): a reply can then reuse a big part as it was signed.
+ */
+export function canonicalObjectJson(obj: Record<string, unknown>, onValue?: (value: unknown, text: string) => void): string {
+  const proto = obj === null || typeof obj !== 'object' || Array.isArray(obj) ? undefined : Object.getPrototypeOf(obj);
+  if (proto !== Object.prototype && proto !== null) throw new TypeError('canonicalObjectJson: only a plain object');
+  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined);
+  keys.sort(compareCodePoints);
+  const members = keys.map((k) => {
+    const text = canonicalJson(obj[k]);
+    onValue?.(obj[k], text);
+    return `${quote(k)}:${text}`;
+  });
+  return `{${members.join(',')}}`;
+}
+
 /** The general path (and the readable reference the fast path is tested against). */
 export function canonicalJsonReference(value: unknown): string {
   const out: string[] = [];

@@ -1,6 +1,6 @@
 // Signs and verifies Verdicts as detached RFC 7797 JWS over canonical JSON (wire.md "Verdicts and signatures", spec 4.7).
 import { importJWK } from 'jose';
-import { canonicalJson } from './canonical-json.ts';
+import { canonicalJson, canonicalObjectJson } from './canonical-json.ts';
 import { KeyRing, type Jwks } from './key-ring.ts';
 
 export interface VerdictSignature {
@@ -18,15 +18,17 @@ function signingInput(protectedB64: string, canonical: string): Uint8Array<Array
   return encoder.encode(protectedB64 + '.' + canonical);
 }
 
-// The canonical text each Verdict signed here was signed over (the Verdict is frozen when signed).
+// The canonical text each Verdict signed here was signed over, and the text of each array in it
+// (its cases): both frozen when signed, so the text stays true of the object.
 const signedTexts = new WeakMap<object, string>();
 
 /**
- * The exact canonical JSON a signature from signVerdict covers, for writing the Verdict into a
- * reply without serialising it again; undefined for objects this process did not sign.
+ * The exact canonical JSON a signature from signVerdict covers (for a Verdict) or that it holds
+ * (for an array of a signed Verdict, such as its cases), for writing it into a reply without
+ * serialising it again; undefined for objects this process did not sign.
  */
-export function signedTextOf(verdict: object): string | undefined {
-  return signedTexts.get(verdict);
+export function signedTextOf(signed: object): string | undefined {
+  return signedTexts.get(signed);
 }
 
 /** Signs `verdict` with the ring's active key; the verdict is returned, frozen, beside its signature. */
@@ -38,7 +40,9 @@ export async function signVerdict<V extends object>(
   // wire.md fixes this key order; JSON.stringify keeps insertion order.
   const header = { alg: 'EdDSA', b64: false, crit: ['b64'], kid, typ: 'verdict+json' };
   const protectedB64 = Buffer.from(JSON.stringify(header), 'utf8').toString('base64url');
-  const canonical = canonicalJson(verdict);
+  const canonical = canonicalObjectJson(verdict as Record<string, unknown>, (value, text) => {
+    if (Array.isArray(value)) signedTexts.set(Object.freeze(value), text);
+  });
   const sig = await ring.sign(signingInput(protectedB64, canonical));
   Object.freeze(verdict);
   signedTexts.set(verdict, canonical);

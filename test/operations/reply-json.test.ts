@@ -2,7 +2,8 @@
 // the exact canonical text its signature covers, equal in value to JSON.stringify of the body.
 import { describe, expect, it } from 'vitest';
 import { flattenedVerify, importJWK } from 'jose';
-import { KeyRing, MemorySigningKeyStore, canonicalJson, signVerdict } from '../../host/signing/index.ts';
+import { KeyRing, MemorySigningKeyStore, canonicalJson, signVerdict, signedTextOf } from '../../host/signing/index.ts';
+import { canonicalObjectJson } from '../../host/signing/canonical-json.ts';
 import { askReplyJson } from '../../host/operations/ask/reply-json.ts';
 
 async function signed(ring: KeyRing, cases: unknown[], option?: string) {
@@ -43,5 +44,29 @@ describe('askReplyJson', () => {
     const body = { status: 'done', answers: { q: { state: 'answered', verdicts: [{ verdict: { verdict_id: 'preview' }, signature: {} }] } }, n: 0.00001 };
     expect(askReplyJson(body)).toBe(JSON.stringify(body));
     expect(askReplyJson({ status: 'pending', task_id: 'tk_x' })).toBe(JSON.stringify({ status: 'pending', task_id: 'tk_x' }));
+  });
+});
+
+describe('cases shared with a signed Verdict', () => {
+  it('canonicalObjectJson writes what canonicalJson writes, and hands over each value\'s text', () => {
+    const obj = { z: [{ b: 1, a: 'é' }], a: 1e-7, m: { y: null, x: [true] }, u: undefined, '😀': 'astral', '\uffff': 0 };
+    const parts = new Map<unknown, string>();
+    expect(canonicalObjectJson(obj, (v, t) => parts.set(v, t))).toBe(canonicalJson(obj));
+    expect(parts.get(obj.z)).toBe(canonicalJson(obj.z));
+    expect(parts.has(undefined)).toBe(false);
+    expect(() => canonicalObjectJson([] as unknown as Record<string, unknown>)).toThrow(TypeError);
+  });
+
+  it('a signed Verdict\'s cases array is frozen and remembered with its text; an answer sharing it is written from that text', async () => {
+    const ring = await KeyRing.open(new MemorySigningKeyStore());
+    const cases = [{ entity_id: 'a', p: 0.5, reasons: [] }];
+    const holder = await signed(ring, cases);
+    const shared = holder.verdict.cases as unknown[];
+    expect(Object.isFrozen(shared)).toBe(true);
+    expect(signedTextOf(shared)).toBe(canonicalJson(cases));
+    const body = { status: 'done', answers: { q: { type: 'yesno', cases: shared, verdicts: [holder], after: 1 } } };
+    const text = askReplyJson(body);
+    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(body)));
+    expect(text.split(`"cases":${canonicalJson(cases)}`)).toHaveLength(3); // in the answer and in its Verdict
   });
 });

@@ -9,7 +9,7 @@ import type { FitOutcome } from './fits.ts';
 import { compareIds, pickRows, type CaseSet } from './cases.ts';
 import { scoreTable, type ScoredCase } from './scoring.ts';
 import { bandOf } from './band.ts';
-import { makeVerdict, type SignedVerdict, type VerdictCase } from './verdicts.ts';
+import { makeVerdict, verdictJsonOf, type SignedVerdict, type VerdictCase } from './verdicts.ts';
 import { leversForCases, type Lever } from '../levers.ts';
 import { setOwn } from '../own.ts';
 
@@ -91,11 +91,29 @@ function levelOf(q: Question, p: number): string | undefined {
   return levels[i];
 }
 
-function caseResult(a: AnswerInput, fit: FitOutcome, id: string, s: ScoredCase, extra: Record<string, unknown> = {}, levers?: Lever[]): CaseResult {
-  const out: CaseResult = { entity_id: id, p: s.p, ...extra, reasons: s.reasons };
+/**
+ * A yesno, score or rank case: the Verdict's fields in the Verdict's (canonical) key order, then
+ * levers and band, which the Verdict does not hold.
+ */
+function caseResult(a: AnswerInput, fit: FitOutcome, id: string, s: ScoredCase, signed: { level?: string; position?: number }, levers?: Lever[]): CaseResult {
+  const out: CaseResult = { entity_id: id };
+  if (signed.level !== undefined) out.level = signed.level;
+  out.p = s.p;
+  if (signed.position !== undefined) out.position = signed.position;
+  out.reasons = s.reasons;
   if (levers) out.levers = levers;
   if (a.band) Object.assign(out, bandOf(fit.quality, s, a.subjectKind));
   return out;
+}
+
+/**
+ * The cases an answer carries: when they hold nothing beyond what the Verdict signs (no levers, no
+ * band), the Verdict's own case array, so a reply writes them from the signed text (reply-json.ts).
+ */
+function answerCases(cases: CaseResult[], verdict: SignedVerdict, a: AnswerInput, levers: Lever[][] | null): unknown[] {
+  // only a Verdict signed here holds the cases (the preview page's stand-in Verdict does not)
+  if (levers || a.band || verdictJsonOf(verdict.verdict) === undefined) return cases;
+  return verdict.verdict.cases as unknown[];
 }
 
 function verdictCase(c: CaseResult): VerdictCase {
@@ -140,12 +158,9 @@ function leversOf(a: AnswerInput, fit: FitOutcome, table: CaseSet['table'], ids:
 async function simpleAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer> {
   const scored = scoreTable(a.ctx, fit.model!, a.cases.table);
   const levers = leversOf(a, fit, a.cases.table, a.cases.entityIds, scored);
-  const cases = scored.map((s, r) => {
-    const level = levelOf(a.question, s.p);
-    return caseResult(a, fit, a.cases.entityIds[r], s, level !== undefined ? { level } : {}, levers?.[r]);
-  });
+  const cases = scored.map((s, r) => caseResult(a, fit, a.cases.entityIds[r], s, { level: levelOf(a.question, s.p) }, levers?.[r]));
   const verdicts = [await sign(a, fit, cases.map(verdictCase))];
-  return { body: { ...answeredBase(a.question, fit), cases, verdicts }, billable: cases.length };
+  return { body: { ...answeredBase(a.question, fit), cases: answerCases(cases, verdicts[0], a, levers), verdicts }, billable: cases.length };
 }
 
 async function rankAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer> {
@@ -160,7 +175,7 @@ async function rankAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer>
   const ranked = top.map((r, i) => caseResult(a, fit, a.cases.entityIds[r], scored[r], { position: i + 1 }, levers?.[i]));
   const verdicts = [await sign(a, fit, ranked.map(verdictCase))];
   return {
-    body: { ...answeredBase(q, fit), ranked, ranked_total: order.length, verdicts },
+    body: { ...answeredBase(q, fit), ranked: answerCases(ranked, verdicts[0], a, levers), ranked_total: order.length, verdicts },
     billable: ranked.length,
   };
 }

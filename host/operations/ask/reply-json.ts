@@ -1,6 +1,7 @@
 // The ask reply as JSON text (spec 2.7): each signed Verdict is written as the exact canonical text
-// its signature covers (wire.md) instead of being serialised a second time. Parsing the text gives
-// the same value as JSON.stringify(body); only the spelling of a few numbers may differ (1e-05).
+// its signature covers (wire.md), and cases shared with a Verdict as the text signed for them,
+// instead of being serialised again. Parsing the text gives the same value as JSON.stringify(body);
+// only the spelling of a few numbers may differ (1e-05).
 import { verdictJsonOf } from './verdicts.ts';
 import { setOwn } from '../own.ts';
 
@@ -8,6 +9,9 @@ interface VerdictHolder {
   verdict: object;
   [k: string]: unknown;
 }
+
+// Fields of an answer that may be a signed Verdict's own case array (answers.ts answerCases).
+const CASE_FIELDS = ['cases', 'ranked'] as const;
 
 /**
  * JSON.stringify of the body with every signed Verdict swapped for a placeholder string, then the
@@ -20,18 +24,24 @@ export function askReplyJson(body: { answers?: Record<string, unknown> } & Recor
   const placeholder = (i: number) => `oq-verdict:${nonce}:${i}`;
   const answers: Record<string, unknown> = {};
   for (const [name, answer] of Object.entries(body.answers ?? {})) {
-    const verdicts = (answer as { verdicts?: VerdictHolder[] }).verdicts;
-    if (!Array.isArray(verdicts)) {
+    const a = answer as Record<string, unknown> & { verdicts?: VerdictHolder[] };
+    if (!Array.isArray(a.verdicts)) {
       setOwn(answers, name, answer);
       continue;
     }
-    const swapped = verdicts.map((holder) => {
-      const text = verdictJsonOf(holder.verdict);
-      if (text === undefined) return holder;
+    const swap = (value: object): unknown => {
+      const text = verdictJsonOf(value);
+      if (text === undefined) return value;
       texts.push(text);
-      return { ...holder, verdict: placeholder(texts.length - 1) };
-    });
-    setOwn(answers, name, { ...(answer as object), verdicts: swapped });
+      return placeholder(texts.length - 1);
+    };
+    const copy: Record<string, unknown> = { ...a };
+    // in key order of the answer, so the placeholders are met in the order they were made
+    for (const k of Object.keys(copy)) {
+      if ((CASE_FIELDS as readonly string[]).includes(k) && Array.isArray(copy[k])) copy[k] = swap(copy[k] as object);
+      else if (k === 'verdicts') copy[k] = a.verdicts.map((holder) => ({ ...holder, verdict: swap(holder.verdict) }));
+    }
+    setOwn(answers, name, copy);
   }
   const json = JSON.stringify(body.answers === undefined ? body : { ...body, answers });
   if (texts.length === 0) return json;
