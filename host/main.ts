@@ -15,6 +15,7 @@ import { startSweeper } from './operations/datasets/sweeper.ts';
 import type { Config, Services } from './services.ts';
 import { startTaskRunner } from './operations/tasks.ts';
 import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_MAX_UPLOAD_BYTES } from './operations/datasets/config.ts';
+import { UsageMeter } from './operations/usage-meter.ts';
 
 const DAY_MS = 86_400_000;
 /** 24 MiB: admits an 8,000,000-character csv (spec 8) in JSON with room for escapes and multi-byte text. */
@@ -95,7 +96,8 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
     const keyRing = await KeyRing.open(store, { now });
     const engine = await loadEngine();
     pool = new FitPool();
-    const services: Services = { config, store, keyRing, engine, pool, log, now };
+    const usage = new UsageMeter(store, (err) => log.error({ err }, 'writing the usage ledger'));
+    const services: Services = { config, store, keyRing, engine, pool, log, now, usage };
     const app = createApp(services);
 
     const server = await new Promise<Server>((resolve, reject) => {
@@ -132,6 +134,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
         // another process takes them over at once (spec 3.2).
         await stopTasks();
         await pool!.close();
+        await usage.close();
         await store.close();
       })());
     log.info({ url, data_dir: config.dataDir, base_url: config.baseUrl }, 'listening');

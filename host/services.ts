@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Store } from './store/index.ts';
 import type { KeyRing } from './signing/index.ts';
 import type { EngineModule, FitPool } from './engine/index.ts';
+import type { UsageMeter } from './operations/usage-meter.ts';
 
 export interface Config {
   port: number;
@@ -43,6 +44,8 @@ export interface Services {
   log: Logger;
   /** Injected clock (tests move time); epoch ms. */
   now: () => number;
+  /** The usage ledger's batching writer (host/operations/usage-meter.ts). */
+  usage: UsageMeter;
 }
 
 export interface Caller {

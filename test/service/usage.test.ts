@@ -14,7 +14,10 @@ afterAll(() => svc?.close());
 
 async function workspace(name: string) {
   const { key, workspace } = await createLiveKey(svc.services.store, { workspaceName: name, now: Date.now() });
-  const usage = () => svc.services.store.getMonthlyUsage(workspace.id, Date.now());
+  const usage = async () => {
+    await svc.services.usage.flush(); // the meter writes once a second; read what this call counted
+    return svc.services.store.getMonthlyUsage(workspace.id, Date.now());
+  };
   return { key, usage };
 }
 
@@ -56,5 +59,64 @@ describe('usage ledger', () => {
     expect(r.body.answers.q.state).toBe('answered');
     expect(r.body.billable_decisions).toBe(0);
     expect(await usage()).toMatchObject({ fits: 0, decisions: 0 });
+  });
+});
+
+describe('the usage meter', () => {
+  it('writes one row per workspace, kind and month; keeps counts a failed write could not store; writes the rest on close', async () => {
+    const { UsageMeter } = await import('../../host/operations/usage-meter.ts');
+    const rows: Array<{ workspace_id: string; kind: string; count: number; at: number }> = [];
+    let failNext = false;
+    const store = {
+      async recordUsage(e: (typeof rows)[number]) {
+        if (failNext) {
+          failNext = false;
+          throw new Error('disk full');
+        }
+        rows.push({ ...e });
+      },
+    } as unknown as ConstructorParameters<typeof UsageMeter>[0];
+    const errors: unknown[] = [];
+    const meter = new UsageMeter(store, (e) => errors.push(e), 60_000);
+    const jan31 = Date.UTC(2026, 0, 31, 23, 59, 59);
+    const feb1 = Date.UTC(2026, 1, 1, 0, 0, 1);
+    meter.add('ws', 'decision', 2, jan31);
+    meter.add('ws', 'decision', 3, jan31 - 1000);
+    meter.add('ws', 'decision', 5, feb1);
+    meter.add('ws', 'fit', 1, feb1);
+    meter.add('other', 'decision', 7, feb1);
+    meter.add('ws', 'fit', 0, feb1); // nothing to count
+    await meter.flush();
+    expect(rows).toEqual([
+      { workspace_id: 'ws', kind: 'decision', count: 5, at: jan31 },
+      { workspace_id: 'ws', kind: 'decision', count: 5, at: feb1 },
+      { workspace_id: 'ws', kind: 'fit', count: 1, at: feb1 },
+      { workspace_id: 'other', kind: 'decision', count: 7, at: feb1 },
+    ]);
+    rows.length = 0;
+    meter.add('ws', 'decision', 4, feb1);
+    failNext = true;
+    await meter.flush();
+    expect(rows).toEqual([]);
+    expect(errors).toHaveLength(1);
+    meter.add('ws', 'decision', 1, feb1);
+    await meter.close();
+    expect(rows).toEqual([{ workspace_id: 'ws', kind: 'decision', count: 5, at: feb1 }]);
+  });
+
+  it('a service that stops writes the counts it still held', async () => {
+    const { tempDir } = await import('../helpers/service.ts');
+    const dir = tempDir();
+    const first = await startTestService({}, dir);
+    const { key, workspace } = await createLiveKey(first.services.store, { workspaceName: 'close', now: Date.now() });
+    const r = await first.post('/v1/ask', { data: { csv: loadSampleCsv('saas_churn') }, entity_column: 'customer_id', subject_kind: 'org', questions: yesno, cases: { ids: ['cust_0001', 'cust_0002', 'cust_0003'] } }, key);
+    expect(r.body.billable_decisions).toBe(3);
+    await first.close(); // no flush before: close writes them
+    const second = await startTestService({}, dir);
+    try {
+      expect(await second.services.store.getMonthlyUsage(workspace.id, Date.now())).toMatchObject({ fits: 1, decisions: 3 });
+    } finally {
+      await second.close();
+    }
   });
 });

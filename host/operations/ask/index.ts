@@ -127,7 +127,7 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
   // caller's own data are chargeable fits
   const chargeableFits = record.isSample ? 0 : [...fits.values()].filter((f) => f.ran && f.state === 'answered').length;
   const billableDecisions = record.isSample ? 0 : billable;
-  await recordUsage(ctx, chargeableFits, billableDecisions);
+  recordUsage(ctx, chargeableFits, billableDecisions);
 
   const body: Record<string, unknown> = {
     status: 'done',
@@ -165,10 +165,10 @@ function checkColumn(columns: string[], name: string, field: string): void {
   });
 }
 
-async function recordUsage(ctx: OpContext, fits: number, decisions: number): Promise<void> {
-  const { store, now } = ctx.services;
+/** Counts the chargeable fits and decisions; the meter writes them to the ledger (usage-meter.ts). */
+function recordUsage(ctx: OpContext, fits: number, decisions: number): void {
+  const { usage, now } = ctx.services;
   const ws = ctx.caller!.workspaceId;
-  if (fits > 0) await store.recordUsage({ workspace_id: ws, kind: 'fit', count: fits, at: now() });
-  if (decisions > 0) await store.recordUsage({ workspace_id: ws, kind: 'decision', count: decisions, at: now() });
+  usage.add(ws, 'fit', fits, now());
+  usage.add(ws, 'decision', decisions, now());
 }
-
