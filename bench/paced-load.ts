@@ -1,0 +1,92 @@
+// An open-loop load generator: sends request i at start + i / rate, whatever earlier requests are
+// doing, and times each from the moment it was due (so a stalled server cannot hide its queue:
+// "coordinated omission"). autocannon's overallRate is not this: each connection sends its quota for
+// the second back to back, then waits, so the server sees a burst at the top of every second.
+import http from 'node:http';
+
+export interface PacedResult {
+  rate: number;
+  seconds: number;
+  sent: number;
+  ok: number;
+  failed: number;
+  /** Latency percentiles in ms, from each request's due time to the last byte of its response. */
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+export interface PacedOptions {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body: string;
+  rate: number; // requests per second
+  seconds: number;
+  /** Sockets kept open; a request waits for a free one (its wait counts in its latency). */
+  sockets?: number;
+}
+
+const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+
+export async function pacedLoad(o: PacedOptions): Promise<PacedResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: o.sockets ?? 32 });
+  const url = new URL(o.url);
+  const body = Buffer.from(o.body);
+  const total = Math.round(o.rate * o.seconds);
+  const latencies: number[] = [];
+  let ok = 0;
+  let failed = 0;
+  const one = (due: number) =>
+    new Promise<void>((resolve) => {
+      const req = http.request(
+        { host: url.hostname, port: url.port, path: url.pathname, method: o.method ?? 'POST', agent, headers: { ...o.headers, 'content-length': body.length } },
+        (res) => {
+          res.on('data', () => {});
+          res.on('end', () => {
+            latencies.push(performance.now() - due);
+            if (res.statusCode! >= 200 && res.statusCode! < 300) ok++;
+            else failed++;
+            resolve();
+          });
+        },
+      );
+      req.on('error', () => {
+        failed++;
+        resolve();
+      });
+      req.end(body);
+    });
+  const pending: Promise<void>[] = [];
+  const start = performance.now() + 20;
+  const interval = 1000 / o.rate;
+  let next = 0;
+  await new Promise<void>((done) => {
+    const tick = () => {
+      const now = performance.now();
+      // send every request that is due by now (a late timer sends the backlog at once, each timed from its due time)
+      while (next < total && start + next * interval <= now) {
+        pending.push(one(start + next * interval));
+        next++;
+      }
+      if (next >= total) return done();
+      setTimeout(tick, Math.max(0, start + next * interval - performance.now()));
+    };
+    setTimeout(tick, 20);
+  });
+  await Promise.all(pending);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    rate: o.rate,
+    seconds: o.seconds,
+    sent: total,
+    ok,
+    failed,
+    p50: percentile(latencies, 0.5),
+    p90: percentile(latencies, 0.9),
+    p99: percentile(latencies, 0.99),
+    max: latencies[latencies.length - 1],
+  };
+}
