@@ -85,6 +85,21 @@ export function aucDeLong(scores: usize, ys: usize, n: i32): AucResult {
   return r;
 }
 
+/**
+ * z of "the AUC beats 0.5" (engine.md step 9): (auc - 0.5) over the larger of DeLong's standard
+ * error and the AUC's exact spread when scores and labels are independent (the Mann-Whitney null,
+ * Hanley-McNeil at 0.5, no tie correction). DeLong's estimate comes from the sample and on a small
+ * held-out part can come out small just when chance has lifted the AUC; the null spread cannot.
+ */
+export function aucZ(auc: f64, seDeLong: f64, ys: usize, n: i32): f64 {
+  let nPos = 0;
+  for (let i = 0; i < n; i++) if (ldf(ys, i) > 0.5) nPos++;
+  const nNeg = n - nPos;
+  if (nPos == 0 || nNeg == 0) return 0;
+  const seNull = Math.sqrt(<f64>(n + 1) / (12.0 * <f64>nPos * <f64>nNeg));
+  return (auc - 0.5) / (seDeLong > seNull ? seDeLong : seNull);
+}
+
 /** Positive rate among the top `frac` of rows by score (ties by row index) over the overall rate. */
 export function topLift(scores: usize, ys: usize, n: i32, frac: f64): f64 {
   if (n == 0) return 0;
