@@ -68,9 +68,23 @@ export function loadWages(): Dataset {
   return { name: 'cps_wages_1985', rows, entityColumn: 'worker_id', outcomeColumn: 'union', positiveValue: 1 };
 }
 
+/**
+ * vega-datasets cars (data/cars.json, 406 rows): outcome Origin = USA, from the car's measurements and
+ * model year. Name is dropped (its make names the maker, so it restates the outcome); Year (an ISO
+ * date, always 1 January) becomes the model year as a number.
+ */
+export function loadCars(): Dataset {
+  const raw = readNodeModuleJson('vega-datasets/data/cars.json');
+  const rows = raw.map((r, i) => {
+    const { Name: _name, Year, ...rest } = r;
+    return { car_id: `car${String(i + 1).padStart(3, '0')}`, ...rest, Year: Number(String(Year).slice(0, 4)) };
+  });
+  return { name: 'cars', rows, entityColumn: 'car_id', outcomeColumn: 'Origin', positiveValue: 'USA' };
+}
+
 /** The real tables of the quality benchmark, in report order. */
 export function loadRealDatasets(): Dataset[] {
-  return [loadTelco(), loadWdbc(), loadPenguins(), loadWages()];
+  return [loadTelco(), loadWdbc(), loadPenguins(), loadCars(), loadWages()];
 }
 
 /**
