@@ -14,6 +14,7 @@ import { mountUploadRoute } from './routes/datasets/index.ts';
 import { mountMcp } from './mcp/index.ts';
 import { mountOpenApi } from './openapi/index.ts';
 import { mountPreviewPage } from './web/serve.ts';
+import { mountDocsPages } from './web/docs.ts';
 import type { Services } from './services.ts';
 
 function accessLog(): MiddlewareHandler<AppEnv> {
@@ -60,6 +61,8 @@ export function createApp(services: Services, routes: readonly RouteSpec[] = ROU
 
   // The in-browser preview page at / and the files it loads (host/web/serve.ts).
   mountPreviewPage(app);
+  // The pages Problem types and {keys_url} link to (host/web/docs.ts).
+  mountDocsPages(app);
 
   app.notFound(notFound((path) => methodsByPath.get(path) ?? []));
   app.onError(onError);
