@@ -73,6 +73,27 @@ describe('limits at the edge and one past', () => {
     await expectField({ ...body, data: { csv: csv + 'x' } }, 'data.csv');
   });
 
+  it('data.csv: 8,000,000 non-ASCII characters sent with every one escaped as \\uXXXX (46 MB of JSON) are accepted', async () => {
+    const header = 'id,x,note,y\n';
+    const lines: string[] = [];
+    let len = header.length;
+    for (let i = 0; len < 8_000_000 - 300; i++) {
+      const line = `r${i},${i % 97},${'ж'.repeat(200)},${i % 5 === 0 ? 'да' : 'нет'}\n`;
+      lines.push(line);
+      len += line.length;
+    }
+    let csv = header + lines.join('');
+    const tail = `z,1,${'ж'.repeat(8_000_000 - csv.length - 9)},нет\n`;
+    csv += tail;
+    expect(csv.length).toBe(8_000_000);
+    const body = { data: { csv }, entity_column: 'id', subject_kind: 'other', questions: { q: { type: 'yesno', outcome_column: 'y', positive_values: ['да'] } }, cases: { ids: ['r1'] } };
+    // JSON with every non-ASCII character as \uXXXX, as Python's json.dumps writes it by default
+    const raw = JSON.stringify(body).replace(/[\u0080-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    expect(raw.length).toBeGreaterThan(40_000_000); // far past the 24 MiB the body cap once was
+    const res = await fetch(`${svc.url}/v1/ask`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: raw });
+    expect(res.status).toBe(200);
+  });
+
   it('question names: 64 characters accepted, 65 refused', async () => {
     const ok = await svc.post('/v1/ask', { ...saas, questions: { ['q'.repeat(64)]: yesno }, cases: { ids: ['cust_0001'] } }, key);
     expect(ok.status).toBe(200);
