@@ -1,4 +1,4 @@
-// Benchmark tables: the two shared CSVs, two npm-shipped tables, and a seeded synthetic generator.
+// Benchmark tables: the two shared CSVs, three npm-shipped tables, and a seeded synthetic generator.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -22,6 +22,16 @@ export interface Dataset {
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 export const sharedDataDir = join(repoRoot, '..', 'shared', 'data');
 
+/** A shared table's text; a clear error when the repository was checked out without ../shared beside it. */
+function readSharedCsv(name: string): string {
+  const file = join(sharedDataDir, name);
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`${file} is missing: the real tables are read from ../shared/data beside the repository (see ../shared/data/README.md), not copied into it`, { cause: err });
+  }
+}
+
 /** Labels as 0/1, in row order. */
 export function outcomeVector(ds: Dataset): Uint8Array {
   return Uint8Array.from(ds.rows, (r) => (r[ds.outcomeColumn] === ds.positiveValue ? 1 : 0));
@@ -34,13 +44,13 @@ export function featureColumns(ds: Dataset): string[] {
 
 /** IBM Telco churn, 7,043 rows; CSV cells stay strings (11 blank total_charges). */
 export function loadTelco(): Dataset {
-  const rows = readCsvRows(readFileSync(join(sharedDataDir, 'telco_churn.csv'), 'utf8'));
+  const rows = readCsvRows(readSharedCsv('telco_churn.csv'));
   return { name: 'telco_churn', rows, entityColumn: 'customer_id', outcomeColumn: 'churn', positiveValue: 'Yes' };
 }
 
 /** Wisconsin Diagnostic Breast Cancer, 569 rows, 30 numeric columns (as strings). */
 export function loadWdbc(): Dataset {
-  const rows = readCsvRows(readFileSync(join(sharedDataDir, 'wdbc.csv'), 'utf8'));
+  const rows = readCsvRows(readSharedCsv('wdbc.csv'));
   return { name: 'wdbc', rows, entityColumn: 'sample_id', outcomeColumn: 'malignant', positiveValue: 'yes' };
 }
 
