@@ -15,7 +15,7 @@ import { pacedLoad, type PacedResult } from './paced-load.ts';
 export interface ServiceBench {
   oneCase: { p50: number; p99: number; n: number };
   tenThousand: { median: number; runs: number[]; bytes: number; serverCpuMs: number };
-  fixedRate: PacedResult & { serverCpuMsPerRequest: number };
+  fixedRate: PacedResult & { runs: PacedResult[]; serverCpuMsPerRequest: number };
   unthrottled: { rps: number; p50: number; p99: number; connections: number };
   addDataset: { rowsPerSecond: number; pieces: number; rowsPerPiece: number };
   coldAsk100k: { ms: number; status: number; state: string };
@@ -122,15 +122,28 @@ export async function runRestBench(log: (s: string) => void): Promise<Omit<Servi
 
     // load on loopback: 1-case cached asks paced at exactly 200 per second, then autocannon unthrottled
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
+    // three runs: on a shared machine one 15 s sample's p99 swings with the neighbours; report each and the median
+    const pacedRuns: PacedResult[] = [];
     const cpu0 = cpuMsOf(server.pid);
-    const paced = await pacedLoad({ url: `${url}/v1/ask`, headers, body: JSON.stringify(one), rate: 200, seconds: 15 });
-    const cpuPerRequest = (cpuMsOf(server.pid) - cpu0) / paced.sent;
+    for (let i = 0; i < 3; i++) pacedRuns.push(await pacedLoad({ url: `${url}/v1/ask`, headers, body: JSON.stringify(one), rate: 200, seconds: 15 }));
+    const cpuPerRequest = (cpuMsOf(server.pid) - cpu0) / pacedRuns.reduce((n, r) => n + r.sent, 0);
+    const median = (f: (r: PacedResult) => number) => pct(pacedRuns.map(f), 0.5);
+    const paced: PacedResult = {
+      ...pacedRuns[0],
+      sent: pacedRuns.reduce((n, r) => n + r.sent, 0),
+      ok: pacedRuns.reduce((n, r) => n + r.ok, 0),
+      failed: pacedRuns.reduce((n, r) => n + r.failed, 0),
+      p50: median((r) => r.p50),
+      p90: median((r) => r.p90),
+      p99: median((r) => r.p99),
+      max: Math.max(...pacedRuns.map((r) => r.max)),
+    };
     const free = await load({ url: `${url}/v1/ask`, method: 'POST', headers, body: JSON.stringify(one), connections: 16, duration: 10 });
     log(`load: paced 200 rps p50 ${paced.p50.toFixed(2)} ms p99 ${paced.p99.toFixed(2)} ms (server CPU ${cpuPerRequest.toFixed(2)} ms/request); unthrottled ${free.requests.average.toFixed(0)} rps`);
     return {
       oneCase: { p50: pct(lat, 0.5), p99: pct(lat, 0.99), n: lat.length },
       tenThousand: { median: pct(bigRuns, 0.5), runs: bigRuns, bytes: bigBytes, serverCpuMs: bigCpuMs },
-      fixedRate: { ...paced, serverCpuMsPerRequest: cpuPerRequest },
+      fixedRate: { ...paced, runs: pacedRuns, serverCpuMsPerRequest: cpuPerRequest },
       unthrottled: { rps: free.requests.average, p50: free.latency.p50, p99: free.latency.p99, connections: 16 },
       addDataset: { rowsPerSecond: 100_000 / (addMs / 1000), pieces, rowsPerPiece: 10_000 },
       coldAsk100k: { ms: cold.ms, status: cold.status, state: cold.body.answers?.q?.state ?? String(cold.body.code) },
@@ -303,7 +316,7 @@ export function formatServiceMarkdown(b: ServiceBench): string {
     '| measure | result | target |',
     '|---|---|---|',
     `| cached ask, 1 case by id (sequential, ${b.oneCase.n} requests) | p50 ${b.oneCase.p50.toFixed(2)} ms, p99 ${b.oneCase.p99.toFixed(2)} ms | |`,
-    `| cached 1-case asks paced at exactly ${b.fixedRate.rate} req/s for ${b.fixedRate.seconds} s (open loop, bench/paced-load.ts; ${b.fixedRate.sent} sent, ${b.fixedRate.failed} failed; server CPU ${b.fixedRate.serverCpuMsPerRequest.toFixed(2)} ms per request) | p50 ${b.fixedRate.p50.toFixed(2)} ms, p90 ${b.fixedRate.p90.toFixed(2)} ms, p99 ${b.fixedRate.p99.toFixed(2)} ms, max ${b.fixedRate.max.toFixed(0)} ms | p50 < 5 ms ${ok(b.fixedRate.p50 < 5)}, p99 < 20 ms ${ok(b.fixedRate.p99 < 20)} |`,
+    `| cached 1-case asks paced at exactly ${b.fixedRate.rate} req/s, 3 runs of ${b.fixedRate.seconds} s (open loop, bench/paced-load.ts; ${b.fixedRate.sent} sent, ${b.fixedRate.failed} failed; server CPU ${b.fixedRate.serverCpuMsPerRequest.toFixed(2)} ms per request) | median of the runs: p50 ${b.fixedRate.p50.toFixed(2)} ms, p90 ${b.fixedRate.p90.toFixed(2)} ms, p99 ${b.fixedRate.p99.toFixed(2)} ms (runs p50/p99: ${b.fixedRate.runs.map((r) => `${r.p50.toFixed(1)}/${r.p99.toFixed(1)}`).join(', ')} ms; max ${b.fixedRate.max.toFixed(0)} ms) | p50 < 5 ms ${ok(b.fixedRate.p50 < 5)}, p99 < 20 ms ${ok(b.fixedRate.p99 < 20)} |`,
     `| unthrottled 1-case cached asks (autocannon, ${b.unthrottled.connections} connections, 10 s) | ${b.unthrottled.rps.toFixed(0)} req/s, p50 ${b.unthrottled.p50} ms, p99 ${b.unthrottled.p99} ms | |`,
     `| cached ask, 10,000 cases by ids, answered and signed (${(b.tenThousand.bytes / 1e6).toFixed(1)} MB reply; server CPU ${b.tenThousand.serverCpuMs.toFixed(0)} ms per ask) | median ${b.tenThousand.median.toFixed(0)} ms (runs ${b.tenThousand.runs.map((x) => x.toFixed(0)).join(', ')}) | < 300 ms ${ok(b.tenThousand.median < 300)} |`,
     `| add-dataset, ${b.addDataset.pieces} pieces of ${b.addDataset.rowsPerPiece.toLocaleString('en')} rows | ${b.addDataset.rowsPerSecond.toFixed(0)} rows/s | |`,
