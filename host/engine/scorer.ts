@@ -131,6 +131,23 @@ export function scoreCases(mod: EngineModule, model: Model, cases: RawTable): Sc
   return scoreEncoded(mod, model, encodeCases(model, cases), cases.rowCount);
 }
 
+// One frozen object per distinct reason of a model (column, bin, strength, value): a batch of cases
+// repeats a few hundred reasons, and a Verdict writes each one's text once (canonicalJsonShared).
+const internedReasons = new WeakMap<Model, Map<string, ReasonOut>>();
+const MAX_INTERNED = 200_000;
+
+function internReason(model: Model, key: string, make: () => ReasonOut): ReasonOut {
+  let byKey = internedReasons.get(model);
+  if (!byKey) internedReasons.set(model, (byKey = new Map()));
+  let reason = byKey.get(key);
+  if (reason === undefined) {
+    if (byKey.size >= MAX_INTERNED) byKey.clear();
+    reason = Object.freeze(make());
+    byKey.set(key, reason);
+  }
+  return reason;
+}
+
 /** The reasons of case `r` (strongest first), with the case's values and bin ranges. */
 export function reasonsOf(model: Model, out: ScoreOutput, cases: RawTable, r: number): ReasonOut[] {
   const m = model.columns.length;
@@ -146,14 +163,19 @@ export function reasonsOf(model: Model, out: ScoreOutput, cases: RawTable, r: nu
     if (isMissing(cell)) value = null;
     else if (col.kind === 'numeric') value = parseNumber(cell); // scoring already checked it parses
     else value = cellText(cell);
-    reasons.push({
-      association_not_causal: true,
-      feature_label: col.name,
-      likelihood_direction: s > 0 ? 'higher' : 'lower',
-      range: model.describeBin(j, out.bins[r * m + j], typeof value === 'number' ? value : undefined),
-      strength: Math.abs(s) === 2 ? 'strong' : 'moderate',
-      value,
-    });
+    const bin = out.bins[r * m + j];
+    // the value is last in the key, so no value can run into another field; its type keeps 7 apart from "7"
+    const key = `${j}|${bin}|${s}|${typeof value}|${value}`;
+    reasons.push(
+      internReason(model, key, () => ({
+        association_not_causal: true,
+        feature_label: col.name,
+        likelihood_direction: s > 0 ? 'higher' : 'lower',
+        range: model.describeBin(j, bin, typeof value === 'number' ? value : undefined),
+        strength: Math.abs(s) === 2 ? 'strong' : 'moderate',
+        value,
+      })),
+    );
   }
   return reasons;
 }

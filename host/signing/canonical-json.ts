@@ -21,6 +21,7 @@ export function canonicalJson(value: unknown): string {
 /**
  * canonicalJson of a plain object, written one top-level value at a time so the caller can keep the
  * canonical text of each value (`onValue`): a reply can then reuse a big part as it was signed.
+ * Values are written with canonicalJsonShared, so frozen parts they share are written once.
  */
 export function canonicalObjectJson(obj: Record<string, unknown>, onValue?: (value: unknown, text: string) => void): string {
   const proto = obj === null || typeof obj !== 'object' || Array.isArray(obj) ? undefined : Object.getPrototypeOf(obj);
@@ -28,11 +29,73 @@ export function canonicalObjectJson(obj: Record<string, unknown>, onValue?: (val
   const keys = Object.keys(obj).filter((k) => obj[k] !== undefined);
   keys.sort(compareCodePoints);
   const members = keys.map((k) => {
-    const text = canonicalJson(obj[k]);
+    const text = canonicalJsonShared(obj[k]);
     onValue?.(obj[k], text);
     return `${quote(k)}:${text}`;
   });
   return `{${members.join(',')}}`;
+}
+
+// Canonical text of deeply frozen objects and arrays (nothing in them can change), written once.
+const frozenTexts = new WeakMap<object, string>();
+
+/**
+ * canonicalJson for documents that repeat shared frozen parts (the reasons and ranges of a Verdict's
+ * cases): the text of each deeply frozen object or array is written once and reused wherever the
+ * same object appears. Same output as canonicalJson.
+ */
+export function canonicalJsonShared(value: unknown): string {
+  return writeShared(value, new Set<object>()).text;
+}
+
+function primitiveText(v: unknown): string {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'number':
+      return formatNumber(v);
+    case 'string':
+      return quote(v);
+    default:
+      throw new TypeError(`canonicalJson: cannot serialise a ${typeof v}`);
+  }
+}
+
+function writeShared(v: unknown, seen: Set<object>): { text: string; frozen: boolean } {
+  if (v === null || typeof v !== 'object') return { text: primitiveText(v), frozen: true };
+  const known = frozenTexts.get(v);
+  if (known !== undefined) return { text: known, frozen: true };
+  if (seen.has(v)) throw new TypeError('canonicalJson: cyclic structure');
+  seen.add(v);
+  let text: string;
+  let frozen = Object.isFrozen(v);
+  if (Array.isArray(v)) {
+    const parts = new Array<string>(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const w = writeShared(v[i], seen);
+      parts[i] = w.text;
+      frozen &&= w.frozen;
+    }
+    text = `[${parts.join(',')}]`;
+  } else {
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) throw new TypeError('canonicalJson: only plain objects and arrays are allowed');
+    const rec = v as Record<string, unknown>;
+    const shape = shapeOf(Object.keys(rec));
+    const parts: string[] = [];
+    for (let i = 0; i < shape.keys.length; i++) {
+      const item = rec[shape.keys[i]];
+      if (item === undefined) continue;
+      const w = writeShared(item, seen);
+      parts.push(shape.prefixes[i] + w.text);
+      frozen &&= w.frozen;
+    }
+    text = `{${parts.join(',')}}`;
+  }
+  seen.delete(v);
+  if (frozen) frozenTexts.set(v, text);
+  return { text, frozen };
 }
 
 /** The general path (and the readable reference the fast path is tested against). */

@@ -165,3 +165,42 @@ describe('canonicalJson fast path', () => {
     expect(plainAscii).toBeGreaterThan(300); // the straight path was taken often
   });
 });
+
+describe('canonicalJsonShared', () => {
+  it('writes what canonicalJson writes, for documents that share frozen and unfrozen parts', async () => {
+    const { canonicalJsonShared } = await import('../../host/signing/canonical-json.ts');
+    let seed = 99;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const leaf = () => [1e-7, 0.5, 'é', 'plain', null, true, -3, '😀'][Math.floor(rnd() * 8)];
+    let pool: object[] = [];
+    const build = (depth: number): unknown => {
+      if (depth >= 2 && pool.length > 0 && rnd() < 0.3) return pool[Math.floor(rnd() * pool.length)]; // a shared part
+      if (depth > 3 || rnd() < 0.3) return leaf();
+      const o: Record<string, unknown> = {};
+      for (const k of ['z', 'a', 'é', '10', 'm'].slice(0, 1 + Math.floor(rnd() * 4))) o[k] = build(depth + 1);
+      const part = rnd() < 0.5 ? [o, build(depth + 1)] : o;
+      if (rnd() < 0.6) Object.freeze(part);
+      pool.push(part);
+      return part;
+    };
+    for (let i = 0; i < 2000; i++) {
+      if (i % 20 === 0) pool = []; // parts shared within a few documents, never piling up
+      const doc = build(0);
+      expect(canonicalJsonShared(doc)).toBe(canonicalJson(doc));
+    }
+  });
+
+  it('never reuses the text of a part that can still change', async () => {
+    const { canonicalJsonShared } = await import('../../host/signing/canonical-json.ts');
+    const inner = { x: 1 };
+    const outer = Object.freeze({ inner }); // frozen, but holds an unfrozen object
+    const open = { y: 1 };
+    expect(canonicalJsonShared([outer, open])).toBe('[{"inner":{"x":1}},{"y":1}]');
+    inner.x = 2;
+    open.y = 2;
+    expect(canonicalJsonShared([outer, open])).toBe('[{"inner":{"x":2}},{"y":2}]');
+    const sealed = Object.freeze({ r: Object.freeze({ t: 'a' }) });
+    expect(canonicalJsonShared([sealed, sealed])).toBe('[{"r":{"t":"a"}},{"r":{"t":"a"}}]');
+    expect(() => canonicalJsonShared([NaN])).toThrow(TypeError);
+  });
+});
