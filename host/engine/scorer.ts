@@ -133,17 +133,25 @@ export function scoreCases(mod: EngineModule, model: Model, cases: RawTable): Sc
 
 // One frozen object per distinct reason of a model (column, bin, strength, value): a batch of cases
 // repeats a few hundred reasons, and a Verdict writes each one's text once (canonicalJsonShared).
-const internedReasons = new WeakMap<Model, Map<string, ReasonOut>>();
+// Keyed by number, then by the value itself (a Map tells 7 from "7"); cleared past a bound, so a
+// model scored on many distinct values never holds more than that many.
+interface Interned {
+  bySlot: Map<number, Map<string | number | null, ReasonOut>>;
+  size: number;
+}
+const internedReasons = new WeakMap<Model, Interned>();
 const MAX_INTERNED = 200_000;
 
-function internReason(model: Model, key: string, make: () => ReasonOut): ReasonOut {
-  let byKey = internedReasons.get(model);
-  if (!byKey) internedReasons.set(model, (byKey = new Map()));
-  let reason = byKey.get(key);
+function internReason(model: Model, slot: number, value: string | number | null, make: () => ReasonOut): ReasonOut {
+  let interned = internedReasons.get(model);
+  if (!interned || interned.size >= MAX_INTERNED) internedReasons.set(model, (interned = { bySlot: new Map(), size: 0 }));
+  let byValue = interned.bySlot.get(slot);
+  if (!byValue) interned.bySlot.set(slot, (byValue = new Map()));
+  let reason = byValue.get(value);
   if (reason === undefined) {
-    if (byKey.size >= MAX_INTERNED) byKey.clear();
     reason = Object.freeze(make());
-    byKey.set(key, reason);
+    byValue.set(value, reason);
+    interned.size++;
   }
   return reason;
 }
@@ -164,10 +172,8 @@ export function reasonsOf(model: Model, out: ScoreOutput, cases: RawTable, r: nu
     else if (col.kind === 'numeric') value = parseNumber(cell); // scoring already checked it parses
     else value = cellText(cell);
     const bin = out.bins[r * m + j];
-    // the value is last in the key, so no value can run into another field; its type keeps 7 apart from "7"
-    const key = `${j}|${bin}|${s}|${typeof value}|${value}`;
     reasons.push(
-      internReason(model, key, () => ({
+      internReason(model, (j * 256 + bin) * 8 + s + 4, value, () => ({
         association_not_causal: true,
         feature_label: col.name,
         likelihood_direction: s > 0 ? 'higher' : 'lower',

@@ -9,7 +9,7 @@ import type { FitOutcome } from './fits.ts';
 import { compareIds, pickRows, type CaseSet } from './cases.ts';
 import { scoreTable, type ScoredCase } from './scoring.ts';
 import { bandOf } from './band.ts';
-import { makeVerdict, verdictJsonOf, type SignedVerdict, type VerdictCase } from './verdicts.ts';
+import { makeVerdict, type SignedVerdict, type VerdictCase } from './verdicts.ts';
 import { leversForCases, type Lever } from '../levers.ts';
 import { setOwn } from '../own.ts';
 
@@ -107,20 +107,23 @@ function caseResult(a: AnswerInput, fit: FitOutcome, id: string, s: ScoredCase, 
 }
 
 /**
- * The cases an answer carries: when they hold nothing beyond what the Verdict signs (no levers, no
- * band), the Verdict's own case array, so a reply writes them from the signed text (reply-json.ts).
+ * The cases a Verdict signs: the answer's own case objects when they hold nothing the Verdict does
+ * not (no levers, no band), so the answer and its Verdict share one array and a reply writes it
+ * from the signed text (reply-json.ts); otherwise copies without the extras.
  */
-function answerCases(cases: CaseResult[], verdict: SignedVerdict, a: AnswerInput, levers: Lever[][] | null): unknown[] {
-  // only a Verdict signed here holds the cases (the preview page's stand-in Verdict does not)
-  if (levers || a.band || verdictJsonOf(verdict.verdict) === undefined) return cases;
-  return verdict.verdict.cases as unknown[];
+function signedCases(cases: CaseResult[], a: AnswerInput, levers: Lever[][] | null): VerdictCase[] {
+  return levers || a.band ? cases.map(verdictCase) : (cases as unknown as VerdictCase[]);
 }
 
+/** The Verdict's fields of a case result (spec 2.9 subset signed by wire.md), in canonical key order. */
 function verdictCase(c: CaseResult): VerdictCase {
-  const v: VerdictCase = { entity_id: c.entity_id, p: c.p as number, reasons: c.reasons as unknown[] };
-  if (c.level !== undefined) v.level = c.level as string;
+  const v = {} as VerdictCase;
   if (c.choice !== undefined) v.choice = c.choice as string;
+  v.entity_id = c.entity_id;
+  if (c.level !== undefined) v.level = c.level as string;
+  v.p = c.p as number;
   if (c.position !== undefined) v.position = c.position as number;
+  v.reasons = c.reasons as unknown[];
   return v;
 }
 
@@ -129,7 +132,7 @@ function verdictCase(c: CaseResult): VerdictCase {
  * of that option and that option's own reasons, with the case's choice.
  */
 function optionCases(cases: CaseResult[], option: string, scored: ScoredCase[]): VerdictCase[] {
-  return cases.map((c, r) => ({ ...verdictCase(c), p: (c.p as Record<string, number>)[option], reasons: scored[r].reasons }));
+  return cases.map((c, r) => ({ choice: c.choice as string, entity_id: c.entity_id, p: (c.p as Record<string, number>)[option], reasons: scored[r].reasons }));
 }
 
 async function sign(a: AnswerInput, fit: FitOutcome, cases: VerdictCase[], option?: string): Promise<SignedVerdict> {
@@ -159,8 +162,8 @@ async function simpleAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswe
   const scored = scoreTable(a.ctx, fit.model!, a.cases.table);
   const levers = leversOf(a, fit, a.cases.table, a.cases.entityIds, scored);
   const cases = scored.map((s, r) => caseResult(a, fit, a.cases.entityIds[r], s, { level: levelOf(a.question, s.p) }, levers?.[r]));
-  const verdicts = [await sign(a, fit, cases.map(verdictCase))];
-  return { body: { ...answeredBase(a.question, fit), cases: answerCases(cases, verdicts[0], a, levers), verdicts }, billable: cases.length };
+  const verdicts = [await sign(a, fit, signedCases(cases, a, levers))];
+  return { body: { ...answeredBase(a.question, fit), cases, verdicts }, billable: cases.length };
 }
 
 async function rankAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer> {
@@ -173,9 +176,9 @@ async function rankAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer>
   const top = order.slice(0, topK);
   const levers = leversOf(a, fit, pickRows(a.cases.table, top), top.map((r) => a.cases.entityIds[r]), top.map((r) => scored[r]));
   const ranked = top.map((r, i) => caseResult(a, fit, a.cases.entityIds[r], scored[r], { position: i + 1 }, levers?.[i]));
-  const verdicts = [await sign(a, fit, ranked.map(verdictCase))];
+  const verdicts = [await sign(a, fit, signedCases(ranked, a, levers))];
   return {
-    body: { ...answeredBase(q, fit), ranked: answerCases(ranked, verdicts[0], a, levers), ranked_total: order.length, verdicts },
+    body: { ...answeredBase(q, fit), ranked, ranked_total: order.length, verdicts },
     billable: ranked.length,
   };
 }

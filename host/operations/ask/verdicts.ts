@@ -36,29 +36,15 @@ export interface SignedVerdict {
   signature: Record<string, string>;
 }
 
-/**
- * A case as the Verdict holds it, keys in canonical (sorted) order so canonical JSON can write it
- * straight through (host/signing/canonical-json.ts). Reasons are shared with the answer: the engine
- * bridge builds them in canonical order (host/engine/scorer.ts ReasonOut).
- */
-function canonicalCase(c: VerdictCase): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (c.choice !== undefined) out.choice = c.choice;
-  out.entity_id = c.entity_id;
-  if (c.level !== undefined) out.level = c.level;
-  out.p = c.p;
-  if (c.position !== undefined) out.position = c.position;
-  out.reasons = c.reasons;
-  return out;
-}
-
 export async function makeVerdict(ctx: OpContext, v: VerdictInput): Promise<SignedVerdict> {
   const { keyRing, engine, config, now } = ctx.services;
   const at = now();
   // Keys in canonical (sorted) order at every level, so canonical JSON writes it straight through.
   const verdict: Record<string, unknown> = {
     acknowledge_decision_support: v.acknowledged,
-    cases: v.cases.map(canonicalCase),
+    // as given: the signer writes keys in canonical order whatever order they were built in, and an
+    // answer whose cases hold nothing else shares this very array (answers.ts)
+    cases: v.cases,
     computed_at: new Date(at).toISOString(),
     contract: CONTRACT,
     core_hash: engine.coreHash,
