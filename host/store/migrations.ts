@@ -17,6 +17,7 @@ export interface Migration {
 //    starts (a task that keeps killing its process is given up). An in-flight idempotency record
 //    carries its owner's lease, so a retry after a crash takes it over (wire.md "Idempotency"); rows
 //    from before have no lease and count as stale.
+// 3: `answers` goes: a reply is kept with its idempotency record or its task, and nothing read it.
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -171,6 +172,14 @@ ALTER TABLE tasks ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
 UPDATE tasks SET attempts = 1 WHERE status = 'running';
 ALTER TABLE idempotency_records ADD COLUMN lease_owner TEXT;
 ALTER TABLE idempotency_records ADD COLUMN lease_until BIGINT;
+`,
+  },
+  {
+    version: 3,
+    name: 'drop answers: replies are kept with idempotency records and tasks, drift reports on refit links',
+    sql: `
+DROP INDEX answers_by_age;
+DROP TABLE answers;
 `,
   },
 ];

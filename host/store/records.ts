@@ -165,13 +165,6 @@ export interface DriftRecord {
   report: string; // JSON text
 }
 
-export interface StoredAnswer {
-  id: string;
-  workspace_id: string;
-  body: string; // JSON text
-  created_at: number;
-}
-
 export type UsageKind = 'fit' | 'decision';
 
 export interface UsageEntry {
@@ -222,7 +215,6 @@ export interface InsertAttestationResult {
 
 export interface SweepResult {
   idempotency: number;
-  answers: number;
   tasks: number;
   datasets: string[];
 }

@@ -1,6 +1,6 @@
 // Idempotency records (workspace + operation + key, leased while in flight) and stored answers, both kept 24 hours for replay.
 import type { SqlClient } from './sql.ts';
-import type { IdempotencyRecord, ReplayStore, StoredAnswer } from './types.ts';
+import type { IdempotencyRecord, ReplayStore } from './types.ts';
 
 interface IdempotencyRow {
   workspace_id: string;
@@ -102,20 +102,5 @@ export function replayQueries(db: SqlClient): ReplayStore {
       return db.run('DELETE FROM idempotency_records WHERE created_at < ?', [cutoff]);
     },
 
-    async putAnswer(a) {
-      // Keyed per workspace: the same id in two workspaces is two answers, each replaced only by its own.
-      await db.run(
-        `INSERT INTO answers (workspace_id, id, body, created_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (workspace_id, id) DO UPDATE SET body = excluded.body, created_at = excluded.created_at`,
-        [a.workspace_id, a.id, a.body, a.created_at],
-      );
-    },
-
-    async getAnswer(workspace_id, id) {
-      const r = await db.get<StoredAnswer>('SELECT id, workspace_id, body, created_at FROM answers WHERE workspace_id = ? AND id = ?', [
-        workspace_id, id,
-      ]);
-      return r ? { ...r, created_at: Number(r.created_at) } : null;
-    },
   };
 }

@@ -28,11 +28,10 @@ export function createSqlStore(db: SqlClient): Store {
     async sweep(now, retention_ms = RETENTION_MS) {
       const cutoff = now - retention_ms;
       const idempotency = await replay.deleteIdempotencyOlderThan(cutoff);
-      const answers = await db.run('DELETE FROM answers WHERE created_at < ?', [cutoff]);
       // A running task renews updated_at with its lease, so only finished or abandoned tasks go.
       const tasks = await db.run('DELETE FROM tasks WHERE updated_at < ?', [cutoff]);
       const deleted = await datasets.deleteDatasetsUnusedBefore(cutoff);
-      return { idempotency, answers, tasks, datasets: deleted };
+      return { idempotency, tasks, datasets: deleted };
     },
 
     close: () => db.close(),

@@ -17,7 +17,6 @@ import type {
   IdempotencyRecord,
   IdempotencyPutResult,
   DriftRecord,
-  StoredAnswer,
   UsageEntry,
   MonthlyUsage,
   OutcomeRecord,
@@ -109,8 +108,6 @@ export interface ReplayStore {
   /** Gives up the in-flight lease (shutdown) so the next retry takes the record over at once. */
   releaseIdempotency(workspace_id: string, operation: string, key: string, owner: string): Promise<boolean>;
   deleteIdempotencyOlderThan(cutoff: number): Promise<number>;
-  putAnswer(a: StoredAnswer): Promise<void>;
-  getAnswer(workspace_id: string, id: string): Promise<StoredAnswer | null>;
 }
 
 export interface UsageStore {
@@ -130,7 +127,7 @@ export interface EvidenceStore {
 export interface Store
   extends WorkspaceStore, ApiKeyStore, SigningKeyStore, DatasetStore, ModelStore,
     TaskStore, ReplayStore, UsageStore, EvidenceStore {
-  /** Removes idempotency records, answers and tasks not updated for retention_ms (default 24 h), and datasets unused that long. */
+  /** Removes idempotency records and tasks not updated for retention_ms (default 24 h), and datasets unused that long. */
   sweep(now: number, retention_ms?: number): Promise<SweepResult>;
   close(): Promise<void>;
 }

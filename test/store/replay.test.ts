@@ -1,4 +1,4 @@
-// Idempotency records (insert-if-absent, leased while in flight) and stored answers.
+// Idempotency records (insert-if-absent, leased while in flight).
 import { describe, expect, it } from 'vitest';
 import type { IdempotencyRecord } from '../../host/store/index.ts';
 import { HOUR, openStore, T0 } from './helpers.ts';
@@ -98,24 +98,5 @@ describe('in-flight idempotency leases', () => {
     expect(await store.releaseIdempotency('ws_1', 'svc_ask', 'k1', 'b')).toBe(false);
     expect(await store.releaseIdempotency('ws_1', 'svc_ask', 'k1', 'a')).toBe(true);
     expect(await store.takeOverIdempotency('ws_1', 'svc_ask', 'k1', 'h1', { owner: 'b', now: T0 + 1, ...LEASE })).toBe(true);
-  });
-});
-
-describe('stored answers', () => {
-  it('puts and gets an answer within its workspace', async () => {
-    const store = await openStore();
-    await store.putAnswer({ id: 'an_1', workspace_id: 'ws_1', body: '{"a":1}', created_at: T0 });
-    expect(await store.getAnswer('ws_1', 'an_1')).toEqual({ id: 'an_1', workspace_id: 'ws_1', body: '{"a":1}', created_at: T0 });
-    expect(await store.getAnswer('ws_2', 'an_1')).toBeNull();
-  });
-
-  it('keeps the same id in two workspaces as two answers, each replaced only by its own workspace', async () => {
-    const store = await openStore();
-    await store.putAnswer({ id: 'an_1', workspace_id: 'ws_1', body: '{"a":1}', created_at: T0 });
-    await store.putAnswer({ id: 'an_1', workspace_id: 'ws_2', body: '{"b":1}', created_at: T0 + 1 });
-    await store.putAnswer({ id: 'an_1', workspace_id: 'ws_1', body: '{"a":2}', created_at: T0 + 2 });
-    expect(await store.getAnswer('ws_1', 'an_1')).toEqual({ id: 'an_1', workspace_id: 'ws_1', body: '{"a":2}', created_at: T0 + 2 });
-    expect(await store.getAnswer('ws_2', 'an_1')).toEqual({ id: 'an_1', workspace_id: 'ws_2', body: '{"b":1}', created_at: T0 + 1 });
-    expect(await store.getAnswer('ws_3', 'an_1')).toBeNull();
   });
 });

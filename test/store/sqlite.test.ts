@@ -36,14 +36,14 @@ describe('sqlite store', () => {
     const dir = tempDir();
     const a = await openStore(dir);
     const ws = await a.createWorkspace('acme', T0);
-    await a.putAnswer({ id: 'an_1', workspace_id: ws.id, body: '{"x":1}', created_at: T0 });
+    await a.recordUsage({ workspace_id: ws.id, kind: 'decision', count: 3, at: T0 });
     await a.close();
     const b = await openStore(dir);
     expect(await b.getWorkspace(ws.id)).toEqual(ws);
-    expect((await b.getAnswer(ws.id, 'an_1'))?.body).toBe('{"x":1}');
+    expect(await b.getMonthlyUsage(ws.id, T0)).toMatchObject({ decisions: 3 });
   });
 
-  it('migrates a version 1 store: drift reports move to their refit links, answers stay, old in-flight keys can be taken over', async () => {
+  it('migrates a version 1 store: drift reports move to their refit links, the answers table goes, old in-flight keys can be taken over', async () => {
     const dir = tempDir();
     const db = openSqliteClient(path.join(dir, 'store.sqlite'));
     await db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)');
@@ -61,8 +61,9 @@ describe('sqlite store', () => {
     const store = await openStore(dir);
     expect(await store.getDriftReport('ws_1', ref)).toEqual({ refit_of: base, report: '{"pattern":"changed"}' });
     expect(await store.getDriftReport('ws_2', ref)).toBeNull(); // its report had been dropped by the old key
-    expect(await store.getAnswer('ws_1', `drift_${ref}`)).toBeNull();
-    expect(await store.getAnswer('ws_1', 'an_1')).toMatchObject({ body: '{"a":1}', created_at: T0 });
+    const check = openSqliteClient(path.join(dir, 'store.sqlite'));
+    expect(await check.get("SELECT name FROM sqlite_master WHERE name = 'answers'")).toBeUndefined();
+    await check.close();
     expect(await store.getTask('ws_1', 'tk_1')).toMatchObject({ status: 'running', attempts: 1 });
     expect(await store.getIdempotency('ws_1', 'svc_ask', 'k1')).toMatchObject({ status_code: 0, lease_owner: null, lease_until: null });
     expect(await store.takeOverIdempotency('ws_1', 'svc_ask', 'k1', 'h1', { owner: 'new', now: T0, lease_ms: 1000 })).toBe(true);

@@ -1,4 +1,4 @@
-// The retention sweeper (spec 2.2, 8: stored datasets, answers, tasks and idempotency records go 24 hours
+// The retention sweeper (spec 2.2, 8: stored datasets, poll results (tasks) and idempotency records go 24 hours
 // after last use): calls store.sweep on a timer, and clears upload files a crashed process left behind.
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -13,7 +13,7 @@ export async function sweepOnce(services: Services): Promise<void> {
   const result = await services.store.sweep(now);
   // Swept datasets' parsed rows go from memory as well (spec 2.2: deleted, not just unreachable).
   for (const id of result.datasets) forgetStoredRecord(id);
-  if (result.datasets.length + result.answers + result.tasks + result.idempotency > 0) {
+  if (result.datasets.length + result.tasks + result.idempotency > 0) {
     services.log.info({ ...result, datasets: result.datasets.length }, 'swept expired records');
   }
   // File ages are wall-clock (mtime), not the injected clock.
