@@ -131,27 +131,21 @@ export function scoreCases(mod: EngineModule, model: Model, cases: RawTable): Sc
   return scoreEncoded(mod, model, encodeCases(model, cases), cases.rowCount);
 }
 
-// One frozen object per distinct reason of a model (column, bin, strength, value): a batch of cases
-// repeats a few hundred reasons, and a Verdict writes each one's text once (canonicalJsonShared).
-// Keyed by number, then by the value itself (a Map tells 7 from "7"); cleared past a bound, so a
-// model scored on many distinct values never holds more than that many.
-interface Interned {
-  bySlot: Map<number, Map<string | number | null, ReasonOut>>;
-  size: number;
-}
-const internedReasons = new WeakMap<Model, Interned>();
-const MAX_INTERNED = 200_000;
+// One frozen object per distinct reason in a scored batch (column, bin, strength, value): 10,000
+// cases repeat a few hundred reasons, and a Verdict writes each one's text once (canonicalJsonShared).
+// Kept with the batch's output, so it lives exactly as long as the batch: keyed by number, then by
+// the value itself (a Map tells 7 from "7").
+const batchReasons = new WeakMap<ScoreOutput, Map<number, Map<string | number | null, ReasonOut>>>();
 
-function internReason(model: Model, slot: number, value: string | number | null, make: () => ReasonOut): ReasonOut {
-  let interned = internedReasons.get(model);
-  if (!interned || interned.size >= MAX_INTERNED) internedReasons.set(model, (interned = { bySlot: new Map(), size: 0 }));
-  let byValue = interned.bySlot.get(slot);
-  if (!byValue) interned.bySlot.set(slot, (byValue = new Map()));
+function internReason(out: ScoreOutput, slot: number, value: string | number | null, make: () => ReasonOut): ReasonOut {
+  let bySlot = batchReasons.get(out);
+  if (!bySlot) batchReasons.set(out, (bySlot = new Map()));
+  let byValue = bySlot.get(slot);
+  if (!byValue) bySlot.set(slot, (byValue = new Map()));
   let reason = byValue.get(value);
   if (reason === undefined) {
     reason = Object.freeze(make());
     byValue.set(value, reason);
-    interned.size++;
   }
   return reason;
 }
@@ -173,7 +167,7 @@ export function reasonsOf(model: Model, out: ScoreOutput, cases: RawTable, r: nu
     else value = cellText(cell);
     const bin = out.bins[r * m + j];
     reasons.push(
-      internReason(model, (j * 256 + bin) * 8 + s + 4, value, () => ({
+      internReason(out, (j * 256 + bin) * 8 + s + 4, value, () => ({
         association_not_causal: true,
         feature_label: col.name,
         likelihood_direction: s > 0 ? 'higher' : 'lower',
