@@ -2,7 +2,7 @@
 // sorted dictionaries, and the columns the host excludes with their reason. Strings stay here.
 import type { Cell, RawTable } from '../table/types.ts';
 import { inferColumn, encodeNumeric, encodeCategorical, isMissing } from '../table/typing.ts';
-import { entityKey, parseTime } from '../table/select.ts';
+import { entityKey, timeReaderFor } from '../table/select.ts';
 
 export type ExclusionWhy = 'entity' | 'time' | 'identifier' | 'constant' | 'restates_outcome' | 'unusable' | 'outcome';
 
@@ -65,7 +65,8 @@ export function encodeTable(table: RawTable, opts: EncodeOptions): EncodedTable 
     const ti = table.columns.indexOf(opts.timeColumn);
     if (ti < 0) throw new Error(`time column ${opts.timeColumn} is not in the table`);
     time = new Float64Array(n);
-    for (let r = 0; r < n; r++) time[r] = parseTime(table.data[ti][r]) ?? NaN;
+    const { read } = timeReaderFor(table.data[ti]);
+    for (let r = 0; r < n; r++) time[r] = read(table.data[ti][r]) ?? NaN;
   }
 
   const columns: EncodedColumn[] = [];

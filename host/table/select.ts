@@ -15,14 +15,14 @@ const ISO_BASIC = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(?:(\d{2})(?:[.,](\d+
  * Out-of-range parts (month 13, 30 February, hour 24) give null. A number is taken only when its
  * digits are a basic date (the number 20240315 is 2024-03-15, as a CSV cell and a JSON number read alike).
  */
-export function parseIso8601(cell: unknown): number | null {
+export function parseIso8601(cell: unknown, forms: 'any' | 'extended' = 'any'): number | null {
   let s: string;
   if (typeof cell === 'number') {
     if (!Number.isInteger(cell) || cell < 10_000_000 || cell > 99_999_999) return null;
     s = String(cell);
   } else if (typeof cell === 'string') s = cell.trim();
   else return null;
-  const m = ISO.exec(s) ?? ISO_BASIC.exec(s);
+  const m = ISO.exec(s) ?? (forms === 'any' ? ISO_BASIC.exec(s) : null);
   if (!m) return null;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const [h, mi, sec] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)];
@@ -46,10 +46,33 @@ export function parseIso8601(cell: unknown): number | null {
  * (host/table/shapes/read.ts `readTimes`).
  */
 export function parseTime(cell: unknown): number | null {
-  const t = parseIso8601(cell);
-  if (t !== null) return t;
+  return parseIso8601(cell) ?? plainTime(cell);
+}
+
+function plainTime(cell: unknown): number | null {
   if (typeof cell === 'number') return Number.isFinite(cell) ? (cell === 0 ? 0 : cell) : null;
   return typeof cell === 'string' ? parseNumber(cell) : null;
+}
+
+/**
+ * How one column's values read as times, decided for the whole column: when every value is an ISO
+ * 8601 time, extended or basic, they are read as times (20240315 is a date); otherwise a value that
+ * merely looks like a basic date is a number like its neighbours (a column of sequence numbers or
+ * epoch minutes, where 28120115 happens to spell a day, stays a column of numbers).
+ */
+export function timeReaderFor(cells: readonly unknown[]): { read: (cell: unknown) => number | null; allIso: boolean } {
+  let allIso = true;
+  const checked = new Set<unknown>();
+  for (const cell of cells) {
+    if (checked.has(cell)) continue;
+    checked.add(cell);
+    if (cell === null || cell === undefined || (typeof cell === 'string' && cell.trim() === '')) continue;
+    if (parseIso8601(cell) === null) {
+      allIso = false;
+      break;
+    }
+  }
+  return allIso ? { read: (c) => parseIso8601(c), allIso } : { read: (c) => parseIso8601(c, 'extended') ?? plainTime(c), allIso };
 }
 
 function daysInMonth(y: number, m: number): number {
@@ -94,6 +117,7 @@ export function latestRowPerEntity(table: RawTable, entityColumn: string, timeCo
   const ec = columnIndex(table, entityColumn, 'entity_column');
   const tc = timeColumn === undefined ? -1 : columnIndex(table, timeColumn, 'time_column');
   const ids = table.data[ec];
+  const readTime = tc < 0 ? parseTime : timeReaderFor(table.data[tc]).read;
   const latest = new Map<string, number>();
   const times = new Map<string, number | null>();
   for (let r = 0; r < table.rowCount; r++) {
@@ -102,10 +126,10 @@ export function latestRowPerEntity(table: RawTable, entityColumn: string, timeCo
     const best = latest.get(id);
     if (tc < 0 || best === undefined) {
       latest.set(id, r);
-      if (tc >= 0) times.set(id, parseTime(table.data[tc][r]));
+      if (tc >= 0) times.set(id, readTime(table.data[tc][r]));
       continue;
     }
-    const t = parseTime(table.data[tc][r]);
+    const t = readTime(table.data[tc][r]);
     const bt = times.get(id) as number | null;
     const cmp = t === bt ? compareRows(table, r, best) : t === null ? -1 : bt === null ? 1 : t - bt;
     if (cmp >= 0) {

@@ -124,3 +124,32 @@ describe('latestRowPerEntity', () => {
     expect(() => latestRowPerEntity(table, 'id', 'when')).toThrow(expect.objectContaining({ field: 'time_column' }));
   });
 });
+
+describe('a time column is read as a whole (timeReaderFor)', () => {
+  it('a column of basic-form dates reads as dates', async () => {
+    const { timeReaderFor } = await import('../../host/table/select.ts');
+    const r = timeReaderFor(['20240315', 20240316, '', null, '2024-03-17']);
+    expect(r.allIso).toBe(true);
+    expect(r.read('20240315')).toBe(Date.UTC(2024, 2, 15));
+    expect(r.read(20240316)).toBe(Date.UTC(2024, 2, 16));
+  });
+
+  it('in a column of plain numbers a value that happens to spell a day stays a number', async () => {
+    const { timeReaderFor } = await import('../../host/table/select.ts');
+    // epoch minutes around now: 28120115 spells 2812-01-15, 28120135 spells no day
+    const r = timeReaderFor([28120115, 28120135, '28120140']);
+    expect(r.allIso).toBe(false);
+    expect(r.read(28120115)).toBe(28120115);
+    expect(r.read('28120140')).toBe(28120140);
+    expect(r.read('2024-03-15')).toBe(Date.UTC(2024, 2, 15)); // an extended ISO time is still a time
+  });
+
+  it('the latest row per id follows the numbers, not a day some of them spell', () => {
+    const t = rowsToTable([
+      { id: 'a', seq: 28120115, v: 'first' },
+      { id: 'a', seq: 28120135, v: 'second' },
+    ]);
+    // as a date 28120115 would be the year 2812 and win; as a number 28120135 is later
+    expect(latestRowPerEntity(t, 'id', 'seq').get('a')).toBe(1);
+  });
+});

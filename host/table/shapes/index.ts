@@ -1,6 +1,6 @@
 // Spec 2.5 record shapes: the one entry that turns a log into one table of cases (architecture.md step 2).
 import type { Shape } from '../../schemas/shape.ts';
-import { parseIso8601, parseTime } from '../select.ts';
+import { parseIso8601, timeReaderFor } from '../select.ts';
 import type { RawTable } from '../types.ts';
 import { shapeEvents } from './events.ts';
 import { shapePanel } from './panel.ts';
@@ -44,11 +44,12 @@ function asTable(table: RawTable, opts: ShapeOptions): ShapedRecord {
   let latest = NaN;
   let numeric = true;
   if (tc >= 0) {
+    const { read, allIso } = timeReaderFor(table.data[tc]);
     for (const cell of table.data[tc]) {
-      const t = parseTime(cell);
+      const t = read(cell);
       if (t === null) continue;
       if (!(t <= latest)) latest = t;
-      if (parseIso8601(cell) !== null) numeric = false; // 20240315 is a date, written back as one
+      if (parseIso8601(cell, allIso ? 'any' : 'extended') !== null) numeric = false; // 20240315 in a date column is a date, written back as one
     }
   }
   return {

@@ -1,6 +1,6 @@
 // Spec 2.5 shared reading: named columns, times, as_of, and the log grouped into cases in canonical order.
 import { ServiceError } from '../../http/problem.ts';
-import { entityKey, parseIso8601 } from '../select.ts';
+import { entityKey, parseIso8601, timeReaderFor } from '../select.ts';
 import type { Cell, RawTable } from '../types.ts';
 import { cellText, compareCodePoints, isMissing, parseNumber } from '../typing.ts';
 
@@ -64,6 +64,8 @@ const ISO_EXAMPLES = '2024-03-15, 20240315, 2024-03-15T12:00:00Z (with or withou
 export function readTimes(table: RawTable, c: number, field: string, use: TimeUse): ReadTimes {
   const cells = table.data[c];
   const out = new Float64Array(table.rowCount);
+  // 20240315 is a date only in a column of dates (select.ts timeReaderFor); among plain numbers it is one
+  const isoForms = timeReaderFor(cells).allIso ? 'any' : 'extended';
   // Logs repeat their times: each spelling is read once. Kind per spelling: 0 ISO, 1 plain number, 2 neither.
   const seen = new Map<Cell, number>();
   const kinds: number[] = [];
@@ -78,7 +80,7 @@ export function readTimes(table: RawTable, c: number, field: string, use: TimeUs
       seen.set(cell, k);
       if (isMissing(cell)) (kinds.push(-1), values.push(NaN));
       else {
-        const iso = parseIso8601(cell);
+        const iso = parseIso8601(cell, isoForms);
         const plain = iso === null ? parseNumber(cell) : null;
         const kind = iso !== null ? 0 : plain !== null ? 1 : 2;
         kinds.push(kind);
