@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { ServiceError } from '../http/problem.ts';
 import { canonicalJson } from '../signing/index.ts';
-import type { OpContext, OpResult } from '../services.ts';
+import { resultJson, type OpContext, type OpResult } from '../services.ts';
 import { reviveProblem, storeProblem, type StoredProblem } from './problems.ts';
 import { holdLease, leaseOf, OWNER } from './tasks.ts';
 
@@ -56,7 +56,9 @@ async function runHolding(ctx: OpContext, operation: string, key: string, run: (
     const result = await run();
     // A 202 was recorded with its task in one transaction (tasks.ts); the task stores the final reply.
     if (result.status !== 202 && !held.abandoned) {
-      await store.updateIdempotencyResponse(ws, operation, key, result.status, JSON.stringify(result.body), OWNER);
+      const text = resultJson(result); // written once: stored here and sent as the reply
+      await store.updateIdempotencyResponse(ws, operation, key, result.status, text, OWNER);
+      return { ...result, bodyJson: () => text };
     }
     return result;
   } catch (err) {

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { ServiceError } from '../http/problem.ts';
 import { PollRequestSchema, parseBody } from '../schemas/index.ts';
 import type { TaskRecord } from '../store/index.ts';
-import type { Caller, OpContext, OpResult, Services } from '../services.ts';
+import { resultJson, type Caller, type OpContext, type OpResult, type Services } from '../services.ts';
 import { newId } from './ids.ts';
 import { reviveProblem, storeProblem, type StoredProblem } from './problems.ts';
 
@@ -87,10 +87,17 @@ async function abandon(services: Services, held: Held): Promise<void> {
   await held.release().catch((err: unknown) => services.log.warn({ err }, 'releasing a lease on shutdown'));
 }
 
-/** Hook run when a task finishes (idempotency records take the final reply). */
-async function settleIdempotency(services: Services, req: TaskRequest, status: number, body: unknown): Promise<void> {
+/**
+ * Hook run when a task finishes: its idempotency record takes the final reply (`text`, the reply's
+ * JSON), except a 5xx that says "retry": the record is forgotten so the next retry runs the call
+ * again (as idempotency.ts does for a call that fails before it goes pending). A task given up after
+ * repeated crashes is final for that body (running it again would crash again), so it is kept.
+ */
+async function settleIdempotency(services: Services, req: TaskRequest, status: number, text: string, final = false): Promise<void> {
   if (!req.idempotency) return;
-  await services.store.updateIdempotencyResponse(req.caller.workspaceId, req.idempotency.operation, req.idempotency.key, status, JSON.stringify(body));
+  const { operation, key } = req.idempotency;
+  if (status >= 500 && !final) await services.store.deleteIdempotency(req.caller.workspaceId, operation, key);
+  else await services.store.updateIdempotencyResponse(req.caller.workspaceId, operation, key, status, text);
 }
 
 function holdTask(services: Services, id: string, stageOf: () => Stage): HeldLease {
@@ -140,8 +147,9 @@ async function finishTask(services: Services, id: string, req: TaskRequest, runn
     const result = await running;
     if (held.abandoned) return;
     // Only the lease holder settles: one that lost the lease leaves it to the process that took over.
-    if (await services.store.completeTask(id, OWNER, JSON.stringify(result.body), services.now())) {
-      await settleIdempotency(services, req, result.status, result.body);
+    const text = resultJson(result); // written once, for the task and the idempotency record
+    if (await services.store.completeTask(id, OWNER, text, services.now())) {
+      await settleIdempotency(services, req, result.status, text);
     }
   } catch (err) {
     // A stopping service kills its fits; the task was handed back, not failed (another process runs it).
@@ -152,10 +160,10 @@ async function finishTask(services: Services, id: string, req: TaskRequest, runn
   }
 }
 
-async function failWith(services: Services, id: string, req: TaskRequest | null, problem: StoredProblem, err?: unknown): Promise<void> {
+async function failWith(services: Services, id: string, req: TaskRequest | null, problem: StoredProblem, err?: unknown, final = false): Promise<void> {
   if (problem.code === 'internal') services.log.error({ err, task_id: id }, 'task failed');
   const failed = await services.store.failTask(id, OWNER, JSON.stringify(problem), services.now()).catch(() => false);
-  if (failed && req) await settleIdempotency(services, req, reviveProblem(problem).status, { problem }).catch(() => undefined);
+  if (failed && req) await settleIdempotency(services, req, reviveProblem(problem).status, JSON.stringify({ problem }), final).catch(() => undefined);
 }
 
 /** svc_poll (spec 4.3): 202 while running, then exactly the original reply. */
@@ -234,7 +242,7 @@ async function resumeTask(services: Services, task: TaskRecord): Promise<void> {
     const detail =
       `task ${id} was started ${task.attempts - 1} times and each time the process running it stopped before it finished ` +
       '(for example it ran out of memory); it was given up. Ask again with a smaller record or fewer questions';
-    await failWith(services, id, req, storeProblem(new ServiceError('internal', detail)));
+    await failWith(services, id, req, storeProblem(new ServiceError('internal', detail)), undefined, true);
     return;
   }
   if (!req) {

@@ -102,5 +102,9 @@ export function replayQueries(db: SqlClient): ReplayStore {
       return db.run('DELETE FROM idempotency_records WHERE created_at < ?', [cutoff]);
     },
 
+    async deleteIdempotency(workspace_id, operation, key) {
+      return (await db.run(`DELETE FROM idempotency_records WHERE ${IDEM_WHERE}`, [workspace_id, operation, key])) > 0;
+    },
+
   };
 }

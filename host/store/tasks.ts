@@ -80,11 +80,13 @@ export function taskQueries(db: SqlClient): TaskStore {
         ]);
         const idem = t.idempotency;
         if (idem) {
-          // Only a record still in flight: a reply already stored is never turned back into a 202.
+          // Only a record still in flight under this task's creator: a reply already stored is never
+          // turned back into a 202, and a record another process took over (this one's lease ran out)
+          // stays that process's.
           await tx.run(
             `UPDATE idempotency_records SET status_code = ?, response = ?, task_id = ?, lease_owner = NULL, lease_until = NULL
-             WHERE workspace_id = ? AND operation = ? AND idempotency_key = ? AND status_code = 0`,
-            [idem.status_code, idem.response, rec.id, rec.workspace_id, idem.operation, idem.key],
+             WHERE workspace_id = ? AND operation = ? AND idempotency_key = ? AND status_code = 0 AND lease_owner = ?`,
+            [idem.status_code, idem.response, rec.id, rec.workspace_id, idem.operation, idem.key, rec.lease_owner],
           );
         }
         return rec;

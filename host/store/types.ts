@@ -108,6 +108,8 @@ export interface ReplayStore {
   /** Gives up the in-flight lease (shutdown) so the next retry takes the record over at once. */
   releaseIdempotency(workspace_id: string, operation: string, key: string, owner: string): Promise<boolean>;
   deleteIdempotencyOlderThan(cutoff: number): Promise<number>;
+  /** Forgets a key's record (a call that failed with a 5xx: the next retry runs it again). */
+  deleteIdempotency(workspace_id: string, operation: string, key: string): Promise<boolean>;
 }
 
 export interface UsageStore {

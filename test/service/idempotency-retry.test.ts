@@ -10,10 +10,15 @@ let svc: DatasetService;
 let key: string;
 let failuresLeft = 1;
 let served = 0;
+let pendingFailuresLeft = 1; // the pending test's own path, so its background retry cannot touch the others'
 
 beforeAll(async () => {
   origin = await startHttpsServer({
     // fails once (the download fails: 502 fetch_failed, a 5xx), then serves the table
+    '/flaky-pending.csv': (_req, res) => {
+      if (pendingFailuresLeft-- > 0) return res.writeHead(503).end('busy');
+      res.writeHead(200, { 'content-type': 'text/csv' }).end(CSV);
+    },
     '/flaky.csv': (_req, res) => {
       served++;
       if (failuresLeft-- > 0) return res.writeHead(503).end('busy');
@@ -28,14 +33,38 @@ afterAll(async () => {
   await origin?.close();
 });
 
-const ask = (idempotency_key: string, extra: object = {}) => ({
-  data: { fetch_url: `https://localhost:${origin.port}/flaky.csv` },
+const ask = (idempotency_key: string, extra: object = {}, file = 'flaky.csv') => ({
+  data: { fetch_url: `https://localhost:${origin.port}/${file}` },
   entity_column: 'id',
   subject_kind: 'other',
   questions: { q: { type: 'yesno', outcome_column: 'churned' } },
   cases: { ids: ['c1'] },
   idempotency_key,
   ...extra,
+});
+
+describe('idempotency after a pending call fails', () => {
+  it('a pending ask that fails with a 5xx is not replayed: the retry with the same key runs the call again', async () => {
+    // no wait: the ask goes pending at once, then its download fails (502 fetch_failed on the task)
+    const quick = await startDatasetService({ allowLoopbackFetchForTests: true, fetchCaPem: origin.cert, pendingWaitMs: 0 });
+    try {
+      const k = (await quick.liveKey('idem-pending')).key;
+      const first = await post(quick.url, '/v1/ask', ask('pending-then-502', {}, 'flaky-pending.csv'), k);
+      expect(first.status).toBe(202);
+      let polled = first;
+      for (let i = 0; i < 200 && polled.status === 202; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+        polled = await post(quick.url, '/v1/poll', { task_id: first.body.task_id }, k);
+      }
+      expect(polled.status).toBe(502);
+      expect(polled.body.code).toBe('fetch_failed');
+      const retry = await post(quick.url, '/v1/ask', ask('pending-then-502', {}, 'flaky-pending.csv'), k);
+      expect(retry.status).toBe(202);
+      expect(retry.body.task_id).not.toBe(first.body.task_id); // a new call, not the failed one replayed
+    } finally {
+      await quick.close();
+    }
+  });
 });
 
 describe('idempotency after a failed first call', () => {

@@ -81,6 +81,31 @@ describe('tasks', () => {
     expect(await store.getIdempotency('ws_1', 'svc_ask', 'k2')).toMatchObject({ status_code: 200, response: '{"done":1}', task_id: null });
   });
 
+  it('leaves an in-flight record another process took over alone when the first one goes pending late', async () => {
+    const store = await openStore();
+    // 'a' started the call; its lease ran out and 'b' took the record over and runs the call itself
+    await store.putIdempotency({
+      workspace_id: 'ws_1', operation: 'svc_ask', key: 'k1', body_hash: 'h', status_code: 0, response: null, task_id: null,
+      lease_owner: 'b', lease_until: T0 + 15_000, created_at: T0,
+    });
+    await store.createTask({ id: 'tk_a', workspace_id: 'ws_1', request: '{}', created_at: T0, lease: { owner: 'a', lease_until: T0 + 30_000 },
+      idempotency: { operation: 'svc_ask', key: 'k1', status_code: 202, response: '{"task_id":"tk_a"}' } });
+    expect(await store.getIdempotency('ws_1', 'svc_ask', 'k1')).toMatchObject({ status_code: 0, task_id: null, lease_owner: 'b' });
+    expect(await store.getTask('ws_1', 'tk_a')).toMatchObject({ status: 'running', lease_owner: 'a' });
+  });
+
+  it('forgets a key on request (a 5xx reply is not kept for its retries)', async () => {
+    const store = await openStore();
+    await store.putIdempotency({
+      workspace_id: 'ws_1', operation: 'svc_ask', key: 'k1', body_hash: 'h', status_code: 202, response: '{}', task_id: 'tk_1',
+      lease_owner: null, lease_until: null, created_at: T0,
+    });
+    expect(await store.deleteIdempotency('ws_1', 'svc_ask', 'k2')).toBe(false);
+    expect(await store.deleteIdempotency('ws_2', 'svc_ask', 'k1')).toBe(false);
+    expect(await store.deleteIdempotency('ws_1', 'svc_ask', 'k1')).toBe(true);
+    expect(await store.getIdempotency('ws_1', 'svc_ask', 'k1')).toBeNull();
+  });
+
   it('lets another owner take over once the lease has expired, and the old owner can no longer finish', async () => {
     const store = await openStore();
     await store.createTask({ id: 'tk_1', workspace_id: 'ws_1', request: '{}', created_at: T0 });
