@@ -47,7 +47,7 @@ export function binNumeric(values: usize, rows: usize, nRows: i32): ColumnBins {
     }
   } else {
     // Walk distinct values with their cumulative count; cut after a value once the count passes the
-    // next quantile target. At most MAX_VALUE_BINS - 1 cuts.
+    // next quantile target. At most maxBins - 1 cuts.
     const target = <f64>m / <f64>maxBins;
     let i = 0;
     while (i < m) {

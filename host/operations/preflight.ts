@@ -25,7 +25,7 @@ import { assertKeyMayUse, isSampleId } from './ask/record.ts';
 import { auc } from './auc.ts';
 import { outcomeValue } from './outcomes.ts';
 import { grainOf, inferEntityColumn, resolveColumn, type Grain, type Resolution } from './preflight-columns.ts';
-import { setOwn } from './own.ts';
+import { setOwn } from '../schemas/record.ts';
 
 export const RESTATES_AUC = 0.985;
 export const NEARLY_RESTATES_AUC = 0.9;

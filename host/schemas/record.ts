@@ -6,7 +6,7 @@ import * as v from 'valibot';
  * object's prototype instead (and drop the value from JSON); defineProperty never does. `constructor`
  * and `prototype` assign normally (Object.prototype.constructor is a writable data property).
  */
-export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+export function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
   if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
   else target[key] = value;
 }

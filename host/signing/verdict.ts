@@ -19,7 +19,7 @@ function signingInput(protectedB64: string, canonical: string): Uint8Array<Array
 }
 
 // The canonical text each Verdict signed here was signed over, and the text of each array in it
-// (its cases): both frozen when signed, so the text stays true of the object.
+// (its cases): the Verdict is frozen all the way down when signed, so the text stays true of it.
 const signedTexts = new WeakMap<object, string>();
 
 /**
@@ -31,6 +31,13 @@ export function signedTextOf(signed: object): string | undefined {
   return signedTexts.get(signed);
 }
 
+/** Freezes plain objects and arrays all the way down (stopping at parts already frozen). */
+function deepFreeze(v: unknown): void {
+  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return;
+  Object.freeze(v);
+  for (const item of Array.isArray(v) ? v : Object.values(v)) deepFreeze(item);
+}
+
 /** Signs `verdict` with the ring's active key; the verdict is returned, frozen, beside its signature. */
 export async function signVerdict<V extends object>(
   ring: KeyRing,
@@ -40,11 +47,11 @@ export async function signVerdict<V extends object>(
   // wire.md fixes this key order; JSON.stringify keeps insertion order.
   const header = { alg: 'EdDSA', b64: false, crit: ['b64'], kid, typ: 'verdict+json' };
   const protectedB64 = Buffer.from(JSON.stringify(header), 'utf8').toString('base64url');
+  deepFreeze(verdict); // first: what is signed (and its parts' texts, kept below) can no longer change
   const canonical = canonicalObjectJson(verdict as Record<string, unknown>, (value, text) => {
-    if (Array.isArray(value)) signedTexts.set(Object.freeze(value), text);
+    if (Array.isArray(value)) signedTexts.set(value, text);
   });
   const sig = await ring.sign(signingInput(protectedB64, canonical));
-  Object.freeze(verdict);
   signedTexts.set(verdict, canonical);
   return { verdict, signature: { protected: protectedB64, signature: Buffer.from(sig).toString('base64url'), kid } };
 }

@@ -11,7 +11,7 @@ import { scoreTable, type ScoredCase } from './scoring.ts';
 import { bandOf } from './band.ts';
 import { makeVerdict, type SignedVerdict, type VerdictCase } from './verdicts.ts';
 import { leversForCases, type Lever } from '../levers.ts';
-import { setOwn } from '../own.ts';
+import { setOwn } from '../../schemas/record.ts';
 
 export interface AnswerInput {
   ctx: OpContext;

@@ -14,7 +14,7 @@ import { registerTaskExecutor, runWithPending, type Stage } from '../tasks.ts';
 import { withIdempotency } from '../idempotency.ts';
 import { computeDrift, storeDrift } from '../drift.ts';
 import type { ModelRecord } from '../../store/index.ts';
-import { setOwn } from '../own.ts';
+import { setOwn } from '../../schemas/record.ts';
 
 export { CONTRACT } from './verdicts.ts';
 

@@ -3,14 +3,14 @@
 // instead of being serialised again. Parsing the text gives the same value as JSON.stringify(body);
 // only the spelling of a few numbers may differ (1e-05).
 import { verdictJsonOf } from './verdicts.ts';
-import { setOwn } from '../own.ts';
+import { setOwn } from '../../schemas/record.ts';
 
 interface VerdictHolder {
   verdict: object;
   [k: string]: unknown;
 }
 
-// Fields of an answer that may be a signed Verdict's own case array (answers.ts answerCases).
+// Fields of an answer that may be a signed Verdict's own case array (answers.ts signedCases).
 const CASE_FIELDS = ['cases', 'ranked'] as const;
 
 /**

@@ -39,7 +39,7 @@ export interface SignedVerdict {
 export async function makeVerdict(ctx: OpContext, v: VerdictInput): Promise<SignedVerdict> {
   const { keyRing, engine, config, now } = ctx.services;
   const at = now();
-  // Keys in canonical (sorted) order at every level, so canonical JSON writes it straight through.
+  // Keys in canonical (sorted) order, so it reads as it is signed (the signer sorts them regardless).
   const verdict: Record<string, unknown> = {
     acknowledge_decision_support: v.acknowledged,
     // as given: the signer writes keys in canonical order whatever order they were built in, and an

@@ -12,7 +12,7 @@ import { buildAnswer } from '../../operations/ask/answers.ts';
 import { fitKeyOf, type FitOutcome, type FitRequest } from '../../operations/ask/fits.ts';
 import { previewContext } from './context.ts';
 import { fitPreview } from './fit.ts';
-import { setOwn } from '../../operations/own.ts';
+import { setOwn } from '../../schemas/record.ts';
 
 /** A record the page holds: CSV text picked by the person, or a sample fetched at page load. */
 export interface PreviewRecord {
