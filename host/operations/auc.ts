@@ -81,12 +81,17 @@ export function aucStandardError(c: AucComponents): number {
   return Math.sqrt(covariance(c.v10, c.v10) / c.v10.length + covariance(c.v01, c.v01) / c.v01.length);
 }
 
-/** One-sided z of an AUC against chance (0.5); 0 when the error is zero and the AUC is 0.5. */
+/**
+ * One-sided z of an AUC against chance (0.5), as the engine's held-out test computes it
+ * (assembly/stats.ts aucZ): over the larger of DeLong's standard error and the AUC's spread when
+ * scores and labels are independent (Mann-Whitney null, (n + 1) / (12 n1 n0)).
+ */
 export function zAgainstChance(c: AucComponents): number {
-  const se = aucStandardError(c);
-  const d = c.auc - 0.5;
-  if (se === 0) return d === 0 ? 0 : Math.sign(d) * Infinity;
-  return d / se;
+  const n1 = c.v10.length;
+  const n0 = c.v01.length;
+  if (n1 === 0 || n0 === 0) return 0;
+  const se = Math.max(aucStandardError(c), Math.sqrt((n1 + n0 + 1) / (12 * n1 * n0)));
+  return (c.auc - 0.5) / se;
 }
 
 export interface PairedDifference {

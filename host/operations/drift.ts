@@ -1,12 +1,13 @@
 // Drift (spec 3.4, 4.6, wire.md "The other operations"): an ask naming refit_of evaluates the older
 // model on the new record's held-out rows beside the new fit, and svc_drift reads that report back.
 //
-// Rules (alpha 0.01 one-sided, the bar the engine answers at):
+// Rules:
 // - evaluation rows: the new fit's held-out rows; when the new fit has no model (not_yet), every
 //   labeled row of the new record (the older model never saw this version).
-// - the old model holds when its AUC on those rows beats 0.5 by DeLong z >= 2.326.
+// - the old model holds when its AUC on those rows beats 0.5 by the bar the engine answers at
+//   (one-sided alpha 0.005 over the larger of DeLong's and the null standard error: auc.ts).
 // - the new model is better when the new fit is answered and its AUC on the same rows exceeds the
-//   old model's by DeLong's paired z >= 2.326 and by at least 0.02.
+//   old model's by DeLong's paired z >= 2.326 (one-sided alpha 0.01) and by at least 0.02.
 // - pattern: `changed` when the old model no longer holds or the new one is better, else
 //   `unchanged`; recommendation: `keep` when unchanged (so one refusal on a refresh while the old
 //   model holds is keep, not drift), `refit` when changed and the new fit is answered, `abandon`
@@ -31,6 +32,8 @@ import type { FitOutcome } from './ask/fits.ts';
 import { requireModel } from './outcomes.ts';
 
 export const Z_ALPHA_01 = 2.3263478740408408;
+/** The engine's bar for "beats chance" (assembly/fit.ts Z_AUC, one-sided alpha 0.005). */
+export const Z_ANSWER = 2.5758293035489004;
 export const MIN_AUC_GAIN = 0.02;
 export const MIN_CLASS_ROWS = 10;
 const TOP_COLUMNS = 5;
@@ -144,7 +147,7 @@ export function computeDrift(ctx: OpContext, d: DriftInput): DriftReport {
   }
   const oldC = aucComponents(oldOut.p, labels) as AucComponents;
   const oldZ = zAgainstChance(oldC);
-  const oldHolds = oldZ >= Z_ALPHA_01;
+  const oldHolds = oldZ >= Z_ANSWER;
   report.old_auc_on_new = round6(oldC.auc);
   report.old_z_vs_chance = finite(oldZ);
   report.old_holds = oldHolds;
