@@ -58,7 +58,7 @@ export const M_POSITIVES: i32 = 18;
 export const M_NEEDS_LABELED: i32 = 19; // -1 = cannot be estimated (null)
 export const M_NEEDS_POSITIVES: i32 = 20;
 export const M_USABLE_COLUMNS: i32 = 21;
-export const M_SCHEME: i32 = 22; // 0 entity_hash, 1 out_of_time
+export const M_SCHEME: i32 = 22; // 0 entity_hash, 1 out_of_time, 2 entity_hash_folds (cross-fitted)
 export const M_PAIRS: i32 = 23;
 export const M_CAL_SLOPE: i32 = 24;
 export const M_CAL_APPLIED: i32 = 25;
@@ -68,7 +68,8 @@ export const M_NEEDS_COLUMNS: i32 = 28;
 export const M_TRAIN_POSITIVES: i32 = 29;
 export const M_HELD_LABELED: i32 = 30;
 export const M_PAIRS_TRIED: i32 = 31;
-export const METRIC_COUNT: i32 = 32;
+export const M_FOLDS: i32 = 32; // folds of the held-out check: 1 for a single split
+export const METRIC_COUNT: i32 = 33;
 
 // Model layout: a flat f64 array (little-endian bytes when serialised).
 //   [0] MODEL_MAGIC  [1] nCols  [2] intercept  [3] nPairs  [4] nBags  [5] calibration slope

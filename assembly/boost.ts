@@ -5,7 +5,7 @@ import { ldf, ldi, stf, ldb, allocF64, allocI32, allocU8, release } from './mem'
 import { rowLogLoss } from './stats';
 
 export const BIN_STRIDE: i32 = 256; // term tables are u x 256 f64, indexed [column * 256 + bin]
-export const MIN_CHILD_ROWS: f64 = 4;
+export const MIN_CHILD_ROWS: f64 = 10;
 const HESS_FLOOR: f64 = 1e-9;
 
 /** One bag's rows, gathered into contiguous column-major bins (hot loops read them linearly). */
@@ -23,6 +23,11 @@ export class Bag {
   rounds: i32 = 0;
   validLoss: f64 = 0; // mean validation log loss at the kept round
   vIdx: usize = 0; // i32 [nV]: position of each validation row in the fit's training list
+
+  free(): void {
+    release(this.binsT); release(this.binsV); release(this.yT); release(this.yV); release(this.vIdx);
+    this.binsT = 0; this.binsV = 0; this.yT = 0; this.yV = 0; this.vIdx = 0;
+  }
 }
 
 // Scratch histograms shared by the split finder (one column at a time).

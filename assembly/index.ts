@@ -1,7 +1,7 @@
 // The engine's exported ABI: memory blocks in, status codes out, results read from memory.
 // Every export returns a status (abi.ts); no strings cross; host/engine/abi.ts mirrors this.
 import * as A from './abi';
-import { runFit, metrics, exclusions, columnAuc, rowSplit } from './fit';
+import { runFit, metrics, exclusions, columnAuc, rowSplit, heldLogits } from './fit';
 import { builtModel, builtModelLen, scoreRows } from './model';
 
 /** Allocates `bytes` of unmanaged memory for the host to fill (free with `release`). */
@@ -17,7 +17,7 @@ export function release(ptr: usize): void { if (ptr != 0) heap.free(ptr); }
  * outcome: f64[n] (1, 0, NaN unlabeled); time: f64[n] epoch ms or 0 for none; kinds: i32[m];
  * data: i32[m] pointers (f64[n] numeric, i32[n] codes categorical, 0 skipped); cards: i32[m].
  * Results: fitMetrics() (f64[METRIC_COUNT]), fitExclusions() (i32[m]), fitColumnAuc() (f64[m]),
- * fitRowSplit() (u8[n]), fitModel()/fitModelLength() (f64 array).
+ * fitRowSplit() (u8[n]), fitHeldLogits() (f64[n], NaN where not held out), fitModel()/fitModelLength() (f64 array).
  */
 export function fit(n: i32, m: i32, entityBytes: usize, entityOffsets: usize, outcome: usize, time: usize,
   kinds: usize, data: usize, cards: usize): i32 {
@@ -27,6 +27,7 @@ export function fitMetrics(): usize { return metrics; }
 export function fitExclusions(): usize { return exclusions; }
 export function fitColumnAuc(): usize { return columnAuc; }
 export function fitRowSplit(): usize { return rowSplit; }
+export function fitHeldLogits(): usize { return heldLogits; }
 export function fitModel(): usize { return builtModel; }
 export function fitModelLength(): i32 { return builtModelLen; }
 export function metricCount(): i32 { return A.METRIC_COUNT; }

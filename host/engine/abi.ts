@@ -63,8 +63,11 @@ export const M = {
   TRAIN_POSITIVES: 29,
   HELD_LABELED: 30,
   PAIRS_TRIED: 31,
+  FOLDS: 32,
 } as const;
-export const METRIC_COUNT = 32;
+export const METRIC_COUNT = 33;
+// Folds of a cross-fitted held-out check (assembly/fit.ts CROSS_FOLDS).
+export const CROSS_FOLDS = 4;
 
 // Model layout (see assembly/abi.ts).
 export const MODEL_MAGIC = 1.0e6 + 1;
@@ -86,6 +89,7 @@ export interface EngineExports {
   fitExclusions(): number;
   fitColumnAuc(): number;
   fitRowSplit(): number;
+  fitHeldLogits(): number;
   fitModel(): number;
   fitModelLength(): number;
   metricCount(): number;

@@ -11,6 +11,8 @@ export interface RawFitOutput {
   exclusions: Int32Array;
   columnAuc: Float64Array;
   rowSplit: Uint8Array;
+  /** Logit of each held-out row under the model tested on it (NaN elsewhere): cross-fitted, each fold's own model. */
+  heldLogits: Float64Array;
   model: Float64Array;
 }
 
@@ -62,7 +64,7 @@ export function runFitSync(mod: EngineModule, input: FitInput): RawFitOutput {
   const kp = copyIn(ex, kinds), dp = copyIn(ex, ptrs), cp = copyIn(ex, cards);
   const status = ex.fit(n, m, eb, eo, y, t, kp, dp, cp);
   if (status !== OK) {
-    return { status, metrics: new Float64Array(METRIC_COUNT), exclusions: new Int32Array(m), columnAuc: new Float64Array(m), rowSplit: new Uint8Array(n), model: new Float64Array(0) };
+    return { status, metrics: new Float64Array(METRIC_COUNT), exclusions: new Int32Array(m), columnAuc: new Float64Array(m), rowSplit: new Uint8Array(n), heldLogits: new Float64Array(n).fill(NaN), model: new Float64Array(0) };
   }
   // Views are re-created after the call: memory growth detaches earlier ones (toolchain.md).
   const buf = ex.memory.buffer;
@@ -70,7 +72,8 @@ export function runFitSync(mod: EngineModule, input: FitInput): RawFitOutput {
   const exclusions = new Int32Array(buf, ex.fitExclusions(), m).slice();
   const columnAuc = new Float64Array(buf, ex.fitColumnAuc(), m).slice();
   const rowSplit = new Uint8Array(buf, ex.fitRowSplit(), n).slice();
+  const heldLogits = new Float64Array(buf, ex.fitHeldLogits(), n).slice();
   const len = ex.fitModelLength();
   const model = len > 0 ? new Float64Array(buf, ex.fitModel(), len).slice() : new Float64Array(0);
-  return { status, metrics, exclusions, columnAuc, rowSplit, model };
+  return { status, metrics, exclusions, columnAuc, rowSplit, heldLogits, model };
 }

@@ -1,12 +1,18 @@
 // Turns a fit's raw numbers into the typed result the operations use: state, reason codes,
 // needs/have, quality (wire.md "Answers") and the Model.
-import { EXCL_CONSTANT, EXCL_RESTATES, M, REASON_BITS, STATE_NAMES, type AnswerState } from './abi.ts';
+import { CROSS_FOLDS, EXCL_CONSTANT, EXCL_RESTATES, M, REASON_BITS, STATE_NAMES, type AnswerState } from './abi.ts';
 import type { EncodedTable, ExclusionWhy } from './encode.ts';
 import type { RawFitOutput } from './fit-core.ts';
 import { Model, type ModelColumn } from './model.ts';
 
 export interface Quality {
-  validation_scheme: 'entity_hash' | 'out_of_time';
+  /**
+   * How the held-out check was made (engine.md step 2): one 25% part by entity hash or by time, or,
+   * on records too small for that to be fair (assembly/fit.ts CROSS_FOLDS), `folds` folds by entity
+   * hash, each held out once from a model fitted on the others.
+   */
+  validation_scheme: 'entity_hash' | 'out_of_time' | 'entity_hash_folds';
+  folds: number;
   auc: number | null;
   auc_interval: [number, number] | null;
   top_decile_lift: number | null;
@@ -41,8 +47,12 @@ export interface FitResult {
     usableColumns: number;
     columnAuc: Record<string, number>;
     rowSplit: Uint8Array;
+    /** Logit of each held-out row under the model tested on it (NaN elsewhere). */
+    heldLogits: Float64Array;
   };
 }
+
+const SCHEMES: Array<Quality['validation_scheme']> = ['entity_hash', 'out_of_time', 'entity_hash_folds'];
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 
@@ -62,7 +72,8 @@ export function interpretFit(raw: RawFitOutput, table: EncodedTable, coreHash: s
   });
   const tested = state !== 'not_yet' && !reasons.includes('too_few_predictors');
   const quality: Quality = {
-    validation_scheme: mt[M.SCHEME] === 1 ? 'out_of_time' : 'entity_hash',
+    validation_scheme: SCHEMES[mt[M.SCHEME]] ?? 'entity_hash',
+    folds: mt[M.FOLDS],
     auc: tested ? round6(mt[M.AUC]) : null,
     auc_interval: tested ? [round6(mt[M.AUC_LO]), round6(mt[M.AUC_HI])] : null,
     top_decile_lift: tested ? round6(mt[M.TOP_DECILE_LIFT]) : null,
@@ -109,6 +120,7 @@ export function interpretFit(raw: RawFitOutput, table: EncodedTable, coreHash: s
       usableColumns: mt[M.USABLE_COLUMNS],
       columnAuc,
       rowSplit: raw.rowSplit,
+      heldLogits: raw.heldLogits,
     },
   };
 }
@@ -121,7 +133,8 @@ export function emptyRecordResult(): FitResult {
     needs: { labeled_rows: null, positives: 0 },
     have: { labeled_rows: 0, positives: 0 },
     quality: {
-      validation_scheme: 'entity_hash',
+      validation_scheme: 'entity_hash_folds',
+      folds: CROSS_FOLDS,
       auc: null,
       auc_interval: null,
       top_decile_lift: null,
@@ -147,6 +160,7 @@ export function emptyRecordResult(): FitResult {
       usableColumns: 0,
       columnAuc: {},
       rowSplit: new Uint8Array(0),
+      heldLogits: new Float64Array(0),
     },
   };
 }

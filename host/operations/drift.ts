@@ -27,7 +27,7 @@ import type { ModelRecord } from '../store/index.ts';
 import type { OpContext, OpResult } from '../services.ts';
 import { aucComponents, pairedDifference, zAgainstChance, type AucComponents } from './auc.ts';
 import { pickRows } from './ask/cases.ts';
-import { unpackHeldOut } from './ask/held-out.ts';
+import { unpackHeldLogits, unpackHeldOut } from './ask/held-out.ts';
 import type { FitOutcome } from './ask/fits.ts';
 import { requireModel } from './outcomes.ts';
 
@@ -157,7 +157,12 @@ export function computeDrift(ctx: OpContext, d: DriftInput): DriftReport {
   // rows it learned from, so it is not compared.
   const newOut = newModel && held ? tryScore(ctx, newModel, cases) : null;
   if (newModel && newOut && !Array.isArray(newOut)) {
-    const newC = aucComponents(newOut.p, labels) as AucComponents;
+    // A cross-fitted model learned from every row, these included: its held-out scores are the ones
+    // each row got from the fold model that never saw it (kept with the fit; rank-equivalent to p).
+    const kept = held ? unpackHeldLogits(fit.diagnostics.held_out_logits, held.length) : null;
+    const at = new Map(held?.map((r, i) => [r, i]) ?? []);
+    const newScores = kept ? rows.map((r) => kept[at.get(r)!]) : newOut.p;
+    const newC = aucComponents(newScores, labels) as AucComponents;
     const paired = pairedDifference(oldC, newC);
     newBetter = answered && paired.z >= Z_ALPHA_01 && paired.diff >= MIN_AUC_GAIN;
     report.new_auc = round6(newC.auc);

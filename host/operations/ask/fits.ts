@@ -8,7 +8,7 @@ import type { RawTable } from '../../table/types.ts';
 import type { OpContext } from '../../services.ts';
 import type { ResolvedOutcome } from './outcome.ts';
 import { WeightedLru } from '../lru.ts';
-import { packHeldOut } from './held-out.ts';
+import { packHeldLogits, packHeldOut } from './held-out.ts';
 
 export interface FitRequest {
   table: RawTable;
@@ -166,6 +166,7 @@ async function runAndStore(ctx: OpContext, req: FitRequest, fitKey: string, mode
       column_auc: d.columnAuc,
       // spec 3.4: a later refit_of evaluates the older model on these same held-out rows
       held_out: packHeldOut(d.rowSplit),
+      ...(res.quality.validation_scheme === 'entity_hash_folds' ? { held_out_logits: packHeldLogits(d.rowSplit, d.heldLogits) } : {}),
     },
   };
   const bytes = res.model ? res.model.toBytes() : new Uint8Array(0);

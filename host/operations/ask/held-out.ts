@@ -18,3 +18,26 @@ export function unpackHeldOut(packed: unknown, rowCount: number): number[] | nul
   for (let r = 0; r < rowCount; r++) if (bits[r >> 3] & (1 << (r & 7))) rows.push(r);
   return rows;
 }
+
+/**
+ * The logits the tested models gave the held-out rows, in row order, as base64 of little-endian f64.
+ * Kept only for a cross-fitted fit: there the served model learned from every row, so only these
+ * (each row scored by the fold model that never saw it) are held-out predictions. A single split's
+ * served model is the tested one, so scoring it again gives the same numbers and nothing is kept.
+ */
+export function packHeldLogits(rowSplit: Uint8Array, heldLogits: Float64Array): string {
+  const out: number[] = [];
+  for (let r = 0; r < rowSplit.length; r++) if (rowSplit[r] === ROW_HELD_OUT) out.push(heldLogits[r]);
+  const f = Float64Array.from(out);
+  return Buffer.from(f.buffer, f.byteOffset, f.byteLength).toString('base64');
+}
+
+/** The held-out logits of packHeldLogits, or null when none were kept or they do not fit `heldCount`. */
+export function unpackHeldLogits(packed: unknown, heldCount: number): Float64Array | null {
+  if (typeof packed !== 'string') return null;
+  const bytes = Buffer.from(packed, 'base64');
+  if (bytes.length !== heldCount * 8) return null;
+  const out = new Float64Array(heldCount);
+  for (let i = 0; i < heldCount; i++) out[i] = bytes.readDoubleLE(i * 8);
+  return out;
+}
