@@ -56,6 +56,18 @@ describe('refit_of and svc_drift', () => {
     expect(await driftOf(a.model_ref)).toEqual(a.drift);
   });
 
+  it('a cross-fitted refit (a small record) is judged on its out-of-fold scores, not on rows its served model learned from', async () => {
+    const a = await refit(churnRows({ seed: 11, rows: 800 }));
+    expect(a.state).toBe('answered');
+    expect(a.quality).toMatchObject({ validation_scheme: 'entity_hash_folds', folds: 4 });
+    const rep = a.drift.report;
+    expect(rep.evaluated_on).toBe('held_out');
+    expect(rep.evaluated_rows).toBe(a.quality.held_out_rows); // every labeled row, each held out once
+    // quality.auc is the engine's out-of-fold AUC; the served model scored in-sample would rank higher
+    expect(rep.new_auc).toBeCloseTo(a.quality.auc, 6);
+    expect(a.drift).toMatchObject({ pattern: 'unchanged', recommendation: 'keep' });
+  });
+
   it('a replaced pattern (same columns, churn now follows seats and plan): changed, refit', async () => {
     const a = await refit(churnRows({ seed: 9, rows: 1500, pattern: 'replaced' }));
     expect(a.state).toBe('answered');

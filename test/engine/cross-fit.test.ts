@@ -1,0 +1,89 @@
+// Cross-fitting (assembly/fit.ts CROSS_FOLDS): a record too small for pair terms holds every labeled
+// row out once, from a fold model that never saw it, and the decision is made on those logits.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fitTable, loadEngine, scoreCases, type EngineModule, type FitResult } from '../../host/engine/index.ts';
+import { CROSS_FOLDS, ROW_HELD_OUT } from '../../host/engine/abi.ts';
+import { aucComponents } from '../../host/operations/auc.ts';
+import { bitsOf, casesOf, fit, permutation, reorderRows, syntheticFixture, withColumn, type Fixture } from './helpers.ts';
+
+let mod: EngineModule;
+let f: Fixture;
+let first: FitResult;
+
+const labeledRows = (fx: Fixture) => [...fx.outcome.keys()].filter((r) => fx.outcome[r] === 0 || fx.outcome[r] === 1);
+
+beforeAll(async () => {
+  mod = await loadEngine();
+  f = syntheticFixture(800, 4, 1);
+  first = await fit(f);
+});
+
+describe('cross-fitting a small record', () => {
+  it('holds every labeled row out once and says so', () => {
+    expect(first.state).toBe('answered');
+    expect(first.quality.validation_scheme).toBe('entity_hash_folds');
+    expect(first.quality.folds).toBe(CROSS_FOLDS);
+    const labeled = labeledRows(f);
+    expect(first.quality.held_out_rows).toBe(labeled.length);
+    expect(first.quality.training_rows).toBe(labeled.length);
+    for (const r of labeled) {
+      expect(first.diagnostics.rowSplit[r]).toBe(ROW_HELD_OUT);
+      expect(Number.isFinite(first.diagnostics.heldLogits[r])).toBe(true);
+    }
+  });
+
+  it('decides on the out-of-fold logits: the reported AUC is theirs, not the served model in-sample', () => {
+    const labeled = labeledRows(f);
+    const oof = aucComponents(labeled.map((r) => first.diagnostics.heldLogits[r]), labeled.map((r) => f.outcome[r]))!;
+    expect(first.quality.auc).toBeCloseTo(oof.auc, 5);
+    const served = scoreCases(mod, first.model!, casesOf(f, labeled)).p;
+    const inSample = aucComponents(served, labeled.map((r) => f.outcome[r]))!;
+    expect(inSample.auc).toBeGreaterThan(oof.auc); // the served model learned from these rows
+  });
+
+  it("a row's held-out logit never depends on its own label", async () => {
+    const labeled = labeledRows(f);
+    for (const r of [labeled[3], labeled[200], labeled[651]]) {
+      const flipped = { ...f, outcome: Float64Array.from(f.outcome, (y, i) => (i === r ? 1 - y : y)) };
+      const again = await fit(flipped);
+      expect(again.quality.validation_scheme).toBe('entity_hash_folds');
+      expect(bitsOf(Float64Array.of(again.diagnostics.heldLogits[r]))).toEqual(bitsOf(Float64Array.of(first.diagnostics.heldLogits[r])));
+      // ...while the models that did see the flipped label moved
+      const moved = labeled.filter((q) => again.diagnostics.heldLogits[q] !== first.diagnostics.heldLogits[q]).length;
+      expect(moved).toBeGreaterThan(labeled.length / 2);
+      expect(Buffer.from(again.model!.toBytes()).equals(Buffer.from(first.model!.toBytes()))).toBe(false);
+    }
+  });
+
+  it('is deterministic: shuffled rows give the same model bytes and held-out logits', async () => {
+    const order = permutation(f.table.rowCount, 11);
+    const again = await fit(reorderRows(f, order));
+    expect(Buffer.from(again.model!.toBytes()).equals(Buffer.from(first.model!.toBytes()))).toBe(true);
+    const back = Float64Array.from(order.keys(), (i) => again.diagnostics.heldLogits[order.indexOf(i)]);
+    expect(Buffer.from(bitsOf(back)).equals(Buffer.from(bitsOf(first.diagnostics.heldLogits)))).toBe(true);
+  });
+
+  it('keeps the single 25% split for larger records and for records with a time column', async () => {
+    const big = await fit(syntheticFixture(3000, 8, 5));
+    expect(big.quality.validation_scheme).toBe('entity_hash');
+    expect(big.quality.folds).toBe(1);
+    expect(big.quality.held_out_rows).toBeLessThan(1000);
+
+    const day = Array.from({ length: f.table.rowCount }, (_, i) => `2024-01-${String(1 + (i % 28)).padStart(2, '0')}`);
+    const timed = withColumn(f, 'seen_on', day);
+    const r = await fitTable(timed.table, { entityColumn: timed.entityColumn, outcomeColumn: timed.outcomeColumn, outcome: timed.outcome, timeColumn: 'seen_on' });
+    expect(r.quality.validation_scheme).toBe('out_of_time');
+    expect(r.quality.folds).toBe(1);
+    expect(r.quality.held_out_rows).toBeLessThan(labeledRows(f).length / 2);
+  });
+
+  it('says not_yet with a needs estimate that the cross-fitted bars accept', async () => {
+    const small = syntheticFixture(90, 4, 5);
+    const r = await fit(small);
+    expect(r.state).toBe('not_yet');
+    expect(r.needs!.labeled_rows).toBeGreaterThan(0);
+    // the same kind of record at the size needs asks for is checked, not not_yet again
+    const grown = await fit(syntheticFixture(90 + r.needs!.labeled_rows! + 40, 4, 5));
+    expect(grown.state).not.toBe('not_yet');
+  });
+});
