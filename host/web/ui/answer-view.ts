@@ -43,7 +43,9 @@ function qualityView(q: Obj): HTMLElement {
     el('dt', {}, 'Held-out AUC'),
     el('dd', { id: 'quality-auc' }, `${fmt(q.auc)}${interval}`),
     el('dt', {}, 'Validation'),
-    el('dd', {}, `${q.validation_scheme}: ${q.held_out_rows} held-out rows (${q.held_out_positives} yes), ${q.training_rows} training rows`),
+    el('dd', {}, q.folds > 1
+      ? `${q.validation_scheme}: each of ${q.held_out_rows} labeled rows (${q.held_out_positives} yes) held out once, ${q.folds} folds`
+      : `${q.validation_scheme}: ${q.held_out_rows} held-out rows (${q.held_out_positives} yes), ${q.training_rows} training rows`),
     el('dt', {}, 'Base rate'),
     el('dd', {}, fmt(q.base_rate)),
     el('dt', {}, 'Top-decile lift'),
