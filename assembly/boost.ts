@@ -3,6 +3,7 @@
 // each side; the bag's own validation rows stop it early and the best round is kept.
 import { ldf, ldi, stf, ldb, allocF64, allocI32, allocU8, release } from './mem';
 import { rowLogLoss } from './stats';
+import { mix64 } from './hash';
 
 export const BIN_STRIDE: i32 = 256; // term tables are u x 256 f64, indexed [column * 256 + bin]
 export const MIN_CHILD_ROWS: f64 = 10;
@@ -23,6 +24,8 @@ export class Bag {
   rounds: i32 = 0;
   validLoss: f64 = 0; // mean validation log loss at the kept round
   vIdx: usize = 0; // i32 [nV]: position of each validation row in the fit's training list
+  seed: u64 = 0; // the bag's draw seed, also keying its smoothing cuts
+  smoothRounds: i32 = 0; // rounds that take a random valid cut of each numeric column (randomSplit)
 
   free(): void {
     release(this.binsT); release(this.binsV); release(this.yT); release(this.yV); release(this.vIdx);
@@ -141,6 +144,38 @@ export function findSplit(kind: i32, nBins: i32): bool {
   return found;
 }
 
+/** A seeded random valid cut of a numeric column (missing rows join the left side): smoothing rounds. */
+function randomSplit(nBins: i32, r: u64): bool {
+  let nt = 0.0, ht = 0.0;
+  for (let b = 0; b < nBins; b++) { nt += ldf(N, b); ht += ldf(H, b); }
+  let count = 0;
+  let nl = ldf(N, 0), hl = ldf(H, 0);
+  for (let t = 1; t < nBins - 1; t++) {
+    nl += ldf(N, t); hl += ldf(H, t);
+    if (ldf(N, t) == 0) continue;
+    if (nl >= MIN_CHILD_ROWS && nt - nl >= MIN_CHILD_ROWS && hl > HESS_FLOOR && ht - hl > HESS_FLOOR) count++;
+  }
+  if (count == 0) return false;
+  let pick = <i32>(r % <u64>count);
+  nl = ldf(N, 0); hl = ldf(H, 0);
+  let gl = ldf(G, 0);
+  let cut = -1;
+  for (let t = 1; t < nBins - 1; t++) {
+    nl += ldf(N, t); hl += ldf(H, t); gl += ldf(G, t);
+    if (ldf(N, t) == 0) continue;
+    if (nl >= MIN_CHILD_ROWS && nt - nl >= MIN_CHILD_ROWS && hl > HESS_FLOOR && ht - hl > HESS_FLOOR) {
+      if (pick == 0) { cut = t; break; }
+      pick--;
+    }
+  }
+  let gt = 0.0;
+  for (let b = 0; b < nBins; b++) gt += ldf(G, b);
+  store<u8>(SIDE, 0);
+  for (let b = 1; b < nBins; b++) store<u8>(SIDE + <usize>b, b <= cut ? 0 : 1);
+  splitGL = gl; splitHL = hl; splitGR = gt - gl; splitHR = ht - hl;
+  return true;
+}
+
 /** Clears the 4-way histograms of a column and loads its (round-invariant) bin counts into N. */
 @inline function clearHist(nb: i32, counts: usize): void {
   for (let k = 0; k < 4; k++) {
@@ -224,7 +259,7 @@ export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRo
       const nb = ldi(bag.nBins, c);
       const col = bag.binsT + <usize>c * <usize>nT;
       let moved = false;
-      if (findSplit(ldi(bag.kinds, c), nb)) {
+      if (round <= bag.smoothRounds && ldi(bag.kinds, c) == 0 ? randomSplit(nb, mix64(bag.seed ^ (<u64>round * 1000003 + <u64>c))) : findSplit(ldi(bag.kinds, c), nb)) {
         moved = true;
         const dL = -lr * splitGL / splitHL;
         const dR = -lr * splitGR / splitHR;
