@@ -424,7 +424,7 @@ export function runFit(
   setMetric(A.M_MEAN_ROUNDS, roundsSum / <f64>nBags);
   setMetric(A.M_PAIRS, pairs == null ? 0 : <f64>pairs.count);
   // out-of-bag logits (mains, plus pairs when kept) for the calibration check of a single split
-  const oobSum = allocF64(nTrain), oobCount = allocF64(nTrain);
+  const oobSum: usize = crossFit ? 0 : allocF64(nTrain), oobCount: usize = crossFit ? 0 : allocF64(nTrain);
   if (!crossFit) addOutOfBag(bags, 0, nBags, u, bagTerms, pairs, oobSum, oobCount);
   for (let bg = 0; bg < nBags; bg++) bags[bg].free();
 
