@@ -1,6 +1,9 @@
-// Cyclic boosting of additive main terms for one bag (engine.md step 6): round after round, each
-// column gets the single best cut of its per-bin gradient histogram and a shrunken Newton step on
-// each side; the bag's own validation rows stop it early and the best round is kept.
+// Boosting of additive main terms for one bag (engine.md step 6), in two schedules:
+// - cyclic (boostMains, records with a single held-out split): round after round, every column gets
+//   the single best cut of its per-bin gradient histogram and a shrunken Newton step on each side;
+// - stagewise (boostStagewise, small cross-fitted records): a few smoothing rounds, then each round
+//   steps only the one column whose best cut gains most.
+// Either way the bag's own validation rows stop it early and the best round is kept.
 import { ldf, ldi, stf, ldb, allocF64, allocI32, allocU8, release } from './mem';
 import { rowLogLoss } from './stats';
 import { mix64 } from './hash';
@@ -25,7 +28,7 @@ export class Bag {
   validLoss: f64 = 0; // mean validation log loss at the kept round
   vIdx: usize = 0; // i32 [nV]: position of each validation row in the fit's training list
   seed: u64 = 0; // the bag's draw seed, also keying its smoothing cuts
-  smoothRounds: i32 = 0; // rounds that take a random valid cut of each numeric column (randomSplit)
+  smoothRounds: i32 = 0; // stagewise: first rounds that take a random valid cut of each numeric column
 
   free(): void {
     release(this.binsT); release(this.binsV); release(this.yT); release(this.yV); release(this.vIdx);
@@ -219,10 +222,7 @@ function validLoss(sV: usize, yV: usize, nV: i32): f64 {
  */
 export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRounds: i32): void {
   const u = bag.u, nT = bag.nT, nV = bag.nV;
-  let pos = 0.0;
-  for (let i = 0; i < nT; i++) pos += ldf(bag.yT, i);
-  const base = (pos + 0.5) / (<f64>nT + 1.0);
-  const b0 = Math.log(base / (1 - base));
+  const b0 = startingLogit(bag);
   bag.intercept = b0;
   // Training rows carry only their odds e = exp(logit): a step multiplies e by exp(delta) of the
   // row's side, so no exp per row. (Products of exact per-step factors drift by ~1 ulp per step,
@@ -232,15 +232,7 @@ export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRo
   for (let i = 0; i < nT; i++) stf(eT, i, e0);
   for (let i = 0; i < nV; i++) stf(sV, i, b0);
   const work = allocF64(u * BIN_STRIDE);
-  const binCounts = allocF64(u * BIN_STRIDE); // rows per bin never change within a bag
-  for (let c = 0; c < u; c++) {
-    const col = bag.binsT + <usize>c * <usize>nT;
-    const cnt = binCounts + (<usize>(c * BIN_STRIDE) << 3);
-    for (let i = 0; i < nT; i++) {
-      const o = cnt + (<usize>load<u8>(col + <usize>i) << 3);
-      store<f64>(o, load<f64>(o) + 1.0);
-    }
-  }
+  const binCounts = trainingBinCounts(bag);
   let bestLoss = validLoss(sV, bag.yV, nV);
   let bestRound = 0;
   let round = 0;
@@ -259,7 +251,7 @@ export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRo
       const nb = ldi(bag.nBins, c);
       const col = bag.binsT + <usize>c * <usize>nT;
       let moved = false;
-      if (round <= bag.smoothRounds && ldi(bag.kinds, c) == 0 ? randomSplit(nb, mix64(bag.seed ^ (<u64>round * 1000003 + <u64>c))) : findSplit(ldi(bag.kinds, c), nb)) {
+      if (findSplit(ldi(bag.kinds, c), nb)) {
         moved = true;
         const dL = -lr * splitGL / splitHL;
         const dR = -lr * splitGR / splitHR;
@@ -313,6 +305,148 @@ export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRo
   bag.rounds = bestRound;
   bag.validLoss = bestLoss;
   release(work); release(binCounts); release(eT); release(sV);
+}
+
+/** The bag's starting logit: its training rows' smoothed log odds. */
+function startingLogit(bag: Bag): f64 {
+  let pos = 0.0;
+  for (let i = 0; i < bag.nT; i++) pos += ldf(bag.yT, i);
+  const base = (pos + 0.5) / (<f64>bag.nT + 1.0);
+  return Math.log(base / (1 - base));
+}
+
+/** Rows per bin of each column of the bag's training rows ([c * 256 + bin]); they never change within a bag. */
+function trainingBinCounts(bag: Bag): usize {
+  const counts = allocF64(bag.u * BIN_STRIDE);
+  for (let c = 0; c < bag.u; c++) {
+    const col = bag.binsT + <usize>c * <usize>bag.nT;
+    const cnt = counts + (<usize>(c * BIN_STRIDE) << 3);
+    for (let i = 0; i < bag.nT; i++) {
+      const o = cnt + (<usize>load<u8>(col + <usize>i) << 3);
+      store<f64>(o, load<f64>(o) + 1.0);
+    }
+  }
+  return counts;
+}
+
+// Per-row gradient and hessian of the stagewise schedule (recomputed once per round).
+let gRow: usize = 0, hRow: usize = 0;
+
+/** Fills gRow/hRow from the training rows' odds. */
+function gradients(eT: usize, yT: usize, nT: i32): void {
+  for (let i = 0; i < nT; i++) {
+    const e = load<f64>(eT + (<usize>i << 3));
+    const p = e / (1.0 + e);
+    store<f64>(gRow + (<usize>i << 3), p - load<f64>(yT + (<usize>i << 3)));
+    store<f64>(hRow + (<usize>i << 3), p * (1.0 - p));
+  }
+}
+
+/** Column c's histogram (G, H, N) from gRow/hRow. */
+function columnHist(bag: Bag, c: i32, binCounts: usize): void {
+  const nb = ldi(bag.nBins, c), nT = bag.nT;
+  memory.fill(G, 0, <usize>nb << 3);
+  memory.fill(H, 0, <usize>nb << 3);
+  memory.copy(N, binCounts + (<usize>(c * BIN_STRIDE) << 3), <usize>nb << 3);
+  const col = bag.binsT + <usize>c * <usize>nT;
+  for (let i = 0; i < nT; i++) {
+    const o = <usize>load<u8>(col + <usize>i) << 3;
+    store<f64>(G + o, load<f64>(G + o) + load<f64>(gRow + (<usize>i << 3)));
+    store<f64>(H + o, load<f64>(H + o) + load<f64>(hRow + (<usize>i << 3)));
+  }
+}
+
+/**
+ * Applies the cut in `side` (0 left, 1 right, 2 no step) to column c: a shrunken Newton step on
+ * each side, added to the column's table in `work`, the training rows' odds and the validation logits.
+ */
+function stepColumn(bag: Bag, c: i32, side: usize, dL: f64, dR: f64, work: usize, eT: usize, sV: usize): void {
+  const nb = ldi(bag.nBins, c);
+  const mL = Math.exp(dL), mR = Math.exp(dR);
+  for (let b = 0; b < nb; b++) {
+    const sd = ldb(side, b);
+    stf(DELTA, b, sd == 0 ? dL : (sd == 1 ? dR : 0.0));
+    stf(MULT, b, sd == 0 ? mL : (sd == 1 ? mR : 1.0));
+    const tp = work + ((<usize>(c * BIN_STRIDE + b)) << 3);
+    store<f64>(tp, load<f64>(tp) + ldf(DELTA, b));
+  }
+  const col = bag.binsT + <usize>c * <usize>bag.nT;
+  for (let i = 0; i < bag.nT; i++) {
+    const ep = eT + (<usize>i << 3);
+    store<f64>(ep, load<f64>(ep) * load<f64>(MULT + (<usize>load<u8>(col + <usize>i) << 3)));
+  }
+  const colV = bag.binsV + <usize>c * <usize>bag.nV;
+  for (let i = 0; i < bag.nV; i++) {
+    const sp = sV + (<usize>i << 3);
+    store<f64>(sp, load<f64>(sp) + load<f64>(DELTA + (<usize>load<u8>(colV + <usize>i) << 3)));
+  }
+}
+
+const BEST_SIDE = allocU8(BIN_STRIDE);
+
+/**
+ * Stagewise boosting for small (cross-fitted) records. The first `bag.smoothRounds` rounds are
+ * cyclic smoothing rounds: every numeric column in turn takes a seeded random valid cut (randomSplit),
+ * so terms start as gentle ramps. After them, each round finds every column's best cut on the same
+ * gradients and steps only the column whose cut gains most (ties: the lower column index). A column
+ * that carries nothing beyond the others is then rarely stepped at all, where the cyclic schedule
+ * fits every column's noise every round; on a few hundred rows that noise stopped cyclic bags early.
+ * Validation, early stopping and the kept round work as in boostMains; a round is one column's step.
+ */
+export function boostStagewise(bag: Bag, terms: usize, lr: f64, patience: i32, maxRounds: i32): void {
+  const u = bag.u, nT = bag.nT, nV = bag.nV;
+  const b0 = startingLogit(bag);
+  bag.intercept = b0;
+  const eT = allocF64(nT), sV = allocF64(nV);
+  const e0 = Math.exp(b0);
+  for (let i = 0; i < nT; i++) stf(eT, i, e0);
+  for (let i = 0; i < nV; i++) stf(sV, i, b0);
+  const work = allocF64(u * BIN_STRIDE);
+  const binCounts = trainingBinCounts(bag);
+  gRow = allocF64(nT); hRow = allocF64(nT);
+  let bestLoss = validLoss(sV, bag.yV, nV);
+  let bestRound = 0, round = 0;
+  while (round < maxRounds) {
+    round++;
+    if (round <= bag.smoothRounds) {
+      for (let c = 0; c < u; c++) {
+        if (ldi(bag.kinds, c) != 0) continue;
+        gradients(eT, bag.yT, nT); // the previous column's step moved every row
+        columnHist(bag, c, binCounts);
+        if (!randomSplit(ldi(bag.nBins, c), mix64(bag.seed ^ (<u64>round * 1000003 + <u64>c)))) continue;
+        stepColumn(bag, c, SIDE, -lr * splitGL / splitHL, -lr * splitGR / splitHR, work, eT, sV);
+      }
+    } else {
+      gradients(eT, bag.yT, nT);
+      let bestGain = 0.0, bestC = -1;
+      let gL = 0.0, hL = 0.0, gR = 0.0, hR = 0.0;
+      for (let c = 0; c < u; c++) {
+        columnHist(bag, c, binCounts);
+        const nb = ldi(bag.nBins, c);
+        if (!findSplit(ldi(bag.kinds, c), nb)) continue;
+        let gt = 0.0, ht = 0.0;
+        for (let b = 0; b < nb; b++) { gt += ldf(G, b); ht += ldf(H, b); }
+        const gain = score2(splitGL, splitHL, splitGR, splitHR) - gt * gt / ht;
+        if (bestC < 0 || gain > bestGain) {
+          bestGain = gain; bestC = c;
+          gL = splitGL; hL = splitHL; gR = splitGR; hR = splitHR;
+          memory.copy(BEST_SIDE, SIDE, <usize>nb);
+        }
+      }
+      if (bestC < 0) break; // no column can be cut: nothing left to learn
+      stepColumn(bag, bestC, BEST_SIDE, -lr * gL / hL, -lr * gR / hR, work, eT, sV);
+    }
+    const loss = validLoss(sV, bag.yV, nV);
+    if (loss < bestLoss) {
+      bestLoss = loss;
+      bestRound = round;
+      memory.copy(terms, work, <usize>(u * BIN_STRIDE) << 3);
+    } else if (round - bestRound >= patience) break;
+  }
+  bag.rounds = bestRound;
+  bag.validLoss = bestLoss;
+  release(work); release(binCounts); release(eT); release(sV); release(gRow); release(hRow);
+  gRow = 0; hRow = 0;
 }
 
 /** Logits of the bag's validation rows under given main terms (for out-of-bag calibration). */

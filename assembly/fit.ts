@@ -5,7 +5,7 @@ import { ldf, stf, ldi, sti, ldb, stb, ldl, stl, allocF64, allocI32, allocU8, re
 import { fnv1a64, mix64 } from './hash';
 import { sortIndices } from './sort';
 import { ColumnBins, binNumeric, binCategorical, numericBin, categoricalBin } from './binning';
-import { Bag, boostMains, scoreBinned, BIN_STRIDE } from './boost';
+import { Bag, boostMains, boostStagewise, scoreBinned, BIN_STRIDE } from './boost';
 import { aucDeLong, aucZ, topLift, fitLogistic1, LogisticFit, constLogLoss, sigmoid } from './stats';
 import { PairSet, selectPairs, boostPairs } from './pairs';
 import { buildModel } from './model';
@@ -43,12 +43,17 @@ export const PAIR_MIN_ROWS: i32 = 1000;
 // not_yet (18 of the rarer class held out) and the served model learned from 75% of the rows.
 export const CROSS_FOLDS: i32 = 4;
 const BAGS_PER_FOLD: i32 = 8;
-// Smoothing (engine.md step 6): in a cross-fitted record's bags the first rounds take a seeded random
-// valid cut of each numeric column instead of the best one, so terms grow as gentle ramps rather than
-// a few steep steps learned from a handful of rows. Bench splits, 8 bags a fold: none -> 10 -> 25
-// rounds: cps_wages_1985 0.700 -> 0.706 -> 0.710, penguins 0.974 -> 0.975 -> 0.976, cars 0.978 ->
-// 0.977 -> 0.977, WDBC 0.997 -> 0.997 -> 0.998; log loss lower on all four.
+// Cross-fitted bags boost stagewise (boost.ts boostStagewise): first SMOOTH_ROUNDS smoothing rounds,
+// in which every numeric column takes a seeded random valid cut instead of its best one, so terms
+// grow as gentle ramps rather than a few steep steps learned from a handful of rows; then one column
+// a round, the one whose best cut gains most. Measured on bench splits and on 10 other splits of the
+// same tables (BENCHMARKS.md).
+// Smoothing, then cyclic (8 bags a fold), none -> 10 -> 25 rounds: cps_wages_1985 0.700 -> 0.706 ->
+// 0.710, penguins 0.974 -> 0.975 -> 0.976, cars 0.978 -> 0.977 -> 0.977, WDBC 0.997 -> 0.997 -> 0.998.
 const SMOOTH_ROUNDS: i32 = 25;
+// A stagewise round steps one column, so it needs more rounds than a cyclic one for the same fit.
+const STAGEWISE_PATIENCE: i32 = 100;
+const STAGEWISE_MAX_ROUNDS: i32 = 5000;
 
 // ---- inputs (set by runFit) ----
 let nRows = 0, nCols = 0;
@@ -374,7 +379,7 @@ export function runFit(
       }
       const bg0 = f * BAGS_PER_FOLD;
       for (let bg = bg0; bg < bg0 + BAGS_PER_FOLD; bg++) {
-        bags[bg] = runBag(bg, rowsF, yF, nF, binsAll, n, u, uKinds, uBins, bagTerms, bagIntercepts, SMOOTH_ROUNDS);
+        bags[bg] = runBag(bg, rowsF, yF, nF, binsAll, n, u, uKinds, uBins, bagTerms, bagIntercepts, true);
         roundsSum += <f64>bags[bg].rounds;
       }
       memory.fill(oobSum, 0, <usize>nF << 3); memory.fill(oobCount, 0, <usize>nF << 3);
@@ -408,7 +413,7 @@ export function runFit(
     release(rowsF); release(yF); release(oobSum); release(oobCount);
   } else {
     for (let bg = 0; bg < nBags; bg++) {
-      bags[bg] = runBag(bg, trainRows, yTrain, nTrain, binsAll, n, u, uKinds, uBins, bagTerms, bagIntercepts, 0);
+      bags[bg] = runBag(bg, trainRows, yTrain, nTrain, binsAll, n, u, uKinds, uBins, bagTerms, bagIntercepts, false);
       roundsSum += <f64>bags[bg].rounds;
     }
     // 7. gated pairs, boosted on each bag's residuals and kept only when validation agrees
@@ -555,9 +560,12 @@ export function runFit(
   return constLogLoss(p, y);
 }
 
-/** Boosts bag `bg` on the training positions `rows` (labels `ys`); stores its tables and intercept. */
+/**
+ * Boosts bag `bg` on the training positions `rows` (labels `ys`), stagewise with smoothing rounds or
+ * cyclic; stores its tables and intercept.
+ */
 function runBag(bg: i32, rows: usize, ys: usize, nR: i32, binsAll: usize, n: i32, u: i32, uKinds: usize,
-  uBins: usize, bagTerms: usize, bagIntercepts: usize, smoothRounds: i32): Bag {
+  uBins: usize, bagTerms: usize, bagIntercepts: usize, stagewise: bool): Bag {
   // stratified 15% validation drawn by a key of (bag, entity hash): whole entities move together
   const seed: u64 = mix64(<u64>(bg + 1) * 0x9e3779b97f4a7c15);
   bagKey = allocF64(nR);
@@ -598,8 +606,13 @@ function runBag(bg: i32, rows: usize, ys: usize, nR: i32, binsAll: usize, n: i32
     }
   }
   bag.seed = seed;
-  bag.smoothRounds = smoothRounds;
-  boostMains(bag, bagTerms + (<usize>(bg * u * BIN_STRIDE) << 3), LEARNING_RATE, PATIENCE, MAX_ROUNDS);
+  const terms = bagTerms + (<usize>(bg * u * BIN_STRIDE) << 3);
+  if (stagewise) {
+    bag.smoothRounds = SMOOTH_ROUNDS;
+    boostStagewise(bag, terms, LEARNING_RATE, STAGEWISE_PATIENCE, STAGEWISE_MAX_ROUNDS);
+  } else {
+    boostMains(bag, terms, LEARNING_RATE, PATIENCE, MAX_ROUNDS);
+  }
   stf(bagIntercepts, bg, bag.intercept);
   release(bagKey); bagKey = 0;
   release(posList); release(negList); release(inValid);
