@@ -4,7 +4,7 @@
 import * as v from 'valibot';
 import { ServiceError } from '../http/problem.ts';
 import { describeIssue, issueField, LIMITS, ModelRefSchema, OutcomeItemSchema, parseBody } from '../schemas/index.ts';
-import { parseTime } from '../table/select.ts';
+import { parseIso8601 } from '../table/select.ts';
 import type { OutcomeRecord } from '../store/index.ts';
 import type { OpContext, OpResult } from '../services.ts';
 import { SCOPE_WRITE_OUTCOMES } from './keys.ts';
@@ -37,12 +37,13 @@ export async function requireModel(ctx: OpContext, modelRef: string, field = 'mo
   return rec;
 }
 
-const ISO_START = /^\d{4}-\d{2}-\d{2}/;
-
-/** Epoch ms of an ISO 8601 date or date-time (spec 2.12 observed_at); null when it is not one. */
+/**
+ * Epoch ms of an ISO 8601 date or date-time (spec 2.12 observed_at), extended (2024-03-15T10:00Z) or
+ * basic (20240315, 20240315T1000Z) form, read as table cells are (host/table/select.ts); null when
+ * it is neither (a bare number like 1718000000 is not a time here).
+ */
 export function parseIsoTime(s: string): number | null {
-  const t = s.trim();
-  return ISO_START.test(t) ? parseTime(t) : null;
+  return parseIso8601(s);
 }
 
 const YES = new Set(['1', 'true', 'yes', 'y']);

@@ -90,6 +90,17 @@ describe('report-outcomes validation (all or nothing)', () => {
     expect(ok.body).toEqual({ written: 1, duplicates: 0 }); // the failed batch wrote nothing
   });
 
+  it('observed_at reads ISO 8601 in its extended and basic forms, and nothing else', async () => {
+    const good = ['2024-05-01', '2024-05-01T10:00:00+02:00', '20240501', '20240501T1000Z'];
+    const r = await svc.post('/v1/report-outcomes', { model_ref: modelRef, outcomes: good.map((t) => item({ observed_at: t, entity_id: 'cust_0003' })) }, writer);
+    expect(r.body).toEqual({ written: 4, duplicates: 0 });
+    for (const bad of ['1714557600', '2024-05-01abc', '05/01/2024', '20241301']) {
+      const b = await svc.post('/v1/report-outcomes', { model_ref: modelRef, outcomes: [item({ observed_at: bad })] }, writer);
+      expect(b.status).toBe(422);
+      expect(b.body.errors).toEqual([expect.objectContaining({ index: 0, field: 'outcomes.0.observed_at' })]);
+    }
+  });
+
   it('an empty list is invalid_request', async () => {
     const r = await svc.post('/v1/report-outcomes', { model_ref: modelRef, outcomes: [] }, writer);
     expect(r.status).toBe(422);
