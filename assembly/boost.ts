@@ -222,15 +222,8 @@ function validLoss(sV: usize, yV: usize, nV: i32): f64 {
  */
 export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRounds: i32): void {
   const u = bag.u, nT = bag.nT, nV = bag.nV;
-  const b0 = startingLogit(bag);
-  bag.intercept = b0;
-  // Training rows carry only their odds e = exp(logit): a step multiplies e by exp(delta) of the
-  // row's side, so no exp per row. (Products of exact per-step factors drift by ~1 ulp per step,
-  // deterministically; validation rows keep exact logits.)
-  const eT = allocF64(nT), sV = allocF64(nV);
-  const e0 = Math.exp(b0);
-  for (let i = 0; i < nT; i++) stf(eT, i, e0);
-  for (let i = 0; i < nV; i++) stf(sV, i, b0);
+  const start = startRows(bag);
+  const eT = start.eT, sV = start.sV;
   const work = allocF64(u * BIN_STRIDE);
   const binCounts = trainingBinCounts(bag);
   let bestLoss = validLoss(sV, bag.yV, nV);
@@ -307,12 +300,30 @@ export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRo
   release(work); release(binCounts); release(eT); release(sV);
 }
 
-/** The bag's starting logit: its training rows' smoothed log odds. */
-function startingLogit(bag: Bag): f64 {
+/** Training rows' odds and validation rows' logits of a bag being boosted. */
+class RowState {
+  eT: usize = 0; // f64 [nT]
+  sV: usize = 0; // f64 [nV]
+}
+
+/**
+ * Starts a bag at its training rows' smoothed log odds (set as its intercept). Training rows carry
+ * only their odds e = exp(logit): a step multiplies e by exp(delta) of the row's side, so no exp per
+ * row. (Products of exact per-step factors drift by ~1 ulp per step, deterministically; validation
+ * rows keep exact logits.)
+ */
+function startRows(bag: Bag): RowState {
   let pos = 0.0;
   for (let i = 0; i < bag.nT; i++) pos += ldf(bag.yT, i);
   const base = (pos + 0.5) / (<f64>bag.nT + 1.0);
-  return Math.log(base / (1 - base));
+  const b0 = Math.log(base / (1 - base));
+  bag.intercept = b0;
+  const st = new RowState();
+  st.eT = allocF64(bag.nT); st.sV = allocF64(bag.nV);
+  const e0 = Math.exp(b0);
+  for (let i = 0; i < bag.nT; i++) stf(st.eT, i, e0);
+  for (let i = 0; i < bag.nV; i++) stf(st.sV, i, b0);
+  return st;
 }
 
 /** Rows per bin of each column of the bag's training rows ([c * 256 + bin]); they never change within a bag. */
@@ -395,12 +406,8 @@ const BEST_SIDE = allocU8(BIN_STRIDE);
  */
 export function boostStagewise(bag: Bag, terms: usize, lr: f64, patience: i32, maxRounds: i32): void {
   const u = bag.u, nT = bag.nT, nV = bag.nV;
-  const b0 = startingLogit(bag);
-  bag.intercept = b0;
-  const eT = allocF64(nT), sV = allocF64(nV);
-  const e0 = Math.exp(b0);
-  for (let i = 0; i < nT; i++) stf(eT, i, e0);
-  for (let i = 0; i < nV; i++) stf(sV, i, b0);
+  const start = startRows(bag);
+  const eT = start.eT, sV = start.sV;
   const work = allocF64(u * BIN_STRIDE);
   const binCounts = trainingBinCounts(bag);
   gRow = allocF64(nT); hRow = allocF64(nT);
