@@ -42,7 +42,15 @@ async function main(): Promise<void> {
   const svc = await startService({ port: 0, dataDir }, { hostname: '127.0.0.1', log: pino({ level: 'silent' }) });
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
   });
   try {
     const page = await context.newPage();
@@ -56,12 +64,18 @@ async function main(): Promise<void> {
     };
     const node: Side = { label: 'Node (same code, in-process)', fit: async () => timeFit(engine, csv, ENTITY, OUTCOME), runs: [] };
     await measure([browser, node]);
-    const version = await context.browser()?.version() ?? (await page.evaluate(() => navigator.userAgent));
+    const version = (await context.browser()?.version()) ?? (await page.evaluate(() => navigator.userAgent));
 
     const rows = csv.trimEnd().split('\n').length - 1;
-    console.log(`Telco churn, ${rows} rows, entity ${ENTITY}, outcome ${OUTCOME}; ${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}, Node ${process.version}, Chromium ${version}`);
-    console.log(`one warm-up each, then median of ${RUNS} (browser and Node runs alternate); whole = parse CSV + hash + outcome + encode + engine fit; engine fit = fresh instance + fit + interpret\n`);
-    console.log('| where | whole, median (runs) | engine fit, median (runs) | parse+hash+outcome | encode | warm-up whole | state, AUC, model_ref |');
+    console.log(
+      `Telco churn, ${rows} rows, entity ${ENTITY}, outcome ${OUTCOME}; ${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}, Node ${process.version}, Chromium ${version}`,
+    );
+    console.log(
+      `one warm-up each, then median of ${RUNS} (browser and Node runs alternate); whole = parse CSV + hash + outcome + encode + engine fit; engine fit = fresh instance + fit + interpret\n`,
+    );
+    console.log(
+      '| where | whole, median (runs) | engine fit, median (runs) | parse+hash+outcome | encode | warm-up whole | state, AUC, model_ref |',
+    );
     console.log('|---|---|---|---|---|---|---|');
     for (const m of [browser, node]) {
       const runs = (k: keyof TimedFit) => m.runs.map((r) => (r[k] as number).toFixed(0)).join(', ');
@@ -70,7 +84,9 @@ async function main(): Promise<void> {
         `| ${m.label} | ${med(m, 'totalMs').toFixed(0)} ms (${runs('totalMs')}) | ${med(m, 'fitMs').toFixed(0)} ms (${runs('fitMs')}) | ${med(m, 'parseMs').toFixed(0)} ms | ${med(m, 'encodeMs').toFixed(0)} ms | ${w.totalMs.toFixed(0)} ms | ${w.state}, ${w.auc}, ${w.modelRef} |`,
       );
     }
-    console.log(`\nbrowser / node: whole ${(med(browser, 'totalMs') / med(node, 'totalMs')).toFixed(2)}, engine fit ${(med(browser, 'fitMs') / med(node, 'fitMs')).toFixed(2)}`);
+    console.log(
+      `\nbrowser / node: whole ${(med(browser, 'totalMs') / med(node, 'totalMs')).toFixed(2)}, engine fit ${(med(browser, 'fitMs') / med(node, 'fitMs')).toFixed(2)}`,
+    );
     const same = [...browser.runs, browser.warm!].every((r) => r.modelRef === node.warm!.modelRef && r.auc === node.warm!.auc);
     console.log(`same model_ref and AUC in the browser and in Node on every run: ${same}`);
     if (!same) process.exitCode = 1;

@@ -21,16 +21,16 @@ function parseRecords(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
     if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (field += '"'), i++;
+      if (ch === '"' && text[i + 1] === '"') ((field += '"'), i++);
       else if (ch === '"') quoted = false;
       else field += ch;
     } else if (ch === '"') quoted = true;
-    else if (ch === ',') record.push(field), (field = '');
+    else if (ch === ',') (record.push(field), (field = ''));
     else if (ch === '\n' || ch === '\r') {
       if (ch === '\r' && text[i + 1] === '\n') i++;
-      record.push(field), out.push(record), (record = []), (field = '');
+      (record.push(field), out.push(record), (record = []), (field = ''));
     } else field += ch;
   }
-  if (field !== '' || record.length > 0) record.push(field), out.push(record);
+  if (field !== '' || record.length > 0) (record.push(field), out.push(record));
   return out;
 }

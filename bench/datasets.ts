@@ -28,7 +28,10 @@ function readSharedCsv(name: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`${file} is missing: the real tables are read from ../shared/data beside the repository (see ../shared/data/README.md), not copied into it`, { cause: err });
+    throw new Error(
+      `${file} is missing: the real tables are read from ../shared/data beside the repository (see ../shared/data/README.md), not copied into it`,
+      { cause: err },
+    );
   }
 }
 

@@ -33,7 +33,12 @@ export function permuteOutcome(outcome: Float64Array, seed: number): Float64Arra
 }
 
 /** Fits `permutations` label permutations of each table (in the pool's workers when given). */
-export async function runHonesty(datasets: Dataset[], permutations: number, pool?: FitPool, log: (l: string) => void = () => {}): Promise<HonestyRow[]> {
+export async function runHonesty(
+  datasets: Dataset[],
+  permutations: number,
+  pool?: FitPool,
+  log: (l: string) => void = () => {},
+): Promise<HonestyRow[]> {
   const rows: HonestyRow[] = [];
   for (const [t, ds] of datasets.entries()) {
     const { table, opts } = engineInput(ds);
@@ -69,13 +74,18 @@ export function formatHonestyMarkdown(rows: HonestyRow[]): string {
   const lines = [
     '| table | rows | permutations | answered | refused | not_yet | refused or not_yet | target >= 99% |',
     '|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) =>
-      `| ${r.table} | ${r.rows} | ${r.fits} | ${r.answered} | ${r.refused} | ${r.notYet} | ${(100 * r.rate).toFixed(1)}% | ${r.rate >= HONESTY_TARGET ? 'met' : '**missed**'} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.table} | ${r.rows} | ${r.fits} | ${r.answered} | ${r.refused} | ${r.notYet} | ${(100 * r.rate).toFixed(1)}% | ${r.rate >= HONESTY_TARGET ? 'met' : '**missed**'} |`,
+    ),
     `| all | | ${total} | ${total - ok} | | | ${((100 * ok) / total).toFixed(1)}% | ${ok / total >= HONESTY_TARGET ? 'met' : '**missed**'} |`,
   ];
   const answered = rows.filter((r) => r.answered > 0);
   if (answered.length) {
-    lines.push('', `Answered permutations (seed: held-out AUC): ${answered.map((r) => `${r.table} ${r.answeredSeeds.map((s, i) => `${s}: ${r.answeredAucs[i].toFixed(3)}`).join(', ')}`).join('; ')}.`);
+    lines.push(
+      '',
+      `Answered permutations (seed: held-out AUC): ${answered.map((r) => `${r.table} ${r.answeredSeeds.map((s, i) => `${s}: ${r.answeredAucs[i].toFixed(3)}`).join(', ')}`).join('; ')}.`,
+    );
   }
   return lines.join('\n');
 }

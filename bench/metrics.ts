@@ -6,11 +6,11 @@ export function auc(y: ArrayLike<number>, p: ArrayLike<number>): number {
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => p[a] - p[b] || a - b);
   let rankSumPos = 0;
   let nPos = 0;
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     let j = i;
     while (j + 1 < n && p[order[j + 1]] === p[order[i]]) j++;
     const avgRank = (i + j) / 2 + 1;
-    for (let k = i; k <= j; k++) if (y[order[k]] === 1) (rankSumPos += avgRank), nPos++;
+    for (let k = i; k <= j; k++) if (y[order[k]] === 1) ((rankSumPos += avgRank), nPos++);
     i = j + 1;
   }
   const nNeg = n - nPos;

@@ -41,7 +41,14 @@ export async function pacedLoad(o: PacedOptions): Promise<PacedResult> {
   const one = (due: number) =>
     new Promise<void>((resolve) => {
       const req = http.request(
-        { host: url.hostname, port: url.port, path: url.pathname, method: o.method ?? 'POST', agent, headers: { ...o.headers, 'content-length': body.length } },
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: o.method ?? 'POST',
+          agent,
+          headers: { ...o.headers, 'content-length': body.length },
+        },
         (res) => {
           res.on('data', () => {});
           res.on('end', () => {

@@ -19,7 +19,11 @@ export interface EngineMeta {
   positiveValue: Cell;
 }
 /** Our engine: fits on train rows, scores test rows (given without the outcome column). */
-export type EngineFit = (train: TableRows, test: TableRows, meta: EngineMeta) => Promise<{ p: Float64Array; fitMs: number; state?: string }>;
+export type EngineFit = (
+  train: TableRows,
+  test: TableRows,
+  meta: EngineMeta,
+) => Promise<{ p: Float64Array; fitMs: number; state?: string }>;
 
 export const ENGINE_MODEL = 'ours';
 export const PEER_MODELS = ['ml_logistic_regression', 'ml_xgboost', ...PYTHON_MODELS];
@@ -92,7 +96,11 @@ export async function runQuality(engineFit?: EngineFit, options: QualityOptions 
     const runs = new Map<string, Run[]>();
     const add = (model: string, run: Run) => runs.set(model, [...(runs.get(model) ?? []), run]);
     const inputs: PeerInput[] = splits.map((s) => {
-      const enc = encodeFeatures(Array.from(s.train, (i) => ds.rows[i]), Array.from(s.test, (i) => ds.rows[i]), featureColumns(ds));
+      const enc = encodeFeatures(
+        Array.from(s.train, (i) => ds.rows[i]),
+        Array.from(s.test, (i) => ds.rows[i]),
+        featureColumns(ds),
+      );
       return { xTrain: enc.xTrain, yTrain: Uint8Array.from(s.train, (i) => y[i]), xTest: enc.xTest };
     });
     for (const [k, s] of splits.entries()) {
@@ -100,7 +108,13 @@ export async function runQuality(engineFit?: EngineFit, options: QualityOptions 
         log(`${ds.name} split ${k}: ${ENGINE_MODEL}`);
         const train = Array.from(s.train, (i) => ds.rows[i]);
         const test = Array.from(s.test, (i) => withoutColumn(ds.rows[i], ds.outcomeColumn));
-        const meta = { table: ds.name, split: k, entityColumn: ds.entityColumn, outcomeColumn: ds.outcomeColumn, positiveValue: ds.positiveValue };
+        const meta = {
+          table: ds.name,
+          split: k,
+          entityColumn: ds.entityColumn,
+          outcomeColumn: ds.outcomeColumn,
+          positiveValue: ds.positiveValue,
+        };
         add(ENGINE_MODEL, await engineFit(train, test, meta));
       }
       if (jsPeers) {
@@ -156,9 +170,17 @@ export function formatQualityMarkdown(results: QualityResults): string {
     const by = new Map(t.models.map((m) => [m.model, m]));
     lines.push(`| ${t.table} | ${models.map((n) => (by.has(n) ? by.get(n)!.fitMs.toFixed(0) : '-')).join(' | ')} |`);
   }
-  const states = results.tables.filter((t) => t.models.some((m) => m.states)).map((t) => `${t.table}: ${t.models.find((m) => m.states)!.states!.join(', ')}`);
+  const states = results.tables
+    .filter((t) => t.models.some((m) => m.states))
+    .map((t) => `${t.table}: ${t.models.find((m) => m.states)!.states!.join(', ')}`);
   if (states.length) lines.push('', `Engine states per split: ${states.join('; ')}.`);
-  if (results.pythonVersions) lines.push('', `Python peers: ${Object.entries(results.pythonVersions).map(([k, v]) => `${k} ${v}`).join(', ')} (one thread).`);
+  if (results.pythonVersions)
+    lines.push(
+      '',
+      `Python peers: ${Object.entries(results.pythonVersions)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')} (one thread).`,
+    );
   for (const a of results.absent) lines.push('', `Absent: ${a}.`);
   return lines.join('\n');
 }

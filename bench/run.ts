@@ -12,8 +12,19 @@ import { formatHonestyMarkdown, HONESTY_TARGET, runHonesty, type HonestyRow } fr
 import { formatServiceMarkdown, runServiceBench, type ServiceBench } from './service.ts';
 import { ENGINE_MODEL, formatQualityMarkdown, runQuality, type EngineFit, type QualityResults } from './quality.ts';
 import {
-  engineInput, runChild, sampleCases, scoringThroughput, timeEngineFit, timePythonPeers, timeXgboostFit,
-  type ChildOutcome, type EngineFitTimes, type ScoringThroughput, type SyntheticFit, type XgbFitTimes, type XgbSyntheticFit,
+  engineInput,
+  runChild,
+  sampleCases,
+  scoringThroughput,
+  timeEngineFit,
+  timePythonPeers,
+  timeXgboostFit,
+  type ChildOutcome,
+  type EngineFitTimes,
+  type ScoringThroughput,
+  type SyntheticFit,
+  type XgbFitTimes,
+  type XgbSyntheticFit,
 } from './speed.ts';
 
 const num = (name: string, fallback: number) => (process.env[name] === undefined ? fallback : Number(process.env[name]));
@@ -69,7 +80,10 @@ const machine = {
   node: process.version,
   cpu: cpuModel,
   kernel: `${os.type()} ${os.release()}`,
-  loadBefore: os.loadavg().map((x) => x.toFixed(2)).join(' '),
+  loadBefore: os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' '),
   cpuBefore: cpuTicks(),
 };
 /** Which engine was measured: the tree changes under us, so say exactly which wasm and commit. */
@@ -146,7 +160,7 @@ const ENGINE_NOTES = [
   'Engine changes measured on this benchmark (same splits, engine-only runs):',
   '',
   '- Numeric bins: at most one per 5 training values (16 to 255). With a bin per distinct value, penguins (about 190 training rows in the engine) scored 0.967; caps of a bin per 10 and per 20 values gave 0.976 and 0.973, per 5 gave 0.978. Telco and the 100k table keep 255 bins.',
-  '- Refusal test: alpha 0.005 over the larger of DeLong\'s standard error and the Mann-Whitney null spread (was alpha 0.01 on DeLong alone). With 300 label permutations per table, answered fits went from 5, 4 and 3 (WDBC, penguins, cars) to 1, 1 and 3; the AUC of every table above was unchanged.',
+  "- Refusal test: alpha 0.005 over the larger of DeLong's standard error and the Mann-Whitney null spread (was alpha 0.01 on DeLong alone). With 300 label permutations per table, answered fits went from 5, 4 and 3 (WDBC, penguins, cars) to 1, 1 and 3; the AUC of every table above was unchanged.",
   '- Cross-fitting of small records (fewer than about 1,334 labeled rows, no time column; assembly/fit.ts CROSS_FOLDS): 4 folds by entity hash, each held out once from a model of 8 bags on the other folds; the decision is made on the out-of-fold scores and the served model averages the fold models. Before it, a single 25% held-out part: cars 0.966 (the served model learned from 75% of the train rows; pair terms from 200 rows and 16 bags reached only 0.969-0.971 and let 2 of 100 WDBC permutations through), cps_wages_1985 not_yet on every split (about 18 of the rarer class held out, 20 needed) and refused on the whole table. With it (4 bags a fold, cuts of at least 4 rows a side): cars 0.974, CPS 0.689, penguins 0.972, WDBC 0.997; 8 bags a fold: cars 0.976, CPS 0.696, penguins 0.973; 8 bags a fold and cuts of at least 10 rows a side (kept): cars 0.978, CPS 0.700, penguins 0.974, WDBC 0.997, Telco 0.8525 unchanged (a single split: 7,043 rows). Permuted labels with it: Telco, WDBC and penguins 300 of 300 refused (298 before); cars and CPS 400 of 400 (200 seeds each, bench/honesty.ts). The whole CPS table is now answered: out-of-fold AUC 0.725 (0.670-0.781), log loss z 3.9.',
   '- Smoothing in cross-fitted bags (engine.md step 6; measured with the cyclic schedule of the time): the first rounds take a seeded random valid cut of each numeric column instead of the best one. None -> 10 -> 25 rounds: cps_wages_1985 0.700 -> 0.706 -> 0.710, penguins 0.974 -> 0.975 -> 0.976, cars 0.978 -> 0.977 -> 0.977, WDBC 0.997 -> 0.997 -> 0.998, log loss lower on all four; 25 kept. Permuted labels with it: see the honesty rows above; cars and CPS 400 of 400 refused (200 seeds each, bench/honesty.ts run beside the bench).',
   '- Stagewise boosting in cross-fitted bags (assembly/boost.ts boostStagewise): after the 25 smoothing rounds, each round steps only the column whose best cut gains most instead of every column in turn. Engine-only on these splits: cars 0.977 -> 0.982 (log loss 0.194 -> 0.170), cps_wages_1985 0.710 -> 0.712, penguins 0.976 -> 0.975, WDBC 0.998 -> 0.997, Telco unchanged (a single split keeps the cyclic schedule). To check that this was not fitted to the scored splits, the same comparison on 10 other stratified 75/25 splits (random_state 2027 to 2036): WDBC 0.9951 -> 0.9949, penguins 0.9672 -> 0.9687, cars 0.9449 -> 0.9482, CPS 0.7308 -> 0.7329, log loss lower on WDBC, penguins and cars; on synthetic tables whose outcome uses 7 of their columns (bench/datasets.ts syntheticTable, seed 3), out-of-fold AUC 0.673 -> 0.722 at 1,000 x 40 and 0.684 -> 0.711 at 1,200 x 60. Permuted labels: 1 of 1,200 fits answered (300 seeds each of WDBC, penguins, cars and CPS). Cost: a small fit takes longer (WDBC about 0.9 s instead of 0.2 s), still in a worker thread.',
@@ -170,19 +184,41 @@ interface Target {
 
 function targets(speed: SpeedResults, quality: QualityResults, honesty: HonestyRow[]): Target[] {
   const out: Target[] = [];
-  out.push({ name: 'Telco whole fit < 1 s (median, in-process)', measured: `${ms(speed.telco.medianMs)} (CPU ${ms(speed.telco.cpuMedianMs)})`, ok: speed.telco.medianMs < 1000 });
+  out.push({
+    name: 'Telco whole fit < 1 s (median, in-process)',
+    measured: `${ms(speed.telco.medianMs)} (CPU ${ms(speed.telco.cpuMedianMs)})`,
+    ok: speed.telco.medianMs < 1000,
+  });
   const s = speed.synthetic;
   const label = `${big(OPTIONS.BENCH_SYNTH_ROWS)} x ${OPTIONS.BENCH_SYNTH_COLS}`;
-  out.push({ name: `synthetic ${label} fit < 10 s`, measured: s.ok ? `median ${ms(s.value.fitMs)} (runs ${s.value.runsMs.map((x) => ms(x)).join(', ')}; CPU ${ms(s.value.cpuMs)})` : s.reason, ok: s.ok && s.value.fitMs < 10_000 });
-  out.push({ name: `synthetic ${label} peak RSS < 1 GB`, measured: s.ok ? `${f0(s.value.peakRssMb)} MB` : s.reason, ok: s.ok && s.value.peakRssMb < 1024 });
-  out.push({ name: 'scoring >= 1,000,000 cases/s inside the engine', measured: `${big(speed.scoring.engine.casesPerSec)} cases/s`, ok: speed.scoring.engine.casesPerSec >= 1e6 });
+  out.push({
+    name: `synthetic ${label} fit < 10 s`,
+    measured: s.ok
+      ? `median ${ms(s.value.fitMs)} (runs ${s.value.runsMs.map((x) => ms(x)).join(', ')}; CPU ${ms(s.value.cpuMs)})`
+      : s.reason,
+    ok: s.ok && s.value.fitMs < 10_000,
+  });
+  out.push({
+    name: `synthetic ${label} peak RSS < 1 GB`,
+    measured: s.ok ? `${f0(s.value.peakRssMb)} MB` : s.reason,
+    ok: s.ok && s.value.peakRssMb < 1024,
+  });
+  out.push({
+    name: 'scoring >= 1,000,000 cases/s inside the engine',
+    measured: `${big(speed.scoring.engine.casesPerSec)} cases/s`,
+    ok: speed.scoring.engine.casesPerSec >= 1e6,
+  });
   for (const t of quality.tables) {
     const ours = t.models.find((m) => m.model === ENGINE_MODEL);
     const best = t.models.filter((m) => m.model !== ENGINE_MODEL).sort((a, b) => b.auc - a.auc)[0];
     if (!ours || !best) continue;
     const d = ours.auc - best.auc;
     const states = ours.states ? `; states ${ours.states.join(', ')}` : '';
-    out.push({ name: `${t.table}: AUC within 0.005 of the best peer`, measured: `${f3(ours.auc)} vs ${f3(best.auc)} (${best.model}), ${d >= 0 ? '+' : ''}${f3(d)}${states}`, ok: d >= -0.005 });
+    out.push({
+      name: `${t.table}: AUC within 0.005 of the best peer`,
+      measured: `${f3(ours.auc)} vs ${f3(best.auc)} (${best.model}), ${d >= 0 ? '+' : ''}${f3(d)}${states}`,
+      ok: d >= -0.005,
+    });
   }
   const telcoQ = quality.tables.find((t) => t.table === 'telco_churn')?.models.find((m) => m.model === ENGINE_MODEL);
   if (telcoQ) out.push({ name: 'Telco AUC >= 0.850 (bench splits, mean)', measured: f3(telcoQ.auc), ok: telcoQ.auc >= 0.85 });
@@ -190,8 +226,13 @@ function targets(speed: SpeedResults, quality: QualityResults, honesty: HonestyR
   out.push({ name: "Telco AUC >= 0.850 (engine's own held-out part, all rows)", measured: f3(own), ok: own >= 0.85 });
   const fits = honesty.reduce((a, r) => a + r.fits, 0);
   const okFits = honesty.reduce((a, r) => a + r.refused + r.notYet, 0);
-  out.push({ name: 'permuted labels refused or not_yet >= 99% (all tables)', measured: `${okFits}/${fits} = ${f1((100 * okFits) / fits)}%`, ok: okFits / fits >= HONESTY_TARGET });
-  for (const r of honesty) out.push({ name: `  ${r.table} >= 99%`, measured: `${r.refused + r.notYet}/${r.fits}`, ok: r.rate >= HONESTY_TARGET });
+  out.push({
+    name: 'permuted labels refused or not_yet >= 99% (all tables)',
+    measured: `${okFits}/${fits} = ${f1((100 * okFits) / fits)}%`,
+    ok: okFits / fits >= HONESTY_TARGET,
+  });
+  for (const r of honesty)
+    out.push({ name: `  ${r.table} >= 99%`, measured: `${r.refused + r.notYet}/${r.fits}`, ok: r.rate >= HONESTY_TARGET });
   return out;
 }
 
@@ -208,12 +249,17 @@ function childLine(c: ChildOutcome<XgbSyntheticFit> | null, ours: number, what: 
 function pythonLines(t: PythonTimes | null, ours: number, what: string): string[] {
   if (!t) return [`| Python peers, ${what} | not run (BENCH_PYTHON=0) | | |`];
   if (!t.ok) return [`| Python peers, ${what} | absent: ${t.reason} | | |`];
-  return Object.entries(t.fitMs).map(([model, fitMs]) => `| ${model} (Python, one thread), ${what} (${t.features} features) | ${ms(fitMs)} (1 run) | | ours / ${model} = ${(ours / fitMs).toFixed(2)} |`);
+  return Object.entries(t.fitMs).map(
+    ([model, fitMs]) =>
+      `| ${model} (Python, one thread), ${what} (${t.features} features) | ${ms(fitMs)} (1 run) | | ours / ${model} = ${(ours / fitMs).toFixed(2)} |`,
+  );
 }
 
 function speedMarkdown(s: SpeedResults): string {
   const { telco, telcoXgb, scoring, synthetic, subsample, subsampleXgb, fullXgb } = s;
-  const rows = OPTIONS.BENCH_SYNTH_ROWS, cols = OPTIONS.BENCH_SYNTH_COLS, sub = OPTIONS.BENCH_XGB_SUBSAMPLE;
+  const rows = OPTIONS.BENCH_SYNTH_ROWS,
+    cols = OPTIONS.BENCH_SYNTH_COLS,
+    sub = OPTIONS.BENCH_XGB_SUBSAMPLE;
   const syn = synthetic.ok ? synthetic.value : null;
   const lines = [
     '### Fit time',
@@ -235,9 +281,9 @@ function speedMarkdown(s: SpeedResults): string {
     '',
     ...(fullXgb && !fullXgb.ok && /memory access/.test(fullXgb.reason)
       ? [
-        `ml-xgboost could not fit the full ${big(rows)}-row table: its wasm build has a fixed 16 MB heap (\`TOTAL_MEMORY=16777216\`, no memory growth, in node_modules/ml-xgboost/dist/wasm/xgboost.js), so inputs past roughly 15,000 rows x 70 features trap. Its ratio is therefore given on the first ${big(sub)} rows; at full size the comparison is against Python XGBoost 1.7 (one thread) above.`,
-        '',
-      ]
+          `ml-xgboost could not fit the full ${big(rows)}-row table: its wasm build has a fixed 16 MB heap (\`TOTAL_MEMORY=16777216\`, no memory growth, in node_modules/ml-xgboost/dist/wasm/xgboost.js), so inputs past roughly 15,000 rows x 70 features trap. Its ratio is therefore given on the first ${big(sub)} rows; at full size the comparison is against Python XGBoost 1.7 (one thread) above.`,
+          '',
+        ]
       : []),
     '### Scoring throughput',
     '',
@@ -259,8 +305,14 @@ function stateNotes(quality: QualityResults): string[] {
     if (!ours?.states) return [];
     const count = (s: string) => ours.states!.filter((x) => x === s).length;
     const notes: string[] = [];
-    if (count('not_yet')) notes.push(`- ${t.table}: not_yet on ${count('not_yet')} of ${ours.states.length} splits (too few rows of the rarer class for the engine's own held-out check on 75% of the table), so no model and the base rate scored: AUC 0.5 there.`);
-    if (count('refused')) notes.push(`- ${t.table}: refused on ${count('refused')} of ${ours.states.length} splits (split AUCs ${ours.perSplitAuc.map((a) => f3(a)).join(', ')}); the refused fit's tested model still scored the test rows.`);
+    if (count('not_yet'))
+      notes.push(
+        `- ${t.table}: not_yet on ${count('not_yet')} of ${ours.states.length} splits (too few rows of the rarer class for the engine's own held-out check on 75% of the table), so no model and the base rate scored: AUC 0.5 there.`,
+      );
+    if (count('refused'))
+      notes.push(
+        `- ${t.table}: refused on ${count('refused')} of ${ours.states.length} splits (split AUCs ${ours.perSplitAuc.map((a) => f3(a)).join(', ')}); the refused fit's tested model still scored the test rows.`,
+      );
     return notes;
   });
 }
@@ -270,14 +322,19 @@ function markdown(speed: SpeedResults, quality: QualityResults, honesty: Honesty
     '# Benchmarks',
     '',
     `Written by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString().slice(0, 10)}; the whole run took ${f0(totalS)} s.`,
-    `Options (environment variables): ${Object.entries(OPTIONS).map(([k, v]) => `\`${k}=${v}\``).join(', ')}.`,
+    `Options (environment variables): ${Object.entries(OPTIONS)
+      .map(([k, v]) => `\`${k}=${v}\``)
+      .join(', ')}.`,
     '',
     `Engine measured: build/engine.wasm core_hash \`${engineVersion.coreHash.slice(0, 16)}…\`, commit ${engineVersion.commit}${engineVersion.dirty ? ' with uncommitted changes in assembly/, host/engine/ or host/table/' : ''}.`,
     '',
     '## Machine',
     '',
     `- CPU: ${machine.cpu}, \`nproc\` = ${machine.nproc}; ${machine.kernel}; Node ${machine.node}.`,
-    `- Load average before the run: ${machine.loadBefore}; after: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}.`,
+    `- Load average before the run: ${machine.loadBefore}; after: ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}.`,
     `- CPU time stolen by the hypervisor during the run (/proc/stat steal): ${stealShare(machine.cpuBefore, cpuTicks())} of all CPU time. This is a shared virtual machine: stalls of about 50 ms were seen in the server's event loop and, at the same size, in an idle client process beside it, so a p99 latency here measures the host as much as the service.`,
     '- `free -g`:',
     '',
@@ -328,7 +385,11 @@ function browserSection(): string[] {
 log(`machine: ${machine.cpu}, ${machine.nproc} cores, Node ${machine.node}, load ${machine.loadBefore}`);
 const speed = await runSpeed();
 log('quality: engine and peers on the same splits');
-const quality = await runQuality(engineFit, { splits: OPTIONS.BENCH_SPLITS, pythonPeers: OPTIONS.BENCH_PYTHON !== 0, log: (l) => log(`quality: ${l}`) });
+const quality = await runQuality(engineFit, {
+  splits: OPTIONS.BENCH_SPLITS,
+  pythonPeers: OPTIONS.BENCH_PYTHON !== 0,
+  log: (l) => log(`quality: ${l}`),
+});
 log(`honesty: ${OPTIONS.BENCH_PERMUTATIONS} permutations per table`);
 const pool = new FitPool(2);
 let honesty: HonestyRow[];
@@ -346,7 +407,12 @@ let browserBench: string | undefined;
 if (OPTIONS.BENCH_BROWSER !== 0 && existsSync('/usr/bin/chromium')) {
   log('browser: Telco fit in Chromium and in Node');
   try {
-    browserBench = execSync('npx tsx bench/browser.ts', { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 600_000 }).trim();
+    browserBench = execSync('npx tsx bench/browser.ts', {
+      cwd: repoRoot,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      timeout: 600_000,
+    }).trim();
   } catch (err) {
     browserBench = `failed: ${(err as Error).message.split('\n')[0]}`;
   }

@@ -31,7 +31,7 @@ export function benchRows(from: number, to: number): Array<Record<string, string
   const out: Array<Record<string, string | number>> = [];
   for (let i = from; i < to; i++) {
     let h = (i + 1) * 2654435761;
-    const next = () => ((h = (h ^ (h >>> 13)) * 1274126177 >>> 0) % 1000) / 10;
+    const next = () => ((h = ((h ^ (h >>> 13)) * 1274126177) >>> 0) % 1000) / 10;
     const row: Record<string, string | number> = { id: `c${i}` };
     let z = -1.2;
     for (let j = 0; j < 8; j++) {
@@ -50,7 +50,11 @@ export function benchRows(from: number, to: number): Array<Record<string, string
 
 async function postJson(url: string, body: unknown, key: string) {
   const t0 = performance.now();
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify(body),
+  });
   const json = await res.json();
   return { status: res.status, body: json as any, ms: performance.now() - t0 };
 }
@@ -58,7 +62,11 @@ async function postJson(url: string, body: unknown, key: string) {
 /** POST a JSON body and read the reply's bytes without parsing them (time to the last byte). */
 async function postBytes(url: string, body: unknown, key: string) {
   const t0 = performance.now();
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify(body),
+  });
   const buf = await res.arrayBuffer();
   if (res.status !== 200) throw new Error(`ask ${res.status}: ${Buffer.from(buf).toString().slice(0, 300)}`);
   return { status: res.status, bytes: buf.byteLength, ms: performance.now() - t0 };
@@ -97,7 +105,13 @@ export async function runRestBench(log: (s: string) => void): Promise<Omit<Servi
     log(`add-dataset: ${(100_000 / (addMs / 1000)).toFixed(0)} rows/s`);
 
     // cold ask on the stored 100,000-row dataset, end to end
-    const ask = (ids: string[]) => ({ data: { dataset_id: id }, entity_column: 'id', subject_kind: 'other', questions: { q: { type: 'yesno', outcome_column: 'y' } }, cases: { ids } });
+    const ask = (ids: string[]) => ({
+      data: { dataset_id: id },
+      entity_column: 'id',
+      subject_kind: 'other',
+      questions: { q: { type: 'yesno', outcome_column: 'y' } },
+      cases: { ids },
+    });
     const cold = await postJson(`${url}/v1/ask`, ask(['c1']), key);
     log(`cold ask on 100k stored rows: ${cold.ms.toFixed(0)} ms (${cold.status} ${cold.body.answers?.q?.state})`);
 
@@ -118,14 +132,17 @@ export async function runRestBench(log: (s: string) => void): Promise<Omit<Servi
       bigBytes = r.bytes;
     }
     const bigCpuMs = (cpuMsOf(server.pid) - bigCpu0) / bigRuns.length;
-    log(`cached ask: 1 case p50 ${pct(lat, 0.5).toFixed(2)} ms, 10,000 cases median ${pct(bigRuns, 0.5).toFixed(0)} ms (${(bigBytes / 1e6).toFixed(1)} MB, server CPU ${bigCpuMs.toFixed(0)} ms each)`);
+    log(
+      `cached ask: 1 case p50 ${pct(lat, 0.5).toFixed(2)} ms, 10,000 cases median ${pct(bigRuns, 0.5).toFixed(0)} ms (${(bigBytes / 1e6).toFixed(1)} MB, server CPU ${bigCpuMs.toFixed(0)} ms each)`,
+    );
 
     // load on loopback: 1-case cached asks paced at exactly 200 per second, then autocannon unthrottled
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
     // three runs: on a shared machine one 15 s sample's p99 swings with the neighbours; report each and the median
     const pacedRuns: PacedResult[] = [];
     const cpu0 = cpuMsOf(server.pid);
-    for (let i = 0; i < 3; i++) pacedRuns.push(await pacedLoad({ url: `${url}/v1/ask`, headers, body: JSON.stringify(one), rate: 200, seconds: 15 }));
+    for (let i = 0; i < 3; i++)
+      pacedRuns.push(await pacedLoad({ url: `${url}/v1/ask`, headers, body: JSON.stringify(one), rate: 200, seconds: 15 }));
     const cpuPerRequest = (cpuMsOf(server.pid) - cpu0) / pacedRuns.reduce((n, r) => n + r.sent, 0);
     const median = (f: (r: PacedResult) => number) => pct(pacedRuns.map(f), 0.5);
     const paced: PacedResult = {
@@ -139,7 +156,9 @@ export async function runRestBench(log: (s: string) => void): Promise<Omit<Servi
       max: Math.max(...pacedRuns.map((r) => r.max)),
     };
     const free = await load({ url: `${url}/v1/ask`, method: 'POST', headers, body: JSON.stringify(one), connections: 16, duration: 10 });
-    log(`load: paced 200 rps p50 ${paced.p50.toFixed(2)} ms p99 ${paced.p99.toFixed(2)} ms (server CPU ${cpuPerRequest.toFixed(2)} ms/request); unthrottled ${free.requests.average.toFixed(0)} rps`);
+    log(
+      `load: paced 200 rps p50 ${paced.p50.toFixed(2)} ms p99 ${paced.p99.toFixed(2)} ms (server CPU ${cpuPerRequest.toFixed(2)} ms/request); unthrottled ${free.requests.average.toFixed(0)} rps`,
+    );
     return {
       oneCase: { p50: pct(lat, 0.5), p99: pct(lat, 0.99), n: lat.length },
       tenThousand: { median: pct(bigRuns, 0.5), runs: bigRuns, bytes: bigBytes, serverCpuMs: bigCpuMs },
@@ -186,13 +205,26 @@ async function childServer(extraEnv: Record<string, string> = {}): Promise<Child
     });
     child.once('exit', (c) => reject(new Error(`server exited ${c}`)));
   });
-  const status = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024;
+  const status = (field: string) =>
+    Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024;
   const resetPeak = () => fs.writeFileSync(`/proc/${child.pid}/clear_refs`, '5');
-  return { url, key, pid: child.pid!, hwm: () => status('VmHWM'), rss: () => status('VmRSS'), resetPeak, stop: () => void child.kill('SIGKILL') };
+  return {
+    url,
+    key,
+    pid: child.pid!,
+    hwm: () => status('VmHWM'),
+    rss: () => status('VmRSS'),
+    resetPeak,
+    stop: () => void child.kill('SIGKILL'),
+  };
 }
 
 /** Streams `lines` (after a header) as a PUT body to a fresh upload URL; returns the dataset id. */
-async function uploadCsv(server: ChildServer, header: string, line: (i: number) => string | null): Promise<{ id: string; bytes: number; ms: number; status: number }> {
+async function uploadCsv(
+  server: ChildServer,
+  header: string,
+  line: (i: number) => string | null,
+): Promise<{ id: string; bytes: number; ms: number; status: number }> {
   const made = await postJson(`${server.url}/v1/add-dataset`, { upload: true, filename: 'bench.csv' }, server.key);
   let size = 0;
   let i = 0;
@@ -214,13 +246,20 @@ async function uploadCsv(server: ChildServer, header: string, line: (i: number) 
     },
   });
   const t0 = performance.now();
-  const res = await fetch(made.body.upload_url, { method: 'PUT', body: stream, headers: { 'content-type': 'text/csv' }, duplex: 'half' } as RequestInit);
+  const res = await fetch(made.body.upload_url, {
+    method: 'PUT',
+    body: stream,
+    headers: { 'content-type': 'text/csv' },
+    duplex: 'half',
+  } as RequestInit);
   await res.text();
   return { id: made.body.dataset_id, bytes: size, ms: performance.now() - t0, status: res.status };
 }
 
 /** issue "record shapes": an events ask over 1,000,000 event rows of 20,000 customers, in its own process. */
-export async function eventsShapeBench(log: (s: string) => void): Promise<{ rows: number; cases: number; ms: number; state: string; peakRssMB: number; rssBeforeMB: number }> {
+export async function eventsShapeBench(
+  log: (s: string) => void,
+): Promise<{ rows: number; cases: number; ms: number; state: string; peakRssMB: number; rssBeforeMB: number }> {
   const server = await childServer({ PENDING_WAIT_MS: '600000' });
   try {
     const customers = 20_000;
@@ -244,14 +283,18 @@ export async function eventsShapeBench(log: (s: string) => void): Promise<{ rows
     const before = server.rss();
     server.resetPeak(); // the peak of this ask, not of the upload before it
     const t0 = performance.now();
-    const r = await postJson(`${server.url}/v1/ask`, {
-      data: { dataset_id: up.id },
-      entity_column: 'customer_id',
-      time_column: 'date',
-      shape: { kind: 'events', event_column: 'event', value_columns: ['amount'], label: { lapsed: true }, horizon_days: 90 },
-      subject_kind: 'org',
-      questions: { q: { type: 'rank', outcome_column: 'lapsed_90d', top_k: 100 } },
-    }, server.key);
+    const r = await postJson(
+      `${server.url}/v1/ask`,
+      {
+        data: { dataset_id: up.id },
+        entity_column: 'customer_id',
+        time_column: 'date',
+        shape: { kind: 'events', event_column: 'event', value_columns: ['amount'], label: { lapsed: true }, horizon_days: 90 },
+        subject_kind: 'org',
+        questions: { q: { type: 'rank', outcome_column: 'lapsed_90d', top_k: 100 } },
+      },
+      server.key,
+    );
     const ms = performance.now() - t0;
     const state = r.body.answers?.q?.state ?? `${r.status} ${r.body.code}`;
     log(`events shape, 1,000,000 rows / 20,000 cases: ${ms.toFixed(0)} ms (${state}), peak RSS ${server.hwm().toFixed(0)} MB`);
@@ -288,11 +331,18 @@ async function uploadPeak(log: (s: string) => void): Promise<ServiceBench['uploa
     const before = rss();
     server.resetPeak(); // the peak of this upload, not of the start-up before it
     const t0 = performance.now();
-    const res = await fetch(made.body.upload_url, { method: 'PUT', body: stream, headers: { 'content-type': 'text/csv' }, duplex: 'half' } as RequestInit);
+    const res = await fetch(made.body.upload_url, {
+      method: 'PUT',
+      body: stream,
+      headers: { 'content-type': 'text/csv' },
+      duplex: 'half',
+    } as RequestInit);
     await res.text();
     const ms = performance.now() - t0;
     const peak = hwm();
-    log(`upload ${(size / 1e6).toFixed(0)} MB: HTTP ${res.status} in ${ms.toFixed(0)} ms, server RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MB`);
+    log(
+      `upload ${(size / 1e6).toFixed(0)} MB: HTTP ${res.status} in ${ms.toFixed(0)} ms, server RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MB`,
+    );
     return { bytes: size, ms, rssBeforeMB: before, peakRssMB: peak, deltaMB: peak - before };
   } finally {
     child.kill();
@@ -311,7 +361,7 @@ export function formatServiceMarkdown(b: ServiceBench): string {
   return [
     '## Service (REST on loopback, SQLite)',
     '',
-    'The server runs in its own process (`npm start`\'s code, logging at info: one access-log line per request); the clients run in the benchmark process. Latencies are from sending the request to the last byte of the reply (the client does not parse it).',
+    "The server runs in its own process (`npm start`'s code, logging at info: one access-log line per request); the clients run in the benchmark process. Latencies are from sending the request to the last byte of the reply (the client does not parse it).",
     '',
     '| measure | result | target |',
     '|---|---|---|',

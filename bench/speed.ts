@@ -4,7 +4,16 @@ import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
-import { encodeCases, encodeTable, fitTable, loadEngine, scoreCases, scoreEncoded, type FitResult, type Model } from '../host/engine/index.ts';
+import {
+  encodeCases,
+  encodeTable,
+  fitTable,
+  loadEngine,
+  scoreCases,
+  scoreEncoded,
+  type FitResult,
+  type Model,
+} from '../host/engine/index.ts';
 import { copyIn } from '../host/engine/fit-core.ts';
 import { instantiate } from '../host/engine/wasm.ts';
 import { rowsToTable } from '../host/table/rows.ts';
@@ -72,8 +81,16 @@ export async function timeEngineFit(ds: Dataset, runs = 5): Promise<EngineFitTim
     encodeMs.push(performance.now() - t0);
   }
   return {
-    warmupMs, runsMs, medianMs: median(runsMs), cpuRunsMs, cpuMedianMs: median(cpuRunsMs), state: result.state, auc: result.quality.auc, pairs: result.diagnostics.pairs,
-    encodeMedianMs: median(encodeMs), result,
+    warmupMs,
+    runsMs,
+    medianMs: median(runsMs),
+    cpuRunsMs,
+    cpuMedianMs: median(cpuRunsMs),
+    state: result.state,
+    auc: result.quality.auc,
+    pairs: result.diagnostics.pairs,
+    encodeMedianMs: median(encodeMs),
+    result,
   };
 }
 
@@ -112,8 +129,13 @@ export function runChild<T>(mode: string, args: Array<string | number>, timeoutM
         const wallMs = performance.now() - t0;
         if (err) {
           const capped = (err as NodeJS.ErrnoException & { killed?: boolean }).killed;
-          const errorLine = stderr.split('\n').find((l) => /^\w*Error\b/.test(l.trim()))?.trim();
-          const reason = capped ? `stopped at the ${Math.round(timeoutMs / 1000)} s cap` : `child failed: ${errorLine ?? err.message.split('\n')[0]}`;
+          const errorLine = stderr
+            .split('\n')
+            .find((l) => /^\w*Error\b/.test(l.trim()))
+            ?.trim();
+          const reason = capped
+            ? `stopped at the ${Math.round(timeoutMs / 1000)} s cap`
+            : `child failed: ${errorLine ?? err.message.split('\n')[0]}`;
           return resolve({ ok: false, reason, wallMs });
         }
         try {
@@ -167,9 +189,20 @@ async function childEngineSynthetic(rows: number, cols: number, seed: number, ru
   }
   if (!r) throw new Error('no fit ran');
   return {
-    rows, cols, seed, fitMs: median(runsMs), cpuMs: median(cpuRunsMs), runsMs, warmupMs, rssBeforeFitMb,
-    peakRssMb, peakRssAllRunsMb: process.resourceUsage().maxRSS / 1024,
-    state: r.state, auc: r.quality.auc, pairs: r.diagnostics.pairs, meanRounds: r.diagnostics.meanRounds,
+    rows,
+    cols,
+    seed,
+    fitMs: median(runsMs),
+    cpuMs: median(cpuRunsMs),
+    runsMs,
+    warmupMs,
+    rssBeforeFitMb,
+    peakRssMb,
+    peakRssAllRunsMb: process.resourceUsage().maxRSS / 1024,
+    state: r.state,
+    auc: r.quality.auc,
+    pairs: r.diagnostics.pairs,
+    meanRounds: r.diagnostics.meanRounds,
   };
 }
 
@@ -188,7 +221,9 @@ async function childXgbSynthetic(rows: number, cols: number, seed: number): Prom
 }
 
 /** Debian scikit-learn / XGBoost 1.7 (bench/peers/python_peers.py, one thread) fitted once on all rows: fit ms per model. */
-export async function timePythonPeers(ds: Dataset): Promise<{ ok: true; fitMs: Record<string, number>; features: number } | { ok: false; reason: string }> {
+export async function timePythonPeers(
+  ds: Dataset,
+): Promise<{ ok: true; fitMs: Record<string, number>; features: number } | { ok: false; reason: string }> {
   const enc = encodeFeatures(ds.rows, ds.rows.slice(0, 10), featureColumns(ds));
   const run = await runPythonPeers([{ xTrain: enc.xTrain, yTrain: outcomeVector(ds), xTest: enc.xTest }]);
   if (!run.available) return { ok: false, reason: run.reason };
@@ -229,7 +264,11 @@ export async function scoringThroughput(model: Model, cases: RawTable, timeMs = 
   const colPtrs = new Int32Array(m);
   cols.forEach((c, j) => void (c && (colPtrs[j] = copyIn(ex, c))));
   const cp = copyIn(ex, colPtrs);
-  const pp = ex.alloc(n * 8), kp = ex.alloc(n * m * 8), bp = ex.alloc(n * m * 4), rp = ex.alloc(n * 16), sp = ex.alloc(n * 16);
+  const pp = ex.alloc(n * 8),
+    kp = ex.alloc(n * m * 8),
+    bp = ex.alloc(n * m * 4),
+    rp = ex.alloc(n * 16),
+    sp = ex.alloc(n * 16);
   let status = 0;
   const bench = new Bench({ time: timeMs, iterations: 20, warmupIterations: 5 });
   bench
@@ -243,15 +282,25 @@ export async function scoringThroughput(model: Model, cases: RawTable, timeMs = 
     if (r.state !== 'completed') throw new Error(`tinybench task ${name} ended ${r.state}`);
     return { p50Ms: r.latency.p50, casesPerSec: n / (r.latency.p50 / 1000), samples: r.latency.samplesCount };
   };
-  return { cases: n, columns: model.usedColumns().length, pairs: model.pairCount, engine: stat('engine'), bridge: stat('bridge'), endToEnd: stat('endToEnd') };
+  return {
+    cases: n,
+    columns: model.usedColumns().length,
+    pairs: model.pairCount,
+    engine: stat('engine'),
+    bridge: stat('bridge'),
+    endToEnd: stat('endToEnd'),
+  };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const [mode, ...rest] = process.argv.slice(2);
   const [rows, cols, seed, runs] = rest.map(Number);
-  const out = mode === 'engine-synthetic' ? await childEngineSynthetic(rows, cols, seed, runs || 1)
-    : mode === 'xgb-synthetic' ? await childXgbSynthetic(rows, cols, seed)
-    : null;
+  const out =
+    mode === 'engine-synthetic'
+      ? await childEngineSynthetic(rows, cols, seed, runs || 1)
+      : mode === 'xgb-synthetic'
+        ? await childXgbSynthetic(rows, cols, seed)
+        : null;
   if (!out) throw new Error('usage: tsx bench/speed.ts engine-synthetic ROWS COLS SEED [RUNS] | xgb-synthetic ROWS COLS SEED');
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }

@@ -46,7 +46,11 @@ export function sklearnSplits(y: ArrayLike<number>, count = 3, seed = 1337): Spl
     '    out.append([sorted(tr.tolist()), sorted(te.tolist())])',
     'json.dump(out, sys.stdout)',
   ].join('\n');
-  const r = spawnSync(PYTHON, ['-c', code], { input: JSON.stringify({ y: Array.from(y), count, seed }), encoding: 'utf8', maxBuffer: 1 << 26 });
+  const r = spawnSync(PYTHON, ['-c', code], {
+    input: JSON.stringify({ y: Array.from(y), count, seed }),
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
   if (r.status !== 0 || !r.stdout) return null;
   const parsed = JSON.parse(r.stdout) as Array<[number[], number[]]>;
   return parsed.map(([train, test]) => ({ train: Int32Array.from(train), test: Int32Array.from(test) }));

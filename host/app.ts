@@ -22,7 +22,13 @@ function accessLog(): MiddlewareHandler<AppEnv> {
     const started = performance.now();
     await next();
     c.get('services').log.info(
-      { request_id: c.get('requestId'), method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) },
+      {
+        request_id: c.get('requestId'),
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round(performance.now() - started),
+      },
       'request',
     );
   };

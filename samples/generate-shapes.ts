@@ -67,7 +67,10 @@ export function generateCustomerEvents(): string {
       }
       if (!rng.chance(rate * mult)) continue;
       const type = rng.choice(['visit', 'purchase', 'ticket', 'refund'] as const, [
-        70 - 15 * troubled, 22 - 12 * troubled, 6 + 16 * troubled, 2 + 11 * troubled,
+        70 - 15 * troubled,
+        22 - 12 * troubled,
+        6 + 16 * troubled,
+        2 + 11 * troubled,
       ]);
       const amount = type === 'purchase' ? cents(rng.int(1000, 30000)) : type === 'refund' ? cents(rng.int(1000, 15000)) : '';
       events.push([d, i, type, amount]);
@@ -109,7 +112,15 @@ export function generateStoreWeekly(): string {
       const recent = late.slice(-4);
       const lateMean = recent.reduce((a, b) => a + b, 0) / recent.length;
       const stockout = rng.chance(logistic(-2.2 - 1.9 * (cover - 1.6) + 0.75 * (lateMean - 1)));
-      rows.push([id('store', s, 3), isoDate(start + 7 * w * DAY), sales, footfall, tenths(Math.round(cover * 10)), lateNow, stockout ? 1 : 0]);
+      rows.push([
+        id('store', s, 3),
+        isoDate(start + 7 * w * DAY),
+        sales,
+        footfall,
+        tenths(Math.round(cover * 10)),
+        lateNow,
+        stockout ? 1 : 0,
+      ]);
     }
   }
   return toCsv(['store_id', 'week', 'sales', 'footfall', 'stock_cover_weeks', 'late_deliveries', 'stockout_next_week'], rows);
@@ -141,10 +152,23 @@ export function generateUsagePanel(): string {
       const logins = Math.max(0, Math.round((usage / base) * 20 * (1 + 0.35 * rng.normal())));
       const sinceLogin = Math.round(clamp(30 / (1 + logins) + 3 * rng.float(), 0, 30));
       const adopt = clamp(adoption + 0.05 * rng.normal(), 0, 1);
-      rows.push([id('acct', a, 4), isoDate(Date.UTC(2024, m, 1)), usage, tickets, logins, cents(Math.round(adopt * 100)), sinceLogin, seats, plan]);
+      rows.push([
+        id('acct', a, 4),
+        isoDate(Date.UTC(2024, m, 1)),
+        usage,
+        tickets,
+        logins,
+        cents(Math.round(adopt * 100)),
+        sinceLogin,
+        seats,
+        plan,
+      ]);
     }
   }
-  return toCsv(['account_id', 'period', 'usage', 'support_tickets', 'logins', 'feature_adoption', 'days_since_login', 'seats', 'plan'], rows);
+  return toCsv(
+    ['account_id', 'period', 'usage', 'support_tickets', 'logins', 'feature_adoption', 'days_since_login', 'seats', 'plan'],
+    rows,
+  );
 }
 
 // ---- sensor_stream (signals, 1d snapshots, windows [1,3,7], horizon 3) -------------------------

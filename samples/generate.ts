@@ -77,7 +77,11 @@ export function generateSaasChurn(): string {
 
 const INDUSTRIES = ['software', 'finance', 'retail', 'healthcare', 'manufacturing'] as const;
 const INDUSTRY_EFFECT: Record<(typeof INDUSTRIES)[number], number> = {
-  software: 0.3, finance: 0.1, retail: -0.2, healthcare: 0, manufacturing: -0.2,
+  software: 0.3,
+  finance: 0.1,
+  retail: -0.2,
+  healthcare: 0,
+  manufacturing: -0.2,
 };
 
 export function generateB2bLeads(): string {
@@ -98,7 +102,16 @@ export function generateB2bLeads(): string {
     const converted = rng.chance(logistic(z));
     rows.push([caseId('lead', i), pages, yesno(demo), size, days, industry, opens, yesno(converted)]);
   }
-  const header = ['lead_id', 'pages_viewed', 'demo_requested', 'company_size', 'days_to_first_touch', 'industry', 'email_opens', 'converted'];
+  const header = [
+    'lead_id',
+    'pages_viewed',
+    'demo_requested',
+    'company_size',
+    'days_to_first_touch',
+    'industry',
+    'email_opens',
+    'converted',
+  ];
   return toCsv(header, rows);
 }
 
@@ -116,8 +129,7 @@ export function generateTelcoChurn(): string {
     let tenure = rng.int(1, 72);
     let contract = rng.choice(CONTRACTS, [0.8 - 0.009 * tenure, 0.25, 0.05 + 0.008 * tenure]);
     let support = rng.chance(internet === 'none' ? 0.2 : 0.4);
-    let monthly =
-      internet === 'none' ? rng.int(1800, 3000) : internet === 'dsl' ? rng.int(4000, 8000) : rng.int(7000, 11500);
+    let monthly = internet === 'none' ? rng.int(1800, 3000) : internet === 'dsl' ? rng.int(4000, 8000) : rng.int(7000, 11500);
     if (support) monthly = Math.min(12000, monthly + 500);
     if (i === 1) {
       // acct_0001: the typical at-risk account the contract `choice` ask is about.
@@ -132,7 +144,16 @@ export function generateTelcoChurn(): string {
     const churned = rng.chance(logistic(z));
     rows.push([caseId('acct', i), tenure, contract, yesno(support), cents(monthly), internet, cents(total), yesno(churned)]);
   }
-  const header = ['account_id', 'tenure_months', 'contract', 'tech_support', 'monthly_charges', 'internet_service', 'total_charges', 'churned'];
+  const header = [
+    'account_id',
+    'tenure_months',
+    'contract',
+    'tech_support',
+    'monthly_charges',
+    'internet_service',
+    'total_charges',
+    'churned',
+  ];
   return toCsv(header, rows);
 }
 

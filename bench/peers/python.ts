@@ -12,8 +12,7 @@ const SCRIPT = fileURLToPath(new URL('./python_peers.py', import.meta.url));
 export const PYTHON_MODELS = ['sklearn_logistic', 'sklearn_hist_gb', 'xgboost'] as const;
 
 export type PythonRun =
-  | { available: false; reason: string }
-  | { available: true; versions: Record<string, string>; models: Record<string, PeerResult[]> };
+  { available: false; reason: string } | { available: true; versions: Record<string, string>; models: Record<string, PeerResult[]> };
 
 let probe: { ok: boolean; reason: string } | undefined;
 

@@ -67,7 +67,15 @@ export async function runKeysCli(argv: string[], store: Store, io: CliIo): Promi
   if (command === 'list' && rest.length === 0) {
     const keys = await listKeys(store, values.workspace);
     const lines = keys.map((k) =>
-      [k.id, `${k.prefix}...`, k.mode, k.workspace, k.scopes.join(',') || '-', k.created_at, k.revoked_at ? `revoked ${k.revoked_at}` : 'active'].join('  '),
+      [
+        k.id,
+        `${k.prefix}...`,
+        k.mode,
+        k.workspace,
+        k.scopes.join(',') || '-',
+        k.created_at,
+        k.revoked_at ? `revoked ${k.revoked_at}` : 'active',
+      ].join('  '),
     );
     print(keys, lines.length > 0 ? lines.join('\n') : 'No keys.');
     return 0;

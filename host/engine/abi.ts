@@ -93,5 +93,15 @@ export interface EngineExports {
   fitModel(): number;
   fitModelLength(): number;
   metricCount(): number;
-  score(model: number, len: number, n: number, cols: number, p: number, contrib: number, bins: number, reasons: number, strength: number): number;
+  score(
+    model: number,
+    len: number,
+    n: number,
+    cols: number,
+    p: number,
+    contrib: number,
+    bins: number,
+    reasons: number,
+    strength: number,
+  ): number;
 }

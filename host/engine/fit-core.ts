@@ -61,10 +61,20 @@ export function runFitSync(mod: EngineModule, input: FitInput): RawFitOutput {
       cards[j] = c.dictionary?.length ?? 0;
     } else kinds[j] = KIND_SKIP;
   });
-  const kp = copyIn(ex, kinds), dp = copyIn(ex, ptrs), cp = copyIn(ex, cards);
+  const kp = copyIn(ex, kinds),
+    dp = copyIn(ex, ptrs),
+    cp = copyIn(ex, cards);
   const status = ex.fit(n, m, eb, eo, y, t, kp, dp, cp);
   if (status !== OK) {
-    return { status, metrics: new Float64Array(METRIC_COUNT), exclusions: new Int32Array(m), columnAuc: new Float64Array(m), rowSplit: new Uint8Array(n), heldLogits: new Float64Array(n).fill(NaN), model: new Float64Array(0) };
+    return {
+      status,
+      metrics: new Float64Array(METRIC_COUNT),
+      exclusions: new Int32Array(m),
+      columnAuc: new Float64Array(m),
+      rowSplit: new Uint8Array(n),
+      heldLogits: new Float64Array(n).fill(NaN),
+      model: new Float64Array(0),
+    };
   }
   // Views are re-created after the call: memory growth detaches earlier ones (toolchain.md).
   const buf = ex.memory.buffer;

@@ -106,7 +106,11 @@ export function scoreEncoded(mod: EngineModule, model: Model, cols: Array<Float6
       }
     });
     const cp = copyIn(ex, colPtrs);
-    const pp = ex.alloc(n * 8), kp = ex.alloc(n * m * 8), bp = ex.alloc(n * m * 4), rp = ex.alloc(n * 16), sp = ex.alloc(n * 16);
+    const pp = ex.alloc(n * 8),
+      kp = ex.alloc(n * m * 8),
+      bp = ex.alloc(n * m * 4),
+      rp = ex.alloc(n * 16),
+      sp = ex.alloc(n * 16);
     ptrs.push(cp, pp, kp, bp, rp, sp);
     const status = ex.score(mp, model.array.length, n, cp, pp, kp, bp, rp, sp);
     if (status !== OK) throw new Error(`engine score failed with status ${status}`);
@@ -163,7 +167,8 @@ export function reasonsOf(model: Model, out: ScoreOutput, cases: RawTable, r: nu
     const cell = c >= 0 ? cases.data[c][r] : null;
     let value: string | number | null;
     if (isMissing(cell)) value = null;
-    else if (col.kind === 'numeric') value = parseNumber(cell); // scoring already checked it parses
+    else if (col.kind === 'numeric')
+      value = parseNumber(cell); // scoring already checked it parses
     else value = cellText(cell);
     const bin = out.bins[r * m + j];
     reasons.push(

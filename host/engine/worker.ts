@@ -11,7 +11,14 @@ port.on('message', async (msg: { id: number; input: FitInput }) => {
   try {
     const mod = await loadEngine();
     const out = runFitSync(mod, msg.input);
-    port.postMessage({ id: msg.id, out }, [out.metrics.buffer, out.exclusions.buffer, out.columnAuc.buffer, out.rowSplit.buffer, out.heldLogits.buffer, out.model.buffer] as ArrayBuffer[]);
+    port.postMessage({ id: msg.id, out }, [
+      out.metrics.buffer,
+      out.exclusions.buffer,
+      out.columnAuc.buffer,
+      out.rowSplit.buffer,
+      out.heldLogits.buffer,
+      out.model.buffer,
+    ] as ArrayBuffer[]);
   } catch (err) {
     port.postMessage({ id: msg.id, error: err instanceof Error ? err.message : String(err) });
   }

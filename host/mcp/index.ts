@@ -34,6 +34,8 @@ export function mountMcp(app: Hono<AppEnv>, routes: readonly RouteLike[]): void 
   });
   // Stateless: no server-initiated stream (GET) and no session to end (DELETE); MCP allows 405 for both.
   app.on(['GET', 'DELETE'], [MCP_PATH], () => {
-    throw new ServiceError('method_not_allowed', `Only POST is served on ${MCP_PATH} (stateless streamable HTTP).`, { headers: { allow: 'POST' } });
+    throw new ServiceError('method_not_allowed', `Only POST is served on ${MCP_PATH} (stateless streamable HTTP).`, {
+      headers: { allow: 'POST' },
+    });
   });
 }

@@ -17,7 +17,7 @@ const INSTRUCTIONS =
   'Answers typed yes/no-outcome questions about cases from a record of past cases, or refuses when nothing holds. ' +
   'Call svc_describe first: it lists question types, limits, prices and free samples, each with a ready ask for ' +
   'svc_ask. Without a key, register_agent returns a test key for the samples: send it as the HTTP header ' +
-  'Authorization: Bearer <key> on later requests. Read each answer\'s state first (answered, refused, not_yet). A pending ask is followed with svc_poll. ' +
+  "Authorization: Bearer <key> on later requests. Read each answer's state first (answered, refused, not_yet). A pending ask is followed with svc_poll. " +
   'Check a Verdict with svc_verify before acting on it.';
 
 export function createMcpServer(catalog: ToolCatalog, cc: CallContext): Server {

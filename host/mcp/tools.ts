@@ -14,7 +14,9 @@ const NO_BODY_DESCRIPTION = 'No arguments: this operation has no request body (s
 
 /** The request schema, with the cross-field rules JSON Schema cannot hold written into its description. */
 function inputSchemaOf(op: ImplementedOperation): Tool['inputSchema'] {
-  const schema = op.request ? jsonSchemaOf(op.request) : { $schema: JSON_SCHEMA_DIALECT, type: 'object', properties: {}, description: NO_BODY_DESCRIPTION };
+  const schema = op.request
+    ? jsonSchemaOf(op.request)
+    : { $schema: JSON_SCHEMA_DIALECT, type: 'object', properties: {}, description: NO_BODY_DESCRIPTION };
   if (op.rules) schema.description = op.rules;
   return schema as Tool['inputSchema'];
 }

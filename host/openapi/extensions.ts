@@ -29,6 +29,8 @@ export const EXTENSIONS: readonly ExtensionInfo[] = [
     request: ExportModelRequestSchema,
     response: ExportModelResponseSchema,
     component: 'ExportModel',
-    examples: [{ name: 'model', summary: 'The model_ref of an answered ask (here the saas_churn ask)', value: { model_ref: EXAMPLE_IDS.modelRef } }],
+    examples: [
+      { name: 'model', summary: 'The model_ref of an answered ask (here the saas_churn ask)', value: { model_ref: EXAMPLE_IDS.modelRef } },
+    ],
   },
 ];

@@ -9,7 +9,11 @@ export const COMPONENT_BASE = '#/components/schemas/';
 
 /** svc_add_dataset -> AddDataset, register_agent -> RegisterAgent. */
 export function pascalOf(name: string): string {
-  return name.replace(/^svc_/, '').split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+  return name
+    .replace(/^svc_/, '')
+    .split('_')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
 }
 
 export class SchemaComponents {
@@ -33,7 +37,11 @@ export class SchemaComponents {
 /** The components for these operations, plus Problem (spec 2.13). */
 export function schemaComponentsOf(ops: readonly ImplementedOperation[]): SchemaComponents {
   const components = new SchemaComponents();
-  components.ref(ProblemSchema, 'Problem', 'RFC 9457 problem details (spec 2.13, 7); read `code` and `remedy`, `field` names the argument at fault.');
+  components.ref(
+    ProblemSchema,
+    'Problem',
+    'RFC 9457 problem details (spec 2.13, 7); read `code` and `remedy`, `field` names the argument at fault.',
+  );
   for (const op of ops) {
     const base = pascalOf(op.name);
     if (op.request) components.ref(op.request, `${base}Request`, op.rules);

@@ -19,9 +19,13 @@ export function binOfValue(ctx: OpContext, model: Model, j: number, value: Cell)
     return scoreCases(ctx.services.engine, model, table).bins[j];
   } catch (err) {
     if (err instanceof NotScoreable) {
-      throw new ServiceError('invalid_request', `post_value: ${model.columns[j].name} is numeric in the model, so post_value must be a number`, {
-        field: 'post_value',
-      });
+      throw new ServiceError(
+        'invalid_request',
+        `post_value: ${model.columns[j].name} is numeric in the model, so post_value must be a number`,
+        {
+          field: 'post_value',
+        },
+      );
     }
     throw err;
   }
@@ -33,13 +37,19 @@ export async function attestOperation(ctx: OpContext, raw: unknown): Promise<OpR
   const { config, store, now } = ctx.services;
   const grant = verifyLeverToken(config, req.lever_token);
   if (grant.modelRef !== req.model_ref || grant.entityId !== req.entity_id) {
-    throw new ServiceError('invalid_request', `lever_token: this lever was given for case ${JSON.stringify(grant.entityId)} under ${grant.modelRef}, not for this model_ref and entity_id`, {
-      field: 'lever_token',
-    });
+    throw new ServiceError(
+      'invalid_request',
+      `lever_token: this lever was given for case ${JSON.stringify(grant.entityId)} under ${grant.modelRef}, not for this model_ref and entity_id`,
+      {
+        field: 'lever_token',
+      },
+    );
   }
   const actedAt = parseIsoTime(req.acted_at);
   if (actedAt === null) {
-    throw new ServiceError('invalid_request', `acted_at: ${JSON.stringify(req.acted_at)} is not an ISO 8601 date or date-time`, { field: 'acted_at' });
+    throw new ServiceError('invalid_request', `acted_at: ${JSON.stringify(req.acted_at)} is not an ISO 8601 date or date-time`, {
+      field: 'acted_at',
+    });
   }
   const rec = await requireModel(ctx, req.model_ref);
   const model = rec.bytes.length > 0 ? Model.fromBytes(rec.bytes) : null;

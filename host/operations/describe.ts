@@ -33,7 +33,11 @@ const QUESTION_TYPES = [
     fields: fields([
       ...COMMON_QUESTION_FIELDS,
       ['levels', 'string[]', `${LIMITS.levelsMin} to ${LIMITS.levelsMax} levels, lowest first. Default ${DEFAULT_LEVELS.join(', ')}.`],
-      ['cuts', 'number[]', `${LIMITS.cutsMin} to ${LIMITS.cutsMax} ascending cuts strictly between 0 and 1, one fewer than levels. Default ${DEFAULT_CUTS.join(', ')}.`],
+      [
+        'cuts',
+        'number[]',
+        `${LIMITS.cutsMin} to ${LIMITS.cutsMax} ascending cuts strictly between 0 and 1, one fewer than levels. Default ${DEFAULT_CUTS.join(', ')}.`,
+      ],
     ]),
   },
   {
@@ -45,7 +49,11 @@ const QUESTION_TYPES = [
       ['outcome_is_desirable', 'boolean', 'Required for choice: says whether the best option is the most or the least likely.'],
       ['option_column', 'string', 'A column the caller controls; each case is scored once per option.'],
       ['options', 'string[]', `With option_column: the ${LIMITS.optionsMin} to ${LIMITS.optionsMax} values to try.`],
-      ['option_outcomes', 'object', `Alternative form: option -> outcome column, ${LIMITS.optionOutcomesMin} to ${LIMITS.optionOutcomesMax} entries.`],
+      [
+        'option_outcomes',
+        'object',
+        `Alternative form: option -> outcome column, ${LIMITS.optionOutcomesMin} to ${LIMITS.optionOutcomesMax} entries.`,
+      ],
     ]),
   },
   {
@@ -65,7 +73,9 @@ const COLS = `string[], 1 to ${LIMITS.shapeColumnsMax} column names`;
 const SHAPE_KINDS = [
   { kind: 'table', available: true, description: 'One row per case (the default when shape is omitted).', fields: [] },
   {
-    kind: 'events', available: true, description: 'An event log, many rows per case.',
+    kind: 'events',
+    available: true,
+    description: 'An event log, many rows per case.',
     fields: fields([
       ['event_column', COL, 'Column naming the event type.'],
       ['value_columns', COLS, 'Amounts to sum and average.'],
@@ -76,21 +86,27 @@ const SHAPE_KINDS = [
     ]),
   },
   {
-    kind: 'series', available: true, description: 'One row per case per period, outcome on each row.',
+    kind: 'series',
+    available: true,
+    description: 'One row per case per period, outcome on each row.',
     fields: fields([
       ['value_columns', COLS, 'Required: numeric columns summarised over trailing windows.'],
       ['windows', '[3,6] | [7,30] | [4,12]', 'Required: periods.'],
     ]),
   },
   {
-    kind: 'panel', available: true, description: "Periods per case; outcome read from a column's trend or final window.",
+    kind: 'panel',
+    available: true,
+    description: "Periods per case; outcome read from a column's trend or final window.",
     fields: fields([
       ['label', 'object', 'Required: {trend_of, direction?, alpha?} or {window_of, periods?, agg?}.'],
       ['min_history', '2 | 3 | 5 | 8', 'Periods a case needs.'],
     ]),
   },
   {
-    kind: 'signals', available: true, description: 'Timestamped sensor readings with fault or event intervals in the same table.',
+    kind: 'signals',
+    available: true,
+    description: 'Timestamped sensor readings with fault or event intervals in the same table.',
     fields: fields([
       ['signal_columns', COLS, 'Required: numeric sensor columns.'],
       ['event_column', COL, 'A row with a value here is an interval, not a reading.'],
@@ -104,7 +120,9 @@ const SHAPE_KINDS = [
     ]),
   },
   {
-    kind: 'traces', available: true, description: 'One row per agent run, with agent, task or tool columns.',
+    kind: 'traces',
+    available: true,
+    description: 'One row per agent run, with agent, task or tool columns.',
     fields: fields([
       ['agent_column', COL, 'The agent that ran.'],
       ['task_column', COL, 'The task.'],
@@ -117,9 +135,21 @@ const SHAPES = SHAPE_KINDS.map((k) => ({ ...k, features: SHAPE_FEATURES[k.kind a
 
 /** Spec 3.1. */
 const ANSWER_STATES = [
-  { state: 'answered', meaning: 'The record supports an answer; each case carries p, reasons and a signed Verdict.', action: 'Use it. Billed one decision per answered case.' },
-  { state: 'refused', meaning: 'No pattern holds on held-out rows. Free; the same call returns the same refusal.', action: 'Do not retry; add columns or change the question.' },
-  { state: 'not_yet', meaning: 'Too few labeled rows to check the model; needs.labeled_rows says how many more. Free.', action: 'Add rows, then ask again.' },
+  {
+    state: 'answered',
+    meaning: 'The record supports an answer; each case carries p, reasons and a signed Verdict.',
+    action: 'Use it. Billed one decision per answered case.',
+  },
+  {
+    state: 'refused',
+    meaning: 'No pattern holds on held-out rows. Free; the same call returns the same refusal.',
+    action: 'Do not retry; add columns or change the question.',
+  },
+  {
+    state: 'not_yet',
+    meaning: 'Too few labeled rows to check the model; needs.labeled_rows says how many more. Free.',
+    action: 'Add rows, then ask again.',
+  },
 ];
 
 /** Spec 8, every row, plus the `when` nesting cap this server adds. */

@@ -34,7 +34,9 @@ export interface TokenCodec {
  */
 export function tokenCodec(secretFile: string, context: string, maxPayloadChars = Infinity): TokenCodec {
   const mac = (dataDir: string, payload: string) =>
-    createHmac('sha256', secretIn(path.join(dataDir, secretFile))).update(context + payload).digest();
+    createHmac('sha256', secretIn(path.join(dataDir, secretFile)))
+      .update(context + payload)
+      .digest();
   return {
     sign(dataDir, value) {
       const payload = Buffer.from(JSON.stringify(value)).toString('base64url');

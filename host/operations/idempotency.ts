@@ -21,23 +21,41 @@ export function bodyHash(body: unknown): string {
  * task's), so a retry waits for its reply; if that process died before replying, the lease runs out
  * and the retry takes the record over and runs the call itself, instead of waiting on it for 24 hours.
  */
-export async function withIdempotency(ctx: OpContext, operation: string, key: string, body: unknown, run: () => Promise<OpResult>): Promise<OpResult> {
+export async function withIdempotency(
+  ctx: OpContext,
+  operation: string,
+  key: string,
+  body: unknown,
+  run: () => Promise<OpResult>,
+): Promise<OpResult> {
   const { store, now } = ctx.services;
   const ws = ctx.caller!.workspaceId;
   const hash = bodyHash(body);
   const t = now();
   const put = await store.putIdempotency(
     {
-      workspace_id: ws, operation, key, body_hash: hash, status_code: IN_FLIGHT, response: null, task_id: null,
-      lease_owner: OWNER, lease_until: t + leaseOf(ctx.services), created_at: t,
+      workspace_id: ws,
+      operation,
+      key,
+      body_hash: hash,
+      status_code: IN_FLIGHT,
+      response: null,
+      task_id: null,
+      lease_owner: OWNER,
+      lease_until: t + leaseOf(ctx.services),
+      created_at: t,
     },
     t - IDEMPOTENCY_TTL_MS,
   );
   if (put.inserted) return runHolding(ctx, operation, key, run);
   if (put.record.body_hash !== hash) {
-    throw new ServiceError('idempotency_key_reused', `idempotency_key ${JSON.stringify(key)} was used with a different body in the last 24 hours`, {
-      field: 'idempotency_key',
-    });
+    throw new ServiceError(
+      'idempotency_key_reused',
+      `idempotency_key ${JSON.stringify(key)} was used with a different body in the last 24 hours`,
+      {
+        field: 'idempotency_key',
+      },
+    );
   }
   return replayOrTakeOver(ctx, operation, key, hash, () => withIdempotency(ctx, operation, key, body, run), run);
 }
@@ -78,7 +96,12 @@ async function runHolding(ctx: OpContext, operation: string, key: string, run: (
 }
 
 async function replayOrTakeOver(
-  ctx: OpContext, operation: string, key: string, hash: string, again: () => Promise<OpResult>, run: () => Promise<OpResult>,
+  ctx: OpContext,
+  operation: string,
+  key: string,
+  hash: string,
+  again: () => Promise<OpResult>,
+  run: () => Promise<OpResult>,
 ): Promise<OpResult> {
   const { services } = ctx;
   const ws = ctx.caller!.workspaceId;
@@ -98,7 +121,8 @@ async function replayOrTakeOver(
       if (await services.store.takeOverIdempotency(ws, operation, key, hash, lease)) return runHolding(ctx, operation, key, run);
       continue; // another retry won it; wait for that one's reply
     }
-    if (waited >= WAIT_MAX_MS) throw new ServiceError('engine_unavailable', 'the first call with this idempotency_key has not finished; retry shortly');
+    if (waited >= WAIT_MAX_MS)
+      throw new ServiceError('engine_unavailable', 'the first call with this idempotency_key has not finished; retry shortly');
     await new Promise((r) => setTimeout(r, WAIT_STEP_MS));
   }
 }

@@ -66,8 +66,7 @@ export async function createLiveKey(
   store: Store,
   opts: { workspaceName: string; canReportOutcomes?: boolean; now: number },
 ): Promise<IssuedKey & { workspace: Workspace }> {
-  const workspace =
-    (await findWorkspaceByName(store, opts.workspaceName)) ?? (await store.createWorkspace(opts.workspaceName, opts.now));
+  const workspace = (await findWorkspaceByName(store, opts.workspaceName)) ?? (await store.createWorkspace(opts.workspaceName, opts.now));
   const scopes = opts.canReportOutcomes ? [SCOPE_WRITE_OUTCOMES] : [];
   const issued = await issueApiKey(store, { workspaceId: workspace.id, mode: 'live', scopes, now: opts.now });
   return { ...issued, workspace };

@@ -35,7 +35,13 @@ const DIRECTIONS: ReadonlySet<string> = new Set(['increase', 'decrease', 'to_one
 export function verifyLeverToken(config: Config, token: string): LeverGrant {
   const g = codec.open(config.dataDir, token) as { m?: unknown; e?: unknown; f?: unknown; b?: unknown; d?: unknown } | null;
   if (!g) throw invalid();
-  if (typeof g.m !== 'string' || typeof g.e !== 'string' || typeof g.f !== 'string' || !Number.isInteger(g.b) || !DIRECTIONS.has(g.d as string)) {
+  if (
+    typeof g.m !== 'string' ||
+    typeof g.e !== 'string' ||
+    typeof g.f !== 'string' ||
+    !Number.isInteger(g.b) ||
+    !DIRECTIONS.has(g.d as string)
+  ) {
     throw invalid();
   }
   return { modelRef: g.m, entityId: g.e, feature: g.f, bin: g.b as number, direction: g.d as LeverDirection };

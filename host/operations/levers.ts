@@ -122,7 +122,13 @@ export function leversForCases(
       if (!memo.has(key)) memo.set(key, leverTargets(model, j, bin, desirable));
       const t = memo.get(key);
       if (!t) return [];
-      const token = signLeverToken(ctx.services.config, { modelRef, entityId: entityIds[r], feature: reason.feature_label, bin, direction: t.direction });
+      const token = signLeverToken(ctx.services.config, {
+        modelRef,
+        entityId: entityIds[r],
+        feature: reason.feature_label,
+        bin,
+        direction: t.direction,
+      });
       const lever: Lever = {
         feature_label: reason.feature_label,
         direction: t.direction,

@@ -25,7 +25,10 @@ export interface OutcomeError {
 export function requireOutcomeScope(ctx: OpContext): string {
   const caller = ctx.caller!;
   if (!caller.scopes.includes(SCOPE_WRITE_OUTCOMES)) {
-    throw new ServiceError('scope_required', 'this key cannot report outcomes; it needs the write:outcomes capability (Can report outcomes)');
+    throw new ServiceError(
+      'scope_required',
+      'this key cannot report outcomes; it needs the write:outcomes capability (Can report outcomes)',
+    );
   }
   return caller.workspaceId;
 }

@@ -37,8 +37,25 @@ export const NOT_YET_CLASS_ROWS = 80;
 const MIN_CATEGORY_ROWS = 10;
 
 const POST_OUTCOME_WORDS = [
-  'after', 'post', 'outcome', 'result', 'resolution', 'resolved', 'final', 'closed', 'cancel', 'cancelled', 'canceled',
-  'cancellation', 'refund', 'refunded', 'terminated', 'termination', 'exit', 'reason', 'followup',
+  'after',
+  'post',
+  'outcome',
+  'result',
+  'resolution',
+  'resolved',
+  'final',
+  'closed',
+  'cancel',
+  'cancelled',
+  'canceled',
+  'cancellation',
+  'refund',
+  'refunded',
+  'terminated',
+  'termination',
+  'exit',
+  'reason',
+  'followup',
 ];
 
 export interface Fitness {
@@ -55,7 +72,10 @@ const quote = (s: string) => `\`${s}\``;
 async function readTable(ctx: OpContext, id: string): Promise<RawTable> {
   if (isSampleId(id)) {
     const sample = getSample(id.slice('sample:'.length));
-    if (!sample) throw new ServiceError('unknown_dataset', `no sample named ${JSON.stringify(id)}; POST /v1/describe lists them`, { field: 'dataset_id' });
+    if (!sample)
+      throw new ServiceError('unknown_dataset', `no sample named ${JSON.stringify(id)}; POST /v1/describe lists them`, {
+        field: 'dataset_id',
+      });
     return parseCsv(loadSampleCsv(sample.name), { field: 'dataset_id' });
   }
   const { loadStoredRecord } = await import('./datasets/read.ts');
@@ -73,7 +93,8 @@ export function columnAuc(cells: readonly Cell[], res: Resolution, y: Float64Arr
   const scores: number[] = [];
   const labels: number[] = [];
   if (res.kind === 'numeric' || res.kind === 'yesno') {
-    const yes = res.kind === 'yesno' ? new Set(yesNoMeaning([...new Set(cells.map(cellText).filter((t) => t !== null))])!.positiveValues) : null;
+    const yes =
+      res.kind === 'yesno' ? new Set(yesNoMeaning([...new Set(cells.map(cellText).filter((t) => t !== null))])!.positiveValues) : null;
     cells.forEach((cell, r) => {
       if (Number.isNaN(y[r]) || isMissing(cell)) return;
       scores.push(yes ? (yes.has(cellText(cell)!) ? 1 : 0) : parseNumber(cell)!);
@@ -91,7 +112,7 @@ export function columnAuc(cells: readonly Cell[], res: Resolution, y: Float64Arr
     });
     let otherN = 0;
     let otherK = 0;
-    for (const [key, count] of n) if (count < MIN_CATEGORY_ROWS) (otherN += count), (otherK += k.get(key)!);
+    for (const [key, count] of n) if (count < MIN_CATEGORY_ROWS) ((otherN += count), (otherK += k.get(key)!));
     cells.forEach((cell, r) => {
       if (Number.isNaN(y[r])) return;
       const key = keyOf(cell);
@@ -105,7 +126,11 @@ export function columnAuc(cells: readonly Cell[], res: Resolution, y: Float64Arr
 }
 
 function postOutcomeWord(column: string, outcome: string): string | null {
-  const words = column.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  const words = column
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
   const hit = words.find((w) => POST_OUTCOME_WORDS.includes(w));
   if (hit) return hit;
   // the outcome's own stem in another column's name (churned -> churn_date)
@@ -151,7 +176,8 @@ export async function preflightOperation(ctx: OpContext, raw: unknown): Promise<
   let fitness: Fitness | null = null;
   if (outcomeCells !== null) {
     const outcome = req.outcome_column!;
-    const meaning = resolutions[outcome].kind === 'yesno' ? yesNoMeaning([...new Set(outcomeCells.map(cellText).filter((t) => t !== null))]) : null;
+    const meaning =
+      resolutions[outcome].kind === 'yesno' ? yesNoMeaning([...new Set(outcomeCells.map(cellText).filter((t) => t !== null))]) : null;
     const yes = meaning ? new Set(meaning.positiveValues) : null;
     const y = new Float64Array(table.rowCount).fill(NaN);
     let labeled = 0;
@@ -178,7 +204,9 @@ export async function preflightOperation(ctx: OpContext, raw: unknown): Promise<
           restating.push(c);
           blocking.push(`outcome_restated_by:${c}`);
         } else if (a >= NEARLY_RESTATES_AUC) {
-          advisory.push(`${quote(c)} nearly restates ${quote(outcome)} on its own (AUC ${round(a, 3)} on labeled rows): check it is known before the outcome and not recorded from it.`);
+          advisory.push(
+            `${quote(c)} nearly restates ${quote(outcome)} on its own (AUC ${round(a, 3)} on labeled rows): check it is known before the outcome and not recorded from it.`,
+          );
         }
       }
     }
@@ -196,27 +224,39 @@ export async function preflightOperation(ctx: OpContext, raw: unknown): Promise<
       const perNeg = negatives / usable;
       if (perPos < BLOCKING_PER_PREDICTOR) blocking.push('too_few_positives_per_predictor');
       else if (perPos < ADVISORY_PER_PREDICTOR) {
-        advisory.push(`${round(perPos, 1)} positives per usable predictor (${positives} over ${usable}): under ${ADVISORY_PER_PREDICTOR} is thin; fewer predictors or more positives make a sturdier fit.`);
+        advisory.push(
+          `${round(perPos, 1)} positives per usable predictor (${positives} over ${usable}): under ${ADVISORY_PER_PREDICTOR} is thin; fewer predictors or more positives make a sturdier fit.`,
+        );
       }
       if (perNeg < BLOCKING_PER_PREDICTOR) blocking.push('too_few_negatives_per_predictor');
       const rarer = Math.min(positives, negatives);
       if (rarer > 0 && rarer < NOT_YET_CLASS_ROWS) {
-        advisory.push(`Only ${rarer} ${positives <= negatives ? 'positive' : 'negative'} labeled rows: the service needs about ${NOT_YET_CLASS_ROWS} of each to check a model on held-out rows, so an ask will likely answer not_yet.`);
+        advisory.push(
+          `Only ${rarer} ${positives <= negatives ? 'positive' : 'negative'} labeled rows: the service needs about ${NOT_YET_CLASS_ROWS} of each to check a model on held-out rows, so an ask will likely answer not_yet.`,
+        );
       }
     }
     for (const c of candidates) {
       const word = postOutcomeWord(c, outcome);
-      if (word) advisory.push(`${quote(c)} looks like it may be recorded after the outcome (its name says "${word}"): use only what is known before ${quote(outcome)} happens.`);
+      if (word)
+        advisory.push(
+          `${quote(c)} looks like it may be recorded after the outcome (its name says "${word}"): use only what is known before ${quote(outcome)} happens.`,
+        );
     }
   }
 
   for (const c of candidates) {
     const r = resolutions[c];
     if (r.ambiguous) advisory.push(ambiguitySentence(c, r));
-    else if (r.kind === 'date') advisory.push(`${quote(c)} holds dates, which are not used as predictors: derive numbers from them (days since, month) if the time matters.`);
+    else if (r.kind === 'date')
+      advisory.push(
+        `${quote(c)} holds dates, which are not used as predictors: derive numbers from them (days since, month) if the time matters.`,
+      );
   }
   if (!grain.one_row_per_entity) {
-    advisory.push(`Some ${quote(grain.entity_column!)} values have several rows (up to ${grain.rows_per_entity_max}): one row should be one case; name a time_column so each case takes its latest row, or use a shape.`);
+    advisory.push(
+      `Some ${quote(grain.entity_column!)} values have several rows (up to ${grain.rows_per_entity_max}): one row should be one case; name a time_column so each case takes its latest row, or use a shape.`,
+    );
   }
 
   return { status: 200, body: { dataset_id: req.dataset_id, grain, resolutions, fitness, blocking, advisory } };

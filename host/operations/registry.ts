@@ -88,7 +88,12 @@ export const EXAMPLE_IDS = {
     'q7Vn0m3X2c9YtR1kP8sW4eJ6hL5uA0bD3fG2iK9oM1N',
 } as const;
 
-const EXAMPLE_ROWS = Array.from({ length: 6 }, (_, i) => ({ id: `c${i + 1}`, visits: 3 + i, plan: i % 2 ? 'pro' : 'basic', renewed: i % 3 === 0 }));
+const EXAMPLE_ROWS = Array.from({ length: 6 }, (_, i) => ({
+  id: `c${i + 1}`,
+  visits: 3 + i,
+  plan: i % 2 ? 'pro' : 'basic',
+  renewed: i % 3 === 0,
+}));
 
 /** Spec 4, in its order; spec 1: each is also an MCP tool of the same name (register_agent included). */
 export const OPERATIONS: readonly OperationInfo[] = [
@@ -129,7 +134,8 @@ export const OPERATIONS: readonly OperationInfo[] = [
       'the first ask seals it (a piece with different columns is refused); or fetch_url (a public https CSV; no ' +
       'redirects; private hosts refused); or upload: true for a presigned PUT URL for a large CSV. Returns {dataset_id, ' +
       'status (open, ready or awaiting_upload), rows, columns} and, for an upload, upload_url, upload_method and ' +
-      'expires_in. A stored dataset is deleted 24 hours after it was last used. Needs a live key. ' + FREE,
+      'expires_in. A stored dataset is deleted 24 hours after it was last used. Needs a live key. ' +
+      FREE,
     rules: ADD_DATASET_RULES,
     request: REQUEST_SCHEMAS.svc_add_dataset,
     response: RESPONSE_SCHEMAS.svc_add_dataset,
@@ -149,15 +155,14 @@ export const OPERATIONS: readonly OperationInfo[] = [
     description:
       'Follows an ask that returned status "pending": call it with that task_id after retry_after_ms. Returns ' +
       '{status: "pending", task_id, retry_after_ms, stage, elapsed_ms} while the fit runs, then exactly the reply the ask ' +
-      'would have returned (status "done"). Results are kept 24 hours; an unknown task_id is unknown_task. ' + FREE,
+      'would have returned (status "done"). Results are kept 24 hours; an unknown task_id is unknown_task. ' +
+      FREE,
     request: REQUEST_SCHEMAS.svc_poll,
     response: RESPONSE_SCHEMAS.svc_poll,
     status: 200,
     pending: true,
     tool: READ,
-    examples: [
-      { name: 'task', summary: 'The task_id an ask gave with status "pending"', value: { task_id: EXAMPLE_IDS.taskId } },
-    ],
+    examples: [{ name: 'task', summary: 'The task_id an ask gave with status "pending"', value: { task_id: EXAMPLE_IDS.taskId } }],
   },
   {
     name: 'svc_preflight',
@@ -168,14 +173,19 @@ export const OPERATIONS: readonly OperationInfo[] = [
       'row is one kind of thing), resolutions (what each column holds; an ambiguous column is not a sound predictor), ' +
       'fitness (positives per usable predictor; null unless outcome_column is named), blocking (reasons an answer from ' +
       'this table would not be believable) and advisory notes. A clean preflight does not promise a pattern exists. ' +
-      'Tables only; it seals an open dataset. ' + FREE,
+      'Tables only; it seals an open dataset. ' +
+      FREE,
     request: REQUEST_SCHEMAS.svc_preflight,
     response: RESPONSE_SCHEMAS.svc_preflight,
     status: 200,
     pending: false,
     tool: READ,
     examples: [
-      { name: 'sample', summary: 'Preflight a sample for its outcome', value: { dataset_id: 'sample:saas_churn', outcome_column: 'churned' } },
+      {
+        name: 'sample',
+        summary: 'Preflight a sample for its outcome',
+        value: { dataset_id: 'sample:saas_churn', outcome_column: 'churned' },
+      },
     ],
   },
   {
@@ -186,7 +196,8 @@ export const OPERATIONS: readonly OperationInfo[] = [
       'Records the real outcomes of cases answered under a model_ref (from an answered ask). Outcomes are evidence about ' +
       "the model's track record; they never change a model or an answer. All or nothing: one bad item rejects the call " +
       '(invalid_outcomes lists them). Give each item an event_id so a retry counts it as a duplicate, not twice. Returns ' +
-      '{written, duplicates}. Needs a key with the write:outcomes capability (Can report outcomes). ' + FREE,
+      '{written, duplicates}. Needs a key with the write:outcomes capability (Can report outcomes). ' +
+      FREE,
     request: REQUEST_SCHEMAS.svc_report_outcomes,
     response: RESPONSE_SCHEMAS.svc_report_outcomes,
     status: 200,
@@ -214,15 +225,14 @@ export const OPERATIONS: readonly OperationInfo[] = [
     description:
       'Compares a refit with the fit it replaced: call it with the model_ref of an answer whose ask set refit_of to the ' +
       'earlier model_ref. Returns pattern (unchanged, changed or no_prior) and recommendation (keep, refit or abandon), ' +
-      'with a report. A single refusal on a refresh is not drift. ' + FREE,
+      'with a report. A single refusal on a refresh is not drift. ' +
+      FREE,
     request: REQUEST_SCHEMAS.svc_drift,
     response: RESPONSE_SCHEMAS.svc_drift,
     status: 200,
     pending: false,
     tool: READ,
-    examples: [
-      { name: 'refit', summary: 'The model_ref of an answer whose ask set refit_of', value: { model_ref: EXAMPLE_IDS.modelRef } },
-    ],
+    examples: [{ name: 'refit', summary: 'The model_ref of an answer whose ask set refit_of', value: { model_ref: EXAMPLE_IDS.modelRef } }],
   },
   {
     name: 'svc_verify',
@@ -231,7 +241,8 @@ export const OPERATIONS: readonly OperationInfo[] = [
     description:
       'Checks that a Verdict is genuine, unaltered and unexpired. Pass verdict and signature exactly as svc_ask returned ' +
       'them (re-serialising breaks the signature). Returns status: valid, invalid_signature, expired or unknown_key. ' +
-      'Never act on a Verdict that is not valid; an expired one is stale, so ask again. No key needed. ' + FREE,
+      'Never act on a Verdict that is not valid; an expired one is stale, so ask again. No key needed. ' +
+      FREE,
     request: REQUEST_SCHEMAS.svc_verify,
     response: RESPONSE_SCHEMAS.svc_verify,
     status: 200,
@@ -255,7 +266,8 @@ export const OPERATIONS: readonly OperationInfo[] = [
     description:
       'Lists what this service answers: question types and their fields, record shapes, answer states, limits, prices, ' +
       'retention, and the free sample datasets, each with a ready ask in `try` to send to svc_ask as it is. Call it ' +
-      'first. Takes an empty object. No key needed. ' + FREE,
+      'first. Takes an empty object. No key needed. ' +
+      FREE,
     request: REQUEST_SCHEMAS.svc_describe,
     response: RESPONSE_SCHEMAS.svc_describe,
     status: 200,
@@ -270,16 +282,15 @@ export const OPERATIONS: readonly OperationInfo[] = [
     description:
       'Deletes a stored dataset now: its rows are removed and the dataset_id stops working. Cannot be undone. Fitted ' +
       'models hold no rows and are not affected. Returns {dataset_id, deleted: true}; an unknown or already deleted id ' +
-      'is unknown_dataset. ' + FREE,
+      'is unknown_dataset. ' +
+      FREE,
     request: REQUEST_SCHEMAS.svc_delete_dataset,
     response: RESPONSE_SCHEMAS.svc_delete_dataset,
     status: 200,
     pending: false,
     // Spec 4.13: destructive. Deleting twice changes nothing more.
     tool: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    examples: [
-      { name: 'dataset', summary: 'The dataset_id svc_add_dataset gave', value: { dataset_id: EXAMPLE_IDS.datasetId } },
-    ],
+    examples: [{ name: 'dataset', summary: 'The dataset_id svc_add_dataset gave', value: { dataset_id: EXAMPLE_IDS.datasetId } }],
   },
   {
     name: 'svc_attest',
@@ -288,7 +299,8 @@ export const OPERATIONS: readonly OperationInfo[] = [
     description:
       "Records that a case was acted on through a lever (a lever_token from a case's levers in an answered ask) and the " +
       'value after acting; the engine judges compliance. Returns {compliant, evaluated_feature, evaluated_direction, ' +
-      'event_id, written}. An event_id makes a retry safe. Needs the write:outcomes capability. ' + FREE,
+      'event_id, written}. An event_id makes a retry safe. Needs the write:outcomes capability. ' +
+      FREE,
     request: REQUEST_SCHEMAS.svc_attest,
     response: RESPONSE_SCHEMAS.svc_attest,
     status: 200,
@@ -297,7 +309,8 @@ export const OPERATIONS: readonly OperationInfo[] = [
     examples: [
       {
         name: 'lever',
-        summary: "Case cust_0001 was acted on through the lever_token its answer gave (an ask with outcome_is_desirable), and now has 2 tickets",
+        summary:
+          'Case cust_0001 was acted on through the lever_token its answer gave (an ask with outcome_is_desirable), and now has 2 tickets',
         value: {
           model_ref: EXAMPLE_IDS.modelRef,
           entity_id: 'cust_0001',
@@ -316,7 +329,8 @@ export const OPERATIONS: readonly OperationInfo[] = [
     description:
       'Compares outcomes of cases acted on (svc_attest) with cases not acted on (svc_report_outcomes) for a model_ref. ' +
       '`live` stays null until each group has at least 30 cases with an outcome; `progress` says how far along it is. ' +
-      'Observational, not causal. ' + FREE,
+      'Observational, not causal. ' +
+      FREE,
     request: REQUEST_SCHEMAS.svc_evidence,
     response: RESPONSE_SCHEMAS.svc_evidence,
     status: 200,
@@ -337,7 +351,8 @@ export const OPERATIONS: readonly OperationInfo[] = [
       'MCP a key is not a tool argument: send it as the HTTP header Authorization: Bearer <api_key> on later requests ' +
       '(reconnect your MCP client with that header). Each call makes another workspace and key, so call it once and ' +
       'reuse the key. Takes no arguments and needs no key. Rate-limited per client address, shared with POST ' +
-      '/v1/agents/register (a rate_limited Problem carries retry_after_ms). ' + FREE,
+      '/v1/agents/register (a rate_limited Problem carries retry_after_ms). ' +
+      FREE,
     response: RESPONSE_SCHEMAS.register_agent,
     status: 201,
     pending: false,

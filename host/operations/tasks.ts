@@ -112,13 +112,23 @@ function holdTask(services: Services, id: string, stageOf: () => Stage): HeldLea
  * Runs `work`; if it is not done within config.pendingWaitMs, answers 202 with a task that this
  * process keeps leased until the work ends, then stores the result (or the problem) on the task.
  */
-export async function runWithPending(ctx: OpContext, req: TaskRequest, work: (onStage: (s: Stage) => void) => Promise<OpResult>): Promise<OpResult> {
+export async function runWithPending(
+  ctx: OpContext,
+  req: TaskRequest,
+  work: (onStage: (s: Stage) => void) => Promise<OpResult>,
+): Promise<OpResult> {
   const { services } = ctx;
   let stage: Stage = 'reading_data';
   const running = work((s) => (stage = s));
   let timer: NodeJS.Timeout | undefined;
   const waited = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), services.config.pendingWaitMs)));
-  const first = await Promise.race([running.then((r) => ({ r }), (e: unknown) => ({ e })), waited]);
+  const first = await Promise.race([
+    running.then(
+      (r) => ({ r }),
+      (e: unknown) => ({ e }),
+    ),
+    waited,
+  ]);
   clearTimeout(timer);
   if (first && 'r' in first) return first.r;
   if (first && 'e' in first) throw first.e;
@@ -138,7 +148,13 @@ export async function runWithPending(ctx: OpContext, req: TaskRequest, work: (on
     lease: { owner: OWNER, lease_until: now + leaseOf(services) },
     idempotency: req.idempotency && { ...req.idempotency, status_code: 202, response: JSON.stringify(pending) },
   });
-  void finishTask(services, id, req, running, holdTask(services, id, () => stage));
+  void finishTask(
+    services,
+    id,
+    req,
+    running,
+    holdTask(services, id, () => stage),
+  );
   return { status: 202, body: pending };
 }
 
@@ -160,10 +176,18 @@ async function finishTask(services: Services, id: string, req: TaskRequest, runn
   }
 }
 
-async function failWith(services: Services, id: string, req: TaskRequest | null, problem: StoredProblem, err?: unknown, final = false): Promise<void> {
+async function failWith(
+  services: Services,
+  id: string,
+  req: TaskRequest | null,
+  problem: StoredProblem,
+  err?: unknown,
+  final = false,
+): Promise<void> {
   if (problem.code === 'internal') services.log.error({ err, task_id: id }, 'task failed');
   const failed = await services.store.failTask(id, OWNER, JSON.stringify(problem), services.now()).catch(() => false);
-  if (failed && req) await settleIdempotency(services, req, reviveProblem(problem).status, JSON.stringify({ problem }), final).catch(() => undefined);
+  if (failed && req)
+    await settleIdempotency(services, req, reviveProblem(problem).status, JSON.stringify({ problem }), final).catch(() => undefined);
 }
 
 /** svc_poll (spec 4.3): 202 while running, then exactly the original reply. */

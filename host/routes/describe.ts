@@ -3,5 +3,9 @@ import { describeOperation } from '../operations/describe.ts';
 import type { RouteSpec } from './route.ts';
 
 export const describeRoute: RouteSpec = {
-  method: 'POST', path: '/v1/describe', auth: 'none', body: 'optional', run: describeOperation,
+  method: 'POST',
+  path: '/v1/describe',
+  auth: 'none',
+  body: 'optional',
+  run: describeOperation,
 };

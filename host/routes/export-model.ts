@@ -2,4 +2,10 @@
 import { exportModelOperation } from '../web/export-model.ts';
 import type { RouteSpec } from './route.ts';
 
-export const exportModelRoute: RouteSpec = { method: 'POST', path: '/v1/export-model', auth: 'key', body: 'required', run: exportModelOperation };
+export const exportModelRoute: RouteSpec = {
+  method: 'POST',
+  path: '/v1/export-model',
+  auth: 'key',
+  body: 'required',
+  run: exportModelOperation,
+};

@@ -17,4 +17,19 @@ import type { RouteSpec } from './route.ts';
 
 export type { RouteSpec } from './route.ts';
 
-export const ROUTES: readonly RouteSpec[] = [askRoute, pollRoute, ...DATASET_ROUTES, preflightRoute, reportOutcomesRoute, driftRoute, attestRoute, evidenceRoute, describeRoute, verifyRoute, registerRoute, jwksRoute, healthzRoute, exportModelRoute];
+export const ROUTES: readonly RouteSpec[] = [
+  askRoute,
+  pollRoute,
+  ...DATASET_ROUTES,
+  preflightRoute,
+  reportOutcomesRoute,
+  driftRoute,
+  attestRoute,
+  evidenceRoute,
+  describeRoute,
+  verifyRoute,
+  registerRoute,
+  jwksRoute,
+  healthzRoute,
+  exportModelRoute,
+];

@@ -3,5 +3,9 @@ import { registerOperation } from '../operations/register.ts';
 import type { RouteSpec } from './route.ts';
 
 export const registerRoute: RouteSpec = {
-  method: 'POST', path: '/v1/agents/register', auth: 'none', body: 'ignore', run: registerOperation,
+  method: 'POST',
+  path: '/v1/agents/register',
+  auth: 'none',
+  body: 'ignore',
+  run: registerOperation,
 };

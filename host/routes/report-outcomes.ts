@@ -2,4 +2,10 @@
 import { reportOutcomesOperation } from '../operations/outcomes.ts';
 import type { RouteSpec } from './route.ts';
 
-export const reportOutcomesRoute: RouteSpec = { method: 'POST', path: '/v1/report-outcomes', auth: 'key', body: 'required', run: reportOutcomesOperation };
+export const reportOutcomesRoute: RouteSpec = {
+  method: 'POST',
+  path: '/v1/report-outcomes',
+  auth: 'key',
+  body: 'required',
+  run: reportOutcomesOperation,
+};

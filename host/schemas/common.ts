@@ -79,9 +79,7 @@ export function pathTo(input: Record<string, unknown>, key: string): [v.ObjectPa
  * A cross-field rule on an object: runs only when the object itself is well typed and reports through
  * `report(key, message)` (key undefined = the object itself), so every error names its field.
  */
-export function objectRule<T extends object>(
-  rule: (value: T, report: (key: string | undefined, message: string) => void) => void,
-) {
+export function objectRule<T extends object>(rule: (value: T, report: (key: string | undefined, message: string) => void) => void) {
   return v.rawCheck<T>(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const value = dataset.value;

@@ -17,10 +17,7 @@ export const PreflightRequestSchema = v.strictObject({
 /** Spec 2.12: one real outcome; `outcome` is yes/no as 0/1, true/false or a string the record uses. */
 export const OutcomeItemSchema = v.strictObject({
   entity_id: NonEmptyStringSchema,
-  outcome: v.union(
-    [v.boolean(), v.pipe(v.number(), v.integer()), v.string()],
-    'must be a boolean, an integer (0/1) or a string',
-  ),
+  outcome: v.union([v.boolean(), v.pipe(v.number(), v.integer()), v.string()], 'must be a boolean, an integer (0/1) or a string'),
   observed_at: NonEmptyStringSchema,
   event_id: v.optional(v.pipe(v.string(), v.maxLength(LIMITS.eventIdMax))),
 });

@@ -22,15 +22,9 @@ const YesNoQuestionSchema = v.strictObject({ type: v.literal('yesno'), ...common
 const ScoreQuestionSchema = v.strictObject({
   type: v.literal('score'),
   ...common,
-  levels: v.optional(
-    v.pipe(v.array(NonEmptyStringSchema), v.minLength(LIMITS.levelsMin), v.maxLength(LIMITS.levelsMax)),
-  ),
+  levels: v.optional(v.pipe(v.array(NonEmptyStringSchema), v.minLength(LIMITS.levelsMin), v.maxLength(LIMITS.levelsMax))),
   cuts: v.optional(
-    v.pipe(
-      v.array(v.pipe(v.number(), v.gtValue(0), v.ltValue(1))),
-      v.minLength(LIMITS.cutsMin),
-      v.maxLength(LIMITS.cutsMax),
-    ),
+    v.pipe(v.array(v.pipe(v.number(), v.gtValue(0), v.ltValue(1))), v.minLength(LIMITS.cutsMin), v.maxLength(LIMITS.cutsMax)),
   ),
 });
 
@@ -44,11 +38,7 @@ const ChoiceQuestionSchema = v.strictObject({
   option_column: v.optional(NonEmptyStringSchema),
   options: v.optional(v.pipe(v.array(v.string()), v.minLength(LIMITS.optionsMin), v.maxLength(LIMITS.optionsMax))),
   option_outcomes: v.optional(
-    v.pipe(
-      ownRecord(v.string(), NonEmptyStringSchema),
-      v.minEntries(LIMITS.optionOutcomesMin),
-      v.maxEntries(LIMITS.optionOutcomesMax),
-    ),
+    v.pipe(ownRecord(v.string(), NonEmptyStringSchema), v.minEntries(LIMITS.optionOutcomesMin), v.maxEntries(LIMITS.optionOutcomesMax)),
   ),
 });
 
@@ -99,12 +89,7 @@ function checkChoice(q: v.InferOutput<typeof ChoiceQuestionSchema>, report: (key
   }
 }
 
-const QuestionVariantSchema = v.variant('type', [
-  YesNoQuestionSchema,
-  ScoreQuestionSchema,
-  ChoiceQuestionSchema,
-  RankQuestionSchema,
-]);
+const QuestionVariantSchema = v.variant('type', [YesNoQuestionSchema, ScoreQuestionSchema, ChoiceQuestionSchema, RankQuestionSchema]);
 
 /** Spec 2.3: one question; `type` picks the allowed fields, so levels on a yesno question is refused. */
 export const QuestionSchema = v.pipe(
@@ -116,10 +101,7 @@ export const QuestionSchema = v.pipe(
 );
 
 /** Spec 2.3/8: the question map; names are 1 to 64 of A-Z a-z 0-9 _ - (so `constructor` and `__proto__` are names too). */
-export const QuestionsSchema = v.pipe(
-  ownRecord(v.pipe(v.string(), v.regex(QUESTION_NAME_PATTERN)), QuestionSchema),
-  v.minEntries(1),
-);
+export const QuestionsSchema = v.pipe(ownRecord(v.pipe(v.string(), v.regex(QUESTION_NAME_PATTERN)), QuestionSchema), v.minEntries(1));
 
 export type Question = v.InferOutput<typeof QuestionSchema>;
 export type QuestionType = Question['type'];

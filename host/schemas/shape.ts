@@ -145,13 +145,23 @@ const EventsShapeSchema = v.strictObject({
   value_columns: v.optional(ColumnListSchema),
   label: EventsLabelSchema,
   horizon_days: v.optional(v.picklist([30, 60, 90])),
-  lookback_days: v.optional(oneOfTuples([[30, 90], [7, 30], [90, 365]])),
+  lookback_days: v.optional(
+    oneOfTuples([
+      [30, 90],
+      [7, 30],
+      [90, 365],
+    ]),
+  ),
   as_of: v.optional(AsOfSchema),
 });
 const SeriesShapeSchema = v.strictObject({
   kind: v.literal('series'),
   value_columns: ColumnListSchema,
-  windows: oneOfTuples([[3, 6], [7, 30], [4, 12]]),
+  windows: oneOfTuples([
+    [3, 6],
+    [7, 30],
+    [4, 12],
+  ]),
 });
 const PanelShapeSchema = v.strictObject({
   kind: v.literal('panel'),
@@ -164,7 +174,11 @@ const SignalsShapeSchema = v.strictObject({
   signal_columns: ColumnListSchema,
   event_start_column: v.optional(ColumnNameSchema),
   event_end_column: v.optional(ColumnNameSchema),
-  windows: oneOfTuples([[1, 3, 7], [3, 7, 30], [1, 7, 30]]),
+  windows: oneOfTuples([
+    [1, 3, 7],
+    [3, 7, 30],
+    [1, 7, 30],
+  ]),
   snapshot_every: v.picklist(['1h', '6h', '1d', '1w']),
   horizon: v.picklist([1, 3, 7, 30]),
   min_history: v.optional(v.picklist([3, 5, 10])),

@@ -293,7 +293,13 @@ export function compareCodePoints(a: string, b: string): number {
 }
 
 const SHORT_ESCAPES: Record<string, string> = {
-  '"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t',
+  '"': '\\"',
+  '\\': '\\\\',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
 };
 
 // Everything outside printable ASCII (0x20-0x7e), plus the quote and backslash, one UTF-16 code unit at a time.

@@ -87,7 +87,12 @@ export class KeyRing {
   jwks(): Jwks {
     return {
       keys: [...this.keys.values()].map((k) => ({
-        kty: 'OKP', crv: 'Ed25519', kid: k.stored.kid, use: 'sig', alg: 'EdDSA', x: k.x,
+        kty: 'OKP',
+        crv: 'Ed25519',
+        kid: k.stored.kid,
+        use: 'sig',
+        alg: 'EdDSA',
+        x: k.x,
       })),
     };
   }

@@ -39,10 +39,7 @@ function deepFreeze(v: unknown): void {
 }
 
 /** Signs `verdict` with the ring's active key; the verdict is returned, frozen, beside its signature. */
-export async function signVerdict<V extends object>(
-  ring: KeyRing,
-  verdict: V,
-): Promise<{ verdict: V; signature: VerdictSignature }> {
+export async function signVerdict<V extends object>(ring: KeyRing, verdict: V): Promise<{ verdict: V; signature: VerdictSignature }> {
   const kid = ring.activeKid;
   // wire.md fixes this key order; JSON.stringify keeps insertion order.
   const header = { alg: 'EdDSA', b64: false, crit: ['b64'], kid, typ: 'verdict+json' };

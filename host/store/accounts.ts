@@ -62,10 +62,9 @@ export function workspaceQueries(db: SqlClient): WorkspaceStore {
       return ws;
     },
     async getWorkspace(id) {
-      const r = await db.get<{ id: string; name: string; created_at: number }>(
-        'SELECT id, name, created_at FROM workspaces WHERE id = ?',
-        [id],
-      );
+      const r = await db.get<{ id: string; name: string; created_at: number }>('SELECT id, name, created_at FROM workspaces WHERE id = ?', [
+        id,
+      ]);
       return r ? { id: r.id, name: r.name, created_at: Number(r.created_at) } : null;
     },
   };
@@ -75,10 +74,16 @@ export function apiKeyQueries(db: SqlClient): ApiKeyStore {
   return {
     async createApiKey(k) {
       const rec: ApiKeyRecord = { id: newId('key_'), ...k, scopes: [...k.scopes], revoked_at: null };
-      await db.run(
-        `INSERT INTO api_keys (${KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        [rec.id, rec.key_hash, rec.prefix, rec.workspace_id, rec.mode, JSON.stringify(rec.scopes), rec.created_at, null],
-      );
+      await db.run(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
+        rec.id,
+        rec.key_hash,
+        rec.prefix,
+        rec.workspace_id,
+        rec.mode,
+        JSON.stringify(rec.scopes),
+        rec.created_at,
+        null,
+      ]);
       return rec;
     },
     async findApiKeyByHash(key_hash) {
@@ -86,10 +91,9 @@ export function apiKeyQueries(db: SqlClient): ApiKeyStore {
       return r ? toApiKey(r) : null;
     },
     async listApiKeysByWorkspace(workspace_id) {
-      const rows = await db.all<ApiKeyRow>(
-        `SELECT ${KEY_COLUMNS} FROM api_keys WHERE workspace_id = ? ORDER BY created_at, id`,
-        [workspace_id],
-      );
+      const rows = await db.all<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE workspace_id = ? ORDER BY created_at, id`, [
+        workspace_id,
+      ]);
       return rows.map(toApiKey);
     },
     async listAllApiKeys() {

@@ -37,7 +37,14 @@ export function datasetQueries(db: SqlClient): DatasetStore {
   return {
     async createDataset(d) {
       await db.run(`INSERT INTO datasets (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
-        d.id, d.workspace_id, d.status, d.columns, d.row_count, d.filename, d.created_at, d.last_used_at,
+        d.id,
+        d.workspace_id,
+        d.status,
+        d.columns,
+        d.row_count,
+        d.filename,
+        d.created_at,
+        d.last_used_at,
       ]);
       return { ...d };
     },
@@ -56,7 +63,10 @@ export function datasetQueries(db: SqlClient): DatasetStore {
         const seq = Number(last?.seq ?? 0) + 1;
         if (p.seq !== undefined && p.seq !== seq) return { ok: false, reason: 'out_of_order' } as const;
         await tx.run('INSERT INTO dataset_pieces (dataset_id, seq, row_count, content) VALUES (?, ?, ?, ?)', [
-          p.dataset_id, seq, p.row_count, toBytes(p.content),
+          p.dataset_id,
+          seq,
+          p.row_count,
+          toBytes(p.content),
         ]);
         await tx.run(
           `UPDATE datasets SET row_count = row_count + ?, last_used_at = ?,

@@ -5,9 +5,7 @@ import type { AttestationRecord, EvidenceStore, OutcomeRecord, UsageStore } from
 export function usageQueries(db: SqlClient): UsageStore {
   return {
     async recordUsage(e) {
-      await db.run('INSERT INTO usage_ledger (workspace_id, kind, count, at) VALUES (?, ?, ?, ?)', [
-        e.workspace_id, e.kind, e.count, e.at,
-      ]);
+      await db.run('INSERT INTO usage_ledger (workspace_id, kind, count, at) VALUES (?, ?, ?, ?)', [e.workspace_id, e.kind, e.count, e.at]);
     },
 
     async getMonthlyUsage(workspace_id, at) {
@@ -26,8 +24,7 @@ export function usageQueries(db: SqlClient): UsageStore {
 }
 
 const OUTCOME_COLUMNS = 'workspace_id, model_ref, entity_id, outcome, observed_at, event_id, created_at';
-const ATTEST_COLUMNS =
-  'workspace_id, model_ref, entity_id, feature, direction, compliant, post_value, acted_at, event_id, created_at';
+const ATTEST_COLUMNS = 'workspace_id, model_ref, entity_id, feature, direction, compliant, post_value, acted_at, event_id, created_at';
 
 type AttestationRow = Omit<AttestationRecord, 'compliant'> & { compliant: number };
 
@@ -75,8 +72,18 @@ export function evidenceQueries(db: SqlClient): EvidenceStore {
         const n = await tx.run(
           `INSERT INTO attestations (${ATTEST_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (workspace_id, model_ref, event_id) DO NOTHING`,
-          [a.workspace_id, a.model_ref, a.entity_id, a.feature, a.direction, a.compliant ? 1 : 0, a.post_value,
-            a.acted_at, a.event_id, a.created_at],
+          [
+            a.workspace_id,
+            a.model_ref,
+            a.entity_id,
+            a.feature,
+            a.direction,
+            a.compliant ? 1 : 0,
+            a.post_value,
+            a.acted_at,
+            a.event_id,
+            a.created_at,
+          ],
         );
         if (n > 0) return { written: true, record: { ...a } };
         const existing = await tx.get<AttestationRow>(

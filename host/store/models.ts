@@ -73,26 +73,32 @@ export function modelQueries(db: SqlClient): ModelStore {
     },
 
     async getModelByFitKey(fit_key) {
-      const r = await db.get<FitRow>(
-        'SELECT model_ref, fit_key, record_hash, bytes, meta, created_at FROM fits WHERE fit_key = ?',
-        [fit_key],
-      );
+      const r = await db.get<FitRow>('SELECT model_ref, fit_key, record_hash, bytes, meta, created_at FROM fits WHERE fit_key = ?', [
+        fit_key,
+      ]);
       return r ? toFit(r) : null;
     },
 
     async linkRefit(workspace_id, model_ref, refit_of) {
       // SET expressions read the row as it was, so the CASE compares with the old refit_of.
-      return (await db.run(
-        `UPDATE workspace_models SET drift = CASE WHEN refit_of = ? THEN drift ELSE NULL END, refit_of = ?
+      return (
+        (await db.run(
+          `UPDATE workspace_models SET drift = CASE WHEN refit_of = ? THEN drift ELSE NULL END, refit_of = ?
          WHERE workspace_id = ? AND model_ref = ?`,
-        [refit_of, refit_of, workspace_id, model_ref],
-      )) > 0;
+          [refit_of, refit_of, workspace_id, model_ref],
+        )) > 0
+      );
     },
 
     async saveDriftReport(workspace_id, model_ref, refit_of, report) {
-      return (await db.run('UPDATE workspace_models SET refit_of = ?, drift = ? WHERE workspace_id = ? AND model_ref = ?', [
-        refit_of, report, workspace_id, model_ref,
-      ])) > 0;
+      return (
+        (await db.run('UPDATE workspace_models SET refit_of = ?, drift = ? WHERE workspace_id = ? AND model_ref = ?', [
+          refit_of,
+          report,
+          workspace_id,
+          model_ref,
+        ])) > 0
+      );
     },
 
     async getDriftReport(workspace_id, model_ref) {

@@ -70,8 +70,7 @@ export interface NewDatasetPiece {
 }
 
 export type AppendPieceResult =
-  | { ok: true; seq: number; dataset: DatasetRecord }
-  | { ok: false; reason: 'unknown_dataset' | 'dataset_sealed' | 'out_of_order' };
+  { ok: true; seq: number; dataset: DatasetRecord } | { ok: false; reason: 'unknown_dataset' | 'dataset_sealed' | 'out_of_order' };
 
 /** A fit as cached by fit key; shared by every workspace (it depends only on record content). */
 export interface FitRecord {

@@ -39,7 +39,9 @@ export function replayQueries(db: SqlClient): ReplayStore {
   return {
     async getIdempotency(workspace_id, operation, key) {
       const r = await db.get<IdempotencyRow>(`SELECT ${IDEM_COLUMNS} FROM idempotency_records WHERE ${IDEM_WHERE}`, [
-        workspace_id, operation, key,
+        workspace_id,
+        operation,
+        key,
       ]);
       return r ? toIdempotency(r) : null;
     },
@@ -73,10 +75,13 @@ export function replayQueries(db: SqlClient): ReplayStore {
     },
 
     async renewIdempotencyLease(workspace_id, operation, key, owner, lease_until) {
-      const n = await db.run(
-        `UPDATE idempotency_records SET lease_until = ? WHERE ${IDEM_WHERE} AND ${IN_FLIGHT} AND lease_owner = ?`,
-        [lease_until, workspace_id, operation, key, owner],
-      );
+      const n = await db.run(`UPDATE idempotency_records SET lease_until = ? WHERE ${IDEM_WHERE} AND ${IN_FLIGHT} AND lease_owner = ?`, [
+        lease_until,
+        workspace_id,
+        operation,
+        key,
+        owner,
+      ]);
       return n > 0;
     },
 
@@ -105,6 +110,5 @@ export function replayQueries(db: SqlClient): ReplayStore {
     async deleteIdempotency(workspace_id, operation, key) {
       return (await db.run(`DELETE FROM idempotency_records WHERE ${IDEM_WHERE}`, [workspace_id, operation, key])) > 0;
     },
-
   };
 }

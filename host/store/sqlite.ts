@@ -39,9 +39,7 @@ type Statement = Database.Statement<unknown[], unknown>;
 
 /** better-sqlite3 binds Buffers, not bare Uint8Arrays. */
 function bind(params: readonly SqlValue[]): unknown[] {
-  return params.map((v) =>
-    v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v,
-  );
+  return params.map((v) => (v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v));
 }
 
 /**
@@ -123,8 +121,7 @@ class SqliteClient implements SqlClient {
   private readonly inside: SqlClient = {
     dialect: 'sqlite',
     all: async <T>(sql: string, params: readonly SqlValue[] = []) => this.prepare(sql).all(...bind(params)) as T[],
-    get: async <T>(sql: string, params: readonly SqlValue[] = []) =>
-      this.prepare(sql).get(...bind(params)) as T | undefined,
+    get: async <T>(sql: string, params: readonly SqlValue[] = []) => this.prepare(sql).get(...bind(params)) as T | undefined,
     run: async (sql: string, params: readonly SqlValue[] = []) => this.prepare(sql).run(...bind(params)).changes,
     exec: async (sql: string) => void this.db.exec(sql),
     transaction: async <T>(fn: (tx: SqlClient) => Promise<T>) => fn(this.inside), // nested: same transaction

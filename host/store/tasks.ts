@@ -17,8 +17,7 @@ interface TaskRow {
   updated_at: number;
 }
 
-const COLUMNS =
-  'id, workspace_id, status, request, result, problem, stage, lease_owner, lease_until, attempts, created_at, updated_at';
+const COLUMNS = 'id, workspace_id, status, request, result, problem, stage, lease_owner, lease_until, attempts, created_at, updated_at';
 
 // A task is claimable when nobody has it, or its holder stopped renewing the lease (crashed).
 const CLAIMABLE = "(status = 'pending' OR (status = 'running' AND lease_until < ?))";
@@ -75,8 +74,18 @@ export function taskQueries(db: SqlClient): TaskStore {
       };
       return db.transaction(async (tx) => {
         await tx.run(`INSERT INTO tasks (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
-          rec.id, rec.workspace_id, rec.status, rec.request, null, null, rec.stage, rec.lease_owner, rec.lease_until,
-          rec.attempts, rec.created_at, rec.updated_at,
+          rec.id,
+          rec.workspace_id,
+          rec.status,
+          rec.request,
+          null,
+          null,
+          rec.stage,
+          rec.lease_owner,
+          rec.lease_until,
+          rec.attempts,
+          rec.created_at,
+          rec.updated_at,
         ]);
         const idem = t.idempotency;
         if (idem) {
@@ -101,10 +110,7 @@ export function taskQueries(db: SqlClient): TaskStore {
     claimTask,
 
     async claimNextTask(o) {
-      const candidates = await db.all<{ id: string }>(
-        `SELECT id FROM tasks WHERE ${CLAIMABLE} ORDER BY created_at, id LIMIT 16`,
-        [o.now],
-      );
+      const candidates = await db.all<{ id: string }>(`SELECT id FROM tasks WHERE ${CLAIMABLE} ORDER BY created_at, id LIMIT 16`, [o.now]);
       for (const { id } of candidates) {
         const won = await claimTask(id, o);
         if (won) return won;
@@ -135,9 +141,7 @@ export function taskQueries(db: SqlClient): TaskStore {
     },
 
     async listUnfinishedTasks() {
-      const rows = await db.all<TaskRow>(
-        `SELECT ${COLUMNS} FROM tasks WHERE status IN ('pending', 'running') ORDER BY created_at, id`,
-      );
+      const rows = await db.all<TaskRow>(`SELECT ${COLUMNS} FROM tasks WHERE status IN ('pending', 'running') ORDER BY created_at, id`);
       return rows.map(toTask);
     },
   };

@@ -97,14 +97,17 @@ export interface ReplayStore {
   putIdempotency(r: IdempotencyRecord, replace_before?: number): Promise<IdempotencyPutResult>;
   /** Stores the reply and ends the lease; with `owner`, only while that owner still holds the in-flight record. */
   updateIdempotencyResponse(
-    workspace_id: string, operation: string, key: string, status_code: number, response: string, owner?: string,
+    workspace_id: string,
+    operation: string,
+    key: string,
+    status_code: number,
+    response: string,
+    owner?: string,
   ): Promise<boolean>;
   /** Extends the in-flight lease; false when the reply is stored or another owner took it over. */
   renewIdempotencyLease(workspace_id: string, operation: string, key: string, owner: string, lease_until: number): Promise<boolean>;
   /** Takes over an in-flight record of this body whose lease ran out (or was released); true when won. */
-  takeOverIdempotency(
-    workspace_id: string, operation: string, key: string, body_hash: string, opts: ClaimOptions,
-  ): Promise<boolean>;
+  takeOverIdempotency(workspace_id: string, operation: string, key: string, body_hash: string, opts: ClaimOptions): Promise<boolean>;
   /** Gives up the in-flight lease (shutdown) so the next retry takes the record over at once. */
   releaseIdempotency(workspace_id: string, operation: string, key: string, owner: string): Promise<boolean>;
   deleteIdempotencyOlderThan(cutoff: number): Promise<number>;
@@ -127,8 +130,7 @@ export interface EvidenceStore {
 }
 
 export interface Store
-  extends WorkspaceStore, ApiKeyStore, SigningKeyStore, DatasetStore, ModelStore,
-    TaskStore, ReplayStore, UsageStore, EvidenceStore {
+  extends WorkspaceStore, ApiKeyStore, SigningKeyStore, DatasetStore, ModelStore, TaskStore, ReplayStore, UsageStore, EvidenceStore {
   /** Removes idempotency records and tasks not updated for retention_ms (default 24 h), and datasets unused that long. */
   sweep(now: number, retention_ms?: number): Promise<SweepResult>;
   close(): Promise<void>;

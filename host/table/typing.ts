@@ -5,9 +5,25 @@
  * common spellings spreadsheets and dataframes write. Exact case: 'Na', 'none' or 'nil' stay values.
  */
 export const MISSING_TOKENS: ReadonlySet<string> = new Set([
-  '', 'NA', 'N/A', 'n/a', '#N/A', 'NaN', 'nan', 'null', 'NULL',
+  '',
+  'NA',
+  'N/A',
+  'n/a',
+  '#N/A',
+  'NaN',
+  'nan',
+  'null',
+  'NULL',
   // engine.md "Determinism rules": NaN and infinities are missing
-  'Infinity', '+Infinity', '-Infinity', 'inf', '+inf', '-inf', 'Inf', '+Inf', '-Inf',
+  'Infinity',
+  '+Infinity',
+  '-Infinity',
+  'inf',
+  '+inf',
+  '-inf',
+  'Inf',
+  '+Inf',
+  '-Inf',
 ]);
 const NUMBER_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
@@ -57,10 +73,10 @@ function isDecimal(s: string): boolean {
   let c = s.charCodeAt(0);
   if (c === 43 || c === 45) i++;
   let digits = 0;
-  while (i < n && (c = s.charCodeAt(i)) >= 48 && c <= 57) i++, digits++;
+  while (i < n && (c = s.charCodeAt(i)) >= 48 && c <= 57) (i++, digits++);
   if (i < n && s.charCodeAt(i) === 46) {
     i++;
-    while (i < n && (c = s.charCodeAt(i)) >= 48 && c <= 57) i++, digits++;
+    while (i < n && (c = s.charCodeAt(i)) >= 48 && c <= 57) (i++, digits++);
   }
   if (digits === 0) return false;
   if (i < n && ((c = s.charCodeAt(i)) === 101 || c === 69)) {

@@ -27,7 +27,13 @@ const standIns: EsbuildPlugin = {
   setup(build) {
     build.onResolve({ filter: /^node:/ }, (args) => {
       if (args.path === 'node:crypto') return { path: NODE_CRYPTO };
-      return { errors: [{ text: `${path.relative(HOST, args.importer)} imports ${args.path}, which the browser preview cannot load; keep Node-only code off the answer path or add a stand-in in host/web/browser/` }] };
+      return {
+        errors: [
+          {
+            text: `${path.relative(HOST, args.importer)} imports ${args.path}, which the browser preview cannot load; keep Node-only code off the answer path or add a stand-in in host/web/browser/`,
+          },
+        ],
+      };
     });
     build.onResolve({ filter: /^\.\.?\// }, (args) => {
       const target = STAND_INS.get(path.resolve(args.resolveDir, args.path));

@@ -15,7 +15,8 @@ function page(c: Context<AppEnv>, title: string, body: string): Response {
 
 function problemPage(c: Context<AppEnv>): Response {
   const code = c.req.param('code') ?? '';
-  if (!Object.hasOwn(PROBLEM_CODES, code)) throw new ServiceError('not_found', `no problem code ${JSON.stringify(code)}; see ${c.get('services').config.baseUrl}/problems`);
+  if (!Object.hasOwn(PROBLEM_CODES, code))
+    throw new ServiceError('not_found', `no problem code ${JSON.stringify(code)}; see ${c.get('services').config.baseUrl}/problems`);
   const info = PROBLEM_CODES[code as ProblemCode];
   return page(
     c,
@@ -28,9 +29,16 @@ function problemPage(c: Context<AppEnv>): Response {
 
 function problemIndex(c: Context<AppEnv>): Response {
   const rows = Object.entries(PROBLEM_CODES)
-    .map(([code, info]) => `<tr><td><a href="problems/${code}"><code>${code}</code></a></td><td>${info.status}</td><td>${escapeHtml(info.title)}</td></tr>`)
+    .map(
+      ([code, info]) =>
+        `<tr><td><a href="problems/${code}"><code>${code}</code></a></td><td>${info.status}</td><td>${escapeHtml(info.title)}</td></tr>`,
+    )
     .join('');
-  return page(c, 'Problem codes', `<h1>Problem codes</h1><table><thead><tr><th>code</th><th>status</th><th>title</th></tr></thead><tbody>${rows}</tbody></table>`);
+  return page(
+    c,
+    'Problem codes',
+    `<h1>Problem codes</h1><table><thead><tr><th>code</th><th>status</th><th>title</th></tr></thead><tbody>${rows}</tbody></table>`,
+  );
 }
 
 function keysPage(c: Context<AppEnv>): Response {

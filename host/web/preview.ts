@@ -10,7 +10,11 @@ import type { SampleInfo } from './ui/form.ts';
 
 declare global {
   interface Window {
-    oqPreview: { ready: Promise<PreviewApp>; app?: PreviewApp; timeFit?: (csv: string, entity: string, outcome: string) => ReturnType<typeof timeFit> };
+    oqPreview: {
+      ready: Promise<PreviewApp>;
+      app?: PreviewApp;
+      timeFit?: (csv: string, entity: string, outcome: string) => ReturnType<typeof timeFit>;
+    };
   }
 }
 
@@ -37,7 +41,12 @@ async function boot(): Promise<PreviewApp> {
   window.oqPreview.app = app;
   // bench/browser.ts times fits here with the same code it times in Node
   window.oqPreview.timeFit = (csv, entity, outcome) => timeFit(engine, csv, entity, outcome);
-  fill('engine-line', `Engine loaded in this page: core_hash `, el('code', { id: 'core-hash' }, engine.coreHash), `. ${samples.size} samples held in memory.`);
+  fill(
+    'engine-line',
+    `Engine loaded in this page: core_hash `,
+    el('code', { id: 'core-hash' }, engine.coreHash),
+    `. ${samples.size} samples held in memory.`,
+  );
 
   const sampleSelect = byId<HTMLSelectElement>('sample');
   setOptions(sampleSelect, [['', '(choose)'], ...[...samples.keys()].map((n): [string, string] => [n, n])], '');

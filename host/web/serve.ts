@@ -65,7 +65,10 @@ async function loadBundle(): Promise<Asset> {
     try {
       js = readFileSync(BUNDLE_PATH, 'utf8');
     } catch {
-      throw new ServiceError('engine_unavailable', `the preview script is not built and esbuild is not installed: run npm run build:web (writes ${BUNDLE_PATH})`);
+      throw new ServiceError(
+        'engine_unavailable',
+        `the preview script is not built and esbuild is not installed: run npm run build:web (writes ${BUNDLE_PATH})`,
+      );
     }
   }
   return asset(js, 'text/javascript; charset=utf-8');

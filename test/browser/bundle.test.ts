@@ -41,7 +41,12 @@ describe('the preview bundle', () => {
     }
     const text = 'customer_id,plan\n' + 'cust_0001,über ✓ 𝔘\n'.repeat(50_000);
     expect(browserCreateHash('sha256').update(text).digest('hex')).toBe(node(text));
-    expect(browserCreateHash('sha256').update('ab').update(new Uint8Array([99])).digest('hex')).toBe(node('abc'));
+    expect(
+      browserCreateHash('sha256')
+        .update('ab')
+        .update(new Uint8Array([99]))
+        .digest('hex'),
+    ).toBe(node('abc'));
     expect(() => browserCreateHash('md5')).toThrow(/only sha256/);
   });
 });

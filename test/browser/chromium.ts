@@ -20,7 +20,15 @@ export async function launchChromium(): Promise<Browser> {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'oq-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
     viewport: { width: 1200, height: 900 },
   });
   return {

@@ -34,7 +34,13 @@ const bytesOf = (a: Float64Array) => new Uint8Array(a.buffer, a.byteOffset, a.by
 beforeAll(async () => {
   svc = await startTestService({ pendingWaitMs: 120_000 });
   key = await svc.testKey();
-  const ask = { data: { dataset_id: 'sample:saas_churn' }, entity_column: 'customer_id', subject_kind: 'org', questions: { q: { type: 'yesno', outcome_column: 'churned' } }, cases: { ids } };
+  const ask = {
+    data: { dataset_id: 'sample:saas_churn' },
+    entity_column: 'customer_id',
+    subject_kind: 'org',
+    questions: { q: { type: 'yesno', outcome_column: 'churned' } },
+    cases: { ids },
+  };
   const r = await svc.post('/v1/ask', ask, key);
   expect(r.status).toBe(200);
   answer = r.body.answers.q;
@@ -59,8 +65,8 @@ describe('POST /v1/export-model', () => {
     expect(parsed.issues?.map((i) => i.message) ?? []).toEqual([]);
   });
 
-  it("carries the stored model bit for bit, NaN included", async () => {
-    const stored = await svc.services.store.getModelByRef((await workspaceOf(key)), answer.model_ref);
+  it('carries the stored model bit for bit, NaN included', async () => {
+    const stored = await svc.services.store.getModelByRef(await workspaceOf(key), answer.model_ref);
     const original = Model.fromBytes(stored!.bytes);
     const loaded = modelFromJson(exported.model as ModelJson);
     expect(loaded.header).toEqual(original.header);
@@ -95,10 +101,36 @@ describe('POST /v1/export-model', () => {
   it('scores new rows (changed values, a blank, an unseen category) exactly as the service scores them', async () => {
     const rows = [
       { customer_id: 'new_1', tenure_months: 2, monthly_charges: 180.5, support_tickets: 11, logins_last_30d: 0, plan: 'basic', seats: 3 },
-      { customer_id: 'new_2', tenure_months: 47, monthly_charges: 21, support_tickets: 0, logins_last_30d: 59, plan: 'enterprise', seats: 50 },
-      { customer_id: 'new_3', tenure_months: null, monthly_charges: 99.99, support_tickets: 4, logins_last_30d: 12, plan: 'platinum', seats: 7 },
+      {
+        customer_id: 'new_2',
+        tenure_months: 47,
+        monthly_charges: 21,
+        support_tickets: 0,
+        logins_last_30d: 59,
+        plan: 'enterprise',
+        seats: 50,
+      },
+      {
+        customer_id: 'new_3',
+        tenure_months: null,
+        monthly_charges: 99.99,
+        support_tickets: 4,
+        logins_last_30d: 12,
+        plan: 'platinum',
+        seats: 7,
+      },
     ];
-    const r = await svc.post('/v1/ask', { data: { dataset_id: 'sample:saas_churn' }, entity_column: 'customer_id', subject_kind: 'org', questions: { q: { type: 'yesno', outcome_column: 'churned' } }, cases: { rows } }, key);
+    const r = await svc.post(
+      '/v1/ask',
+      {
+        data: { dataset_id: 'sample:saas_churn' },
+        entity_column: 'customer_id',
+        subject_kind: 'org',
+        questions: { q: { type: 'yesno', outcome_column: 'churned' } },
+        cases: { rows },
+      },
+      key,
+    );
     expect(r.status).toBe(200);
     const scored = scoreRows(engine, modelFromJson(exported.model as ModelJson), rowsToTable(rows, 'cases.rows'), 'customer_id');
     expect(scored.map((s) => s.p)).toEqual(r.body.answers.q.cases.map((c: Obj) => c.p));

@@ -79,7 +79,13 @@ beforeAll(async () => {
   svc = await startTestService({ pendingWaitMs: 120_000 });
   key = await svc.testKey();
   // Fitted on the server, never in the page.
-  const ask = { data: { dataset_id: 'sample:telco_churn' }, entity_column: 'account_id', subject_kind: 'org', questions: { q: { type: 'yesno', outcome_column: 'churned' } }, cases: { ids } };
+  const ask = {
+    data: { dataset_id: 'sample:telco_churn' },
+    entity_column: 'account_id',
+    subject_kind: 'org',
+    questions: { q: { type: 'yesno', outcome_column: 'churned' } },
+    cases: { ids },
+  };
   const r = await svc.post('/v1/ask', ask, key);
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   served = r.body.answers.q;
@@ -101,7 +107,7 @@ afterAll(async () => {
   await svc?.close();
 });
 
-describe("scoring in the page with a model_ref fitted on the server", () => {
+describe('scoring in the page with a model_ref fitted on the server', () => {
   it('offers no scoring before a model is loaded', async () => {
     expect(await page.isDisabled('#score-record')).toBe(true);
     expect(await page.isDisabled('#score-file')).toBe(true);
@@ -160,10 +166,18 @@ describe("scoring in the page with a model_ref fitted on the server", () => {
   });
 
   it('scores a picked CSV of new cases in the page as the service scores the same rows', async () => {
-    const status = await andWait(() => page.setInputFiles('#score-file', { name: 'new-accounts.csv', mimeType: 'text/csv', buffer: Buffer.from(NEW_CASES) }));
+    const status = await andWait(() =>
+      page.setInputFiles('#score-file', { name: 'new-accounts.csv', mimeType: 'text/csv', buffer: Buffer.from(NEW_CASES) }),
+    );
     expect(status, (await page.textContent('#score-out')) ?? '').toBe('done');
     const newTable = parseCsv(NEW_CASES);
-    const ask = { data: { dataset_id: 'sample:telco_churn' }, entity_column: 'account_id', subject_kind: 'org', questions: { q: { type: 'yesno', outcome_column: 'churned' } }, cases: { rows: rowsOf(newTable) } };
+    const ask = {
+      data: { dataset_id: 'sample:telco_churn' },
+      entity_column: 'account_id',
+      subject_kind: 'org',
+      questions: { q: { type: 'yesno', outcome_column: 'churned' } },
+      cases: { rows: rowsOf(newTable) },
+    };
     const r = await svc.post('/v1/ask', ask, key);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const theirs = r.body.answers.q;

@@ -35,7 +35,7 @@ async function runSample(name: string, cases: 'all' | 'ids', type?: string): Pro
   await page.selectOption('#sample', name); // fills the form with the sample's own question
   await page.selectOption('#cases-mode', cases);
   if (type) await page.selectOption('#type', type);
-  expect(await clickAndWait('#run'), await page.textContent('#run-line') ?? '').toBe('done');
+  expect(await clickAndWait('#run'), (await page.textContent('#run-line')) ?? '').toBe('done');
   return page.evaluate(() => ({ body: window.oqPreview.app!.lastPreview!.body, ask: window.oqPreview.app!.lastAsk! }));
 }
 
@@ -51,12 +51,24 @@ function expectSameF64(a: Float64Array, b: Float64Array, what: string): void {
 }
 
 /** The page's last section-5 scoring: its model and the engine's unrounded outputs, from their bytes. */
-async function pageExact(): Promise<{ from: string; modelRef: string | null; model: Float64Array; p: Float64Array; contributions: Float64Array }> {
+async function pageExact(): Promise<{
+  from: string;
+  modelRef: string | null;
+  model: Float64Array;
+  p: Float64Array;
+  contributions: Float64Array;
+}> {
   const e = await page.evaluate(() => {
     const scoring = window.oqPreview.app!.scoring;
     return { from: scoring.last!.from, modelRef: scoring.last!.modelRef, exact: scoring.exactBase64()! };
   });
-  return { from: e.from, modelRef: e.modelRef, model: f64FromBase64(e.exact.model), p: f64FromBase64(e.exact.p), contributions: f64FromBase64(e.exact.contributions) };
+  return {
+    from: e.from,
+    modelRef: e.modelRef,
+    model: f64FromBase64(e.exact.model),
+    p: f64FromBase64(e.exact.p),
+    contributions: f64FromBase64(e.exact.contributions),
+  };
 }
 
 /** The service's stored model for `modelRef` (test key's workspace) scored on every saas_churn row in Node. */
@@ -78,7 +90,7 @@ beforeAll(async () => {
   page.on('pageerror', (e) => pageErrors.push(e.message));
   await page.goto(svc.url + '/');
   await page.waitForFunction(() => document.body.dataset.status !== 'loading', null, { timeout: 60_000 });
-  expect(await page.evaluate(() => document.body.dataset.status), await page.textContent('#engine-line') ?? '').toBe('ready');
+  expect(await page.evaluate(() => document.body.dataset.status), (await page.textContent('#engine-line')) ?? '').toBe('ready');
 });
 
 afterAll(async () => {
@@ -95,7 +107,12 @@ describe('the preview page', () => {
     expect(csp).toContain("script-src 'self' 'wasm-unsafe-eval'");
     expect(csp).toContain("connect-src 'self'");
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-    const types = { '/preview.js': 'text/javascript; charset=utf-8', '/preview.css': 'text/css; charset=utf-8', '/engine.wasm': 'application/wasm', '/samples/saas_churn.csv': 'text/csv; charset=utf-8' };
+    const types = {
+      '/preview.js': 'text/javascript; charset=utf-8',
+      '/preview.css': 'text/css; charset=utf-8',
+      '/engine.wasm': 'application/wasm',
+      '/samples/saas_churn.csv': 'text/csv; charset=utf-8',
+    };
     for (const [p, type] of Object.entries(types)) {
       const r = await fetch(svc.url + p);
       expect(r.status, p).toBe(200);
@@ -123,7 +140,9 @@ describe('the preview page', () => {
     expect(mine.model_ref).toBe(theirs.model_ref);
     expect(body.record.content_hash).toBe(served.body.record.content_hash);
     expect(mine.quality).toEqual(theirs.quality);
-    const differing = mine.cases.filter((c: Obj, i: number) => c.entity_id !== theirs.cases[i].entity_id || !Object.is(c.p, theirs.cases[i].p));
+    const differing = mine.cases.filter(
+      (c: Obj, i: number) => c.entity_id !== theirs.cases[i].entity_id || !Object.is(c.p, theirs.cases[i].p),
+    );
     expect(differing).toEqual([]);
     expect(mine.cases.map((c: Obj) => c.reasons)).toEqual(theirs.cases.map((c: Obj) => c.reasons));
 
@@ -175,7 +194,14 @@ describe('the preview page', () => {
   it('keeps working with the network cut off after load: previews another sample offline', async () => {
     await page.context().setOffline(true);
     try {
-      expect(await page.evaluate(() => fetch('/healthz').then(() => 'online', () => 'offline'))).toBe('offline');
+      expect(
+        await page.evaluate(() =>
+          fetch('/healthz').then(
+            () => 'online',
+            () => 'offline',
+          ),
+        ),
+      ).toBe('offline');
       const { body } = await runSample('b2b_leads', 'all', 'rank');
       expect(body.answers.q.state).toBe('answered');
       expect(body.answers.q.ranked).toHaveLength(20);

@@ -18,7 +18,13 @@ afterAll(() => svc?.close());
 const add = (body: unknown, key = a.key) => post(svc.url, '/v1/add-dataset', body, key);
 
 async function threePieces(): Promise<string> {
-  const first = await add({ rows: [{ id: 'r1', x: 1, y: 'yes' }, { id: 'r2', x: 2, y: 'no' }], filename: 'part-1.json' });
+  const first = await add({
+    rows: [
+      { id: 'r1', x: 1, y: 'yes' },
+      { id: 'r2', x: 2, y: 'no' },
+    ],
+    filename: 'part-1.json',
+  });
   expect(first.status).toBe(200);
   const id = first.body.dataset_id;
   expect((await add({ dataset_id: id, csv: 'y,id,x\nno,r3,3\nyes,r4,4\nno,r5,5\n' })).status).toBe(200);
@@ -74,13 +80,14 @@ describe('POST /v1/add-dataset', () => {
     expect((await add({ dataset_id: id, csv: 'x,y,id\n1,2,c\n' })).body.rows).toBe(2);
   });
 
-  it('answers another workspace\'s dataset as 404 unknown_dataset', async () => {
+  it("answers another workspace's dataset as 404 unknown_dataset", async () => {
     const id = (await add({ csv: 'id,x\na,1\n' })).body.dataset_id;
     const r = await add({ dataset_id: id, csv: 'id,x\nb,2\n' }, b.key);
     expect(r.status).toBe(404);
     expect(r.body).toMatchObject({ code: 'unknown_dataset', field: 'dataset_id' });
     await expect(loadStoredRecord(svc.ctx(b.workspaceId), id, 'data.dataset_id')).rejects.toMatchObject({
-      code: 'unknown_dataset', field: 'data.dataset_id',
+      code: 'unknown_dataset',
+      field: 'data.dataset_id',
     });
     const del = await post(svc.url, '/v1/delete-dataset', { dataset_id: id }, b.key);
     expect(del.body.code).toBe('unknown_dataset');
@@ -114,9 +121,14 @@ describe('POST /v1/add-dataset', () => {
     expect(r.body).toMatchObject({ status: 'awaiting_upload', rows: null, columns: null, upload_method: 'PUT', expires_in: 3600 });
     expect(r.body.upload_url).toMatch(new RegExp(`^${svc.running.services.config.baseUrl}/v1/uploads/[A-Za-z0-9_.-]+$`));
     await expect(loadStoredRecord(svc.ctx(a.workspaceId), r.body.dataset_id, 'data.dataset_id')).rejects.toMatchObject({
-      code: 'invalid_request', field: 'data.dataset_id', message: expect.stringContaining('upload not finished'),
+      code: 'invalid_request',
+      field: 'data.dataset_id',
+      message: expect.stringContaining('upload not finished'),
     });
-    expect((await add({ dataset_id: r.body.dataset_id, csv: 'id\na\n' })).body).toMatchObject({ code: 'invalid_request', field: 'dataset_id' });
+    expect((await add({ dataset_id: r.body.dataset_id, csv: 'id\na\n' })).body).toMatchObject({
+      code: 'invalid_request',
+      field: 'dataset_id',
+    });
     expect((await add({ dataset_id: r.body.dataset_id, upload: true })).body).toMatchObject({ code: 'invalid_request', field: 'upload' });
   });
 });
@@ -147,9 +159,18 @@ describe('asking about a stored dataset', () => {
     const lines = Array.from({ length: 400 }, (_, i) => `c${i},${i % 10},${i % 10 >= 6 ? 'yes' : 'no'}`);
     const csv = `${header}\n${lines.join('\n')}\n`;
     const ask = (data: unknown) =>
-      post(svc.url, '/v1/ask', {
-        data, entity_column: 'id', subject_kind: 'org', questions: { q: { type: 'yesno', outcome_column: 'churned' } }, cases: { ids: ['c1'] },
-      }, a.key);
+      post(
+        svc.url,
+        '/v1/ask',
+        {
+          data,
+          entity_column: 'id',
+          subject_kind: 'org',
+          questions: { q: { type: 'yesno', outcome_column: 'churned' } },
+          cases: { ids: ['c1'] },
+        },
+        a.key,
+      );
     const inline = await ask({ csv });
     expect(inline.status).toBe(200);
     const id = (await add({ csv })).body.dataset_id;

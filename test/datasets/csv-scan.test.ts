@@ -62,7 +62,7 @@ describe('CsvScanner', () => {
   it('agrees with parseCsv on random CSV-ish text', () => {
     const alphabet = ['a', 'b', ',', '"', '\n', '\r', ' ', '\t', 'é'];
     let seed = 12345;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     for (let n = 0; n < 3000; n++) {
       const len = 1 + Math.floor(rand() * 30);
       let text = '';
@@ -75,7 +75,7 @@ describe('CsvScanner', () => {
   it('reports row starts where the input can be cut: each part, after the header, parses to its own rows', () => {
     const valid = samples.filter((text) => !('error' in (viaParser(text) as object)));
     let seed = 777;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     const alphabet = ['a', 'b', ',', '"', '\n', '\r', '\r\n', ' ', '\t', 'é'];
     while (valid.length < 400) {
       let text = '';

@@ -92,10 +92,18 @@ describe('fetch_url refusals (422 fetch_refused)', () => {
   });
 
   it('names data.fetch_url when the refusal comes from an ask', async () => {
-    const r = await post(closed.url, '/v1/ask', {
-      data: { fetch_url: 'https://10.1.1.1/x.csv' }, entity_column: 'id', subject_kind: 'org',
-      questions: { q: { type: 'yesno', outcome_column: 'churned' } }, cases: { ids: ['c1'] },
-    }, closedKey.key);
+    const r = await post(
+      closed.url,
+      '/v1/ask',
+      {
+        data: { fetch_url: 'https://10.1.1.1/x.csv' },
+        entity_column: 'id',
+        subject_kind: 'org',
+        questions: { q: { type: 'yesno', outcome_column: 'churned' } },
+        cases: { ids: ['c1'] },
+      },
+      closedKey.key,
+    );
     expect(r.status).toBe(422);
     expect(r.body).toMatchObject({ code: 'fetch_refused', field: 'data.fetch_url' });
   });
@@ -119,10 +127,18 @@ describe('fetch_url from the loopback test host (test-only setting on)', () => {
   });
 
   it('answers an ask on fetch_url', async () => {
-    const r = await post(open.url, '/v1/ask', {
-      data: { fetch_url: at('/data.csv') }, entity_column: 'id', subject_kind: 'org',
-      questions: { q: { type: 'yesno', outcome_column: 'churned' } }, cases: { ids: ['c1'] },
-    }, openKey.key);
+    const r = await post(
+      open.url,
+      '/v1/ask',
+      {
+        data: { fetch_url: at('/data.csv') },
+        entity_column: 'id',
+        subject_kind: 'org',
+        questions: { q: { type: 'yesno', outcome_column: 'churned' } },
+        cases: { ids: ['c1'] },
+      },
+      openKey.key,
+    );
     expect(r.status).toBe(200);
     expect(r.body.answers.q.state).toBeDefined();
   });
@@ -140,10 +156,18 @@ describe('fetch_url from the loopback test host (test-only setting on)', () => {
     expect(r.status).toBe(422);
     expect(r.body).toMatchObject({ code: 'invalid_request', field: 'fetch_url' });
     expect(r.body.detail).toMatch(/larger than the fetch_url cap of 8,000,000 characters/);
-    const asked = await post(open.url, '/v1/ask', {
-      data: { fetch_url: at('/huge') }, entity_column: 'id', subject_kind: 'org',
-      questions: { q: { type: 'yesno', outcome_column: 'churned' } }, cases: { ids: ['c1'] },
-    }, openKey.key);
+    const asked = await post(
+      open.url,
+      '/v1/ask',
+      {
+        data: { fetch_url: at('/huge') },
+        entity_column: 'id',
+        subject_kind: 'org',
+        questions: { q: { type: 'yesno', outcome_column: 'churned' } },
+        cases: { ids: ['c1'] },
+      },
+      openKey.key,
+    );
     expect(asked.status).toBe(422);
     expect(asked.body).toMatchObject({ code: 'invalid_request', field: 'data.fetch_url' });
     expect(asked.body.detail).toMatch(/^data\.fetch_url: the download is larger than the fetch_url cap of 8,000,000 characters/);

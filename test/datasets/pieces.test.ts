@@ -3,7 +3,13 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
-  PART_HEAD_BYTES, RecordHasher, TableConcatenator, decodePiece, encodePiece, pieceTable, writePartHead,
+  PART_HEAD_BYTES,
+  RecordHasher,
+  TableConcatenator,
+  decodePiece,
+  encodePiece,
+  pieceTable,
+  writePartHead,
 } from '../../host/operations/datasets/pieces.ts';
 
 const CSV = Buffer.from('id,x\na,1\nb,2\nc,3\n');
@@ -38,7 +44,14 @@ describe('upload parts', () => {
       expect(hashOf(parts(cuts)), `cuts ${cuts}`).toBe(sha);
       const tables = new TableConcatenator();
       for (const p of parts(cuts)) tables.add(pieceTable(decodePiece(p), 'data.dataset_id'));
-      expect(tables.result()).toEqual({ columns: ['id', 'x'], data: [['a', 'b', 'c'], ['1', '2', '3']], rowCount: 3 });
+      expect(tables.result()).toEqual({
+        columns: ['id', 'x'],
+        data: [
+          ['a', 'b', 'c'],
+          ['1', '2', '3'],
+        ],
+        rowCount: 3,
+      });
     }
     expect(rowStarts.every((at) => CSV[at - 1] === 10)).toBe(true);
   });

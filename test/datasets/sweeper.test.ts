@@ -45,7 +45,7 @@ describe('the sweeper', () => {
     await expect(loadStoredRecord(svc.ctx(a.workspaceId), used, 'data.dataset_id')).rejects.toMatchObject({ code: 'unknown_dataset' });
   });
 
-  it('a swept dataset\'s parsed table kept in memory for asks goes too', async () => {
+  it("a swept dataset's parsed table kept in memory for asks goes too", async () => {
     const id = (await add({ csv: 'id,x\na,1\n' })).body.dataset_id;
     const table = new WeakRef((await loadStoredRecord(svc.ctx(a.workspaceId), id, 'data.dataset_id')).table);
     expect(await collectable(table)).toBe(false);

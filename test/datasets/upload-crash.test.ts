@@ -30,8 +30,15 @@ it('a crash mid-upload leaves the dataset awaiting_upload, not ready, and it can
   const id: string = made.body.dataset_id;
   const store = await openSqliteStore(dir);
   try {
-    const put = fetch(made.body.upload_url, { method: 'PUT', body: body(), headers: { 'content-type': 'text/csv' }, duplex: 'half' } as RequestInit)
-      .then((r) => `answered ${r.status}`, () => 'connection lost');
+    const put = fetch(made.body.upload_url, {
+      method: 'PUT',
+      body: body(),
+      headers: { 'content-type': 'text/csv' },
+      duplex: 'half',
+    } as RequestInit).then(
+      (r) => `answered ${r.status}`,
+      () => 'connection lost',
+    );
     // Kill as soon as some parts are stored and the dataset is not yet ready.
     for (;;) {
       const d = await store.getDataset(first.workspaceId, id);
@@ -60,7 +67,9 @@ it('a crash mid-upload leaves the dataset awaiting_upload, not ready, and it can
       expect(pre.body.detail).toMatch(/awaiting its upload/);
       // The same URL (token) on the restarted server: refused, and nothing is added to the parts.
       const again = await fetch(second.url + new URL(made.body.upload_url).pathname, {
-        method: 'PUT', body: 'id,x,y\na,1,yes\n', headers: { 'content-type': 'text/csv' },
+        method: 'PUT',
+        body: 'id,x,y\na,1,yes\n',
+        headers: { 'content-type': 'text/csv' },
       });
       const problem = await again.json();
       expect(again.status).toBe(409);

@@ -60,7 +60,9 @@ it('stores a 50 MB upload with memory bounded by a constant, in parts that read 
     expect(sent.body).toEqual({ dataset_id: id, status: 'ready', rows: sent.rows, columns: COLUMNS });
     const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
     const growth = peak - before;
-    console.log(`upload of ${mb(sent.bytes)} (${sent.rows} rows) in ${Math.round(ms)} ms: server RSS ${mb(before)} -> peak ${mb(peak)}, growth ${mb(growth)}`);
+    console.log(
+      `upload of ${mb(sent.bytes)} (${sent.rows} rows) in ${Math.round(ms)} ms: server RSS ${mb(before)} -> peak ${mb(peak)}, growth ${mb(growth)}`,
+    );
     expect(sent.bytes).toBeGreaterThanOrEqual(TARGET_BYTES);
     expect(growth).toBeLessThan(BOUND_BYTES);
   } finally {

@@ -46,9 +46,18 @@ describe('Utf8Check', () => {
 
   it('agrees with TextDecoder on random bytes in random chunks', () => {
     // Mostly valid text with stray, cut and malformed bytes mixed in, so both verdicts occur often.
-    const pieces = [...['a', 'é', '日', '😀', '\n'].map((t) => [...Buffer.from(t)]), [0x80], [0xc3], [0xe6, 0x97], [0xf0, 0x9f], [0xed, 0xa0, 0x80], [0xc0, 0x80], [0xff]];
+    const pieces = [
+      ...['a', 'é', '日', '😀', '\n'].map((t) => [...Buffer.from(t)]),
+      [0x80],
+      [0xc3],
+      [0xe6, 0x97],
+      [0xf0, 0x9f],
+      [0xed, 0xa0, 0x80],
+      [0xc0, 0x80],
+      [0xff],
+    ];
     let seed = 99;
-    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    const rand = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
     const seen = { true: 0, false: 0 };
     for (let n = 0; n < 4000; n++) {
       const list: number[] = [];

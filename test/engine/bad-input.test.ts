@@ -19,10 +19,13 @@ function expectCleanError(err: unknown): void {
 /** `rows` rows of id, x (numeric signal), z (3 levels) and a yes/no outcome drawn from x. */
 function simpleFixture(rows: number, seed: number): Fixture {
   const next = mulberry32(seed);
-  const id: Cell[] = [], x: Cell[] = [], z: Cell[] = [], y: Cell[] = [];
+  const id: Cell[] = [],
+    x: Cell[] = [],
+    z: Cell[] = [],
+    y: Cell[] = [];
   for (let i = 0; i < rows; i++) {
     const v = Math.round(uniform(next) * 1e4) / 1e3;
-    id.push(`r${i}`), x.push(String(v)), z.push(['a', 'b', 'c'][i % 3]);
+    (id.push(`r${i}`), x.push(String(v)), z.push(['a', 'b', 'c'][i % 3]));
     y.push(uniform(next) < 1 / (1 + Math.exp(-(v - 5))) ? 'yes' : 'no');
   }
   return {

@@ -34,10 +34,16 @@ describe('cross-fitting a small record', () => {
 
   it('decides on the out-of-fold logits: the reported AUC is theirs, not the served model in-sample', () => {
     const labeled = labeledRows(f);
-    const oof = aucComponents(labeled.map((r) => first.diagnostics.heldLogits[r]), labeled.map((r) => f.outcome[r]))!;
+    const oof = aucComponents(
+      labeled.map((r) => first.diagnostics.heldLogits[r]),
+      labeled.map((r) => f.outcome[r]),
+    )!;
     expect(first.quality.auc).toBeCloseTo(oof.auc, 5);
     const served = scoreCases(mod, first.model!, casesOf(f, labeled)).p;
-    const inSample = aucComponents(served, labeled.map((r) => f.outcome[r]))!;
+    const inSample = aucComponents(
+      served,
+      labeled.map((r) => f.outcome[r]),
+    )!;
     expect(inSample.auc).toBeGreaterThan(oof.auc); // the served model learned from these rows
   });
 
@@ -71,7 +77,12 @@ describe('cross-fitting a small record', () => {
 
     const day = Array.from({ length: f.table.rowCount }, (_, i) => `2024-01-${String(1 + (i % 28)).padStart(2, '0')}`);
     const timed = withColumn(f, 'seen_on', day);
-    const r = await fitTable(timed.table, { entityColumn: timed.entityColumn, outcomeColumn: timed.outcomeColumn, outcome: timed.outcome, timeColumn: 'seen_on' });
+    const r = await fitTable(timed.table, {
+      entityColumn: timed.entityColumn,
+      outcomeColumn: timed.outcomeColumn,
+      outcome: timed.outcome,
+      timeColumn: 'seen_on',
+    });
     expect(r.quality.validation_scheme).toBe('out_of_time');
     expect(r.quality.folds).toBe(1);
     expect(r.quality.held_out_rows).toBeLessThan(labeledRows(f).length / 2);

@@ -64,7 +64,10 @@ export function fit(f: Fixture, pool?: FitPool): Promise<FitResult> {
 
 /** A seeded permutation of 0..n-1 (mulberry32 + Fisher-Yates, never Math.random). */
 export function permutation(n: number, seed: number): number[] {
-  return shuffleInPlace(Array.from({ length: n }, (_, i) => i), mulberry32(seed));
+  return shuffleInPlace(
+    Array.from({ length: n }, (_, i) => i),
+    mulberry32(seed),
+  );
 }
 
 /** The same rows in another order: every column and the outcome move together. */
@@ -86,7 +89,11 @@ export function permuteLabels(f: Fixture, seed: number): Fixture {
 export function casesOf(f: Fixture, rows?: readonly number[]): RawTable {
   const keep = f.table.columns.map((c, j) => [c, j] as const).filter(([c]) => c !== f.outcomeColumn);
   const pick = (col: Cell[]) => (rows ? rows.map((i) => col[i]) : col.slice());
-  return { columns: keep.map(([c]) => c), data: keep.map(([, j]) => pick(f.table.data[j])), rowCount: rows ? rows.length : f.table.rowCount };
+  return {
+    columns: keep.map(([c]) => c),
+    data: keep.map(([, j]) => pick(f.table.data[j])),
+    rowCount: rows ? rows.length : f.table.rowCount,
+  };
 }
 
 /** A copy of the table with one column's cells replaced (or appended when absent). */
@@ -98,7 +105,9 @@ export function withColumn(f: Fixture, name: string, cells: Cell[]): Fixture {
 }
 
 export function sha256(bytes: ArrayBufferView): string {
-  return createHash('sha256').update(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)).digest('hex');
+  return createHash('sha256')
+    .update(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+    .digest('hex');
 }
 
 /** The bytes of a Float64Array, for bit-for-bit comparisons (NaN payloads and -0 included). */

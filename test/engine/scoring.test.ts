@@ -1,6 +1,15 @@
 // Scoring and reasons (engine.md "Scoring and reasons") and model serialisation, on the Telco model.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Model, NotScoreable, loadEngine, reasonsOf, scoreCases, type EngineModule, type FitResult, type ScoreOutput } from '../../host/engine/index.ts';
+import {
+  Model,
+  NotScoreable,
+  loadEngine,
+  reasonsOf,
+  scoreCases,
+  type EngineModule,
+  type FitResult,
+  type ScoreOutput,
+} from '../../host/engine/index.ts';
 import type { RawTable } from '../../host/table/types.ts';
 import { loadTelco } from '../../bench/datasets.ts';
 import { bitsOf, casesOf, datasetFixture, fit, syntheticFixture, type Fixture } from './helpers.ts';
@@ -65,9 +74,12 @@ describe('scoring', () => {
         if (Math.abs(c) > previous) problems.push(`${at}: stronger than the reason before it`);
         previous = Math.abs(c);
         if (Math.abs(c) < Math.log(1.25)) problems.push(`${at}: |${c}| < ln 1.25`);
-        if (reason.likelihood_direction !== (c > 0 ? 'higher' : 'lower')) problems.push(`${at}: direction ${reason.likelihood_direction} for ${c}`);
-        if (reason.strength !== (Math.abs(c) >= Math.log(2) ? 'strong' : 'moderate')) problems.push(`${at}: strength ${reason.strength} for ${c}`);
-        if (!reason.range.text.startsWith(`${reason.feature_label} `)) problems.push(`${at}: range text ${JSON.stringify(reason.range.text)}`);
+        if (reason.likelihood_direction !== (c > 0 ? 'higher' : 'lower'))
+          problems.push(`${at}: direction ${reason.likelihood_direction} for ${c}`);
+        if (reason.strength !== (Math.abs(c) >= Math.log(2) ? 'strong' : 'moderate'))
+          problems.push(`${at}: strength ${reason.strength} for ${c}`);
+        if (!reason.range.text.startsWith(`${reason.feature_label} `))
+          problems.push(`${at}: range text ${JSON.stringify(reason.range.text)}`);
         if (reason.association_not_causal !== true) problems.push(`${at}: association_not_causal`);
       }
     }
@@ -93,7 +105,9 @@ describe('scoring', () => {
     const shifted: RawTable = {
       columns: cases.columns,
       data: cases.data.map((col, k) =>
-        numeric.includes(k) ? Array.from({ length: n }, (_, r) => [Number(col[r]) * 40 + 7, -1000 - r, Number(col[r]) + 0.37][r % 3]) : col.slice(0, n),
+        numeric.includes(k)
+          ? Array.from({ length: n }, (_, r) => [Number(col[r]) * 40 + 7, -1000 - r, Number(col[r]) + 0.37][r % 3])
+          : col.slice(0, n),
       ),
       rowCount: n,
     };
@@ -159,7 +173,11 @@ describe('scoring', () => {
   it('cases that lack a column the model uses throw NotScoreable naming it', () => {
     const used = model.usedColumns()[0];
     const k = cases.columns.indexOf(used);
-    const lacking: RawTable = { columns: cases.columns.filter((_, i) => i !== k), data: cases.data.filter((_, i) => i !== k), rowCount: cases.rowCount };
+    const lacking: RawTable = {
+      columns: cases.columns.filter((_, i) => i !== k),
+      data: cases.data.filter((_, i) => i !== k),
+      rowCount: cases.rowCount,
+    };
     expect(() => scoreCases(mod, model, lacking)).toThrow(NotScoreable);
     try {
       scoreCases(mod, model, lacking);

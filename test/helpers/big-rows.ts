@@ -2,7 +2,7 @@
 // that a short pending wait turns the ask pending and a process can be killed or closed during it.
 export function bigRows(): Array<Record<string, number | string>> {
   let s = 99;
-  const rnd = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rnd = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
   return Array.from({ length: 10_000 }, (_, i) => {
     const row: Record<string, number | string> = { id: `e${i}` };
     let z = -1;

@@ -26,7 +26,16 @@ export interface ChildService {
 export function startChildService(dataDir: string, env: Record<string, string> = {}): Promise<ChildService> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'host/main.ts'], {
     cwd: root,
-    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, PENDING_WAIT_MS: '50', TASK_LEASE_MS: '1500', LOG_LEVEL: 'info', BASE_URL: '', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      DATA_DIR: dataDir,
+      PENDING_WAIT_MS: '50',
+      TASK_LEASE_MS: '1500',
+      LOG_LEVEL: 'info',
+      BASE_URL: '',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.add(child);

@@ -33,7 +33,8 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-const registerOverMcp = (args: Record<string, unknown> = {}): Promise<any> => anonymous.callTool({ name: 'register_agent', arguments: args });
+const registerOverMcp = (args: Record<string, unknown> = {}): Promise<any> =>
+  anonymous.callTool({ name: 'register_agent', arguments: args });
 
 async function registerOverRest(): Promise<{ status: number; body: any }> {
   const res = await fetch(`${svc.url}/v1/agents/register`, { method: 'POST' });
@@ -45,7 +46,11 @@ describe('register_agent over MCP', () => {
     clock += HOUR;
     const result = await registerOverMcp();
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toEqual({ api_key: expect.stringMatching(/^svck_test_[0-9a-z]{32}$/), mode: 'test', note: expect.any(String) });
+    expect(result.structuredContent).toEqual({
+      api_key: expect.stringMatching(/^svck_test_[0-9a-z]{32}$/),
+      mode: 'test',
+      note: expect.any(String),
+    });
     expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
     const stored = await svc.services.store.findApiKeyByHash(hashApiKey(result.structuredContent.api_key));
     expect(stored).toMatchObject({ mode: 'test', revoked_at: null });
@@ -64,7 +69,10 @@ describe('register_agent over MCP', () => {
       const asked: any = await keyed.callTool({ name: 'svc_ask', arguments: sample.try as any });
       expect(asked.isError).toBeFalsy();
       expect(asked.structuredContent.answers.q.state).toBe('answered');
-      const inline: any = await keyed.callTool({ name: 'svc_ask', arguments: { ...sample.try, data: { rows: [{ customer_id: 'a', churned: 1 }] } } });
+      const inline: any = await keyed.callTool({
+        name: 'svc_ask',
+        arguments: { ...sample.try, data: { rows: [{ customer_id: 'a', churned: 1 }] } },
+      });
       expect(inline.structuredContent).toMatchObject({ status: 403, code: 'test_key_samples_only' });
     } finally {
       await keyed.close();

@@ -54,7 +54,8 @@ describe('schema conversion', () => {
   it('has a registry entry for every spec-4 operation schema', () => {
     const names = OPERATIONS.map((op) => op.name);
     for (const name of Object.keys(RESPONSE_SCHEMAS)) expect(names).toContain(name);
-    for (const op of OPERATIONS) if (op.name !== 'register_agent') expect(op.request).toBe(REQUEST_SCHEMAS[op.name as keyof typeof REQUEST_SCHEMAS]);
+    for (const op of OPERATIONS)
+      if (op.name !== 'register_agent') expect(op.request).toBe(REQUEST_SCHEMAS[op.name as keyof typeof REQUEST_SCHEMAS]);
   });
 });
 
@@ -113,7 +114,9 @@ describe('GET /openapi.json', () => {
   });
 
   it('answers errors as application/problem+json with the codes of each status', () => {
-    expect(doc.components.schemas.Problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'detail', 'code', 'remedy']));
+    expect(doc.components.schemas.Problem.required).toEqual(
+      expect.arrayContaining(['type', 'title', 'status', 'detail', 'code', 'remedy']),
+    );
     for (const [code, info] of Object.entries(PROBLEM_CODES)) {
       const response = doc.components.responses[`Problem${info.status}`];
       expect(response.description, code).toContain(`\`${code}\``);
@@ -140,8 +143,16 @@ describe('GET /openapi.json', () => {
 });
 
 /** Every documented POST with a JSON body: the spec operations this server serves and the extension routes. */
-function documented(): Array<{ id: string; path: string; request: v.GenericSchema; response: v.GenericSchema; examples: OperationExample[] }> {
-  const ops = served().filter((op) => op.request).map((op) => ({ id: op.name as string, path: op.path, request: op.request!, response: op.response, examples: op.examples }));
+function documented(): Array<{
+  id: string;
+  path: string;
+  request: v.GenericSchema;
+  response: v.GenericSchema;
+  examples: OperationExample[];
+}> {
+  const ops = served()
+    .filter((op) => op.request)
+    .map((op) => ({ id: op.name as string, path: op.path, request: op.request!, response: op.response, examples: op.examples }));
   const exts = EXTENSIONS.map((e) => ({ id: e.operationId, path: e.path, request: e.request, response: e.response, examples: e.examples }));
   return [...ops, ...exts];
 }
@@ -211,7 +222,10 @@ describe('request examples', () => {
     }
     for (const id of Object.keys(AS_IS)) {
       const d = documented().find((x) => x.id === id)!;
-      expect(d.examples.every((e) => namedIds(e.value).length > 0), id).toBe(true);
+      expect(
+        d.examples.every((e) => namedIds(e.value).length > 0),
+        id,
+      ).toBe(true);
     }
   });
 
@@ -249,13 +263,26 @@ describe('request examples', () => {
     beforeAll(async () => {
       // The state the examples name, built with one live key that can report outcomes (wire.md scopes).
       key = await svc.liveKey('openapi-stateful', true);
-      const stored = await svc.post('/v1/add-dataset', { rows: [{ id: 'a', x: 1, y: true }, { id: 'b', x: 2, y: false }] }, key);
+      const stored = await svc.post(
+        '/v1/add-dataset',
+        {
+          rows: [
+            { id: 'a', x: 1, y: true },
+            { id: 'b', x: 2, y: false },
+          ],
+        },
+        key,
+      );
       expect(stored.status, JSON.stringify(stored.body)).toBe(200);
       real[EXAMPLE_IDS.datasetId] = stored.body.dataset_id;
 
       // outcome_is_desirable gives levers (wire.md); no other ask here uses it, so this is a first fit and,
       // with pendingWaitMs 0, a pending task.
-      const ask = { ...getSample('saas_churn')!.try, questions: { q: { type: 'yesno', outcome_column: 'churned', outcome_is_desirable: false } }, cases: { ids: ['cust_0001', 'cust_0002'] } };
+      const ask = {
+        ...getSample('saas_churn')!.try,
+        questions: { q: { type: 'yesno', outcome_column: 'churned', outcome_is_desirable: false } },
+        cases: { ids: ['cust_0001', 'cust_0002'] },
+      };
       const pending = await svc.post('/v1/ask', ask, key);
       expect(pending.status, JSON.stringify(pending.body)).toBe(202);
       real[EXAMPLE_IDS.taskId] = pending.body.task_id;
@@ -269,21 +296,24 @@ describe('request examples', () => {
       real[EXAMPLE_IDS.leverToken] = lever.lever_token;
     });
 
-    it.each(Object.keys(AS_IS))('%s: as it is, the unknown-id Problem; with the ids earlier calls gave, 2xx and a reply of its schema', async (id) => {
-      const d = documented().find((x) => x.id === id)!;
-      for (const example of d.examples) {
-        const asIs = await svc.post(d.path, example.value, key);
-        expect(asIs.body, `${id} ${example.name} as it is`).toMatchObject(AS_IS[id]);
-        if (AS_IS[id].code === 'invalid_request') expect(asIs.body.detail).toMatch(/not a lever token of this service/);
+    it.each(Object.keys(AS_IS))(
+      '%s: as it is, the unknown-id Problem; with the ids earlier calls gave, 2xx and a reply of its schema',
+      async (id) => {
+        const d = documented().find((x) => x.id === id)!;
+        for (const example of d.examples) {
+          const asIs = await svc.post(d.path, example.value, key);
+          expect(asIs.body, `${id} ${example.name} as it is`).toMatchObject(AS_IS[id]);
+          if (AS_IS[id].code === 'invalid_request') expect(asIs.body.detail).toMatch(/not a lever token of this service/);
 
-        const filled = withIds(example.value, real);
-        expect(namedIds(filled), 'every placeholder replaced').toEqual([]);
-        const r = await svc.post(d.path, filled, key);
-        expect(r.status, `${id} ${example.name}: ${r.status} ${JSON.stringify(r.body)}`).toBeGreaterThanOrEqual(200);
-        expect(r.status, `${id} ${example.name}: ${r.status} ${JSON.stringify(r.body)}`).toBeLessThan(300);
-        expect(v.safeParse(d.response, r.body).success, `${id} ${example.name} reply ${JSON.stringify(r.body).slice(0, 300)}`).toBe(true);
-      }
-    });
+          const filled = withIds(example.value, real);
+          expect(namedIds(filled), 'every placeholder replaced').toEqual([]);
+          const r = await svc.post(d.path, filled, key);
+          expect(r.status, `${id} ${example.name}: ${r.status} ${JSON.stringify(r.body)}`).toBeGreaterThanOrEqual(200);
+          expect(r.status, `${id} ${example.name}: ${r.status} ${JSON.stringify(r.body)}`).toBeLessThan(300);
+          expect(v.safeParse(d.response, r.body).success, `${id} ${example.name} reply ${JSON.stringify(r.body).slice(0, 300)}`).toBe(true);
+        }
+      },
+    );
   });
 
   it('answers register_agent, which has no body, with 201 and a reply of its schema', async () => {
@@ -302,10 +332,15 @@ describe('POST /v1/export-model in the document', () => {
     expect(post.security).toEqual([{ bearer: [] }]);
     expect(post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ExportModelRequest' });
     expect(post.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ExportModelResponse' });
-    expect(doc.components.schemas.ExportModelRequest).toMatchObject({ type: 'object', required: ['model_ref'], additionalProperties: false });
+    expect(doc.components.schemas.ExportModelRequest).toMatchObject({
+      type: 'object',
+      required: ['model_ref'],
+      additionalProperties: false,
+    });
     const reply = doc.components.schemas.ExportModelResponse;
     expect(reply.required).toEqual(expect.arrayContaining(['model_ref', 'core_hash', 'state', 'quality', 'model']));
     expect(reply.properties.model.required).toEqual(['header', 'array_base64']);
-    for (const status of ['401', '404', '422']) expect(post.responses[status], status).toEqual({ $ref: `#/components/responses/Problem${status}` });
+    for (const status of ['401', '404', '422'])
+      expect(post.responses[status], status).toEqual({ $ref: `#/components/responses/Problem${status}` });
   });
 });

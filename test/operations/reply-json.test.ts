@@ -20,7 +20,10 @@ describe('askReplyJson', () => {
       answers: {
         a: { state: 'answered', cases: [{ entity_id: hostile, p: 0.5 }], verdicts: [await signed(ring, [{ entity_id: hostile, p: 0.5 }])] },
         b: { state: 'refused', reasons: ['no_finding_cleared'] },
-        c: { state: 'answered', verdicts: [await signed(ring, [{ entity_id: 'é', p: 0.25 }], 'x'), await signed(ring, [{ entity_id: 'z', p: 1e-7 }], 'y')] },
+        c: {
+          state: 'answered',
+          verdicts: [await signed(ring, [{ entity_id: 'é', p: 0.25 }], 'x'), await signed(ring, [{ entity_id: 'z', p: 1e-7 }], 'y')],
+        },
       },
       fits_run: 0,
     };
@@ -35,20 +38,26 @@ describe('askReplyJson', () => {
       // offline check on the bytes as sent: RFC 7797 detached payload
       const jwk = (await ring.jwks()).keys.find((k) => k.kid === h.signature.kid)!;
       const key = await importJWK(jwk, 'EdDSA');
-      await expect(flattenedVerify({ protected: h.signature.protected, signature: h.signature.signature, payload: canonical }, key)).resolves.toBeDefined();
+      await expect(
+        flattenedVerify({ protected: h.signature.protected, signature: h.signature.signature, payload: canonical }, key),
+      ).resolves.toBeDefined();
     }
     expect(text).toContain('1e-05'); // the canonical spelling, not JavaScript's 0.00001
   });
 
   it('writes a body without signed Verdicts exactly as JSON.stringify does', () => {
-    const body = { status: 'done', answers: { q: { state: 'answered', verdicts: [{ verdict: { verdict_id: 'preview' }, signature: {} }] } }, n: 0.00001 };
+    const body = {
+      status: 'done',
+      answers: { q: { state: 'answered', verdicts: [{ verdict: { verdict_id: 'preview' }, signature: {} }] } },
+      n: 0.00001,
+    };
     expect(askReplyJson(body)).toBe(JSON.stringify(body));
     expect(askReplyJson({ status: 'pending', task_id: 'tk_x' })).toBe(JSON.stringify({ status: 'pending', task_id: 'tk_x' }));
   });
 });
 
 describe('cases shared with a signed Verdict', () => {
-  it('canonicalObjectJson writes what canonicalJson writes, and hands over each value\'s text', () => {
+  it("canonicalObjectJson writes what canonicalJson writes, and hands over each value's text", () => {
     const obj = { z: [{ b: 1, a: 'é' }], a: 1e-7, m: { y: null, x: [true] }, u: undefined, '😀': 'astral', '\uffff': 0 };
     const parts = new Map<unknown, string>();
     expect(canonicalObjectJson(obj, (v, t) => parts.set(v, t))).toBe(canonicalJson(obj));
@@ -57,7 +66,7 @@ describe('cases shared with a signed Verdict', () => {
     expect(() => canonicalObjectJson([] as unknown as Record<string, unknown>)).toThrow(TypeError);
   });
 
-  it('a signed Verdict\'s cases array is frozen and remembered with its text; an answer sharing it is written from that text', async () => {
+  it("a signed Verdict's cases array is frozen and remembered with its text; an answer sharing it is written from that text", async () => {
     const ring = await KeyRing.open(new MemorySigningKeyStore());
     const cases = [{ entity_id: 'a', p: 0.5, reasons: [] }];
     const holder = await signed(ring, cases);

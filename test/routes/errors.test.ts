@@ -109,10 +109,18 @@ describe('body errors on every route that reads a body', () => {
       expectProblem(await call(svc.url, path, undefined, { key: keyFor(route), raw: '{"data": ' }), 400, 'invalid_json');
     });
     it(`${path}: a body that is not UTF-8 is 400 invalid_json`, async () => {
-      expectProblem(await call(svc.url, path, undefined, { key: keyFor(route), raw: new Uint8Array([0x7b, 0xff, 0x7d]) }), 400, 'invalid_json');
+      expectProblem(
+        await call(svc.url, path, undefined, { key: keyFor(route), raw: new Uint8Array([0x7b, 0xff, 0x7d]) }),
+        400,
+        'invalid_json',
+      );
     });
     it(`${path}: a text/plain body is 415 unsupported_media_type`, async () => {
-      const r = await call(svc.url, path, undefined, { key: keyFor(route), raw: JSON.stringify(validBodies()[path]), headers: { 'content-type': 'text/plain' } });
+      const r = await call(svc.url, path, undefined, {
+        key: keyFor(route),
+        raw: JSON.stringify(validBodies()[path]),
+        headers: { 'content-type': 'text/plain' },
+      });
       expectProblem(r, 415, 'unsupported_media_type');
     });
     it(`${path}: a JSON body in another charset is 415`, async () => {
@@ -135,7 +143,8 @@ describe('body errors on every route that reads a body', () => {
       const stream = new ReadableStream<Uint8Array>({
         pull(ctrl) {
           if (sent === 0) ctrl.enqueue(new TextEncoder().encode('{"pad":"'));
-          if (sent++ < 16) ctrl.enqueue(chunk); // 256 KiB in all, 4x the limit
+          if (sent++ < 16)
+            ctrl.enqueue(chunk); // 256 KiB in all, 4x the limit
           else ctrl.close();
         },
       });

@@ -56,12 +56,7 @@ export interface CallOptions {
 }
 
 /** POSTs `body` as JSON (unless opts.raw) and returns the response with its parsed JSON. */
-export async function call(
-  base: string,
-  route: string,
-  body?: unknown,
-  opts: CallOptions = {},
-): Promise<{ res: Response; json: any }> {
+export async function call(base: string, route: string, body?: unknown, opts: CallOptions = {}): Promise<{ res: Response; json: any }> {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
   if (opts.key !== undefined) headers.authorization = `Bearer ${opts.key}`;
   const init: RequestInit = { method: opts.method ?? 'POST', headers };

@@ -22,7 +22,10 @@ it('a thrown non-ServiceError becomes a bare 500 internal Problem and one log li
   });
   const services = { ...svc.services, log: pino({ level: 'error' }, sink) };
   const boom: RouteSpec = {
-    method: 'POST', path: '/v1/boom', auth: 'none', body: 'ignore',
+    method: 'POST',
+    path: '/v1/boom',
+    auth: 'none',
+    body: 'ignore',
     run: async () => {
       throw new Error('secret database path /var/lib/x');
     },

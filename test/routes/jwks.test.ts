@@ -39,10 +39,18 @@ it('keeps a rotated-out key published so older Verdicts still verify offline', a
 });
 
 it('the signing keys persist in the store across restarts', async () => {
-  const kids = svc.services.keyRing.jwks().keys.map((k) => k.kid).sort();
+  const kids = svc.services.keyRing
+    .jwks()
+    .keys.map((k) => k.kid)
+    .sort();
   await svc.close();
   svc = await startTestService({ dataDir });
-  expect(svc.services.keyRing.jwks().keys.map((k) => k.kid).sort()).toEqual(kids);
+  expect(
+    svc.services.keyRing
+      .jwks()
+      .keys.map((k) => k.kid)
+      .sort(),
+  ).toEqual(kids);
 });
 
 it('GET /healthz answers ok', async () => {

@@ -32,17 +32,37 @@ const rules: [string, v.GenericSchema, unknown, string | null][] = [
   ['rank and yesno without cases', A, noCases({ r: QUESTIONS.rank, y: QUESTIONS.yesno }), 'cases'],
   ['rank with cases', A, askWith(QUESTIONS.rank), null],
   // Spec 4.1 rule 3: choice needs outcome_is_desirable.
-  ['choice without outcome_is_desirable', A, askWith({ type: 'choice', outcome_column: 'y', option_column: 'o', options: ['a', 'b'] }), 'questions.q1.outcome_is_desirable'],
+  [
+    'choice without outcome_is_desirable',
+    A,
+    askWith({ type: 'choice', outcome_column: 'y', option_column: 'o', options: ['a', 'b'] }),
+    'questions.q1.outcome_is_desirable',
+  ],
   ['yesno without outcome_is_desirable', A, askWith({ type: 'yesno', outcome_column: 'y' }), null],
   // Spec 4.1 rule 4 and 2.3: option_column with options, or option_outcomes, not both.
   ['choice option_column without options', A, choice({ option_column: 'o' }), 'questions.q1.options'],
   ['choice options without option_column', A, choice({ options: ['a', 'b'] }), 'questions.q1.option_column'],
   ['choice with neither form', A, choice({}), 'questions.q1.option_column'],
-  ['choice with both forms', A, choice({ option_column: 'o', options: ['a', 'b'], option_outcomes: { a: 'x', b: 'y' } }), 'questions.q1.option_outcomes'],
-  ['choice option_outcomes and option_column', A, choice({ option_column: 'o', option_outcomes: { a: 'x', b: 'y' } }), 'questions.q1.option_outcomes'],
+  [
+    'choice with both forms',
+    A,
+    choice({ option_column: 'o', options: ['a', 'b'], option_outcomes: { a: 'x', b: 'y' } }),
+    'questions.q1.option_outcomes',
+  ],
+  [
+    'choice option_outcomes and option_column',
+    A,
+    choice({ option_column: 'o', option_outcomes: { a: 'x', b: 'y' } }),
+    'questions.q1.option_outcomes',
+  ],
   // Spec 2.3: outcome_column required except choice with option_outcomes.
   ['choice option_outcomes without outcome_column', A, askWith(QUESTIONS.choiceOutcomes), null],
-  ['choice option_column without outcome_column', A, askWith({ type: 'choice', outcome_is_desirable: true, option_column: 'o', options: ['a', 'b'] }), 'questions.q1.outcome_column'],
+  [
+    'choice option_column without outcome_column',
+    A,
+    askWith({ type: 'choice', outcome_is_desirable: true, option_column: 'o', options: ['a', 'b'] }),
+    'questions.q1.outcome_column',
+  ],
   ['yesno without outcome_column', A, askWith({ type: 'yesno' }), 'questions.q1.outcome_column'],
   ['score without outcome_column', A, askWith({ type: 'score' }), 'questions.q1.outcome_column'],
   ['rank without outcome_column', A, askWith({ type: 'rank' }), 'questions.q1.outcome_column'],
@@ -61,7 +81,12 @@ const rules: [string, v.GenericSchema, unknown, string | null][] = [
   ['score with no levels or cuts', A, score({}), null],
   // Spec 2.6: person needs acknowledge_decision_support true.
   ['person without acknowledgement', A, ask({ subject_kind: 'person' }), 'acknowledge_decision_support'],
-  ['person with acknowledgement false', A, ask({ subject_kind: 'person', acknowledge_decision_support: false }), 'acknowledge_decision_support'],
+  [
+    'person with acknowledgement false',
+    A,
+    ask({ subject_kind: 'person', acknowledge_decision_support: false }),
+    'acknowledge_decision_support',
+  ],
   ['person with acknowledgement true', A, ask({ subject_kind: 'person', acknowledge_decision_support: true }), null],
   ['org without acknowledgement', A, ask({ subject_kind: 'org' }), null],
   // Spec 2.6: time_column with every shape except table.

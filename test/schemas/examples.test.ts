@@ -46,7 +46,11 @@ const requests: [string, v.GenericSchema, unknown][] = [
   ['choice ask by option_outcomes', AskRequestSchema, ask({ questions: { q: QUESTIONS.choiceOutcomes } })],
   ['rank ask of the whole record', AskRequestSchema, { ...ask({ questions: { q: QUESTIONS.rank } }), cases: undefined }],
   ['ask on csv', AskRequestSchema, ask({ data: { csv: 'customer_id,churned\nc1,1\n' } })],
-  ['ask on fetch_url', AskRequestSchema, ask({ data: { fetch_url: 'https://example.com/t.csv', fetch_headers: { Authorization: 'Bearer x' } } })],
+  [
+    'ask on fetch_url',
+    AskRequestSchema,
+    ask({ data: { fetch_url: 'https://example.com/t.csv', fetch_headers: { Authorization: 'Bearer x' } } }),
+  ],
   ['ask on a stored dataset', AskRequestSchema, ask({ data: { dataset_id: DATASET_ID } })],
   ['ask with case rows', AskRequestSchema, ask({ cases: { rows: [{ customer_id: 'new', plan: 'gold' }] } })],
   ...Object.entries(SHAPES).map(([kind, shape]): [string, v.GenericSchema, unknown] => [
@@ -59,24 +63,40 @@ const requests: [string, v.GenericSchema, unknown][] = [
   ['add-dataset fetch_url', AddDatasetRequestSchema, { fetch_url: 'https://example.com/t.csv', fetch_headers: { a: 'b' } }],
   ['add-dataset upload', AddDatasetRequestSchema, { upload: true, filename: 'big_table-2024.csv' }],
   ['poll', PollRequestSchema, { task_id: TASK_ID }],
-  ['preflight', PreflightRequestSchema, { dataset_id: 'sample:churn', outcome_column: 'churned', predictors: ['plan'], labelled_column: 'labelled' }],
+  [
+    'preflight',
+    PreflightRequestSchema,
+    { dataset_id: 'sample:churn', outcome_column: 'churned', predictors: ['plan'], labelled_column: 'labelled' },
+  ],
   ['preflight minimal', PreflightRequestSchema, { dataset_id: DATASET_ID }],
-  ['report-outcomes', ReportOutcomesRequestSchema, {
-    model_ref: MODEL_REF,
-    outcomes: [
-      { entity_id: 'c1', outcome: true, observed_at: '2024-06-01' },
-      { entity_id: 'c2', outcome: 0, observed_at: '2024-06-01', event_id: 'e2' },
-      { entity_id: 'c3', outcome: 'yes', observed_at: '2024-06-01T10:00:00Z' },
-    ],
-  }],
+  [
+    'report-outcomes',
+    ReportOutcomesRequestSchema,
+    {
+      model_ref: MODEL_REF,
+      outcomes: [
+        { entity_id: 'c1', outcome: true, observed_at: '2024-06-01' },
+        { entity_id: 'c2', outcome: 0, observed_at: '2024-06-01', event_id: 'e2' },
+        { entity_id: 'c3', outcome: 'yes', observed_at: '2024-06-01T10:00:00Z' },
+      ],
+    },
+  ],
   ['drift', DriftRequestSchema, { model_ref: MODEL_REF }],
-  ['verify', VerifyRequestSchema, {
-    verdict: { verdict_id: '01JABC', kind: 'answer', cases: [{ entity_id: 'c1', p: 0.5 }], trust: { auc: 0.8 } },
-    signature: { protected: 'eyJ', signature: 'abc', kid: 'k1' },
-  }],
+  [
+    'verify',
+    VerifyRequestSchema,
+    {
+      verdict: { verdict_id: '01JABC', kind: 'answer', cases: [{ entity_id: 'c1', p: 0.5 }], trust: { auc: 0.8 } },
+      signature: { protected: 'eyJ', signature: 'abc', kid: 'k1' },
+    },
+  ],
   ['describe', DescribeRequestSchema, {}],
   ['delete-dataset', DeleteDatasetRequestSchema, { dataset_id: DATASET_ID }],
-  ['attest', AttestRequestSchema, { model_ref: MODEL_REF, entity_id: 'c1', lever_token: 'tok', post_value: 'gold', acted_at: '2024-06-01', event_id: 'a1' }],
+  [
+    'attest',
+    AttestRequestSchema,
+    { model_ref: MODEL_REF, entity_id: 'c1', lever_token: 'tok', post_value: 'gold', acted_at: '2024-06-01', event_id: 'a1' },
+  ],
   ['evidence', EvidenceRequestSchema, { model_ref: MODEL_REF }],
 ];
 
@@ -103,11 +123,36 @@ const answered = {
   verdicts: [{ verdict: { verdict_id: 'v', kind: 'answer' }, signature: { protected: 'p', signature: 's', kid: 'k' } }],
 };
 const responses: [keyof typeof RESPONSE_SCHEMAS, unknown][] = [
-  ['svc_ask', { status: 'done', contract: 'c', core_hash: 'h', record: { content_hash: 'x', rows: 3 }, answers: { q1: answered }, fits_run: 1, billable_decisions: 1 }],
-  ['svc_ask', { status: 'done', answers: { q1: { type: 'choice', state: 'refused', reasons: ['option_not_in_pattern'], retry: 'unproductive' } } }],
+  [
+    'svc_ask',
+    {
+      status: 'done',
+      contract: 'c',
+      core_hash: 'h',
+      record: { content_hash: 'x', rows: 3 },
+      answers: { q1: answered },
+      fits_run: 1,
+      billable_decisions: 1,
+    },
+  ],
+  [
+    'svc_ask',
+    { status: 'done', answers: { q1: { type: 'choice', state: 'refused', reasons: ['option_not_in_pattern'], retry: 'unproductive' } } },
+  ],
   ['svc_ask', { status: 'done', answers: { q1: { type: 'rank', state: 'not_yet', needs: { labeled_rows: null } } } }],
   ['svc_poll', { status: 'pending', task_id: TASK_ID, retry_after_ms: 1000, stage: 'fitting', elapsed_ms: 12 }],
-  ['svc_add_dataset', { dataset_id: DATASET_ID, status: 'awaiting_upload', rows: null, columns: null, upload_url: 'u', upload_method: 'PUT', expires_in: 3600 }],
+  [
+    'svc_add_dataset',
+    {
+      dataset_id: DATASET_ID,
+      status: 'awaiting_upload',
+      rows: null,
+      columns: null,
+      upload_url: 'u',
+      upload_method: 'PUT',
+      expires_in: 3600,
+    },
+  ],
   ['svc_preflight', { dataset_id: 'sample:x', grain: {}, resolutions: {}, fitness: null, blocking: [], advisory: ['a'] }],
   ['svc_report_outcomes', { written: 2, duplicates: 0 }],
   ['svc_drift', { pattern: 'no_prior', recommendation: 'keep' }],
@@ -115,7 +160,10 @@ const responses: [keyof typeof RESPONSE_SCHEMAS, unknown][] = [
   ['svc_describe', { question_types: [{}], samples: [{ name: 'churn' }], limits: {} }],
   ['svc_delete_dataset', { dataset_id: DATASET_ID, deleted: true }],
   ['svc_attest', { compliant: true, evaluated_feature: 'plan', evaluated_direction: 'increase', event_id: null, written: true }],
-  ['svc_evidence', { model_ref: MODEL_REF, live: null, progress: { attestations: 0, n_acted: 0, n_not_acted: 0, entities_with_outcome: 0 } }],
+  [
+    'svc_evidence',
+    { model_ref: MODEL_REF, live: null, progress: { attestations: 0, n_acted: 0, n_not_acted: 0, entities_with_outcome: 0 } },
+  ],
   ['register_agent', { api_key: 'svck_test_x', mode: 'test' }],
 ];
 

@@ -53,7 +53,12 @@ export const QUESTIONS = {
 export const WHEN = {
   all: [
     { column: 'event', op: '==', value: 'cancel' },
-    { any: [{ column: 'amount', op: '>=', value: 100 }, { column: 'plan', op: 'in', value: ['gold', 'silver'] }] },
+    {
+      any: [
+        { column: 'amount', op: '>=', value: 100 },
+        { column: 'plan', op: 'in', value: ['gold', 'silver'] },
+      ],
+    },
   ],
 };
 

@@ -51,9 +51,7 @@ describe('parseBody', () => {
   it('says a required property is required', () => {
     expect(refusal(AskRequestSchema, ask({ entity_column: undefined }))?.message).toBe('entity_column: is required');
     const choice = { type: 'choice', outcome_column: 'y', option_column: 'o', options: ['a', 'b'] };
-    expect(refusal(AskRequestSchema, askWith(choice))?.message).toBe(
-      'questions.q1.outcome_is_desirable: is required on a choice question',
-    );
+    expect(refusal(AskRequestSchema, askWith(choice))?.message).toBe('questions.q1.outcome_is_desirable: is required on a choice question');
   });
 
   it('lists the allowed values of an enum', () => {

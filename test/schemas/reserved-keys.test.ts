@@ -2,12 +2,7 @@
 // as ordinary own properties that never reach a prototype (spec 2.1 rows, 2.3 question names, 2.4 cases).
 import { describe, expect, it } from 'vitest';
 import type * as v from 'valibot';
-import {
-  AddDatasetRequestSchema,
-  AskRequestSchema,
-  VerifyRequestSchema,
-  parseBody,
-} from '../../host/schemas/index.ts';
+import { AddDatasetRequestSchema, AskRequestSchema, VerifyRequestSchema, parseBody } from '../../host/schemas/index.ts';
 import { QUESTIONS, ask, fieldOf } from './fixtures.ts';
 
 const NAMES = ['constructor', 'prototype', '__proto__'] as const;
@@ -44,7 +39,13 @@ const maps: [string, v.GenericSchema, unknown, (string | number)[], (n: string) 
     cell,
   ],
   ['add-dataset rows', AddDatasetRequestSchema, { rows: [withNames(cell, { id: 'a' })] }, ['rows', 0], cell],
-  ['verify signature', VerifyRequestSchema, { verdict: { verdict_id: 'x', kind: 'answer' }, signature: withNames(cell) }, ['signature'], cell],
+  [
+    'verify signature',
+    VerifyRequestSchema,
+    { verdict: { verdict_id: 'x', kind: 'answer' }, signature: withNames(cell) },
+    ['signature'],
+    cell,
+  ],
 ];
 
 describe('maps keep constructor, prototype and __proto__', () => {
@@ -80,9 +81,23 @@ describe('maps keep constructor, prototype and __proto__', () => {
   });
 
   it('the min/max entry rules count the reserved keys', () => {
-    const two = wire(ask({ questions: { q1: { ...QUESTIONS.choiceOutcomes, option_outcomes: Object.fromEntries([['__proto__', 'x'], ['prototype', 'y']]) } } }));
+    const two = wire(
+      ask({
+        questions: {
+          q1: {
+            ...QUESTIONS.choiceOutcomes,
+            option_outcomes: Object.fromEntries([
+              ['__proto__', 'x'],
+              ['prototype', 'y'],
+            ]),
+          },
+        },
+      }),
+    );
     expect(fieldOf(AskRequestSchema, two)).toBeNull();
-    const one = wire(ask({ questions: { q1: { ...QUESTIONS.choiceOutcomes, option_outcomes: Object.fromEntries([['__proto__', 'x']]) } } }));
+    const one = wire(
+      ask({ questions: { q1: { ...QUESTIONS.choiceOutcomes, option_outcomes: Object.fromEntries([['__proto__', 'x']]) } } }),
+    );
     expect(fieldOf(AskRequestSchema, one)).toBe('questions.q1.option_outcomes');
   });
 

@@ -67,7 +67,7 @@ describe('question types', () => {
     }
   });
 
-  it('choice over a column names the best option per case; each option\'s Verdict holds that option\'s own chance and reasons', async () => {
+  it("choice over a column names the best option per case; each option's Verdict holds that option's own chance and reasons", async () => {
     // telco_churn: contract is part of the planted pattern (samples.md), so the choice is answered
     const telco = loadSampleCsv('telco_churn');
     const t = parseCsv(telco);
@@ -128,7 +128,9 @@ describe('question types', () => {
       {
         ...base,
         data: { rows: withRegion },
-        questions: { q: { type: 'choice', outcome_column: 'churned', outcome_is_desirable: true, option_column: 'region', options: ['eu', 'us'] } },
+        questions: {
+          q: { type: 'choice', outcome_column: 'churned', outcome_is_desirable: true, option_column: 'region', options: ['eu', 'us'] },
+        },
         cases: { ids: ['cust_0001'] },
       },
       key,
@@ -141,10 +143,14 @@ describe('question types', () => {
     expect(r.body.billable_decisions).toBe(0);
   });
 
-  it('choice with option_outcomes fits one outcome per option; each option\'s Verdict holds that outcome\'s reasons', async () => {
+  it("choice with option_outcomes fits one outcome per option; each option's Verdict holds that outcome's reasons", async () => {
     const withSecond = rows.map((row, i) => ({ ...row, renewed: row.churned === 'yes' ? 'no' : i % 3 === 0 ? 'no' : 'yes' }));
     const body = { ...base, data: { rows: withSecond }, cases: { ids: ['cust_0001', 'cust_0002'] } };
-    const r = await svc.post('/v1/ask', { ...body, questions: { q: { type: 'choice', outcome_is_desirable: true, option_outcomes: { stay: 'renewed', leave: 'churned' } } } }, key);
+    const r = await svc.post(
+      '/v1/ask',
+      { ...body, questions: { q: { type: 'choice', outcome_is_desirable: true, option_outcomes: { stay: 'renewed', leave: 'churned' } } } },
+      key,
+    );
     const a = r.body.answers.q;
     expect(r.body.fits_run).toBe(2);
     expect(Object.keys(a.model_refs).sort()).toEqual(['leave', 'stay']);
@@ -190,11 +196,18 @@ describe('question types', () => {
   it('cases by rows score new cases; a missing column is row_not_scoreable naming every one', async () => {
     const ok = await ask({
       questions: { q: { type: 'yesno', outcome_column: 'churned' } },
-      cases: { rows: [{ customer_id: 'new_1', tenure_months: 3, monthly_charges: 50, support_tickets: 9, logins_last_30d: 1, plan: 'basic', seats: 2 }] },
+      cases: {
+        rows: [
+          { customer_id: 'new_1', tenure_months: 3, monthly_charges: 50, support_tickets: 9, logins_last_30d: 1, plan: 'basic', seats: 2 },
+        ],
+      },
     });
     expect(ok.status).toBe(200);
     expect(ok.body.answers.q.cases[0].entity_id).toBe('new_1');
-    const bad = await ask({ questions: { q: { type: 'yesno', outcome_column: 'churned' } }, cases: { rows: [{ customer_id: 'x', plan: 'pro' }] } });
+    const bad = await ask({
+      questions: { q: { type: 'yesno', outcome_column: 'churned' } },
+      cases: { rows: [{ customer_id: 'x', plan: 'pro' }] },
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.code).toBe('row_not_scoreable');
     expect(bad.body.field).toBe('cases');
@@ -213,24 +226,46 @@ describe('ask errors', () => {
 
   it('positive_values_required when the outcome is not two recognisable values, and positive_values fixes it', async () => {
     const three = rows.map((row, i) => ({ ...row, status: ['gone', 'active', 'paused'][i % 3] }));
-    const body = { ...base, data: { rows: three }, questions: { q: { type: 'yesno', outcome_column: 'status' } }, cases: { ids: ['cust_0001'] } };
+    const body = {
+      ...base,
+      data: { rows: three },
+      questions: { q: { type: 'yesno', outcome_column: 'status' } },
+      cases: { ids: ['cust_0001'] },
+    };
     const r = await svc.post('/v1/ask', body, key);
     expect(r.status).toBe(422);
     expect(r.body.code).toBe('positive_values_required');
     expect(r.body.field).toBe('questions.q.positive_values');
-    const fixed = await svc.post('/v1/ask', { ...body, questions: { q: { type: 'yesno', outcome_column: 'status', positive_values: ['gone'] } } }, key);
+    const fixed = await svc.post(
+      '/v1/ask',
+      { ...body, questions: { q: { type: 'yesno', outcome_column: 'status', positive_values: ['gone'] } } },
+      key,
+    );
     expect(fixed.status).toBe(200);
     expect(['refused', 'not_yet', 'answered']).toContain(fixed.body.answers.q.state);
   });
 
   it('person subjects need acknowledge_decision_support', async () => {
-    const r = await ask({ subject_kind: 'person', questions: { q: { type: 'yesno', outcome_column: 'churned' } }, cases: { ids: ['cust_0001'] } });
+    const r = await ask({
+      subject_kind: 'person',
+      questions: { q: { type: 'yesno', outcome_column: 'churned' } },
+      cases: { ids: ['cust_0001'] },
+    });
     expect(r.status).toBe(422);
     expect(r.body.field).toBe('acknowledge_decision_support');
   });
 
   it('a 40-row table is not_yet with needs.labeled_rows', async () => {
-    const r = await svc.post('/v1/ask', { ...base, data: { rows: rows.slice(0, 40) }, questions: { q: { type: 'yesno', outcome_column: 'churned' } }, cases: { ids: ['cust_0001'] } }, key);
+    const r = await svc.post(
+      '/v1/ask',
+      {
+        ...base,
+        data: { rows: rows.slice(0, 40) },
+        questions: { q: { type: 'yesno', outcome_column: 'churned' } },
+        cases: { ids: ['cust_0001'] },
+      },
+      key,
+    );
     const a = r.body.answers.q;
     expect(a.state).toBe('not_yet');
     expect(a.needs.labeled_rows).toBeGreaterThan(0);
@@ -250,7 +285,12 @@ describe('pending and idempotency', () => {
     const slow = await startTestService({ pendingWaitMs: 0 });
     try {
       const k = await slow.liveKey('slow');
-      const body = { ...base, questions: { q: { type: 'yesno', outcome_column: 'churned' } }, cases: { ids: ['cust_0001'] }, idempotency_key: 'k-1' };
+      const body = {
+        ...base,
+        questions: { q: { type: 'yesno', outcome_column: 'churned' } },
+        cases: { ids: ['cust_0001'] },
+        idempotency_key: 'k-1',
+      };
       const first = await slow.post('/v1/ask', body, k);
       expect(first.status).toBe(202);
       expect(first.body.status).toBe('pending');

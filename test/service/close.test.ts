@@ -11,7 +11,13 @@ import { bigRows } from '../helpers/big-rows.ts';
 import { tempDir } from '../helpers/service.ts';
 
 // long enough to fit that close() comes while the fit runs
-const ask = { data: { rows: bigRows() }, entity_column: 'id', subject_kind: 'other', questions: { q: { type: 'yesno', outcome_column: 'y' } }, cases: { ids: ['e1'] } };
+const ask = {
+  data: { rows: bigRows() },
+  entity_column: 'id',
+  subject_kind: 'other',
+  questions: { q: { type: 'yesno', outcome_column: 'y' } },
+  cases: { ids: ['e1'] },
+};
 
 async function start(dir: string, lines: Array<Record<string, unknown>>): Promise<RunningService> {
   const log = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
@@ -23,7 +29,11 @@ async function start(dir: string, lines: Array<Record<string, unknown>>): Promis
 }
 
 async function post(svc: RunningService, p: string, body: unknown, key: string) {
-  const res = await fetch(svc.url + p, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+  const res = await fetch(svc.url + p, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -46,7 +56,11 @@ describe('close() with pending work', () => {
       const store = await openSqliteStore(dir);
       try {
         expect(await store.getTask(record.workspace_id, taskId)).toMatchObject({
-          status: 'pending', lease_owner: null, lease_until: null, attempts: 0, problem: null,
+          status: 'pending',
+          lease_owner: null,
+          lease_until: null,
+          attempts: 0,
+          problem: null,
         });
       } finally {
         await store.close();

@@ -29,19 +29,40 @@ describe('configFromEnv', () => {
     });
     expect(c.dataDir).toBe(path.resolve('./data'));
     // empty values count as unset
-    expect(configFromEnv({ UPLOAD_MAX_BYTES: '', FETCH_TIMEOUT_MS: '  ' })).toMatchObject({ maxUploadBytes: 100_000_000, fetchTimeoutMs: 30_000 });
+    expect(configFromEnv({ UPLOAD_MAX_BYTES: '', FETCH_TIMEOUT_MS: '  ' })).toMatchObject({
+      maxUploadBytes: 100_000_000,
+      fetchTimeoutMs: 30_000,
+    });
   });
 
   it('reads every variable', () => {
     const c = configFromEnv({
-      PORT: '9000', DATA_DIR: '/tmp/oq', BASE_URL: 'https://oq.example/', KEYS_URL: 'https://oq.example/get-a-key',
-      PENDING_WAIT_MS: '500', RATE_LIMIT_PER_MINUTE: '60', REGISTER_LIMIT_PER_HOUR: '3', VERDICT_TTL_DAYS: '7',
-      MAX_BODY_BYTES: '2048', TASK_LEASE_MS: '5000', UPLOAD_MAX_BYTES: '5000000', FETCH_TIMEOUT_MS: '2500',
+      PORT: '9000',
+      DATA_DIR: '/tmp/oq',
+      BASE_URL: 'https://oq.example/',
+      KEYS_URL: 'https://oq.example/get-a-key',
+      PENDING_WAIT_MS: '500',
+      RATE_LIMIT_PER_MINUTE: '60',
+      REGISTER_LIMIT_PER_HOUR: '3',
+      VERDICT_TTL_DAYS: '7',
+      MAX_BODY_BYTES: '2048',
+      TASK_LEASE_MS: '5000',
+      UPLOAD_MAX_BYTES: '5000000',
+      FETCH_TIMEOUT_MS: '2500',
     });
     expect(c).toEqual({
-      port: 9000, dataDir: '/tmp/oq', baseUrl: 'https://oq.example', keysUrl: 'https://oq.example/get-a-key',
-      pendingWaitMs: 500, rateLimitPerMinute: 60, registerLimitPerHour: 3, verdictTtlMs: 7 * 86_400_000,
-      maxBodyBytes: 2048, taskLeaseMs: 5000, maxUploadBytes: 5_000_000, fetchTimeoutMs: 2500,
+      port: 9000,
+      dataDir: '/tmp/oq',
+      baseUrl: 'https://oq.example',
+      keysUrl: 'https://oq.example/get-a-key',
+      pendingWaitMs: 500,
+      rateLimitPerMinute: 60,
+      registerLimitPerHour: 3,
+      verdictTtlMs: 7 * 86_400_000,
+      maxBodyBytes: 2048,
+      taskLeaseMs: 5000,
+      maxUploadBytes: 5_000_000,
+      fetchTimeoutMs: 2500,
     });
   });
 
@@ -64,7 +85,9 @@ describe('configFromEnv', () => {
   ])('refuses %s=%j, naming the variable and the value', (name, value) => {
     const read = () => configFromEnv({ [name]: value });
     expect(read).toThrow(ConfigError);
-    expect(read).toThrow(new RegExp(`^${name} must be a whole number from \\d+ to \\d+, got ${JSON.stringify(JSON.stringify(value)).slice(1, -1)}$`));
+    expect(read).toThrow(
+      new RegExp(`^${name} must be a whole number from \\d+ to \\d+, got ${JSON.stringify(JSON.stringify(value)).slice(1, -1)}$`),
+    );
   });
 });
 
@@ -79,7 +102,9 @@ describe('configuration at startup', () => {
       expect(svc.services.config).toMatchObject({ maxUploadBytes: 1000, fetchTimeoutMs: 1234 });
       const { key } = await createLiveKey(svc.services.store, { workspaceName: 'config', now: Date.now() });
       const added = await fetch(`${svc.url}/v1/add-dataset`, {
-        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ upload: true }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ upload: true }),
       }).then((r) => r.json());
       const put = async (bytes: number) => {
         const csv = 'a,b\n' + '1,2\n'.repeat(Math.floor((bytes - 4) / 4));
@@ -101,7 +126,10 @@ describe('configuration at startup', () => {
     const dataDir = tempDir();
     try {
       const r = spawnSync(process.execPath, ['--import', 'tsx', 'host/main.ts'], {
-        cwd: root, env: { ...process.env, PORT: '0', DATA_DIR: dataDir, BASE_URL: '', UPLOAD_MAX_BYTES: '100MB' }, encoding: 'utf8', timeout: 60_000,
+        cwd: root,
+        env: { ...process.env, PORT: '0', DATA_DIR: dataDir, BASE_URL: '', UPLOAD_MAX_BYTES: '100MB' },
+        encoding: 'utf8',
+        timeout: 60_000,
       });
       expect(r.status).toBe(1);
       expect(r.stderr.trim()).toBe('configuration error: UPLOAD_MAX_BYTES must be a whole number from 1 to 9007199254740991, got "100MB"');

@@ -8,7 +8,11 @@ import { createLiveKey } from '../../host/operations/keys.ts';
 import { openSqliteStore } from '../../host/store/index.ts';
 
 async function post(url: string, p: string, body: unknown, key: string) {
-  const res = await fetch(url + p, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+  const res = await fetch(url + p, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -18,7 +22,13 @@ describe('crash safety', () => {
     const store = await openSqliteStore(dir);
     const { key } = await createLiveKey(store, { workspaceName: 'crash', now: Date.now() });
     await store.close();
-    const ask = { data: { rows: bigRows() }, entity_column: 'id', subject_kind: 'other', questions: { q: { type: 'yesno', outcome_column: 'y' } }, cases: { ids: ['e1', 'e2'] } };
+    const ask = {
+      data: { rows: bigRows() },
+      entity_column: 'id',
+      subject_kind: 'other',
+      questions: { q: { type: 'yesno', outcome_column: 'y' } },
+      cases: { ids: ['e1', 'e2'] },
+    };
 
     const first = await startChildService(dir);
     const pending = await post(first.url, '/v1/ask', ask, key);
@@ -46,7 +56,13 @@ describe('crash safety', () => {
     const svc = await startTestService({ pendingWaitMs: 60_000 });
     try {
       const key = await svc.liveKey('flight');
-      const ask = { data: { rows: bigRows().slice(0, 4000) }, entity_column: 'id', subject_kind: 'other', questions: { q: { type: 'yesno', outcome_column: 'y' } }, cases: { ids: ['e1'] } };
+      const ask = {
+        data: { rows: bigRows().slice(0, 4000) },
+        entity_column: 'id',
+        subject_kind: 'other',
+        questions: { q: { type: 'yesno', outcome_column: 'y' } },
+        cases: { ids: ['e1'] },
+      };
       const replies = await Promise.all([1, 2, 3, 4].map(() => svc.post('/v1/ask', ask, key)));
       expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200]);
       expect(replies.reduce((n, r) => n + r.body.fits_run, 0)).toBe(1);

@@ -7,12 +7,16 @@ let svc: TestService;
 let key: string;
 
 const ask = (dataset_id: string) =>
-  svc.post('/v1/ask', {
-    data: { dataset_id },
-    entity_column: 'customer_id',
-    subject_kind: 'org',
-    questions: { q: { type: 'rank', outcome_column: 'churned' } },
-  }, key);
+  svc.post(
+    '/v1/ask',
+    {
+      data: { dataset_id },
+      entity_column: 'customer_id',
+      subject_kind: 'org',
+      questions: { q: { type: 'rank', outcome_column: 'churned' } },
+    },
+    key,
+  );
 const preflight = (dataset_id: string) => svc.post('/v1/preflight', { dataset_id, outcome_column: 'churned' }, key);
 const WELL_FORMED_UNKNOWN = `ds_${'q7'.repeat(13)}`;
 
@@ -23,13 +27,18 @@ beforeAll(async () => {
 afterAll(() => svc?.close());
 
 describe('dataset_id', () => {
-  it.each(['ds_x', 'x', `ds_${'A'.repeat(26)}`, 'sample:', `ds_${'a'.repeat(41)}`])('ask with %j is 422 invalid_request at data.dataset_id', async (id) => {
-    const r = await ask(id);
-    expect(r.status).toBe(422);
-    expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(r.body).toMatchObject({ code: 'invalid_request', field: 'data.dataset_id' });
-    expect(r.body.detail).toBe(`data.dataset_id: must be a stored dataset id (ds_ followed by 20 to 40 of 0-9 a-z) or sample:<name>, got ${JSON.stringify(id)}`);
-  });
+  it.each(['ds_x', 'x', `ds_${'A'.repeat(26)}`, 'sample:', `ds_${'a'.repeat(41)}`])(
+    'ask with %j is 422 invalid_request at data.dataset_id',
+    async (id) => {
+      const r = await ask(id);
+      expect(r.status).toBe(422);
+      expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(r.body).toMatchObject({ code: 'invalid_request', field: 'data.dataset_id' });
+      expect(r.body.detail).toBe(
+        `data.dataset_id: must be a stored dataset id (ds_ followed by 20 to 40 of 0-9 a-z) or sample:<name>, got ${JSON.stringify(id)}`,
+      );
+    },
+  );
 
   it('preflight with "ds_x" is 422 invalid_request at dataset_id', async () => {
     const r = await preflight('ds_x');

@@ -3,7 +3,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { post, startDatasetService, startHttpsServer, type DatasetService, type HttpsTestServer } from '../datasets/helpers.ts';
 
-const CSV = 'id,x,churned\n' + Array.from({ length: 400 }, (_, i) => `c${i},${i % 10},${(i % 10 >= 6) !== (i % 4 === 0) ? 'yes' : 'no'}`).join('\n') + '\n';
+const CSV =
+  'id,x,churned\n' +
+  Array.from({ length: 400 }, (_, i) => `c${i},${i % 10},${i % 10 >= 6 !== (i % 4 === 0) ? 'yes' : 'no'}`).join('\n') +
+  '\n';
 
 let origin: HttpsTestServer;
 let svc: DatasetService;

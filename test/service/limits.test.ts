@@ -9,7 +9,7 @@ let key: string;
 /** A seeded table of n rows: id, x (signal), z (noise), y (outcome). */
 function table(n: number): Array<Record<string, string | number>> {
   let s = 7;
-  const rnd = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rnd = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
   return Array.from({ length: n }, (_, i) => {
     const x = Math.round(rnd() * 100);
     return { id: `r${i}`, x, z: Math.round(rnd() * 100), y: rnd() < 0.15 + x / 150 ? 'yes' : 'no' };
@@ -35,9 +35,28 @@ async function expectField(body: object, field: string) {
 describe('limits at the edge and one past', () => {
   it('data.rows: 10,000 accepted, 10,001 refused', async () => {
     const rows = table(10_001);
-    const ok = await svc.post('/v1/ask', { data: { rows: rows.slice(0, 10_000) }, entity_column: 'id', subject_kind: 'other', questions: { q: { type: 'yesno', outcome_column: 'y' } }, cases: { ids: ['r1'] } }, key);
+    const ok = await svc.post(
+      '/v1/ask',
+      {
+        data: { rows: rows.slice(0, 10_000) },
+        entity_column: 'id',
+        subject_kind: 'other',
+        questions: { q: { type: 'yesno', outcome_column: 'y' } },
+        cases: { ids: ['r1'] },
+      },
+      key,
+    );
     expect(ok.status).toBe(200);
-    await expectField({ data: { rows }, entity_column: 'id', subject_kind: 'other', questions: { q: { type: 'yesno', outcome_column: 'y' } }, cases: { ids: ['r1'] } }, 'data.rows');
+    await expectField(
+      {
+        data: { rows },
+        entity_column: 'id',
+        subject_kind: 'other',
+        questions: { q: { type: 'yesno', outcome_column: 'y' } },
+        cases: { ids: ['r1'] },
+      },
+      'data.rows',
+    );
   });
 
   it('cases.ids: 10,000 accepted (and answered), 10,001 refused', async () => {
@@ -67,7 +86,13 @@ describe('limits at the edge and one past', () => {
     const tail = `,no\n`;
     csv += last + 'q'.repeat(8_000_000 - csv.length - last.length - tail.length) + tail;
     expect(csv.length).toBe(8_000_000);
-    const body = { data: { csv }, entity_column: 'id', subject_kind: 'other', questions: { q: { type: 'yesno', outcome_column: 'y' } }, cases: { ids: ['r1'] } };
+    const body = {
+      data: { csv },
+      entity_column: 'id',
+      subject_kind: 'other',
+      questions: { q: { type: 'yesno', outcome_column: 'y' } },
+      cases: { ids: ['r1'] },
+    };
     const ok = await svc.post('/v1/ask', body, key);
     expect(ok.status).toBe(200);
     await expectField({ ...body, data: { csv: csv + 'x' } }, 'data.csv');
@@ -86,11 +111,21 @@ describe('limits at the edge and one past', () => {
     const tail = `z,1,${'ж'.repeat(8_000_000 - csv.length - 9)},нет\n`;
     csv += tail;
     expect(csv.length).toBe(8_000_000);
-    const body = { data: { csv }, entity_column: 'id', subject_kind: 'other', questions: { q: { type: 'yesno', outcome_column: 'y', positive_values: ['да'] } }, cases: { ids: ['r1'] } };
+    const body = {
+      data: { csv },
+      entity_column: 'id',
+      subject_kind: 'other',
+      questions: { q: { type: 'yesno', outcome_column: 'y', positive_values: ['да'] } },
+      cases: { ids: ['r1'] },
+    };
     // JSON with every non-ASCII character as \uXXXX, as Python's json.dumps writes it by default
     const raw = JSON.stringify(body).replace(/[\u0080-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
     expect(raw.length).toBeGreaterThan(40_000_000); // far past the 24 MiB the body cap once was
-    const res = await fetch(`${svc.url}/v1/ask`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: raw });
+    const res = await fetch(`${svc.url}/v1/ask`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: raw,
+    });
     expect(res.status).toBe(200);
   });
 
@@ -105,7 +140,12 @@ describe('limits at the edge and one past', () => {
 
   it('cases.rows: 10,000 accepted (and answered), 10,001 refused', async () => {
     const rows = table(10_001);
-    const body = { data: { rows: rows.slice(0, 2000) }, entity_column: 'id', subject_kind: 'other', questions: { q: { type: 'yesno', outcome_column: 'y' } } };
+    const body = {
+      data: { rows: rows.slice(0, 2000) },
+      entity_column: 'id',
+      subject_kind: 'other',
+      questions: { q: { type: 'yesno', outcome_column: 'y' } },
+    };
     const ok = await svc.post('/v1/ask', { ...body, cases: { rows: rows.slice(0, 10_000) } }, key);
     expect(ok.status).toBe(200);
     expect(ok.body.answers.q.cases).toHaveLength(10_000);
@@ -114,7 +154,11 @@ describe('limits at the edge and one past', () => {
 
   it('option_outcomes: 32 accepted', async () => {
     const option_outcomes = Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`o${i}`, 'churned']));
-    const ok = await svc.post('/v1/ask', { ...saas, questions: { q: { type: 'choice', outcome_is_desirable: false, option_outcomes } }, cases: { ids: ['cust_0001'] } }, key);
+    const ok = await svc.post(
+      '/v1/ask',
+      { ...saas, questions: { q: { type: 'choice', outcome_is_desirable: false, option_outcomes } }, cases: { ids: ['cust_0001'] } },
+      key,
+    );
     expect(ok.status).toBe(200);
     expect(Object.keys(ok.body.answers.q.model_refs)).toHaveLength(32);
     expect(ok.body.fits_run).toBe(1); // one outcome and one desirability: the 32 options share one fit (spec 4.1 rule 1)
@@ -145,7 +189,12 @@ describe('limits at the edge and one past', () => {
     const fit = await svc.post('/v1/ask', { ...saas, questions: { q: yesno }, cases: { ids: ['cust_0001'] } }, scoped);
     const model_ref = fit.body.answers.q.model_ref;
     expect(model_ref).toMatch(/^mr1_/);
-    const item = (i: number) => ({ entity_id: `cust_${String(i % 800).padStart(4, '0')}`, outcome: i % 2, observed_at: '2026-11-01T00:00:00Z', event_id: `e${i}` });
+    const item = (i: number) => ({
+      entity_id: `cust_${String(i % 800).padStart(4, '0')}`,
+      outcome: i % 2,
+      observed_at: '2026-11-01T00:00:00Z',
+      event_id: `e${i}`,
+    });
     const items = Array.from({ length: 10_001 }, (_, i) => item(i));
     items[0].event_id = 'e'.repeat(128);
     const ok = await svc.post('/v1/report-outcomes', { model_ref, outcomes: items.slice(0, 10_000) }, scoped);
@@ -163,7 +212,13 @@ describe('limits at the edge and one past', () => {
 
   it('options: 255 accepted, 256 refused', async () => {
     const options = Array.from({ length: 256 }, (_, i) => String(i + 1));
-    const q = (n: number) => ({ type: 'choice', outcome_column: 'churned', outcome_is_desirable: false, option_column: 'support_tickets', options: options.slice(0, n) });
+    const q = (n: number) => ({
+      type: 'choice',
+      outcome_column: 'churned',
+      outcome_is_desirable: false,
+      option_column: 'support_tickets',
+      options: options.slice(0, n),
+    });
     const ok = await svc.post('/v1/ask', { ...saas, questions: { q: q(255) }, cases: { ids: ['cust_0001'] } }, key);
     expect(ok.status).toBe(200);
     await expectField({ ...saas, questions: { q: q(256) }, cases: { ids: ['cust_0001'] } }, 'questions.q.options');
@@ -179,19 +234,40 @@ describe('limits at the edge and one past', () => {
   it('levels 10 / cuts 9 accepted; 11 levels refused', async () => {
     const levels = Array.from({ length: 11 }, (_, i) => `l${i}`);
     const cuts = Array.from({ length: 10 }, (_, i) => (i + 1) / 11);
-    const ok = await svc.post('/v1/ask', { ...saas, questions: { q: { type: 'score', outcome_column: 'churned', levels: levels.slice(0, 10), cuts: cuts.slice(0, 9) } }, cases: { ids: ['cust_0001'] } }, key);
+    const ok = await svc.post(
+      '/v1/ask',
+      {
+        ...saas,
+        questions: { q: { type: 'score', outcome_column: 'churned', levels: levels.slice(0, 10), cuts: cuts.slice(0, 9) } },
+        cases: { ids: ['cust_0001'] },
+      },
+      key,
+    );
     expect(ok.status).toBe(200);
-    await expectField({ ...saas, questions: { q: { type: 'score', outcome_column: 'churned', levels, cuts } }, cases: { ids: ['cust_0001'] } }, 'questions.q.levels');
+    await expectField(
+      { ...saas, questions: { q: { type: 'score', outcome_column: 'churned', levels, cuts } }, cases: { ids: ['cust_0001'] } },
+      'questions.q.levels',
+    );
   });
 
   it('option_outcomes: 33 refused', async () => {
     const option_outcomes = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`o${i}`, 'churned']));
-    await expectField({ ...saas, questions: { q: { type: 'choice', outcome_is_desirable: false, option_outcomes } }, cases: { ids: ['cust_0001'] } }, 'questions.q.option_outcomes');
+    await expectField(
+      { ...saas, questions: { q: { type: 'choice', outcome_is_desirable: false, option_outcomes } }, cases: { ids: ['cust_0001'] } },
+      'questions.q.option_outcomes',
+    );
   });
 
   it('idempotency_key: 128 characters accepted, 129 refused', async () => {
-    const ok = await svc.post('/v1/ask', { ...saas, questions: { q: yesno }, cases: { ids: ['cust_0001'] }, idempotency_key: 'k'.repeat(128) }, key);
+    const ok = await svc.post(
+      '/v1/ask',
+      { ...saas, questions: { q: yesno }, cases: { ids: ['cust_0001'] }, idempotency_key: 'k'.repeat(128) },
+      key,
+    );
     expect(ok.status).toBe(200);
-    await expectField({ ...saas, questions: { q: yesno }, cases: { ids: ['cust_0001'] }, idempotency_key: 'k'.repeat(129) }, 'idempotency_key');
+    await expectField(
+      { ...saas, questions: { q: yesno }, cases: { ids: ['cust_0001'] }, idempotency_key: 'k'.repeat(129) },
+      'idempotency_key',
+    );
   });
 });

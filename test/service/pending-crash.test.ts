@@ -13,8 +13,12 @@ import { openSqliteStore, type Store } from '../../host/store/index.ts';
 
 const ROWS = bigRows();
 const ask = (idempotency_key: string) => ({
-  data: { rows: ROWS }, entity_column: 'id', subject_kind: 'other', questions: { q: { type: 'yesno', outcome_column: 'y' } },
-  cases: { ids: ['e1', 'e2'] }, idempotency_key,
+  data: { rows: ROWS },
+  entity_column: 'id',
+  subject_kind: 'other',
+  questions: { q: { type: 'yesno', outcome_column: 'y' } },
+  cases: { ids: ['e1', 'e2'] },
+  idempotency_key,
 });
 
 async function setup(): Promise<{ dir: string; key: string; workspaceId: string }> {
@@ -139,7 +143,10 @@ describe('idempotency keys and tasks across SIGKILL', () => {
       const retry = await last.post('/v1/ask', ask('crash-3'), key);
       expect(retry.status).toBe(500);
       expect(retry.body.detail).toBe(polled.body.detail);
-      expect(await withStore(dir, (s) => s.getTask(workspaceId, taskId))).toMatchObject({ status: 'failed', attempts: MAX_TASK_ATTEMPTS + 1 });
+      expect(await withStore(dir, (s) => s.getTask(workspaceId, taskId))).toMatchObject({
+        status: 'failed',
+        attempts: MAX_TASK_ATTEMPTS + 1,
+      });
       await last.kill();
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

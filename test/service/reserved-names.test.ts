@@ -70,7 +70,9 @@ describe('reserved property names', () => {
     expect(fromStored.status).toBe(200);
     expect(fromStored.body.record.columns).toBe(columns.length);
     expect(fromStored.body.answers.q.quality.auc).toBe(fromCsv.body.answers.q.quality.auc);
-    expect(fromStored.body.answers.q.cases.map((c: { p: number }) => c.p)).toEqual(fromCsv.body.answers.q.cases.map((c: { p: number }) => c.p));
+    expect(fromStored.body.answers.q.cases.map((c: { p: number }) => c.p)).toEqual(
+      fromCsv.body.answers.q.cases.map((c: { p: number }) => c.p),
+    );
   });
 
   it('the renamed columns are in the model: case rows without them are row_not_scoreable naming each', async () => {
@@ -95,7 +97,9 @@ describe('reserved property names', () => {
     const without = rows.map((row) => Object.fromEntries(Object.entries(row).filter(([c]) => c !== '__proto__')));
     const withoutIt = await svc.post('/v1/ask', { ...base, data: { rows: without }, questions, cases }, key);
     expect(withoutIt.body.record.columns).toBe(withIt.body.record.columns - 1);
-    expect(withoutIt.body.answers.q.cases.map((c: { p: number }) => c.p)).not.toEqual(withIt.body.answers.q.cases.map((c: { p: number }) => c.p));
+    expect(withoutIt.body.answers.q.cases.map((c: { p: number }) => c.p)).not.toEqual(
+      withIt.body.answers.q.cases.map((c: { p: number }) => c.p),
+    );
   });
 
   it('questions named constructor and prototype are each answered under their own name', async () => {
@@ -116,7 +120,10 @@ describe('reserved property names', () => {
   });
 
   it('a question named __proto__ is answered under its own name', async () => {
-    const questions = Object.fromEntries([['__proto__', { type: 'score', outcome_column: 'churned' }], ['plain', yesno]]);
+    const questions = Object.fromEntries([
+      ['__proto__', { type: 'score', outcome_column: 'churned' }],
+      ['plain', yesno],
+    ]);
     const r = await svc.post('/v1/ask', { ...base, data: { csv }, questions, cases: { ids: caseIds } }, key);
     expect(r.status).toBe(200);
     const answers = JSON.parse(JSON.stringify(r.body.answers));

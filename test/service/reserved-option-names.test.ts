@@ -12,7 +12,9 @@ const contract = telco.columns.indexOf('contract');
 // telco_churn with the contract value month-to-month spelt __proto__ and one_year spelt constructor
 const RENAME: Record<string, string> = { 'month-to-month': '__proto__', one_year: 'constructor' };
 const rows = Array.from({ length: telco.rowCount }, (_, r) =>
-  Object.fromEntries(telco.columns.map((c, j) => [c, j === contract ? (RENAME[telco.data[j][r] as string] ?? telco.data[j][r]) : telco.data[j][r]])),
+  Object.fromEntries(
+    telco.columns.map((c, j) => [c, j === contract ? (RENAME[telco.data[j][r] as string] ?? telco.data[j][r]) : telco.data[j][r]]),
+  ),
 );
 
 beforeAll(async () => {
@@ -56,7 +58,16 @@ describe('reserved names in answer maps', () => {
         data: { rows: withSecond },
         entity_column: 'account_id',
         subject_kind: 'org',
-        questions: { q: { type: 'choice', outcome_is_desirable: true, option_outcomes: Object.fromEntries([['__proto__', 'renewed'], ['constructor', 'churned']]) } },
+        questions: {
+          q: {
+            type: 'choice',
+            outcome_is_desirable: true,
+            option_outcomes: Object.fromEntries([
+              ['__proto__', 'renewed'],
+              ['constructor', 'churned'],
+            ]),
+          },
+        },
         cases: { ids: ['acct_0001'] },
       },
       key,
@@ -69,7 +80,9 @@ describe('reserved names in answer maps', () => {
   });
 
   it('preflight lists a column named __proto__ among its resolutions', async () => {
-    const renamed = rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k === 'tenure_months' ? '__proto__' : k, v])));
+    const renamed = rows.map((row) =>
+      Object.fromEntries(Object.entries(row).map(([k, v]) => [k === 'tenure_months' ? '__proto__' : k, v])),
+    );
     const added = await svc.post('/v1/add-dataset', { rows: renamed }, key);
     expect(added.status).toBe(200);
     const r = await svc.post('/v1/preflight', { dataset_id: added.body.dataset_id, outcome_column: 'churned' }, key);

@@ -69,7 +69,9 @@ describe('stored datasets', () => {
       expect(two.body.fits_run).toBe(0);
       expect(two.body.answers.q.cache).toBe('hit');
       expect(two.body.answers.q.model_ref).toBe(one.body.answers.q.model_ref);
-      expect(two.body.answers.q.cases.map((x: any) => [x.entity_id, x.p])).toEqual(one.body.answers.q.cases.map((x: any) => [x.entity_id, x.p]));
+      expect(two.body.answers.q.cases.map((x: any) => [x.entity_id, x.p])).toEqual(
+        one.body.answers.q.cases.map((x: any) => [x.entity_id, x.p]),
+      );
       expect(two.body.answers.q.cases).toEqual(one.body.answers.q.cases);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

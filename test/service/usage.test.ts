@@ -26,7 +26,13 @@ const yesno = { q: { type: 'yesno', outcome_column: 'churned' } };
 describe('usage ledger', () => {
   it('an answered fit on own data is one fit and one decision per answered case; asking again adds decisions only', async () => {
     const { key, usage } = await workspace('answered');
-    const body = { data: { csv: loadSampleCsv('saas_churn') }, entity_column: 'customer_id', subject_kind: 'org', questions: yesno, cases: { ids: ['cust_0001', 'cust_0002'] } };
+    const body = {
+      data: { csv: loadSampleCsv('saas_churn') },
+      entity_column: 'customer_id',
+      subject_kind: 'org',
+      questions: yesno,
+      cases: { ids: ['cust_0001', 'cust_0002'] },
+    };
     const first = await svc.post('/v1/ask', body, key);
     expect(first.body.answers.q.state).toBe('answered');
     expect(first.body.billable_decisions).toBe(2);
@@ -40,14 +46,23 @@ describe('usage ledger', () => {
     const { key, usage } = await workspace('free');
     const refused = await svc.post(
       '/v1/ask',
-      { data: { csv: loadSampleCsv('coin_flips') }, entity_column: 'flip_id', subject_kind: 'other', questions: { q: { type: 'rank', outcome_column: 'responded' } } },
+      {
+        data: { csv: loadSampleCsv('coin_flips') },
+        entity_column: 'flip_id',
+        subject_kind: 'other',
+        questions: { q: { type: 'rank', outcome_column: 'responded' } },
+      },
       key,
     );
     expect(refused.status).toBe(200);
     expect(refused.body.answers.q.state).toBe('refused');
     expect(refused.body.fits_run).toBe(1);
     const rows = Array.from({ length: 40 }, (_, i) => ({ id: `r${i}`, x: i % 7, y: i % 3 === 0 ? 'yes' : 'no' }));
-    const notYet = await svc.post('/v1/ask', { data: { rows }, entity_column: 'id', subject_kind: 'other', questions: { q: { type: 'rank', outcome_column: 'y' } } }, key);
+    const notYet = await svc.post(
+      '/v1/ask',
+      { data: { rows }, entity_column: 'id', subject_kind: 'other', questions: { q: { type: 'rank', outcome_column: 'y' } } },
+      key,
+    );
     expect(notYet.body.answers.q.state).toBe('not_yet');
     expect(notYet.body.fits_run).toBe(1);
     expect(await usage()).toMatchObject({ fits: 0, decisions: 0 });
@@ -55,7 +70,17 @@ describe('usage ledger', () => {
 
   it('sample datasets are free: no fit and no decision charged', async () => {
     const { key, usage } = await workspace('samples');
-    const r = await svc.post('/v1/ask', { data: { dataset_id: 'sample:saas_churn' }, entity_column: 'customer_id', subject_kind: 'org', questions: yesno, cases: { ids: ['cust_0001'] } }, key);
+    const r = await svc.post(
+      '/v1/ask',
+      {
+        data: { dataset_id: 'sample:saas_churn' },
+        entity_column: 'customer_id',
+        subject_kind: 'org',
+        questions: yesno,
+        cases: { ids: ['cust_0001'] },
+      },
+      key,
+    );
     expect(r.body.answers.q.state).toBe('answered');
     expect(r.body.billable_decisions).toBe(0);
     expect(await usage()).toMatchObject({ fits: 0, decisions: 0 });
@@ -109,7 +134,17 @@ describe('the usage meter', () => {
     const dir = tempDir();
     const first = await startTestService({}, dir);
     const { key, workspace } = await createLiveKey(first.services.store, { workspaceName: 'close', now: Date.now() });
-    const r = await first.post('/v1/ask', { data: { csv: loadSampleCsv('saas_churn') }, entity_column: 'customer_id', subject_kind: 'org', questions: yesno, cases: { ids: ['cust_0001', 'cust_0002', 'cust_0003'] } }, key);
+    const r = await first.post(
+      '/v1/ask',
+      {
+        data: { csv: loadSampleCsv('saas_churn') },
+        entity_column: 'customer_id',
+        subject_kind: 'org',
+        questions: yesno,
+        cases: { ids: ['cust_0001', 'cust_0002', 'cust_0003'] },
+      },
+      key,
+    );
     expect(r.body.billable_decisions).toBe(3);
     await first.close(); // no flush before: close writes them
     const second = await startTestService({}, dir);

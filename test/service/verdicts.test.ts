@@ -79,7 +79,10 @@ describe('Verdicts from real asks', () => {
     expect(['unknown_key', 'invalid_signature']).toContain(r); // header kid still names the real key
     const header = JSON.parse(Buffer.from(verdicts[0].signature.protected, 'base64url').toString());
     const forged = Buffer.from(JSON.stringify({ ...header, kid: 'unknown-kid' })).toString('base64url');
-    const r2 = await svc.post('/v1/verify', { verdict: verdicts[0].verdict, signature: { ...verdicts[0].signature, protected: forged, kid: 'unknown-kid' } });
+    const r2 = await svc.post('/v1/verify', {
+      verdict: verdicts[0].verdict,
+      signature: { ...verdicts[0].signature, protected: forged, kid: 'unknown-kid' },
+    });
     expect(r2.body.status).toBe('unknown_key');
   });
 });

@@ -11,7 +11,13 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-const runs = ['run,at,tool,status', ...Array.from({ length: 60 }, (_, i) => `r${i},2024-06-${String(1 + (i % 28)).padStart(2, '0')},${['x', 'y'][i % 2]},${['ok', 'error', 'timeout'][i % 3]}`)].join('\n');
+const runs = [
+  'run,at,tool,status',
+  ...Array.from(
+    { length: 60 },
+    (_, i) => `r${i},2024-06-${String(1 + (i % 28)).padStart(2, '0')},${['x', 'y'][i % 2]},${['ok', 'error', 'timeout'][i % 3]}`,
+  ),
+].join('\n');
 const traces = (question: Record<string, unknown>) => ({
   data: { csv: runs },
   entity_column: 'run',
@@ -49,7 +55,14 @@ describe('shaped asks name the field at fault', () => {
   it('events: plain-number times are shape_invalid at time_column, saying what is accepted', async () => {
     const csv = ['id,at,event', ...Array.from({ length: 40 }, (_, i) => `c${i % 8},${2020 + (i % 5)},visit`)].join('\n');
     const body = await expectProblem(
-      { data: { csv }, entity_column: 'id', time_column: 'at', subject_kind: 'org', shape: { kind: 'events', label: { lapsed: true } }, questions: { q: { type: 'rank', outcome_column: 'lapsed_30d' } } },
+      {
+        data: { csv },
+        entity_column: 'id',
+        time_column: 'at',
+        subject_kind: 'org',
+        shape: { kind: 'events', label: { lapsed: true } },
+        questions: { q: { type: 'rank', outcome_column: 'lapsed_30d' } },
+      },
       'shape_invalid',
       'time_column',
     );

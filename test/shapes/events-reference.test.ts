@@ -42,7 +42,11 @@ function reference(log: Event[], horizon: number, lookbacks: number[], asOfText:
   const freq = new Map<string, number>();
   for (const e of kept) if (e.ev !== null && time(e) <= cutoff) freq.set(e.ev, (freq.get(e.ev) ?? 0) + 1);
   const cp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0); // these names are ASCII
-  const types = [...freq].sort((a, b) => b[1] - a[1] || cp(a[0], b[0])).slice(0, 20).map(([t]) => t).sort(cp);
+  const types = [...freq]
+    .sort((a, b) => b[1] - a[1] || cp(a[0], b[0]))
+    .slice(0, 20)
+    .map(([t]) => t)
+    .sort(cp);
   const ids = [...new Set(kept.map((e) => e.id))].sort(cp);
   const featuresAt = (rows: Event[], at: number): Record<string, Cell> => {
     const upTo = rows.filter((e) => time(e) <= at);
@@ -50,7 +54,9 @@ function reference(log: Event[], horizon: number, lookbacks: number[], asOfText:
     const out: Record<string, Cell> = {};
     for (const L of lookbacks) out[`event_count_${L}d`] = inWindow(L).length;
     for (const L of lookbacks) {
-      const amounts = inWindow(L).map((e) => e.amount).filter((x): x is number => x !== null);
+      const amounts = inWindow(L)
+        .map((e) => e.amount)
+        .filter((x): x is number => x !== null);
       const sum = amounts.reduce((a, b) => a + b, 0);
       out[`amount_sum_${L}d`] = sum;
       out[`amount_avg_${L}d`] = amounts.length ? sum / amounts.length : null;
@@ -93,7 +99,14 @@ describe('events read matches its readable definition', () => {
   it.each([1, 2, 3, 4, 5, 6])('on seeded log %i, for lapsed and named labels, as learned and as scored', (seed) => {
     const log = makeLog(seed, seed % 2 === 0);
     const s = settings[seed % 3];
-    const base = { kind: 'events', event_column: 'ev', value_columns: ['amount'], horizon_days: s.horizon, lookback_days: s.lookbacks, ...(s.asOf ? { as_of: s.asOf } : {}) };
+    const base = {
+      kind: 'events',
+      event_column: 'ev',
+      value_columns: ['amount'],
+      horizon_days: s.horizon,
+      lookback_days: s.lookbacks,
+      ...(s.asOf ? { as_of: s.asOf } : {}),
+    };
     const opts = { entityColumn: 'id', timeColumn: 'at' };
     const t = table(log as unknown as Record<string, Cell>[]);
 
@@ -102,9 +115,20 @@ describe('events read matches its readable definition', () => {
     expect(byId(lapsed.table, lapsed.outcomeColumn)).toEqual(want.train);
     expect(byId(lapsed.current!, lapsed.outcomeColumn)).toEqual(new Map([...want.current].map(([id, f]) => [id, { ...f, y: null }])));
 
-    const when = { any: [{ column: 'amount', op: '>=', value: 150 }, { column: 'channel', op: '==', value: 'store' }] };
+    const when = {
+      any: [
+        { column: 'amount', op: '>=', value: 150 },
+        { column: 'channel', op: '==', value: 'store' },
+      ],
+    };
     const named = shapeOf(t, { ...base, label: { name: 'big', when } }, opts);
-    const wantNamed = reference(log, s.horizon, s.lookbacks, s.asOf, (e) => (e.amount !== null && e.amount >= 150) || e.channel === 'store');
+    const wantNamed = reference(
+      log,
+      s.horizon,
+      s.lookbacks,
+      s.asOf,
+      (e) => (e.amount !== null && e.amount >= 150) || e.channel === 'store',
+    );
     expect(byId(named.table, named.outcomeColumn)).toEqual(wantNamed.train);
   });
 });

@@ -33,11 +33,22 @@ describe('events features (spec 2.5)', () => {
   it('names its columns stably: counts, value sums and averages, per-type counts, recency', () => {
     expect(rec.table.columns).toEqual([
       'cust',
-      'event_count_7d', 'event_count_30d',
-      'amount_sum_7d', 'amount_avg_7d', 'amount_sum_30d', 'amount_avg_30d',
-      'purchase_count_7d', 'purchase_count_30d', 'refund_count_7d', 'refund_count_30d',
-      'ticket_count_7d', 'ticket_count_30d', 'visit_count_7d', 'visit_count_30d',
-      'days_since_last_event', 'days_since_first_event',
+      'event_count_7d',
+      'event_count_30d',
+      'amount_sum_7d',
+      'amount_avg_7d',
+      'amount_sum_30d',
+      'amount_avg_30d',
+      'purchase_count_7d',
+      'purchase_count_30d',
+      'refund_count_7d',
+      'refund_count_30d',
+      'ticket_count_7d',
+      'ticket_count_30d',
+      'visit_count_7d',
+      'visit_count_30d',
+      'days_since_last_event',
+      'days_since_first_event',
       'lapsed_30d',
     ]);
     expect(rec.features).toEqual(rec.table.columns.slice(1, -1));
@@ -49,34 +60,74 @@ describe('events features (spec 2.5)', () => {
   it('reads a case from the windows before the cutoff (a day-60 event is outside the 30-day window ending day 90)', () => {
     expect(rowOf(rec, 'a')).toEqual({
       cust: 'a',
-      event_count_7d: 3, event_count_30d: 3,
-      amount_sum_7d: 60, amount_avg_7d: 30, amount_sum_30d: 60, amount_avg_30d: 30,
-      purchase_count_7d: 2, purchase_count_30d: 2, refund_count_7d: 0, refund_count_30d: 0,
-      ticket_count_7d: 1, ticket_count_30d: 1, visit_count_7d: 0, visit_count_30d: 0,
-      days_since_last_event: 1, days_since_first_event: 30,
+      event_count_7d: 3,
+      event_count_30d: 3,
+      amount_sum_7d: 60,
+      amount_avg_7d: 30,
+      amount_sum_30d: 60,
+      amount_avg_30d: 30,
+      purchase_count_7d: 2,
+      purchase_count_30d: 2,
+      refund_count_7d: 0,
+      refund_count_30d: 0,
+      ticket_count_7d: 1,
+      ticket_count_30d: 1,
+      visit_count_7d: 0,
+      visit_count_30d: 0,
+      days_since_last_event: 1,
+      days_since_first_event: 30,
       lapsed_30d: 0,
     });
   });
 
   it('counts an event exactly at the cutoff as history, and gives blank averages when a window has no amounts', () => {
     expect(rowOf(rec, 'b')).toMatchObject({
-      event_count_7d: 1, event_count_30d: 1, amount_sum_7d: 0, amount_avg_7d: null, visit_count_7d: 1,
-      days_since_last_event: 0, days_since_first_event: 80, lapsed_30d: 1,
+      event_count_7d: 1,
+      event_count_30d: 1,
+      amount_sum_7d: 0,
+      amount_avg_7d: null,
+      visit_count_7d: 1,
+      days_since_last_event: 0,
+      days_since_first_event: 80,
+      lapsed_30d: 1,
     });
   });
 
   it('ignores events after as_of, and leaves out entities first seen in the outcome window', () => {
     expect(rowOf(rec, 'd')).toMatchObject({ event_count_30d: 0, refund_count_30d: 0, days_since_last_event: 40, lapsed_30d: 1 });
     expect(col(rec.table, 'cust')).toEqual(['a', 'b', 'd']);
-    expect(rec.counts).toMatchObject({ input_rows: 10, after_as_of: 1, entities: 4, no_history: 1, cases: 3, rows: 3, labeled: 3, positives: 2 });
+    expect(rec.counts).toMatchObject({
+      input_rows: 10,
+      after_as_of: 1,
+      entities: 4,
+      no_history: 1,
+      cases: 3,
+      rows: 3,
+      labeled: 3,
+      positives: 2,
+    });
   });
 
   it('defaults as_of to the latest time and the windows to horizon 30, lookback [30, 90]', () => {
     const r = shapeOf(LOG, { kind: 'events', label: { lapsed: true } }, OPTS);
     expect(r.asOf).toBe(`${day(125)}T00:00:00.000Z`);
-    expect(r.table.columns).toEqual(['cust', 'event_count_30d', 'event_count_90d', 'days_since_last_event', 'days_since_first_event', 'lapsed_30d']);
+    expect(r.table.columns).toEqual([
+      'cust',
+      'event_count_30d',
+      'event_count_90d',
+      'days_since_last_event',
+      'days_since_first_event',
+      'lapsed_30d',
+    ]);
     // cutoff day 95, windows (65, 95] and (5, 95]: c (day 95) is now a case; a's day-100 event is in the outcome window.
-    expect(rowOf(r, 'a')).toEqual({ cust: 'a', event_count_30d: 3, event_count_90d: 4, days_since_last_event: 6, days_since_first_event: 35, lapsed_30d: 0 });
+    expect(rowOf(r, 'a')).toEqual({
+      cust: 'a',
+      event_count_30d: 3,
+      event_count_90d: 4,
+      days_since_last_event: 6,
+      days_since_first_event: 35,
+      lapsed_30d: 0,
+    });
     expect(rowOf(r, 'c')).toMatchObject({ event_count_30d: 1, days_since_last_event: 0, lapsed_30d: 1 });
     expect(rowOf(r, 'd')).toMatchObject({ lapsed_30d: 0 });
   });
@@ -106,11 +157,21 @@ describe('events labels (spec 2.5)', () => {
     { cust: 'e', at: day(120), event: 'refund', amount: 10, channel: 'phone' },
   ]);
   const named = (when: unknown, horizon = 30) =>
-    shapeOf(log, { kind: 'events', label: { name: 'big_buy', when }, horizon_days: horizon, as_of: day(120) }, { entityColumn: 'cust', timeColumn: 'at' });
-  const ys = (rec: ReturnType<typeof named>) => Object.fromEntries(col(rec.table, 'cust').map((id, i) => [id, col(rec.table, rec.outcomeColumn)[i]]));
+    shapeOf(
+      log,
+      { kind: 'events', label: { name: 'big_buy', when }, horizon_days: horizon, as_of: day(120) },
+      { entityColumn: 'cust', timeColumn: 'at' },
+    );
+  const ys = (rec: ReturnType<typeof named>) =>
+    Object.fromEntries(col(rec.table, 'cust').map((id, i) => [id, col(rec.table, rec.outcomeColumn)[i]]));
 
   it('names the outcome {name}_next_{H}d and marks a case when any event in the window matches', () => {
-    const rec = named({ all: [{ column: 'event', op: '==', value: 'purchase' }, { column: 'amount', op: '>=', value: 100 }] });
+    const rec = named({
+      all: [
+        { column: 'event', op: '==', value: 'purchase' },
+        { column: 'amount', op: '>=', value: 100 },
+      ],
+    });
     expect(rec.outcomeColumn).toBe('big_buy_next_30d');
     expect(ys(rec)).toEqual({ a: 1, b: 0, c: 0, e: 0 }); // c's "Purchase" is another spelling
   });
@@ -121,8 +182,25 @@ describe('events labels (spec 2.5)', () => {
   });
 
   it('supports any/all nesting, in, != and numbers compared as numbers', () => {
-    expect(ys(named({ any: [{ column: 'channel', op: 'in', value: ['store', 'phone'] }, { all: [{ column: 'amount', op: '>', value: 99 }, { column: 'channel', op: '!=', value: 'store' }] }] }))).toEqual({
-      a: 1, b: 1, c: 1, e: 1,
+    expect(
+      ys(
+        named({
+          any: [
+            { column: 'channel', op: 'in', value: ['store', 'phone'] },
+            {
+              all: [
+                { column: 'amount', op: '>', value: 99 },
+                { column: 'channel', op: '!=', value: 'store' },
+              ],
+            },
+          ],
+        }),
+      ),
+    ).toEqual({
+      a: 1,
+      b: 1,
+      c: 1,
+      e: 1,
     });
     expect(ys(named({ column: 'amount', op: '==', value: '300.0' }))).toEqual({ a: 0, b: 0, c: 1, e: 0 });
     expect(ys(named({ column: 'channel', op: 'in', value: ['app'] }))).toEqual({ a: 0, b: 0, c: 1, e: 0 });
@@ -143,10 +221,15 @@ describe('events labels (spec 2.5)', () => {
 describe('event types as columns', () => {
   it('slugs type names, resolves clashes with _2, and keeps the 20 most frequent types', () => {
     const rows = [];
-    for (let t = 0; t < 22; t++) for (let k = 0; k <= t; k++) rows.push({ cust: 'a', at: day(k), event: `Type ${String(t).padStart(2, '0')}` });
+    for (let t = 0; t < 22; t++)
+      for (let k = 0; k <= t; k++) rows.push({ cust: 'a', at: day(k), event: `Type ${String(t).padStart(2, '0')}` });
     for (let k = 0; k < 30; k++) rows.push({ cust: 'a', at: day(k), event: k % 2 ? 'Event' : 'event' });
     rows.push({ cust: 'a', at: day(200), event: 'late' });
-    const rec = shapeOf(table(rows), { kind: 'events', event_column: 'event', label: { lapsed: true }, lookback_days: [90, 365] }, { entityColumn: 'cust', timeColumn: 'at' });
+    const rec = shapeOf(
+      table(rows),
+      { kind: 'events', event_column: 'event', label: { lapsed: true }, lookback_days: [90, 365] },
+      { entityColumn: 'cust', timeColumn: 'at' },
+    );
     const typed = rec.features.filter((f) => /_count_90d(_\d+)?$/.test(f) && f !== 'event_count_90d');
     expect(typed).toHaveLength(20);
     expect(typed).not.toContain('type_00_count_90d'); // the four rarest types drop out
@@ -160,6 +243,16 @@ describe('event types as columns', () => {
 
   it('documents every events column pattern in SHAPE_FEATURES', () => {
     const names = SHAPE_FEATURES.events.map((f) => f.name);
-    expect(names).toEqual(expect.arrayContaining(['event_count_{L}d', '{v}_sum_{L}d', '{v}_avg_{L}d', '{type}_count_{L}d', 'days_since_last_event', 'lapsed_{H}d', '{name}_next_{H}d']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'event_count_{L}d',
+        '{v}_sum_{L}d',
+        '{v}_avg_{L}d',
+        '{type}_count_{L}d',
+        'days_since_last_event',
+        'lapsed_{H}d',
+        '{name}_next_{H}d',
+      ]),
+    );
   });
 });

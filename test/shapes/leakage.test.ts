@@ -25,14 +25,21 @@ describe('events: nothing in the outcome window or after as_of reaches a feature
       const id = `c${c}`;
       const positive = rng.chance(0.4);
       const n = rng.int(2, 8);
-      for (let k = 0; k < n; k++) rows.push({ id, at: iso(T0 + rng.int(60, 170) * DAY), event: rng.choice(['visit', 'buy']), amount: rng.int(1, 60) });
+      for (let k = 0; k < n; k++)
+        rows.push({ id, at: iso(T0 + rng.int(60, 170) * DAY), event: rng.choice(['visit', 'buy']), amount: rng.int(1, 60) });
       rows.push({ id, at: iso(T0 + rng.int(171, 200) * DAY), event: 'buy', amount: positive ? 150 : 20 });
       if (withAfter && positive) rows.push({ id, at: iso(T0 + 215 * DAY), event: 'vip', amount: 999 });
       if (placeSignalBefore && positive) rows.push({ id, at: iso(T0 + rng.int(150, 170) * DAY), event: 'vip', amount: 150 });
     }
     return table(rows);
   };
-  const shape = { kind: 'events', event_column: 'event', value_columns: ['amount'], label: { name: 'big_buy', when: { column: 'amount', op: '>=', value: 100 } }, as_of: iso(T0 + 200 * DAY) };
+  const shape = {
+    kind: 'events',
+    event_column: 'event',
+    value_columns: ['amount'],
+    label: { name: 'big_buy', when: { column: 'amount', op: '>=', value: 100 } },
+    as_of: iso(T0 + 200 * DAY),
+  };
   const opts = { entityColumn: 'id', timeColumn: 'at' };
 
   it('reads identical features whether or not rows after as_of exist', () => {
@@ -60,7 +67,8 @@ describe('series: a row never sees a later period', () => {
     const rows: Record<string, Cell>[] = [];
     for (let s = 0; s < 60; s++) {
       const v = Array.from({ length: 31 }, () => rng.int(0, 20));
-      for (let w = 0; w < 30; w++) rows.push({ id: `s${s}`, at: iso(T0 + 7 * w * DAY), v: v[w], y: (outcomeFromNow ? v[w] : v[w + 1]) > 10 ? 1 : 0 });
+      for (let w = 0; w < 30; w++)
+        rows.push({ id: `s${s}`, at: iso(T0 + 7 * w * DAY), v: v[w], y: (outcomeFromNow ? v[w] : v[w + 1]) > 10 ? 1 : 0 });
     }
     return table(rows);
   };
@@ -117,7 +125,8 @@ describe('panel: the label window and the traced column give no feature', () => 
     const rows: Record<string, Cell>[] = [];
     for (let a = 0; a < 800; a++) {
       const down = rng.chance(0.4);
-      for (let m = 0; m < 8; m++) rows.push({ id: `a${a}`, at: iso(Date.UTC(2024, m, 1)), usage: 100 - (down ? 8 * m : 0) + rng.int(0, 10), tickets: rng.int(0, 4) });
+      for (let m = 0; m < 8; m++)
+        rows.push({ id: `a${a}`, at: iso(Date.UTC(2024, m, 1)), usage: 100 - (down ? 8 * m : 0) + rng.int(0, 10), tickets: rng.int(0, 4) });
     }
     const t = table(rows);
     const rec = shapeOf(t, { kind: 'panel', label: { trend_of: 'usage' } }, opts);
@@ -146,7 +155,17 @@ describe('signals: a snapshot sees nothing after itself', () => {
     }
     return table(rows);
   };
-  const shape = { kind: 'signals', signal_columns: ['vib'], event_column: 'kind', event_start_column: 'from', event_end_column: 'to', windows: [1, 3, 7], snapshot_every: '1d', horizon: 3, as_of: iso(T0 + 40 * DAY) };
+  const shape = {
+    kind: 'signals',
+    signal_columns: ['vib'],
+    event_column: 'kind',
+    event_start_column: 'from',
+    event_end_column: 'to',
+    windows: [1, 3, 7],
+    snapshot_every: '1d',
+    horizon: 3,
+    as_of: iso(T0 + 40 * DAY),
+  };
   const opts = { entityColumn: 'id', timeColumn: 'at' };
 
   it('is refused when readings rise only after a fault starts', async () => {
@@ -172,7 +191,13 @@ describe('traces: a run never sees its own outcome or a later one', () => {
   const log = () => {
     const rng = new Prng(16);
     const rows: Record<string, Cell>[] = [];
-    for (let i = 0; i < 1200; i++) rows.push({ id: `r${String(i).padStart(4, '0')}`, at: iso(T0 + rng.int(0, 30 * 24) * 3_600_000), tool: `tool${rng.int(0, 299)}`, failed: rng.chance(0.35) ? 1 : 0 });
+    for (let i = 0; i < 1200; i++)
+      rows.push({
+        id: `r${String(i).padStart(4, '0')}`,
+        at: iso(T0 + rng.int(0, 30 * 24) * 3_600_000),
+        tool: `tool${rng.int(0, 299)}`,
+        failed: rng.chance(0.35) ? 1 : 0,
+      });
     return table(rows);
   };
   const opts = { entityColumn: 'id', timeColumn: 'at', question: q('failed') };
@@ -195,14 +220,18 @@ describe('traces: a run never sees its own outcome or a later one', () => {
     expect((await fitShaped(shapeOf(leaky, shape, opts))).state).toBe('answered');
   });
 
-  it('changes no earlier or same-time run when a run\'s outcome flips, and does change a later one', () => {
+  it("changes no earlier or same-time run when a run's outcome flips, and does change a later one", () => {
     // r0501 is moved to r0500's time and tool: a run of the same tool at the same time, named after it.
     const target = 'r0500';
     const base = log();
     const ids = col(base, 'id');
     const r0 = ids.indexOf(target);
     const twin = ids.indexOf('r0501');
-    const t = mapColumn(mapColumn(base, 'at', (v, r) => (r === twin ? col(base, 'at')[r0] : v)), 'tool', (v, r) => (r === twin ? col(base, 'tool')[r0] : v));
+    const t = mapColumn(
+      mapColumn(base, 'at', (v, r) => (r === twin ? col(base, 'at')[r0] : v)),
+      'tool',
+      (v, r) => (r === twin ? col(base, 'tool')[r0] : v),
+    );
     const a = shapeOf(t, shape, opts);
     const flipped = mapColumn(t, 'failed', (y, r) => (r === r0 ? 1 - (y as number) : y));
     const b = shapeOf(flipped, shape, opts);

@@ -5,7 +5,13 @@ import type { Cell } from '../../host/table/types.ts';
 import { day, q, shapeOf, shuffled, table } from './helpers.ts';
 
 /** A describe pattern as a regex: each `{...}` part is any text. */
-const patternRegex = (name: string) => new RegExp(`^${name.split(/\{[^}]+\}/).map((p) => p.replace(/[.*+?^$()|[\]\\]/g, '\\$&')).join('.+')}$`);
+const patternRegex = (name: string) =>
+  new RegExp(
+    `^${name
+      .split(/\{[^}]+\}/)
+      .map((p) => p.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+      .join('.+')}$`,
+  );
 const TAKEN = '{name}_{n}';
 
 /**
@@ -39,18 +45,32 @@ describe('feature names', () => {
   it('events: a type named event, and two spellings of one type, get documented suffixes in code point order', () => {
     const rows: Record<string, Cell>[] = [];
     for (let c = 0; c < 4; c++) {
-      for (let k = 0; k < 12; k++) rows.push({ id: `c${c}`, at: day(k * 10), ev: ['event', 'Page View', 'page_view', 'buy'][k % 4], amount: k });
+      for (let k = 0; k < 12; k++)
+        rows.push({ id: `c${c}`, at: day(k * 10), ev: ['event', 'Page View', 'page_view', 'buy'][k % 4], amount: k });
     }
     const shape = { kind: 'events', event_column: 'ev', value_columns: ['amount'], label: { lapsed: true } };
     const rec = shapeOf(table(rows), shape, { entityColumn: 'id', timeColumn: 'at' });
-    expect(expectDocumented('events', rec)).toEqual(['event_count_30d_2', 'event_count_90d_2', 'page_view_count_30d_2', 'page_view_count_90d_2']);
+    expect(expectDocumented('events', rec)).toEqual([
+      'event_count_30d_2',
+      'event_count_90d_2',
+      'page_view_count_30d_2',
+      'page_view_count_90d_2',
+    ]);
     // The same rows in another order name the same columns (Page View < event < page_view by code point).
-    for (const seed of [1, 2]) expect(shapeOf(shuffled(table(rows), seed), shape, { entityColumn: 'id', timeColumn: 'at' }).features).toEqual(rec.features);
+    for (const seed of [1, 2])
+      expect(shapeOf(shuffled(table(rows), seed), shape, { entityColumn: 'id', timeColumn: 'at' }).features).toEqual(rec.features);
   });
 
-  it('series, panel, signals and traces: names that clash with the record\'s own columns (or the entity column) are documented too', () => {
-    const series = table(Array.from({ length: 16 }, (_, i) => ({ id: i < 8 ? 'a' : 'b', at: day(7 * (i % 8)), v: i % 5, v_last: i, y: i % 2 })));
-    expect(expectDocumented('series', shapeOf(series, { kind: 'series', value_columns: ['v'], windows: [3, 6] }, { entityColumn: 'id', timeColumn: 'at' }))).toEqual(['v_last_2']);
+  it("series, panel, signals and traces: names that clash with the record's own columns (or the entity column) are documented too", () => {
+    const series = table(
+      Array.from({ length: 16 }, (_, i) => ({ id: i < 8 ? 'a' : 'b', at: day(7 * (i % 8)), v: i % 5, v_last: i, y: i % 2 })),
+    );
+    expect(
+      expectDocumented(
+        'series',
+        shapeOf(series, { kind: 'series', value_columns: ['v'], windows: [3, 6] }, { entityColumn: 'id', timeColumn: 'at' }),
+      ),
+    ).toEqual(['v_last_2']);
 
     // Panel makes names from its own columns only: a clash needs the entity column's name.
     const panel = table(Array.from({ length: 8 }, (_, i) => ({ u_mean: i < 4 ? 'a' : 'b', at: day(30 * (i % 4)), u: i, y: i % 2 })));
@@ -59,7 +79,11 @@ describe('feature names', () => {
 
     const readings = Array.from({ length: 10 }, (_, i) => ({ s_last: 'm', at: day(i), s: i, kind: null as string | null }));
     const signals = table([...readings, { s_last: 'm', at: day(5), s: null, kind: 'fault' }]);
-    const sig = shapeOf(signals, { kind: 'signals', signal_columns: ['s'], event_column: 'kind', windows: [1, 3, 7], snapshot_every: '1d', horizon: 1 }, { entityColumn: 's_last', timeColumn: 'at' });
+    const sig = shapeOf(
+      signals,
+      { kind: 'signals', signal_columns: ['s'], event_column: 'kind', windows: [1, 3, 7], snapshot_every: '1d', horizon: 1 },
+      { entityColumn: 's_last', timeColumn: 'at' },
+    );
     expect(expectDocumented('signals', sig)).toEqual(['s_last_2']);
 
     const traces = table([1, 2, 3].map((i) => ({ id: `r${i}`, at: day(i), tool: 'x', tool_prior_runs: i, failed: i % 2 })));
@@ -68,6 +92,7 @@ describe('feature names', () => {
   });
 
   it('documents the collision rule for every kind that makes names', () => {
-    for (const kind of ['events', 'series', 'panel', 'signals', 'traces'] as const) expect(SHAPE_FEATURES[kind].map((p) => p.name)).toContain(TAKEN);
+    for (const kind of ['events', 'series', 'panel', 'signals', 'traces'] as const)
+      expect(SHAPE_FEATURES[kind].map((p) => p.name)).toContain(TAKEN);
   });
 });

@@ -24,7 +24,11 @@ describe('Mann-Kendall (spec 2.5 trend_of)', () => {
 
 describe('panel trend_of', () => {
   const T = table([
-    ...rows('a', [5, 4, 4, 2], (m) => ({ tickets: [1, 3, null, 5][m], plan: ['pro', 'pro', null, 'basic'][m], churned: ['no', 'no', 'yes', 'no'][m] })),
+    ...rows('a', [5, 4, 4, 2], (m) => ({
+      tickets: [1, 3, null, 5][m],
+      plan: ['pro', 'pro', null, 'basic'][m],
+      churned: ['no', 'no', 'yes', 'no'][m],
+    })),
     ...rows('b', [1, 2, 3, 4, 5], () => ({ tickets: 0, plan: 'pro', churned: 'no' })),
     ...rows('c', [9, 1], () => ({ tickets: 2, plan: 'basic', churned: 'no' })),
   ]);
@@ -44,12 +48,31 @@ describe('panel trend_of', () => {
   it('summarises the other columns over all periods: numbers, yes/no shares, last categories', () => {
     const r = shapeOf(T, { kind: 'panel', label: { trend_of: 'usage' } }, OPTS);
     expect(r.table.columns).toEqual([
-      'acct', 'period_count',
-      'tickets_mean', 'tickets_min', 'tickets_max', 'tickets_last', 'tickets_change', 'tickets_slope',
-      'plan_last', 'churned_share', 'churned_last', 'usage_trend_down',
+      'acct',
+      'period_count',
+      'tickets_mean',
+      'tickets_min',
+      'tickets_max',
+      'tickets_last',
+      'tickets_change',
+      'tickets_slope',
+      'plan_last',
+      'churned_share',
+      'churned_last',
+      'usage_trend_down',
     ]);
     const a = rowOf(r, 'a');
-    expect(a).toMatchObject({ period_count: 4, tickets_mean: 3, tickets_min: 1, tickets_max: 5, tickets_last: 5, tickets_change: 4, plan_last: 'basic', churned_share: 0.25, churned_last: 0 });
+    expect(a).toMatchObject({
+      period_count: 4,
+      tickets_mean: 3,
+      tickets_min: 1,
+      tickets_max: 5,
+      tickets_last: 5,
+      tickets_change: 4,
+      plan_last: 'basic',
+      churned_share: 0.25,
+      churned_last: 0,
+    });
     expect(a.tickets_slope).toBeCloseTo(9 / 7, 12);
   });
 
@@ -80,7 +103,15 @@ describe('panel window_of', () => {
 
   it('reads the features from the periods before the window only', () => {
     const r = shapeOf(T, shape(), OPTS);
-    expect(rowOf(r, 'a')).toMatchObject({ period_count: 2, usage_mean: 15, usage_last: 20, usage_change: 10, usage_slope: 10, churned_share: 0, churned_last: 0 });
+    expect(rowOf(r, 'a')).toMatchObject({
+      period_count: 2,
+      usage_mean: 15,
+      usage_last: 20,
+      usage_change: 10,
+      usage_slope: 10,
+      churned_share: 0,
+      churned_last: 0,
+    });
     expect(rowOf(r, 'b')).toMatchObject({ churned_share: 0.5, churned_last: 0 });
     expect(r.counts).toMatchObject({ short_history: 1, cases: 2 });
   });

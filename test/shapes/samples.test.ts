@@ -16,14 +16,24 @@ import { col, fitShaped } from './helpers.ts';
 const csvOf = (name: string) => readFileSync(new URL(`../../samples/${name}.csv`, import.meta.url), 'utf8');
 
 /** Held-out AUC each sample's planted pattern must reach (measured values are well above). */
-const MIN_AUC: Record<string, number> = { customer_events: 0.8, store_weekly: 0.78, usage_panel: 0.9, sensor_stream: 0.9, agent_traces: 0.7 };
+const MIN_AUC: Record<string, number> = {
+  customer_events: 0.8,
+  store_weekly: 0.78,
+  usage_panel: 0.9,
+  sensor_stream: 0.9,
+  agent_traces: 0.7,
+};
 
 describe.each(SHAPE_SAMPLES.map((s) => [s.name, s] as const))('shape sample %s', (name, sample) => {
   const committed = csvOf(name);
   const ask = sample.try;
   const read = () => {
     const q = ask.questions.q as { outcome_column: string };
-    return applyShape(parseCsv(committed), ask.shape as Shape, { entityColumn: ask.entity_column, timeColumn: ask.time_column!, question: { field: 'questions.q', outcomeColumn: q.outcome_column } });
+    return applyShape(parseCsv(committed), ask.shape as Shape, {
+      entityColumn: ask.entity_column,
+      timeColumn: ask.time_column!,
+      question: { field: 'questions.q', outcomeColumn: q.outcome_column },
+    });
   };
 
   it('regenerates byte for byte, with LF line ends', () => {
@@ -77,14 +87,26 @@ describe.each(SHAPE_SAMPLES.map((s) => [s.name, s] as const))('shape sample %s',
 
 describe('shape sample specifics', () => {
   it('marks cust_0001 of customer_events as lapsed', () => {
-    const rec = applyShape(parseCsv(csvOf('customer_events')), SHAPE_SAMPLES[0].try.shape as Shape, { entityColumn: 'customer_id', timeColumn: 'date' });
+    const rec = applyShape(parseCsv(csvOf('customer_events')), SHAPE_SAMPLES[0].try.shape as Shape, {
+      entityColumn: 'customer_id',
+      timeColumn: 'date',
+    });
     const ids = col(rec.table, 'customer_id');
     expect(col(rec.table, 'lapsed_90d')[ids.indexOf('cust_0001')]).toBe(1);
   });
 
   it('uses only 0/1 or yes/no outcomes in the committed logs', () => {
-    for (const [name, column] of [['store_weekly', 6], ['agent_traces', 7]] as const) {
-      const values = new Set(csvOf(name).slice(0, -1).split('\n').slice(1).map((l) => l.split(',')[column]));
+    for (const [name, column] of [
+      ['store_weekly', 6],
+      ['agent_traces', 7],
+    ] as const) {
+      const values = new Set(
+        csvOf(name)
+          .slice(0, -1)
+          .split('\n')
+          .slice(1)
+          .map((l) => l.split(',')[column]),
+      );
       expect([...values].sort()).toEqual(['0', '1']);
     }
   });

@@ -17,9 +17,19 @@ describe('series features (spec 2.5)', () => {
 
   it('keeps the entity, the time, every other column (the outcome too), then the window features', () => {
     expect(rec.table.columns).toEqual([
-      'store', 'wk', 'region', 'out',
-      'sales_last', 'sales_mean_3p', 'sales_min_3p', 'sales_max_3p', 'sales_change_3p',
-      'sales_mean_6p', 'sales_min_6p', 'sales_max_6p', 'sales_change_6p',
+      'store',
+      'wk',
+      'region',
+      'out',
+      'sales_last',
+      'sales_mean_3p',
+      'sales_min_3p',
+      'sales_max_3p',
+      'sales_change_3p',
+      'sales_mean_6p',
+      'sales_min_6p',
+      'sales_max_6p',
+      'sales_change_6p',
     ]);
     expect(rec.kept).toEqual(['region', 'out']);
     expect(rec.timeColumn).toBe('wk');
@@ -28,13 +38,31 @@ describe('series features (spec 2.5)', () => {
 
   it('reads periods t-w+1..t for the row at t, skipping blanks', () => {
     expect(rowOf(rec, 'x', '2024-02-05T00:00:00.000Z')).toEqual({
-      store: 'x', wk: '2024-02-05T00:00:00.000Z', region: 'north', out: 1,
-      sales_last: 32, sales_mean_3p: 20, sales_min_3p: 8, sales_max_3p: 32, sales_change_3p: 24,
-      sales_mean_6p: 9.4, sales_min_6p: 1, sales_max_6p: 32, sales_change_6p: 31,
+      store: 'x',
+      wk: '2024-02-05T00:00:00.000Z',
+      region: 'north',
+      out: 1,
+      sales_last: 32,
+      sales_mean_3p: 20,
+      sales_min_3p: 8,
+      sales_max_3p: 32,
+      sales_change_3p: 24,
+      sales_mean_6p: 9.4,
+      sales_min_6p: 1,
+      sales_max_6p: 32,
+      sales_change_6p: 31,
     });
     expect(rowOf(rec, 'x', '2024-02-12T00:00:00.000Z')).toMatchObject({
-      out: 1, sales_last: 64, sales_mean_3p: 48, sales_min_3p: 32, sales_max_3p: 64, sales_change_3p: null,
-      sales_mean_6p: 22, sales_min_6p: 2, sales_max_6p: 64, sales_change_6p: 62,
+      out: 1,
+      sales_last: 64,
+      sales_mean_3p: 48,
+      sales_min_3p: 32,
+      sales_max_3p: 64,
+      sales_change_3p: null,
+      sales_mean_6p: 22,
+      sales_min_6p: 2,
+      sales_max_6p: 64,
+      sales_change_6p: 62,
     });
   });
 

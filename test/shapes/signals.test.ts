@@ -6,7 +6,15 @@ const H = 3_600_000;
 const T0 = Date.UTC(2024, 2, 1);
 const iso = (ms: number) => new Date(ms).toISOString();
 const VIB = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, null, 12, 13];
-const reading = (asset: string, i: number, vib: number | null) => ({ asset, ts: iso(T0 + 6 * i * H), vib, temp: 50, kind: null, start: null, end: null });
+const reading = (asset: string, i: number, vib: number | null) => ({
+  asset,
+  ts: iso(T0 + 6 * i * H),
+  vib,
+  temp: 50,
+  kind: null,
+  start: null,
+  end: null,
+});
 const ROWS = [
   ...VIB.map((v, i) => reading('m1', i, v)),
   { asset: 'm1', ts: iso(T0 + 51 * H), vib: null, temp: null, kind: 'fault', start: iso(T0 + 51 * H), end: iso(T0 + 57 * H) },
@@ -28,9 +36,23 @@ describe('signals snapshots (spec 2.5)', () => {
 
   it('names windows by their span and the outcome by the horizon', () => {
     expect(rec.table.columns).toEqual([
-      'asset', 'ts',
-      'vib_last', 'vib_mean_1d', 'vib_min_1d', 'vib_max_1d', 'vib_mean_3d', 'vib_min_3d', 'vib_max_3d', 'vib_mean_7d', 'vib_min_7d', 'vib_max_7d', 'vib_mean_1d_minus_7d',
-      'reading_count_7d', 'event_count_prior', 'days_since_last_event', 'in_event',
+      'asset',
+      'ts',
+      'vib_last',
+      'vib_mean_1d',
+      'vib_min_1d',
+      'vib_max_1d',
+      'vib_mean_3d',
+      'vib_min_3d',
+      'vib_max_3d',
+      'vib_mean_7d',
+      'vib_min_7d',
+      'vib_max_7d',
+      'vib_mean_1d_minus_7d',
+      'reading_count_7d',
+      'event_count_prior',
+      'days_since_last_event',
+      'in_event',
       'event_next_1d',
     ]);
     expect(rec.timeColumn).toBe('ts');
@@ -44,9 +66,23 @@ describe('signals snapshots (spec 2.5)', () => {
 
   it('reads windows that end at the snapshot, including it', () => {
     expect(rowOf(rec, 'm1', iso(T0 + 24 * H))).toEqual({
-      asset: 'm1', ts: iso(T0 + 24 * H),
-      vib_last: 5, vib_mean_1d: 3.5, vib_min_1d: 2, vib_max_1d: 5, vib_mean_3d: 3, vib_min_3d: 1, vib_max_3d: 5, vib_mean_7d: 3, vib_min_7d: 1, vib_max_7d: 5,
-      vib_mean_1d_minus_7d: 0.5, reading_count_7d: 5, event_count_prior: 0, days_since_last_event: null, in_event: 0,
+      asset: 'm1',
+      ts: iso(T0 + 24 * H),
+      vib_last: 5,
+      vib_mean_1d: 3.5,
+      vib_min_1d: 2,
+      vib_max_1d: 5,
+      vib_mean_3d: 3,
+      vib_min_3d: 1,
+      vib_max_3d: 5,
+      vib_mean_7d: 3,
+      vib_min_7d: 1,
+      vib_max_7d: 5,
+      vib_mean_1d_minus_7d: 0.5,
+      reading_count_7d: 5,
+      event_count_prior: 0,
+      days_since_last_event: null,
+      in_event: 0,
       event_next_1d: 0, // the fault starts at 03:00 on day 2, after the 24-hour horizon of day 1
     });
   });
@@ -57,7 +93,15 @@ describe('signals snapshots (spec 2.5)', () => {
 
   it('leaves the outcome blank when the horizon passes as_of, and counts past intervals', () => {
     const last = rowOf(rec, 'm1', iso(T0 + 72 * H));
-    expect(last).toMatchObject({ vib_last: 13, vib_min_1d: 10, vib_max_1d: 13, event_count_prior: 1, days_since_last_event: 21 / 24, in_event: 0, event_next_1d: null });
+    expect(last).toMatchObject({
+      vib_last: 13,
+      vib_min_1d: 10,
+      vib_max_1d: 13,
+      event_count_prior: 1,
+      days_since_last_event: 21 / 24,
+      in_event: 0,
+      event_next_1d: null,
+    });
     expect(last.vib_mean_1d).toBeCloseTo(35 / 3, 12);
     expect(last.vib_mean_7d).toBeCloseTo(80 / 12, 12);
   });

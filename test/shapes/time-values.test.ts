@@ -5,13 +5,22 @@ import { col, day, errorOf, q, shapeOf, table } from './helpers.ts';
 
 const basic = (iso: string) => iso.replace(/-/g, ''); // 2024-03-15 -> 20240315
 const EVENTS_SHAPE = { kind: 'events', event_column: 'ev', value_columns: ['amount'], label: { lapsed: true }, lookback_days: [7, 30] };
-const SIGNALS_SHAPE = { kind: 'signals', signal_columns: ['s'], event_column: 'kind', windows: [1, 3, 7], snapshot_every: '1d', horizon: 1 };
+const SIGNALS_SHAPE = {
+  kind: 'signals',
+  signal_columns: ['s'],
+  event_column: 'kind',
+  windows: [1, 3, 7],
+  snapshot_every: '1d',
+  horizon: 1,
+};
 const opts = { entityColumn: 'id', timeColumn: 'at' };
 
 /** An event log over 4 months, its times spelled by `spell`. */
 function events(spell: (d: number) => Cell) {
   const rows: Record<string, Cell>[] = [];
-  for (let c = 0; c < 6; c++) for (let k = 0; k < 8; k++) rows.push({ id: `c${c}`, at: spell(c * 3 + k * 14), ev: k % 3 ? 'visit' : 'buy', amount: k % 3 ? null : k });
+  for (let c = 0; c < 6; c++)
+    for (let k = 0; k < 8; k++)
+      rows.push({ id: `c${c}`, at: spell(c * 3 + k * 14), ev: k % 3 ? 'visit' : 'buy', amount: k % 3 ? null : k });
   return table(rows);
 }
 
@@ -24,11 +33,32 @@ function signals(spell: (d: number) => Cell) {
 
 describe('events and signals read ISO 8601 times only', () => {
   it('read ISO 8601 basic dates (text or number) and basic date-times like the extended form', () => {
-    for (const [make, shape] of [[events, EVENTS_SHAPE], [signals, SIGNALS_SHAPE]] as const) {
+    for (const [make, shape] of [
+      [events, EVENTS_SHAPE],
+      [signals, SIGNALS_SHAPE],
+    ] as const) {
       const reference = shapeOf(make(day), shape, opts);
-      expect(shapeOf(make((d) => basic(day(d))), shape, opts)).toEqual(reference);
-      expect(shapeOf(make((d) => Number(basic(day(d)))), shape, opts)).toEqual(reference);
-      expect(shapeOf(make((d) => `${basic(day(d))}T000000Z`), shape, opts)).toEqual(reference);
+      expect(
+        shapeOf(
+          make((d) => basic(day(d))),
+          shape,
+          opts,
+        ),
+      ).toEqual(reference);
+      expect(
+        shapeOf(
+          make((d) => Number(basic(day(d)))),
+          shape,
+          opts,
+        ),
+      ).toEqual(reference);
+      expect(
+        shapeOf(
+          make((d) => `${basic(day(d))}T000000Z`),
+          shape,
+          opts,
+        ),
+      ).toEqual(reference);
     }
   });
 
@@ -44,7 +74,10 @@ describe('events and signals read ISO 8601 times only', () => {
     ['epoch milliseconds', (d: number) => Date.UTC(2024, 0, 1) + d * 86_400_000],
     ['day numbers as text', (d: number) => String(d + 1)],
   ])('refuse plain numbers (%s), naming time_column, the value and what is accepted', (_, spell) => {
-    for (const [make, shape] of [[events, EVENTS_SHAPE], [signals, SIGNALS_SHAPE]] as const) {
+    for (const [make, shape] of [
+      [events, EVENTS_SHAPE],
+      [signals, SIGNALS_SHAPE],
+    ] as const) {
       const t = make(spell);
       const e = errorOf(() => shapeOf(t, shape, opts));
       expect([e.code, e.field]).toEqual(['shape_invalid', 'time_column']);
@@ -56,7 +89,10 @@ describe('events and signals read ISO 8601 times only', () => {
   });
 
   it('refuse plain numbers in an interval start column, naming it', () => {
-    const t = table([...Array.from({ length: 6 }, (_, i) => ({ id: 'm', at: day(i), s: i, kind: null, from: null })), { id: 'm', at: day(3), s: null, kind: 'fault', from: 3 }]);
+    const t = table([
+      ...Array.from({ length: 6 }, (_, i) => ({ id: 'm', at: day(i), s: i, kind: null, from: null })),
+      { id: 'm', at: day(3), s: null, kind: 'fault', from: 3 },
+    ]);
     const e = errorOf(() => shapeOf(t, { ...SIGNALS_SHAPE, event_start_column: 'from' }, opts));
     expect([e.code, e.field]).toEqual(['shape_invalid', 'shape.event_start_column']);
   });
@@ -68,25 +104,49 @@ describe('series, panel and traces may order periods by plain numbers', () => {
   const series = { kind: 'series', value_columns: ['v'], windows: [3, 6] };
 
   it('series: reads periods 1..8 in numeric order and writes them back as numbers', () => {
-    const rec = shapeOf(periods((i) => String(10 - i)), series, opts); // periods 10 down to 3, as text
+    const rec = shapeOf(
+      periods((i) => String(10 - i)),
+      series,
+      opts,
+    ); // periods 10 down to 3, as text
     // The widest window (6) is first full at the 6th period in numeric order: 8 (as text, "10" < "8").
     expect(col(rec.table, 'at').slice(0, 3)).toEqual([8, 9, 10]);
     expect(rec.asOf).toBe('10');
-    const asDates = shapeOf(periods((i) => day(-7 * i)), series, opts);
+    const asDates = shapeOf(
+      periods((i) => day(-7 * i)),
+      series,
+      opts,
+    );
     expect(col(rec.table, 'v_mean_3p')).toEqual(col(asDates.table, 'v_mean_3p'));
   });
 
   it('series: writes basic-form dates back as ISO 8601, not as numbers', () => {
-    const rec = shapeOf(periods((i) => Number(basic(day(7 * i)))), series, opts);
+    const rec = shapeOf(
+      periods((i) => Number(basic(day(7 * i)))),
+      series,
+      opts,
+    );
     expect(col(rec.table, 'at')[0]).toBe(`${day(35)}T00:00:00.000Z`);
-    expect(shapeOf(periods((i) => day(7 * i)), series, opts)).toEqual(rec);
+    expect(
+      shapeOf(
+        periods((i) => day(7 * i)),
+        series,
+        opts,
+      ),
+    ).toEqual(rec);
   });
 
   it('panel and traces: take plain-number periods', () => {
-    const panel = shapeOf(periods((i) => i), { kind: 'panel', label: { window_of: 'y' } }, opts);
+    const panel = shapeOf(
+      periods((i) => i),
+      { kind: 'panel', label: { window_of: 'y' } },
+      opts,
+    );
     expect(panel.counts.cases).toBe(2);
     const runs = table([1, 2, 3].map((i) => ({ id: `r${i}`, at: i, tool: 'x', failed: i % 2 })));
-    expect(col(shapeOf(runs, { kind: 'traces', tool_column: 'tool' }, { ...opts, question: q('failed') }).table, 'tool_prior_runs')).toEqual([0, 1, 2]);
+    expect(
+      col(shapeOf(runs, { kind: 'traces', tool_column: 'tool' }, { ...opts, question: q('failed') }).table, 'tool_prior_runs'),
+    ).toEqual([0, 1, 2]);
   });
 
   it('refuse a column that mixes ISO 8601 times and plain numbers, quoting one of each', () => {

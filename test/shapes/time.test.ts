@@ -29,7 +29,8 @@ function build(): Record<string, { t: RawTable; shape: Record<string, unknown>; 
     const id = `c${c}`;
     for (let k = 0; k < 6; k++) events.push({ id, at: d(rng.int(0, 120)), event: rng.choice(['visit', 'buy']), amount: rng.int(1, 9) });
     for (let w = 0; w < 8; w++) series.push({ id, at: d(7 * w), v: rng.int(0, 20), y: rng.int(0, 1) });
-    for (let m = 0; m < 5; m++) panel.push({ id, at: d(30 * m), u: rng.int(0, 50) - 5 * m * (c % 2), t: rng.int(0, 3), churned: rng.chance(0.3) ? 'yes' : 'no' });
+    for (let m = 0; m < 5; m++)
+      panel.push({ id, at: d(30 * m), u: rng.int(0, 50) - 5 * m * (c % 2), t: rng.int(0, 3), churned: rng.chance(0.3) ? 'yes' : 'no' });
     for (let k = 0; k < 12; k++) signals.push({ id, at: d(k), s: rng.int(0, 9), kind: null, from: null, to: null });
     const f = rng.int(4, 11);
     signals.push({ id, at: d(f), s: null, kind: 'fault', from: d(f), to: d(f + 1) });
@@ -37,16 +38,36 @@ function build(): Record<string, { t: RawTable; shape: Record<string, unknown>; 
   }
   const o = { entityColumn: 'id', timeColumn: 'at' };
   return {
-    events: { t: table(events), shape: { kind: 'events', event_column: 'event', value_columns: ['amount'], label: { lapsed: true }, as_of: 'AS_OF' }, opts: o, times: ['at'] },
+    events: {
+      t: table(events),
+      shape: { kind: 'events', event_column: 'event', value_columns: ['amount'], label: { lapsed: true }, as_of: 'AS_OF' },
+      opts: o,
+      times: ['at'],
+    },
     series: { t: table(series), shape: { kind: 'series', value_columns: ['v'], windows: [3, 6] }, opts: o, times: ['at'] },
     panel: { t: table(panel), shape: { kind: 'panel', label: { window_of: 'churned', periods: 2 } }, opts: o, times: ['at'] },
     signals: {
       t: table(signals),
-      shape: { kind: 'signals', signal_columns: ['s'], event_column: 'kind', event_start_column: 'from', event_end_column: 'to', windows: [1, 3, 7], snapshot_every: '1d', horizon: 1, as_of: 'AS_OF' },
+      shape: {
+        kind: 'signals',
+        signal_columns: ['s'],
+        event_column: 'kind',
+        event_start_column: 'from',
+        event_end_column: 'to',
+        windows: [1, 3, 7],
+        snapshot_every: '1d',
+        horizon: 1,
+        as_of: 'AS_OF',
+      },
       opts: o,
       times: ['at', 'from', 'to'],
     },
-    traces: { t: table(traces), shape: { kind: 'traces', agent_column: 'agent', tool_column: 'tool' }, opts: { ...o, question: q('failed') }, times: ['at'] },
+    traces: {
+      t: table(traces),
+      shape: { kind: 'traces', agent_column: 'agent', tool_column: 'tool' },
+      opts: { ...o, question: q('failed') },
+      times: ['at'],
+    },
   };
 }
 

@@ -18,11 +18,24 @@ describe('traces (spec 2.5)', () => {
 
   it('keeps every run column and adds prior runs, prior rate and recent rate per role and agent_task', () => {
     expect(rec.table.columns).toEqual([
-      'run', 'ts', 'agent', 'task', 'tool', 'failed',
-      'agent_prior_runs', 'agent_prior_rate', 'agent_recent_rate',
-      'task_prior_runs', 'task_prior_rate', 'task_recent_rate',
-      'tool_prior_runs', 'tool_prior_rate', 'tool_recent_rate',
-      'agent_task_prior_runs', 'agent_task_prior_rate', 'agent_task_recent_rate',
+      'run',
+      'ts',
+      'agent',
+      'task',
+      'tool',
+      'failed',
+      'agent_prior_runs',
+      'agent_prior_rate',
+      'agent_recent_rate',
+      'task_prior_runs',
+      'task_prior_rate',
+      'task_recent_rate',
+      'tool_prior_runs',
+      'tool_prior_rate',
+      'tool_recent_rate',
+      'agent_task_prior_runs',
+      'agent_task_prior_rate',
+      'agent_task_recent_rate',
     ]);
     expect(rec.outcomeColumn).toBe('failed');
     expect(rec.timeColumn).toBe('ts');
@@ -35,18 +48,31 @@ describe('traces (spec 2.5)', () => {
 
   it('reads runs at the same time together: r0 and r2 see r1, never each other', () => {
     expect(rowOf(rec, 'r0')).toMatchObject({ agent_prior_runs: 1, agent_prior_rate: 1, agent_task_prior_runs: 1, tool_prior_runs: 1 });
-    expect(rowOf(rec, 'r2')).toMatchObject({ agent_prior_runs: 1, agent_prior_rate: 1, task_prior_runs: 0, task_prior_rate: null, tool_prior_runs: 0 });
+    expect(rowOf(rec, 'r2')).toMatchObject({
+      agent_prior_runs: 1,
+      agent_prior_rate: 1,
+      task_prior_runs: 0,
+      task_prior_rate: null,
+      tool_prior_runs: 0,
+    });
   });
 
-  it('gives runs on one date none of each other\'s outcomes, however they are named', () => {
+  it("gives runs on one date none of each other's outcomes, however they are named", () => {
     const day = (ids: string[]) =>
-      shapeOf(table(ids.map((run, i) => ({ run, ts: '2024-06-01', tool: 'x', failed: [1, 1, 0][i] }))), { kind: 'traces', tool_column: 'tool' }, OPTS);
+      shapeOf(
+        table(ids.map((run, i) => ({ run, ts: '2024-06-01', tool: 'x', failed: [1, 1, 0][i] }))),
+        { kind: 'traces', tool_column: 'tool' },
+        OPTS,
+      );
     const a = day(['r1', 'r2', 'r3']);
     expect(col(a.table, 'tool_prior_runs')).toEqual([0, 0, 0]);
     expect(col(a.table, 'tool_prior_rate')).toEqual([null, null, null]);
     // The same runs named the other way round: each run (by its outcome) reads the same.
     const b = day(['r3', 'r2', 'r1']);
-    const byOutcome = (rec: typeof a) => col(rec.table, 'failed').map((y, i) => [y, col(rec.table, 'tool_prior_runs')[i], col(rec.table, 'tool_recent_rate')[i]]).sort();
+    const byOutcome = (rec: typeof a) =>
+      col(rec.table, 'failed')
+        .map((y, i) => [y, col(rec.table, 'tool_prior_runs')[i], col(rec.table, 'tool_recent_rate')[i]])
+        .sort();
     expect(byOutcome(b)).toEqual(byOutcome(a));
   });
 
@@ -58,12 +84,24 @@ describe('traces (spec 2.5)', () => {
 
   it('skips runs without an outcome in later rates', () => {
     expect(rowOf(rec, 'r3')).toMatchObject({ agent_prior_runs: 0, task_prior_runs: 2, task_prior_rate: 1, tool_prior_runs: 2 });
-    expect(rowOf(rec, 'r4')).toMatchObject({ agent_prior_runs: 3, agent_prior_rate: 2 / 3, task_prior_runs: 2, tool_prior_runs: 2, agent_task_prior_runs: 2, agent_task_prior_rate: 1 });
+    expect(rowOf(rec, 'r4')).toMatchObject({
+      agent_prior_runs: 3,
+      agent_prior_rate: 2 / 3,
+      task_prior_runs: 2,
+      tool_prior_runs: 2,
+      agent_task_prior_runs: 2,
+      agent_task_prior_rate: 1,
+    });
     expect(rec.counts).toMatchObject({ rows: 5, cases: 5, labeled: 4, positives: 2 });
   });
 
   it('reads the recent rate over the last 20 earlier runs of a key', () => {
-    const rows = Array.from({ length: 26 }, (_, i) => ({ run: `r${String(i).padStart(2, '0')}`, ts: at(i), tool: 'x', failed: i < 5 ? 1 : 0 }));
+    const rows = Array.from({ length: 26 }, (_, i) => ({
+      run: `r${String(i).padStart(2, '0')}`,
+      ts: at(i),
+      tool: 'x',
+      failed: i < 5 ? 1 : 0,
+    }));
     const r = shapeOf(table(rows), { kind: 'traces', tool_column: 'tool' }, { entityColumn: 'run', timeColumn: 'ts' });
     expect(r.outcomeColumn).toBe('failed'); // the only yes/no column
     expect(rowOf(r, 'r25')).toMatchObject({ tool_prior_runs: 25, tool_prior_rate: 0.2, tool_recent_rate: 0 });

@@ -47,8 +47,22 @@ describe('when leaves', () => {
 
 describe('when nesting', () => {
   it('all needs every item, any one of them, to any depth', () => {
-    expect(hits({ all: [{ column: 'amount', op: '>', value: 50 }, { column: 'flag', op: '==', value: false }] })).toEqual([1]);
-    expect(hits({ any: [{ column: 'kind', op: '==', value: 'visit' }, { all: [{ column: 'code', op: '==', value: 'b' }, { any: [{ column: 'flag', op: '==', value: true }] }] }] })).toEqual([0, 2, 3]);
+    expect(
+      hits({
+        all: [
+          { column: 'amount', op: '>', value: 50 },
+          { column: 'flag', op: '==', value: false },
+        ],
+      }),
+    ).toEqual([1]);
+    expect(
+      hits({
+        any: [
+          { column: 'kind', op: '==', value: 'visit' },
+          { all: [{ column: 'code', op: '==', value: 'b' }, { any: [{ column: 'flag', op: '==', value: true }] }] },
+        ],
+      }),
+    ).toEqual([0, 2, 3]);
   });
 });
 

@@ -55,7 +55,14 @@ const structures: [string, unknown, string][] = [
   ['nested and sorted at every level', { z: [1, { y: null, x: true }], a: false }, '{"a":false,"z":[1,{"x":true,"y":null}]}'],
   ['undefined properties omitted', { a: undefined, b: 1 }, '{"b":1}'],
   ['a __proto__ key is a key like any other', JSON.parse('{"z":1,"__proto__":{"b":2,"a":1}}'), '{"__proto__":{"a":1,"b":2},"z":1}'],
-  ['repeated (non-cyclic) references allowed', (() => { const s = { k: 1 }; return [s, s]; })(), '[{"k":1},{"k":1}]'],
+  [
+    'repeated (non-cyclic) references allowed',
+    (() => {
+      const s = { k: 1 };
+      return [s, s];
+    })(),
+    '[{"k":1},{"k":1}]',
+  ],
 ];
 
 const cyclic: Record<string, unknown> = {};
@@ -94,9 +101,9 @@ describe('canonicalJson', () => {
   });
 
   it('writes only printable ASCII', () => {
-    const out = canonicalJson({ 'ключ': ['значение', '\u0000', '𝄞', 0.25] });
+    const out = canonicalJson({ ключ: ['значение', '\u0000', '𝄞', 0.25] });
     expect(out).toMatch(/^[\x20-\x7e]*$/);
-    expect(JSON.parse(out)).toEqual({ 'ключ': ['значение', '\u0000', '𝄞', 0.25] });
+    expect(JSON.parse(out)).toEqual({ ключ: ['значение', '\u0000', '𝄞', 0.25] });
   });
 
   it('round-trips every number to the same double', () => {
@@ -108,7 +115,7 @@ describe('canonicalJson fast path', () => {
   it('writes exactly what the reference writer writes, for seeded random documents', async () => {
     const { canonicalJsonReference } = await import('../../host/signing/canonical-json.ts');
     let seed = 12345;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     const leaf = (): unknown => {
       const k = Math.floor(rnd() * 7);
       if (k === 0) return Math.floor(rnd() * 1e6) - 5e5;
@@ -136,7 +143,7 @@ describe('canonicalJson fast path', () => {
   it('writes exactly what the reference writer writes for documents built in canonical key order (the straight path)', async () => {
     const { canonicalJsonReference, compareCodePoints } = await import('../../host/signing/canonical-json.ts');
     let seed = 777;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     const texts = ['plain', 'é', 'tab\there', 'nul\u0000', 'del\u007f', '😀', 'lone \ud800', 'line\u2028sep', '\uffff', ''];
     const leaf = (): unknown => {
       const k = Math.floor(rnd() * 5);
@@ -170,7 +177,7 @@ describe('canonicalJsonShared', () => {
   it('writes what canonicalJson writes, for documents that share frozen and unfrozen parts', async () => {
     const { canonicalJsonShared } = await import('../../host/signing/canonical-json.ts');
     let seed = 99;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     const leaf = () => [1e-7, 0.5, 'é', 'plain', null, true, -3, '😀'][Math.floor(rnd() * 8)];
     let pool: object[] = [];
     const build = (depth: number): unknown => {

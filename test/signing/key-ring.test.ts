@@ -44,7 +44,12 @@ describe('KeyRing', () => {
     const newKid = await ring.rotate();
     expect(newKid).not.toBe(oldKid);
     expect(ring.activeKid).toBe(newKid);
-    expect(ring.jwks().keys.map((k) => k.kid).sort()).toEqual([oldKid, newKid].sort());
+    expect(
+      ring
+        .jwks()
+        .keys.map((k) => k.kid)
+        .sort(),
+    ).toEqual([oldKid, newKid].sort());
     expect(ring.publicKey(oldKid)).toBeDefined();
     const saved = await store.loadKeys();
     expect(saved.find((k) => k.kid === oldKid)?.retired_at).toBe('2030-01-02T03:04:05.000Z');

@@ -1,14 +1,7 @@
 // Verdict signatures: RFC 7797 detached JWS checked offline by jose, and svc_verify's status order (wire.md, spec 4.7).
 import { describe, it, expect } from 'vitest';
 import { flattenedVerify, importJWK } from 'jose';
-import {
-  KeyRing,
-  MemorySigningKeyStore,
-  canonicalJson,
-  newVerdictId,
-  signVerdict,
-  verifyVerdict,
-} from '../../host/signing/index.ts';
+import { KeyRing, MemorySigningKeyStore, canonicalJson, newVerdictId, signVerdict, verifyVerdict } from '../../host/signing/index.ts';
 
 const COMPUTED = Date.parse('2030-01-01T00:00:00Z');
 const EXPIRES = Date.parse('2030-04-01T00:00:00Z');
@@ -107,11 +100,9 @@ describe('verifyVerdict', () => {
     const jwk = jwks.keys.find((k: { kid: string }) => k.kid === signature.kid);
     const key = await importJWK(jwk, 'EdDSA');
     const payload = new TextEncoder().encode(canonicalJson(verdict));
-    const result = await flattenedVerify(
-      { protected: signature.protected, payload, signature: signature.signature },
-      key,
-      { algorithms: ['EdDSA'] },
-    );
+    const result = await flattenedVerify({ protected: signature.protected, payload, signature: signature.signature }, key, {
+      algorithms: ['EdDSA'],
+    });
     expect(result.protectedHeader).toMatchObject({ alg: 'EdDSA', b64: false, crit: ['b64'], kid: signature.kid });
     expect(new TextDecoder().decode(result.payload)).toBe(canonicalJson(verdict));
   });
@@ -121,9 +112,7 @@ describe('verifyVerdict', () => {
     const key = await importJWK(ring.jwks().keys[0], 'EdDSA');
     const tampered = { ...verdict, question: 'other' };
     const payload = new TextEncoder().encode(canonicalJson(tampered));
-    await expect(
-      flattenedVerify({ protected: signature.protected, payload, signature: signature.signature }, key),
-    ).rejects.toThrow();
+    await expect(flattenedVerify({ protected: signature.protected, payload, signature: signature.signature }, key)).rejects.toThrow();
   });
 
   it('gives invalid_signature when any number in the verdict changes, by 1 or by one ulp', async () => {

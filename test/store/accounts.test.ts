@@ -22,11 +22,20 @@ describe('api keys', () => {
     const b = await store.createWorkspace('b', T0);
     const secret = 'svck_live_abcdefghijklmnopqrstuvwxyz';
     const key = await store.createApiKey({
-      key_hash: sha256(secret), prefix: secret.slice(0, 14), workspace_id: a.id, mode: 'live',
-      scopes: ['write:outcomes'], created_at: T0,
+      key_hash: sha256(secret),
+      prefix: secret.slice(0, 14),
+      workspace_id: a.id,
+      mode: 'live',
+      scopes: ['write:outcomes'],
+      created_at: T0,
     });
     const other = await store.createApiKey({
-      key_hash: sha256('svck_test_x'), prefix: 'svck_test_x', workspace_id: b.id, mode: 'test', scopes: [], created_at: T0 + 1,
+      key_hash: sha256('svck_test_x'),
+      prefix: 'svck_test_x',
+      workspace_id: b.id,
+      mode: 'test',
+      scopes: [],
+      created_at: T0 + 1,
     });
     expect(key.id).toMatch(/^key_/);
     expect(await store.findApiKeyByHash(sha256(secret))).toEqual(key);
@@ -49,7 +58,11 @@ describe('api keys', () => {
 
 describe('signing keys', () => {
   const key = (kid: string, created_at: string) => ({
-    kid, private_jwk: `{"d":"${kid}"}`, public_jwk: `{"x":"${kid}"}`, created_at, retired_at: null,
+    kid,
+    private_jwk: `{"d":"${kid}"}`,
+    public_jwk: `{"x":"${kid}"}`,
+    created_at,
+    retired_at: null,
   });
 
   it('saves, loads in creation order, and retires', async () => {

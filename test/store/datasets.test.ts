@@ -4,7 +4,15 @@ import type { DatasetRecord, Store } from '../../host/store/index.ts';
 import { HOUR, openStore, T0, tempDir, text } from './helpers.ts';
 
 const dataset = (id: string, workspace_id: string, over: Partial<DatasetRecord> = {}): DatasetRecord => ({
-  id, workspace_id, status: 'open', columns: null, row_count: 0, filename: null, created_at: T0, last_used_at: T0, ...over,
+  id,
+  workspace_id,
+  status: 'open',
+  columns: null,
+  row_count: 0,
+  filename: null,
+  created_at: T0,
+  last_used_at: T0,
+  ...over,
 });
 
 async function pieces(store: Store, ws: string, id: string) {
@@ -25,10 +33,20 @@ describe('datasets', () => {
     const store = await openStore();
     await store.createDataset(dataset('ds_a', 'ws_1'));
     const r1 = await store.appendDatasetPiece({
-      workspace_id: 'ws_1', dataset_id: 'ds_a', seq: 1, content: 'a,b\n1,2\n', row_count: 1, columns: '["a","b"]', at: T0 + 1,
+      workspace_id: 'ws_1',
+      dataset_id: 'ds_a',
+      seq: 1,
+      content: 'a,b\n1,2\n',
+      row_count: 1,
+      columns: '["a","b"]',
+      at: T0 + 1,
     });
     const r2 = await store.appendDatasetPiece({
-      workspace_id: 'ws_1', dataset_id: 'ds_a', content: Buffer.from('3,4\n5,6\n'), row_count: 2, at: T0 + 2,
+      workspace_id: 'ws_1',
+      dataset_id: 'ds_a',
+      content: Buffer.from('3,4\n5,6\n'),
+      row_count: 2,
+      at: T0 + 2,
     });
     expect(r1).toMatchObject({ ok: true, seq: 1 });
     expect(r2).toMatchObject({ ok: true, seq: 2, dataset: { row_count: 3, columns: '["a","b"]', last_used_at: T0 + 2 } });
@@ -53,7 +71,13 @@ describe('datasets', () => {
     await store.createDataset(dataset('ds_u', 'ws_1', { status: 'awaiting_upload' }));
     expect(await store.sealDataset('ws_1', 'ds_u', T0)).toBe(false);
     const r = await store.appendDatasetPiece({
-      workspace_id: 'ws_1', dataset_id: 'ds_u', content: 'a\n1\n', row_count: 1, columns: '["a"]', status: 'ready', at: T0,
+      workspace_id: 'ws_1',
+      dataset_id: 'ds_u',
+      content: 'a\n1\n',
+      row_count: 1,
+      columns: '["a"]',
+      status: 'ready',
+      at: T0,
     });
     expect(r).toMatchObject({ ok: true, dataset: { status: 'ready', row_count: 1 } });
     const again = await store.appendDatasetPiece({ workspace_id: 'ws_1', dataset_id: 'ds_u', content: 'x', row_count: 1, at: T0 });

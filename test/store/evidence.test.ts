@@ -6,12 +6,28 @@ import { openStore, T0 } from './helpers.ts';
 const REF = 'mr1_' + 'a'.repeat(32);
 
 const outcome = (event_id: string | null, over: Partial<OutcomeRecord> = {}): OutcomeRecord => ({
-  workspace_id: 'ws_1', model_ref: REF, entity_id: 'c1', outcome: 1, observed_at: T0, event_id, created_at: T0, ...over,
+  workspace_id: 'ws_1',
+  model_ref: REF,
+  entity_id: 'c1',
+  outcome: 1,
+  observed_at: T0,
+  event_id,
+  created_at: T0,
+  ...over,
 });
 
 const attestation = (event_id: string, over: Partial<AttestationRecord> = {}): AttestationRecord => ({
-  workspace_id: 'ws_1', model_ref: REF, entity_id: 'c1', feature: 'tenure', direction: 'increase', compliant: true,
-  post_value: '12', acted_at: T0, event_id, created_at: T0, ...over,
+  workspace_id: 'ws_1',
+  model_ref: REF,
+  entity_id: 'c1',
+  feature: 'tenure',
+  direction: 'increase',
+  compliant: true,
+  post_value: '12',
+  acted_at: T0,
+  event_id,
+  created_at: T0,
+  ...over,
 });
 
 describe('usage ledger', () => {
@@ -34,11 +50,19 @@ describe('outcomes', () => {
   it('writes a batch and counts repeated event ids as duplicates', async () => {
     const store = await openStore();
     expect(await store.writeOutcomes([outcome('e1'), outcome('e2', { entity_id: 'c2', outcome: 0 })])).toEqual({
-      written: 2, duplicates: 0,
+      written: 2,
+      duplicates: 0,
     });
-    expect(await store.writeOutcomes([outcome('e2'), outcome('e3', { observed_at: T0 + 1 }), outcome('e3')])).toEqual({ written: 1, duplicates: 2 });
+    expect(await store.writeOutcomes([outcome('e2'), outcome('e3', { observed_at: T0 + 1 }), outcome('e3')])).toEqual({
+      written: 1,
+      duplicates: 2,
+    });
     const listed = await store.listOutcomes('ws_1', REF);
-    expect(listed.map((o) => [o.event_id, o.outcome])).toEqual([['e1', 1], ['e2', 0], ['e3', 1]]);
+    expect(listed.map((o) => [o.event_id, o.outcome])).toEqual([
+      ['e1', 1],
+      ['e2', 0],
+      ['e3', 1],
+    ]);
   });
 
   it('writes nothing when any item fails', async () => {

@@ -4,8 +4,14 @@ import type { NewModel } from '../../host/store/index.ts';
 import { openStore, T0, tempDir, text } from './helpers.ts';
 
 const model = (over: Partial<NewModel> = {}): NewModel => ({
-  model_ref: 'mr1_' + 'a'.repeat(32), workspace_id: 'ws_1', fit_key: 'fk_1', record_hash: 'rh_1',
-  bytes: Buffer.from('model-bytes'), meta: '{"state":"answered"}', created_at: T0, ...over,
+  model_ref: 'mr1_' + 'a'.repeat(32),
+  workspace_id: 'ws_1',
+  fit_key: 'fk_1',
+  record_hash: 'rh_1',
+  bytes: Buffer.from('model-bytes'),
+  meta: '{"state":"answered"}',
+  created_at: T0,
+  ...over,
 });
 
 describe('models', () => {

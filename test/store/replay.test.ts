@@ -4,8 +4,17 @@ import type { IdempotencyRecord } from '../../host/store/index.ts';
 import { HOUR, openStore, T0 } from './helpers.ts';
 
 const rec = (over: Partial<IdempotencyRecord> = {}): IdempotencyRecord => ({
-  workspace_id: 'ws_1', operation: 'svc_ask', key: 'k1', body_hash: 'h1', status_code: 202,
-  response: '{"status":"pending"}', task_id: 'tk_1', lease_owner: null, lease_until: null, created_at: T0, ...over,
+  workspace_id: 'ws_1',
+  operation: 'svc_ask',
+  key: 'k1',
+  body_hash: 'h1',
+  status_code: 202,
+  response: '{"status":"pending"}',
+  task_id: 'tk_1',
+  lease_owner: null,
+  lease_until: null,
+  created_at: T0,
+  ...over,
 });
 const inFlight = (over: Partial<IdempotencyRecord> = {}) =>
   rec({ status_code: 0, response: null, task_id: null, lease_owner: 'a', lease_until: T0 + 15_000, ...over });
@@ -79,7 +88,11 @@ describe('in-flight idempotency leases', () => {
     ]);
     expect([b, c].filter(Boolean)).toHaveLength(1);
     const winner = b ? 'b' : 'c';
-    expect(await store.getIdempotency('ws_1', 'svc_ask', 'k1')).toMatchObject({ status_code: 0, lease_owner: winner, lease_until: T0 + 30_001 });
+    expect(await store.getIdempotency('ws_1', 'svc_ask', 'k1')).toMatchObject({
+      status_code: 0,
+      lease_owner: winner,
+      lease_until: T0 + 30_001,
+    });
     // the first owner, alive after all, can no longer store its reply over the new owner's
     expect(await store.updateIdempotencyResponse('ws_1', 'svc_ask', 'k1', 200, '{"from":"a"}', 'a')).toBe(false);
     expect(await store.updateIdempotencyResponse('ws_1', 'svc_ask', 'k1', 200, '{"from":"new"}', winner)).toBe(true);

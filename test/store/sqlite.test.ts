@@ -54,7 +54,10 @@ describe('sqlite store', () => {
     for (const ws of ['ws_1', 'ws_2']) await db.run('INSERT INTO workspace_models VALUES (?, ?, ?, ?)', [ws, ref, base, T0]);
     await db.run('INSERT INTO answers VALUES (?, ?, ?, ?)', [`drift_${ref}`, 'ws_1', '{"pattern":"changed"}', T0]);
     await db.run('INSERT INTO answers VALUES (?, ?, ?, ?)', ['an_1', 'ws_1', '{"a":1}', T0]);
-    await db.run("INSERT INTO tasks (id, workspace_id, status, request, lease_owner, lease_until, created_at, updated_at) VALUES ('tk_1', 'ws_1', 'running', '{}', 'old', ?, ?, ?)", [T0 + 1, T0, T0]);
+    await db.run(
+      "INSERT INTO tasks (id, workspace_id, status, request, lease_owner, lease_until, created_at, updated_at) VALUES ('tk_1', 'ws_1', 'running', '{}', 'old', ?, ?, ?)",
+      [T0 + 1, T0, T0],
+    );
     await db.run("INSERT INTO idempotency_records VALUES ('ws_1', 'svc_ask', 'k1', 'h1', 0, NULL, NULL, ?)", [T0]);
     await db.close();
 
@@ -78,7 +81,15 @@ describe('sqlite store', () => {
   it('keeps concurrent writes out of a transaction that rolls back', async () => {
     const store = await openStore();
     const ws = await store.createWorkspace('w', T0);
-    const bad = { workspace_id: ws.id, model_ref: 'mr1_a', entity_id: 'e', outcome: 1 as const, observed_at: T0, event_id: 'e1', created_at: T0 };
+    const bad = {
+      workspace_id: ws.id,
+      model_ref: 'mr1_a',
+      entity_id: 'e',
+      outcome: 1 as const,
+      observed_at: T0,
+      event_id: 'e1',
+      created_at: T0,
+    };
     // The second item violates NOT NULL, so the batch rolls back, while an unrelated write runs alongside.
     const batch = store.writeOutcomes([bad, { ...bad, event_id: 'e2', entity_id: null as unknown as string }]);
     const other = store.createWorkspace('other', T0);
@@ -94,8 +105,6 @@ describe('sqlite store', () => {
       expect(renderMigration(m.sql, 'sqlite')).not.toMatch(/\{\{|BYTEA/);
     }
     expect(renderMigration(MIGRATIONS[0]!.sql, 'postgres')).toContain('content BYTEA NOT NULL');
-    expect(toNumberedPlaceholders('SELECT a FROM t WHERE b = ? AND c IN (?, ?)')).toBe(
-      'SELECT a FROM t WHERE b = $1 AND c IN ($2, $3)',
-    );
+    expect(toNumberedPlaceholders('SELECT a FROM t WHERE b = ? AND c IN (?, ?)')).toBe('SELECT a FROM t WHERE b = $1 AND c IN ($2, $3)');
   });
 });

@@ -7,15 +7,32 @@ describe('sweep', () => {
     const store = await openStore();
     const old = T0 - 25 * HOUR;
     const fresh = T0 - HOUR;
-    for (const [key, at] of [['old', old], ['fresh', fresh]] as const) {
+    for (const [key, at] of [
+      ['old', old],
+      ['fresh', fresh],
+    ] as const) {
       await store.putIdempotency({
-        workspace_id: 'ws_1', operation: 'svc_ask', key, body_hash: 'h', status_code: 200, response: '{}', task_id: null,
-        lease_owner: null, lease_until: null, created_at: at,
+        workspace_id: 'ws_1',
+        operation: 'svc_ask',
+        key,
+        body_hash: 'h',
+        status_code: 200,
+        response: '{}',
+        task_id: null,
+        lease_owner: null,
+        lease_until: null,
+        created_at: at,
       });
       await store.createTask({ id: `tk_${key}`, workspace_id: 'ws_1', request: '{}', created_at: at });
       await store.createDataset({
-        id: `ds_${key}`, workspace_id: 'ws_1', status: 'open', columns: null, row_count: 0, filename: null,
-        created_at: at, last_used_at: at,
+        id: `ds_${key}`,
+        workspace_id: 'ws_1',
+        status: 'open',
+        columns: null,
+        row_count: 0,
+        filename: null,
+        created_at: at,
+        last_used_at: at,
       });
     }
     // A task begun long ago but still renewing its lease stays.

@@ -41,7 +41,11 @@ describe('tasks', () => {
     const one = await openStore(dir);
     const two = await openStore(dir);
     const t = await one.createTask({
-      id: 'tk_1', workspace_id: 'ws_1', request: '{}', created_at: T0, lease: { owner: 'one', lease_until: T0 + 30_000 },
+      id: 'tk_1',
+      workspace_id: 'ws_1',
+      request: '{}',
+      created_at: T0,
+      lease: { owner: 'one', lease_until: T0 + 30_000 },
     });
     expect(t).toMatchObject({ status: 'running', lease_owner: 'one', lease_until: T0 + 30_000, attempts: 1 });
     expect(await two.getTask('ws_1', 'tk_1')).toEqual(t);
@@ -53,7 +57,13 @@ describe('tasks', () => {
 
   it('counts every claim as an attempt; a hand-back is claimable at once and not counted', async () => {
     const store = await openStore();
-    await store.createTask({ id: 'tk_1', workspace_id: 'ws_1', request: '{}', created_at: T0, lease: { owner: 'a', lease_until: T0 + 30_000 } });
+    await store.createTask({
+      id: 'tk_1',
+      workspace_id: 'ws_1',
+      request: '{}',
+      created_at: T0,
+      lease: { owner: 'a', lease_until: T0 + 30_000 },
+    });
     expect(await store.claimTask('tk_1', { owner: 'b', now: T0 + 30_001, ...LEASE })).toMatchObject({ attempts: 2, lease_owner: 'b' });
     expect(await store.claimTask('tk_1', { owner: 'c', now: T0 + 60_002, ...LEASE })).toMatchObject({ attempts: 3, lease_owner: 'c' });
     expect(await store.releaseTask('tk_1', 'b', T0 + 60_003)).toBe(false); // not b's any more
@@ -65,18 +75,42 @@ describe('tasks', () => {
   it('points the in-flight idempotency record at a new task in the same transaction, never over a stored reply', async () => {
     const store = await openStore();
     const idem = (key: string, status_code: number, response: string | null) => ({
-      workspace_id: 'ws_1', operation: 'svc_ask', key, body_hash: 'h', status_code, response, task_id: null,
-      lease_owner: status_code === 0 ? 'a' : null, lease_until: status_code === 0 ? T0 + 15_000 : null, created_at: T0,
+      workspace_id: 'ws_1',
+      operation: 'svc_ask',
+      key,
+      body_hash: 'h',
+      status_code,
+      response,
+      task_id: null,
+      lease_owner: status_code === 0 ? 'a' : null,
+      lease_until: status_code === 0 ? T0 + 15_000 : null,
+      created_at: T0,
     });
     await store.putIdempotency(idem('k1', 0, null));
     await store.putIdempotency(idem('k2', 200, '{"done":1}'));
     const lease = { owner: 'a', lease_until: T0 + 30_000 };
-    await store.createTask({ id: 'tk_1', workspace_id: 'ws_1', request: '{}', created_at: T0, lease,
-      idempotency: { operation: 'svc_ask', key: 'k1', status_code: 202, response: '{"task_id":"tk_1"}' } });
-    await store.createTask({ id: 'tk_2', workspace_id: 'ws_1', request: '{}', created_at: T0, lease,
-      idempotency: { operation: 'svc_ask', key: 'k2', status_code: 202, response: '{"task_id":"tk_2"}' } });
+    await store.createTask({
+      id: 'tk_1',
+      workspace_id: 'ws_1',
+      request: '{}',
+      created_at: T0,
+      lease,
+      idempotency: { operation: 'svc_ask', key: 'k1', status_code: 202, response: '{"task_id":"tk_1"}' },
+    });
+    await store.createTask({
+      id: 'tk_2',
+      workspace_id: 'ws_1',
+      request: '{}',
+      created_at: T0,
+      lease,
+      idempotency: { operation: 'svc_ask', key: 'k2', status_code: 202, response: '{"task_id":"tk_2"}' },
+    });
     expect(await store.getIdempotency('ws_1', 'svc_ask', 'k1')).toMatchObject({
-      status_code: 202, response: '{"task_id":"tk_1"}', task_id: 'tk_1', lease_owner: null, lease_until: null,
+      status_code: 202,
+      response: '{"task_id":"tk_1"}',
+      task_id: 'tk_1',
+      lease_owner: null,
+      lease_until: null,
     });
     expect(await store.getIdempotency('ws_1', 'svc_ask', 'k2')).toMatchObject({ status_code: 200, response: '{"done":1}', task_id: null });
   });
@@ -85,11 +119,25 @@ describe('tasks', () => {
     const store = await openStore();
     // 'a' started the call; its lease ran out and 'b' took the record over and runs the call itself
     await store.putIdempotency({
-      workspace_id: 'ws_1', operation: 'svc_ask', key: 'k1', body_hash: 'h', status_code: 0, response: null, task_id: null,
-      lease_owner: 'b', lease_until: T0 + 15_000, created_at: T0,
+      workspace_id: 'ws_1',
+      operation: 'svc_ask',
+      key: 'k1',
+      body_hash: 'h',
+      status_code: 0,
+      response: null,
+      task_id: null,
+      lease_owner: 'b',
+      lease_until: T0 + 15_000,
+      created_at: T0,
     });
-    await store.createTask({ id: 'tk_a', workspace_id: 'ws_1', request: '{}', created_at: T0, lease: { owner: 'a', lease_until: T0 + 30_000 },
-      idempotency: { operation: 'svc_ask', key: 'k1', status_code: 202, response: '{"task_id":"tk_a"}' } });
+    await store.createTask({
+      id: 'tk_a',
+      workspace_id: 'ws_1',
+      request: '{}',
+      created_at: T0,
+      lease: { owner: 'a', lease_until: T0 + 30_000 },
+      idempotency: { operation: 'svc_ask', key: 'k1', status_code: 202, response: '{"task_id":"tk_a"}' },
+    });
     expect(await store.getIdempotency('ws_1', 'svc_ask', 'k1')).toMatchObject({ status_code: 0, task_id: null, lease_owner: 'b' });
     expect(await store.getTask('ws_1', 'tk_a')).toMatchObject({ status: 'running', lease_owner: 'a' });
   });
@@ -97,8 +145,16 @@ describe('tasks', () => {
   it('forgets a key on request (a 5xx reply is not kept for its retries)', async () => {
     const store = await openStore();
     await store.putIdempotency({
-      workspace_id: 'ws_1', operation: 'svc_ask', key: 'k1', body_hash: 'h', status_code: 202, response: '{}', task_id: 'tk_1',
-      lease_owner: null, lease_until: null, created_at: T0,
+      workspace_id: 'ws_1',
+      operation: 'svc_ask',
+      key: 'k1',
+      body_hash: 'h',
+      status_code: 202,
+      response: '{}',
+      task_id: 'tk_1',
+      lease_owner: null,
+      lease_until: null,
+      created_at: T0,
     });
     expect(await store.deleteIdempotency('ws_1', 'svc_ask', 'k2')).toBe(false);
     expect(await store.deleteIdempotency('ws_2', 'svc_ask', 'k1')).toBe(false);

@@ -22,19 +22,51 @@ function errorOf(fn: () => unknown): ServiceError {
 
 describe('parseCsv reads valid CSV', () => {
   const cases: Array<[string, string, string[], string[][]]> = [
-    ['plain rows', 'a,b\n1,2\n3,4', ['a', 'b'], [['1', '2'], ['3', '4']]],
+    [
+      'plain rows',
+      'a,b\n1,2\n3,4',
+      ['a', 'b'],
+      [
+        ['1', '2'],
+        ['3', '4'],
+      ],
+    ],
     ['a trailing LF adds no row', 'a,b\n1,2\n', ['a', 'b'], [['1', '2']]],
-    ['CRLF line ends', 'a,b\r\n1,2\r\n3,4\r\n', ['a', 'b'], [['1', '2'], ['3', '4']]],
+    [
+      'CRLF line ends',
+      'a,b\r\n1,2\r\n3,4\r\n',
+      ['a', 'b'],
+      [
+        ['1', '2'],
+        ['3', '4'],
+      ],
+    ],
     ['a lone CR ends a line', 'a,b\r1,2\r', ['a', 'b'], [['1', '2']]],
     ['a leading BOM is dropped', '\uFEFFa,b\n1,2', ['a', 'b'], [['1', '2']]],
-    ['blank lines are skipped', '\n\na,b\n\n1,2\r\n\r\n  \n3,4\n\n', ['a', 'b'], [['1', '2'], ['3', '4']]],
+    [
+      'blank lines are skipped',
+      '\n\na,b\n\n1,2\r\n\r\n  \n3,4\n\n',
+      ['a', 'b'],
+      [
+        ['1', '2'],
+        ['3', '4'],
+      ],
+    ],
     ['header names are trimmed', ' a , b\t\n1,2', ['a', 'b'], [['1', '2']]],
     ['values keep their spaces', 'a,b\n 1 , x ', ['a', 'b'], [[' 1 ', ' x ']]],
     ['quoted fields hold commas', 'a,b\n"1,5",x', ['a', 'b'], [['1,5', 'x']]],
     ['doubled quotes are one quote', 'a\n"say ""hi"""', ['a'], [['say "hi"']]],
     ['quoted fields hold LF and CRLF', 'a,b\n"l1\nl2","x\r\ny"\n', ['a', 'b'], [['l1\nl2', 'x\r\ny']]],
     ['an empty quoted field', 'a,b\n"",x', ['a', 'b'], [['', 'x']]],
-    ['empty fields, including the last', 'a,b,c\n,,\n1,,', ['a', 'b', 'c'], [['', '', ''], ['1', '', '']]],
+    [
+      'empty fields, including the last',
+      'a,b,c\n,,\n1,,',
+      ['a', 'b', 'c'],
+      [
+        ['', '', ''],
+        ['1', '', ''],
+      ],
+    ],
     ['a quoted header name', '"a,1",b\n1,2', ['a,1', 'b'], [['1', '2']]],
     ['spaces after a closing quote', 'a,b\n"1"  ,2', ['a', 'b'], [['1', '2']]],
     ['a quote inside an unquoted field is kept', 'a\n5" pipe', ['a'], [['5" pipe']]],

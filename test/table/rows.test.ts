@@ -6,10 +6,19 @@ import { ServiceError } from '../../host/http/problem.ts';
 
 describe('rowsToTable', () => {
   it('takes the union of keys in first-appearance order; a missing key is null', () => {
-    const t = rowsToTable([{ id: 'a', x: 1 }, { id: 'b', y: true }, { x: null, id: 'c', z: 'q' }]);
+    const t = rowsToTable([
+      { id: 'a', x: 1 },
+      { id: 'b', y: true },
+      { x: null, id: 'c', z: 'q' },
+    ]);
     expect(t.columns).toEqual(['id', 'x', 'y', 'z']);
     expect(t.rowCount).toBe(3);
-    expect(t.data).toEqual([['a', 'b', 'c'], [1, null, null], [null, true, null], [null, null, 'q']]);
+    expect(t.data).toEqual([
+      ['a', 'b', 'c'],
+      [1, null, null],
+      [null, true, null],
+      [null, null, 'q'],
+    ]);
   });
 
   it('keeps an empty row as a row of missing values', () => {

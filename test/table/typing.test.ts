@@ -13,9 +13,27 @@ import {
 
 describe('isMissing', () => {
   const cases: Array<[unknown, boolean]> = [
-    [null, true], [undefined, true], ['', true], ['   ', true], ['NA', true], [' N/A ', true], ['n/a', true],
-    ['#N/A', true], ['NaN', true], ['nan', true], ['null', true], ['NULL', true], [NaN, true], [Infinity, true],
-    [-Infinity, true], [0, false], [false, false], ['0', false], ['none', false], ['Na', false], ['x', false],
+    [null, true],
+    [undefined, true],
+    ['', true],
+    ['   ', true],
+    ['NA', true],
+    [' N/A ', true],
+    ['n/a', true],
+    ['#N/A', true],
+    ['NaN', true],
+    ['nan', true],
+    ['null', true],
+    ['NULL', true],
+    [NaN, true],
+    [Infinity, true],
+    [-Infinity, true],
+    [0, false],
+    [false, false],
+    ['0', false],
+    ['none', false],
+    ['Na', false],
+    ['x', false],
   ];
   it.each(cases)('%j is missing: %s', (cell, expected) => {
     expect(isMissing(cell)).toBe(expected);
@@ -24,10 +42,35 @@ describe('isMissing', () => {
 
 describe('parseNumber', () => {
   const cases: Array<[unknown, number | null]> = [
-    ['12', 12], ['-3.5', -3.5], ['+2', 2], ['1e3', 1000], ['2.5E-2', 0.025], [' 4 ', 4], ['.5', 0.5], ['5.', 5],
-    ['007', 7], ['-0', 0], [-0, 0], [3.25, 3.25], ['0x10', null], ['1,000', null], ['Infinity', null],
-    ['-Infinity', null], ['1e999', null], ['NaN', null], ['', null], ['.', null], ['1e', null], ['e5', null],
-    ['1 2', null], ['--1', null], ['1.2.3', null], [true, null], [null, null], [Infinity, null], [NaN, null],
+    ['12', 12],
+    ['-3.5', -3.5],
+    ['+2', 2],
+    ['1e3', 1000],
+    ['2.5E-2', 0.025],
+    [' 4 ', 4],
+    ['.5', 0.5],
+    ['5.', 5],
+    ['007', 7],
+    ['-0', 0],
+    [-0, 0],
+    [3.25, 3.25],
+    ['0x10', null],
+    ['1,000', null],
+    ['Infinity', null],
+    ['-Infinity', null],
+    ['1e999', null],
+    ['NaN', null],
+    ['', null],
+    ['.', null],
+    ['1e', null],
+    ['e5', null],
+    ['1 2', null],
+    ['--1', null],
+    ['1.2.3', null],
+    [true, null],
+    [null, null],
+    [Infinity, null],
+    [NaN, null],
   ];
   it.each(cases)('%j parses as %j', (cell, expected) => {
     const x = parseNumber(cell);

@@ -95,7 +95,14 @@ function levelOf(q: Question, p: number): string | undefined {
  * A yesno, score or rank case: the Verdict's fields in the Verdict's (canonical) key order, then
  * levers and band, which the Verdict does not hold.
  */
-function caseResult(a: AnswerInput, fit: FitOutcome, id: string, s: ScoredCase, signed: { level?: string; position?: number }, levers?: Lever[]): CaseResult {
+function caseResult(
+  a: AnswerInput,
+  fit: FitOutcome,
+  id: string,
+  s: ScoredCase,
+  signed: { level?: string; position?: number },
+  levers?: Lever[],
+): CaseResult {
   const out: CaseResult = { entity_id: id };
   if (signed.level !== undefined) out.level = signed.level;
   out.p = s.p;
@@ -132,7 +139,12 @@ function verdictCase(c: CaseResult): VerdictCase {
  * of that option and that option's own reasons, with the case's choice.
  */
 function optionCases(cases: CaseResult[], option: string, scored: ScoredCase[]): VerdictCase[] {
-  return cases.map((c, r) => ({ choice: c.choice as string, entity_id: c.entity_id, p: (c.p as Record<string, number>)[option], reasons: scored[r].reasons }));
+  return cases.map((c, r) => ({
+    choice: c.choice as string,
+    entity_id: c.entity_id,
+    p: (c.p as Record<string, number>)[option],
+    reasons: scored[r].reasons,
+  }));
 }
 
 async function sign(a: AnswerInput, fit: FitOutcome, cases: VerdictCase[], option?: string): Promise<SignedVerdict> {
@@ -152,7 +164,13 @@ async function sign(a: AnswerInput, fit: FitOutcome, cases: VerdictCase[], optio
 }
 
 /** wire.md levers: only when outcome_is_desirable says which way is better (spec 1.5). */
-function leversOf(a: AnswerInput, fit: FitOutcome, table: CaseSet['table'], ids: readonly string[], scored: readonly ScoredCase[]): Lever[][] | null {
+function leversOf(
+  a: AnswerInput,
+  fit: FitOutcome,
+  table: CaseSet['table'],
+  ids: readonly string[],
+  scored: readonly ScoredCase[],
+): Lever[][] | null {
   const desirable = a.question.outcome_is_desirable;
   if (desirable === undefined) return null;
   return leversForCases(a.ctx, fit.model!, fit.modelRef, desirable, table, ids, scored);
@@ -174,7 +192,13 @@ async function rankAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer>
   order.sort((x, y) => scored[y].p - scored[x].p || compareIds(a.cases.entityIds[x], a.cases.entityIds[y]));
   const topK = Math.min(q.top_k ?? DEFAULT_TOP_K, order.length);
   const top = order.slice(0, topK);
-  const levers = leversOf(a, fit, pickRows(a.cases.table, top), top.map((r) => a.cases.entityIds[r]), top.map((r) => scored[r]));
+  const levers = leversOf(
+    a,
+    fit,
+    pickRows(a.cases.table, top),
+    top.map((r) => a.cases.entityIds[r]),
+    top.map((r) => scored[r]),
+  );
   const ranked = top.map((r, i) => caseResult(a, fit, a.cases.entityIds[r], scored[r], { position: i + 1 }, levers?.[i]));
   const verdicts = [await sign(a, fit, signedCases(ranked, a, levers))];
   return {
@@ -202,7 +226,12 @@ function pick(options: string[], p: Record<string, number>, best: 'max' | 'min')
  * likely option for a wanted outcome, the least likely for one to avoid), with the chosen option's
  * reasons (and band, judged on the chosen option's fit).
  */
-function choiceCases(a: AnswerInput, options: string[], perOption: ScoredCase[][], qualityOf: (option: number) => FitOutcome['quality']): CaseResult[] {
+function choiceCases(
+  a: AnswerInput,
+  options: string[],
+  perOption: ScoredCase[][],
+  qualityOf: (option: number) => FitOutcome['quality'],
+): CaseResult[] {
   const desirable = a.question.outcome_is_desirable;
   return a.cases.entityIds.map((id, r) => {
     const p: Record<string, number> = {};
@@ -232,9 +261,13 @@ async function choiceByColumn(a: AnswerInput, fit: FitOutcome): Promise<BuiltAns
     billable: 0,
   });
   if (j < 0) {
-    throw new ServiceError('invalid_request', `questions.${a.name}.option_column: ${JSON.stringify(column)} is not a column of the record`, {
-      field: `questions.${a.name}.option_column`,
-    });
+    throw new ServiceError(
+      'invalid_request',
+      `questions.${a.name}.option_column: ${JSON.stringify(column)} is not a column of the record`,
+      {
+        field: `questions.${a.name}.option_column`,
+      },
+    );
   }
   if (model.columns[j].kind === 'unused') return notInPattern();
   const numeric = model.columns[j].kind === 'numeric';

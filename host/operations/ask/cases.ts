@@ -25,20 +25,35 @@ export function selectCases(record: RawTable, cases: Cases | undefined, entityCo
     // rank over the whole record: each entity once, by its latest row, in a stable order
     const map = latest();
     const ids = [...map.keys()].sort(compareIds);
-    return { table: pickRows(record, ids.map((id) => map.get(id)!)), entityIds: ids };
+    return {
+      table: pickRows(
+        record,
+        ids.map((id) => map.get(id)!),
+      ),
+      entityIds: ids,
+    };
   }
   if (cases.ids !== undefined) {
     const map = latest();
     const unknown = cases.ids.filter((id) => !map.has(id));
     if (unknown.length > 0) {
-      const listed = unknown.slice(0, MAX_LISTED).map((id) => JSON.stringify(id)).join(', ');
+      const listed = unknown
+        .slice(0, MAX_LISTED)
+        .map((id) => JSON.stringify(id))
+        .join(', ');
       const more = unknown.length > MAX_LISTED ? ` and ${unknown.length - MAX_LISTED} more` : '';
       throw new ServiceError('unknown_case_id', `${unknown.length} id(s) do not appear in ${entityColumn}: ${listed}${more}`, {
         field: 'cases.ids',
         extra: { unknown_ids: unknown.slice(0, 100) },
       });
     }
-    return { table: pickRows(record, cases.ids.map((id) => map.get(id)!)), entityIds: [...cases.ids] };
+    return {
+      table: pickRows(
+        record,
+        cases.ids.map((id) => map.get(id)!),
+      ),
+      entityIds: [...cases.ids],
+    };
   }
   const table = rowsToTable(cases.rows!, 'cases.rows');
   const e = table.columns.indexOf(entityColumn);
@@ -50,10 +65,14 @@ export function selectCases(record: RawTable, cases: Cases | undefined, entityCo
     ids.push(id ?? '');
   }
   if (missingAt.length > 0) {
-    throw new ServiceError('row_not_scoreable', `case rows lack the entity column ${entityColumn} (rows ${missingAt.slice(0, MAX_LISTED).join(', ')})`, {
-      field: 'cases',
-      extra: { missing_columns: [entityColumn] },
-    });
+    throw new ServiceError(
+      'row_not_scoreable',
+      `case rows lack the entity column ${entityColumn} (rows ${missingAt.slice(0, MAX_LISTED).join(', ')})`,
+      {
+        field: 'cases',
+        extra: { missing_columns: [entityColumn] },
+      },
+    );
   }
   return { table, entityIds: ids };
 }

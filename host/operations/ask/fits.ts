@@ -73,7 +73,6 @@ export function modelRefOf(coreHash: string, recordHash: string, fitKey: string)
   return 'mr1_' + sha256(`mr1|${coreHash}|${recordHash}|${fitKey}`).slice(0, 32);
 }
 
-
 /** The fit for `req`: from the store when present, else run once (concurrent callers share it). */
 export async function obtainFit(ctx: OpContext, req: FitRequest): Promise<FitOutcome> {
   const { engine, store } = ctx.services;

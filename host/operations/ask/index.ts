@@ -38,7 +38,9 @@ export async function askOperation(ctx: OpContext, raw: unknown): Promise<OpResu
   assertKeyMayUse(ctx, ask.data);
   const idem = ask.idempotency_key !== undefined ? { operation: 'svc_ask', key: ask.idempotency_key } : undefined;
   const run = () =>
-    runWithPending(ctx, { operation: 'svc_ask', body: raw, caller: ctx.caller!, idempotency: idem }, (onStage) => executeAsk(ctx, ask, onStage));
+    runWithPending(ctx, { operation: 'svc_ask', body: raw, caller: ctx.caller!, idempotency: idem }, (onStage) =>
+      executeAsk(ctx, ask, onStage),
+    );
   return idem ? withIdempotency(ctx, idem.operation, idem.key, raw, run) : run();
 }
 
@@ -79,9 +81,13 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
       const fitsOf = options.map((o) => addFit(q.option_outcomes![o], q, field));
       if (new Set(fitsOf.map((f) => f.view)).size > 1) {
         // each option's outcome would read the record differently (traces, series): no common cases
-        throw new ServiceError('invalid_request', `${field}.option_outcomes: with shape kind ${ask.shape!.kind} ask one question per outcome instead`, {
-          field: `${field}.option_outcomes`,
-        });
+        throw new ServiceError(
+          'invalid_request',
+          `${field}.option_outcomes: with shape kind ${ask.shape!.kind} ask one question per outcome instead`,
+          {
+            field: `${field}.option_outcomes`,
+          },
+        );
       }
       plan.push({ name, question: q, fitKeys: fitsOf.map((f) => f.key), options, view: fitsOf[0].view });
     } else {
@@ -150,7 +156,11 @@ async function refitTarget(ctx: OpContext, p: PlannedQuestion): Promise<ModelRec
   if (ref === undefined) return undefined;
   const field = `questions.${p.name}.refit_of`;
   if (p.fitKeys.length !== 1) {
-    throw new ServiceError('invalid_request', `${field}: refit_of compares one fit with an earlier one; a choice with option_outcomes has one fit per option`, { field });
+    throw new ServiceError(
+      'invalid_request',
+      `${field}: refit_of compares one fit with an earlier one; a choice with option_outcomes has one fit per option`,
+      { field },
+    );
   }
   const rec = await ctx.services.store.getModelByRef(ctx.caller!.workspaceId, ref);
   if (!rec) throw new ServiceError('unknown_model', `${field}: ${ref} is not a model_ref this workspace was given`, { field });
@@ -160,9 +170,13 @@ async function refitTarget(ctx: OpContext, p: PlannedQuestion): Promise<ModelRec
 function checkColumn(columns: string[], name: string, field: string): void {
   if (columns.includes(name)) return;
   const shown = columns.slice(0, 30).join(', ');
-  throw new ServiceError('invalid_request', `${field}: ${JSON.stringify(name)} is not a column of the record (columns: ${shown}${columns.length > 30 ? ', ...' : ''})`, {
-    field,
-  });
+  throw new ServiceError(
+    'invalid_request',
+    `${field}: ${JSON.stringify(name)} is not a column of the record (columns: ${shown}${columns.length > 30 ? ', ...' : ''})`,
+    {
+      field,
+    },
+  );
 }
 
 /** Counts the chargeable fits and decisions; the meter writes them to the ledger (usage-meter.ts). */

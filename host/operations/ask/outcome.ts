@@ -48,7 +48,10 @@ function resolveOutcomeOnce(table: RawTable, column: string, positiveValues: str
         if (t !== null) distinct.add(t);
         if (distinct.size > 5) break;
       }
-      const seen = [...distinct].slice(0, 5).map((v) => JSON.stringify(v)).join(', ');
+      const seen = [...distinct]
+        .slice(0, 5)
+        .map((v) => JSON.stringify(v))
+        .join(', ');
       throw new ServiceError(
         'positive_values_required',
         `${column} does not have two recognisable yes/no values (seen: ${seen || 'none'}); say which values mean yes`,

@@ -11,7 +11,6 @@ import type { OpContext } from '../../services.ts';
 import { loadStoredRecord } from '../datasets/read.ts';
 import { fetchRecord, parseFetchedCsv } from '../datasets/fetch.ts';
 
-
 export interface ResolvedRecord {
   table: RawTable;
   contentHash: string;
@@ -47,7 +46,10 @@ export async function resolveRecord(ctx: OpContext, data: AskData): Promise<Reso
     const id = data.dataset_id;
     if (isSampleId(id)) {
       const sample = getSample(id.slice(SAMPLE_PREFIX.length));
-      if (!sample) throw new ServiceError('unknown_dataset', `no sample named ${JSON.stringify(id)}; POST /v1/describe lists them`, { field: 'data.dataset_id' });
+      if (!sample)
+        throw new ServiceError('unknown_dataset', `no sample named ${JSON.stringify(id)}; POST /v1/describe lists them`, {
+          field: 'data.dataset_id',
+        });
       let parsed = sampleRecords.get(sample.name);
       if (!parsed) {
         const csv = loadSampleCsv(sample.name);

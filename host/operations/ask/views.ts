@@ -75,9 +75,13 @@ export class RecordViews {
     });
     const own = view.shaped!.outcomeColumn;
     if (own !== '' && own !== outcomeColumn) {
-      throw new ServiceError('invalid_request', `${field}.outcome_column: with shape kind ${shape.kind} this record's outcome column is ${own}`, {
-        field: `${field}.outcome_column`,
-      });
+      throw new ServiceError(
+        'invalid_request',
+        `${field}.outcome_column: with shape kind ${shape.kind} this record's outcome column is ${own}`,
+        {
+          field: `${field}.outcome_column`,
+        },
+      );
     }
     return view;
   }
@@ -91,7 +95,12 @@ export class RecordViews {
 
   private tableView(): RecordView {
     const { entity_column, time_column, cases } = this.ask;
-    return { table: this.record, entityColumn: entity_column, timeColumn: time_column, cases: selectCases(this.record, cases, entity_column, time_column) };
+    return {
+      table: this.record,
+      entityColumn: entity_column,
+      timeColumn: time_column,
+      cases: selectCases(this.record, cases, entity_column, time_column),
+    };
   }
 
   private cached(key: string, make: () => RecordView): RecordView {

@@ -38,8 +38,14 @@ export async function addDatasetOperation(ctx: OpContext, raw: unknown): Promise
   const now = ctx.services.now();
   const id = newId('ds_');
   await ctx.services.store.createDataset({
-    id, workspace_id: caller.workspaceId, status: 'open', columns: null, row_count: 0,
-    filename: req.filename ?? null, created_at: now, last_used_at: now,
+    id,
+    workspace_id: caller.workspaceId,
+    status: 'open',
+    columns: null,
+    row_count: 0,
+    filename: req.filename ?? null,
+    created_at: now,
+    last_used_at: now,
   });
   // wire.md: open after rows/csv (more pieces may follow), ready after fetch_url.
   return { status: 200, body: await storePiece(ctx, caller, id, piece, true, piece.field === 'fetch_url' ? 'ready' : undefined) };
@@ -48,16 +54,26 @@ export async function addDatasetOperation(ctx: OpContext, raw: unknown): Promise
 /** wire.md: upload: true returns this service's own presigned PUT URL; the dataset waits for it. */
 async function startUpload(ctx: OpContext, caller: Caller, req: AddDatasetRequest): Promise<OpResult<AddDatasetResponse>> {
   if (req.dataset_id !== undefined) {
-    throw new ServiceError('invalid_request', 'upload: an upload stores a new dataset; it cannot be appended to dataset_id', { field: 'upload' });
+    throw new ServiceError('invalid_request', 'upload: an upload stores a new dataset; it cannot be appended to dataset_id', {
+      field: 'upload',
+    });
   }
   const { store, config, now } = ctx.services;
   const at = now();
   const dataset = await store.createDataset({
-    id: newId('ds_'), workspace_id: caller.workspaceId, status: 'awaiting_upload', columns: null, row_count: 0,
-    filename: req.filename ?? null, created_at: at, last_used_at: at,
+    id: newId('ds_'),
+    workspace_id: caller.workspaceId,
+    status: 'awaiting_upload',
+    columns: null,
+    row_count: 0,
+    filename: req.filename ?? null,
+    created_at: at,
+    last_used_at: at,
   });
   const token = signUploadToken(config, {
-    datasetId: dataset.id, workspaceId: caller.workspaceId, expiresAt: Math.floor(at / 1000) + UPLOAD_TTL_SECONDS,
+    datasetId: dataset.id,
+    workspaceId: caller.workspaceId,
+    expiresAt: Math.floor(at / 1000) + UPLOAD_TTL_SECONDS,
   });
   const body: AddDatasetResponse = {
     ...datasetReply(dataset),
@@ -75,9 +91,13 @@ async function appendable(ctx: OpContext, caller: Caller, id: string): Promise<D
   if (dataset.status === 'sealed') throw sealed(id);
   if (dataset.status !== 'open') {
     const why = dataset.status === 'ready' ? 'is ready (stored from fetch_url or an upload)' : 'is awaiting its upload';
-    throw new ServiceError('invalid_request', `dataset_id: dataset ${id} ${why} and takes no more pieces; only a dataset stored from rows or csv is open`, {
-      field: 'dataset_id',
-    });
+    throw new ServiceError(
+      'invalid_request',
+      `dataset_id: dataset ${id} ${why} and takes no more pieces; only a dataset stored from rows or csv is open`,
+      {
+        field: 'dataset_id',
+      },
+    );
   }
   return dataset;
 }
@@ -122,7 +142,12 @@ function checkColumns(existing: string[] | null, piece: NewPiece): void {
 }
 
 async function storePiece(
-  ctx: OpContext, caller: Caller, id: string, piece: NewPiece, first: boolean, status?: 'ready',
+  ctx: OpContext,
+  caller: Caller,
+  id: string,
+  piece: NewPiece,
+  first: boolean,
+  status?: 'ready',
 ): Promise<AddDatasetResponse> {
   const result = await ctx.services.store.appendDatasetPiece({
     workspace_id: caller.workspaceId,

@@ -39,7 +39,7 @@ const V4_TABLE = V4_RANGES.map(([base, bits, why]) => {
 
 function classifyV4Int(n: number): AddressVerdict {
   for (const r of V4_TABLE) {
-    if (((n & r.mask) >>> 0) === r.base) return r.why === 'loopback' ? { kind: 'loopback', why: r.why } : { kind: 'refused', why: r.why };
+    if ((n & r.mask) >>> 0 === r.base) return r.why === 'loopback' ? { kind: 'loopback', why: r.why } : { kind: 'refused', why: r.why };
   }
   return { kind: 'public' };
 }

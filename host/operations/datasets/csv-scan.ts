@@ -138,7 +138,8 @@ export class CsvScanner {
     switch (this.state) {
       case S.RowStart:
         if (b === SPACE || b === TAB) this.pendingBlank++;
-        else if (lineEnd) this.pendingBlank = 0; // blank line: skipped
+        else if (lineEnd)
+          this.pendingBlank = 0; // blank line: skipped
         else {
           this.rowLine = this.line;
           this.fields = 0;

@@ -18,6 +18,9 @@ export function requireCaller(ctx: OpContext): Caller {
 /** Spec 5.2: a test key works on sample datasets only, and stored datasets are never samples. */
 export function refuseTestKey(caller: Caller): void {
   if (caller.mode === 'test') {
-    throw new ServiceError('test_key_samples_only', 'a test key works on sample datasets only; storing or deleting datasets needs a live key');
+    throw new ServiceError(
+      'test_key_samples_only',
+      'a test key works on sample datasets only; storing or deleting datasets needs a live key',
+    );
   }
 }

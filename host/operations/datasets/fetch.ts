@@ -15,8 +15,18 @@ import { datasetSettings, type DatasetSettings } from './config.ts';
 
 /** Headers the service sets itself (framing, routing, encoding); a caller may not send them. */
 const RESERVED_HEADERS = new Set([
-  'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer',
-  'proxy-connection', 'proxy-authorization', 'expect', 'accept-encoding',
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'proxy-connection',
+  'proxy-authorization',
+  'expect',
+  'accept-encoding',
 ]);
 /** Connect failures after which the next checked address of the same host is tried. */
 const NEXT_ADDRESS = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ECONNRESET']);
@@ -133,7 +143,12 @@ export function pinnedLookup(checked: Checked): LookupFunction {
 }
 
 function download(
-  target: URL, checked: Checked, headers: Record<string, string>, settings: DatasetSettings, field: string, deadline: number,
+  target: URL,
+  checked: Checked,
+  headers: Record<string, string>,
+  settings: DatasetSettings,
+  field: string,
+  deadline: number,
 ): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const req = https.request(target, {
@@ -143,7 +158,10 @@ function download(
       lookup: pinnedLookup(checked),
       ca: settings.fetchCaPem === undefined ? undefined : [...tls.rootCertificates, settings.fetchCaPem],
     });
-    const timer = setTimeout(() => req.destroy(failed(field, `the download did not finish within ${settings.fetchTimeoutMs} ms`)), Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(
+      () => req.destroy(failed(field, `the download did not finish within ${settings.fetchTimeoutMs} ms`)),
+      Math.max(0, deadline - Date.now()),
+    );
     const fail = (err: unknown) => {
       clearTimeout(timer);
       req.destroy();
@@ -153,7 +171,8 @@ function download(
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
       // wire.md: no redirects; a 3xx is a refusal, not something to follow.
-      if (status >= 300 && status < 400) return fail(refused(field, `the server answered ${status} (a redirect); redirects are not followed`));
+      if (status >= 300 && status < 400)
+        return fail(refused(field, `the server answered ${status} (a redirect); redirects are not followed`));
       if (status < 200 || status >= 300) return fail(failed(field, `the server answered HTTP ${status}`));
       const encoding = String(res.headers['content-encoding'] ?? 'identity').toLowerCase();
       if (encoding !== 'identity') return fail(failed(field, `the server sent a ${encoding}-encoded body; serve the CSV uncompressed`));

@@ -68,7 +68,11 @@ export function decodePiece(content: Uint8Array): Piece {
     const view = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
     const headerLength = view.readUInt32BE(17);
     if (view.byteLength < PART_HEAD_BYTES + headerLength) throw new Error('stored dataset part is shorter than its head says');
-    const part = { total: Number(view.readBigUInt64BE(1)), offset: Number(view.readBigUInt64BE(9)), text: content.subarray(PART_HEAD_BYTES) };
+    const part = {
+      total: Number(view.readBigUInt64BE(1)),
+      offset: Number(view.readBigUInt64BE(9)),
+      text: content.subarray(PART_HEAD_BYTES),
+    };
     return { kind: 'csv', payload: content.subarray(PART_HEAD_BYTES + headerLength), part };
   }
   const kind = content[0] === KIND_BYTE.csv ? 'csv' : content[0] === KIND_BYTE.rows ? 'rows' : undefined;

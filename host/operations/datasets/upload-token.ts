@@ -19,8 +19,7 @@ export function signUploadToken(config: Config, grant: UploadGrant): string {
   return codec.sign(config.dataDir, { d: grant.datasetId, w: grant.workspaceId, e: grant.expiresAt });
 }
 
-const invalid = () =>
-  new ServiceError('unauthorized', 'The upload URL is not valid; request a new one with add-dataset (upload: true).');
+const invalid = () => new ServiceError('unauthorized', 'The upload URL is not valid; request a new one with add-dataset (upload: true).');
 
 /** The grant a token carries; 401 when it is malformed, forged, or past its expiry at `nowMs`. */
 export function verifyUploadToken(config: Config, token: string, nowMs: number): UploadGrant {
@@ -28,7 +27,10 @@ export function verifyUploadToken(config: Config, token: string, nowMs: number):
   if (!grant) throw invalid();
   if (typeof grant.d !== 'string' || typeof grant.w !== 'string' || typeof grant.e !== 'number') throw invalid();
   if (nowMs >= grant.e * 1000) {
-    throw new ServiceError('unauthorized', `The upload URL expired at ${new Date(grant.e * 1000).toISOString()}; request a new one with add-dataset (upload: true).`);
+    throw new ServiceError(
+      'unauthorized',
+      `The upload URL expired at ${new Date(grant.e * 1000).toISOString()}; request a new one with add-dataset (upload: true).`,
+    );
   }
   return { datasetId: grant.d, workspaceId: grant.w, expiresAt: grant.e };
 }

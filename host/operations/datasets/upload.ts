@@ -40,7 +40,10 @@ interface Received {
 }
 
 const finished = (id: string) =>
-  new ServiceError('dataset_sealed', `The upload of dataset ${id} already finished; a dataset takes one upload. Request a new upload URL with add-dataset (upload: true).`);
+  new ServiceError(
+    'dataset_sealed',
+    `The upload of dataset ${id} already finished; a dataset takes one upload. Request a new upload URL with add-dataset (upload: true).`,
+  );
 
 const interrupted = (id: string) =>
   new ServiceError(
@@ -49,7 +52,10 @@ const interrupted = (id: string) =>
   );
 
 export async function uploadOperation(
-  ctx: OpContext, token: string, body: ReadableStream<Uint8Array> | null, declaredBytes?: number,
+  ctx: OpContext,
+  token: string,
+  body: ReadableStream<Uint8Array> | null,
+  declaredBytes?: number,
 ): Promise<OpResult<AddDatasetResponse>> {
   const { store, config } = ctx.services;
   const grant = verifyUploadToken(config, token, ctx.services.now());
@@ -115,7 +121,13 @@ async function receive(body: ReadableStream<Uint8Array> | null, file: string, se
  * Appends the parts in order (pieces.ts 'p'); only the last append marks the dataset ready and sets
  * its columns, so a process stopped part-way leaves it awaiting_upload, never a half dataset that is ready.
  */
-async function storeParts(ctx: OpContext, workspaceId: string, dataset: DatasetRecord, file: string, got: Received): Promise<DatasetRecord> {
+async function storeParts(
+  ctx: OpContext,
+  workspaceId: string,
+  dataset: DatasetRecord,
+  file: string,
+  got: Received,
+): Promise<DatasetRecord> {
   const { store, now } = ctx.services;
   const handle = await fs.open(file, 'r');
   let buffer = Buffer.alloc(0);

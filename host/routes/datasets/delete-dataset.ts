@@ -3,5 +3,9 @@ import { deleteDatasetOperation } from '../../operations/datasets/delete.ts';
 import type { RouteSpec } from '../route.ts';
 
 export const deleteDatasetRoute: RouteSpec = {
-  method: 'POST', path: '/v1/delete-dataset', auth: 'key', body: 'required', run: deleteDatasetOperation,
+  method: 'POST',
+  path: '/v1/delete-dataset',
+  auth: 'key',
+  body: 'required',
+  run: deleteDatasetOperation,
 };

@@ -27,7 +27,9 @@ export const MAX_EVENT_TYPES = 20;
 export function shapeEvents(table: RawTable, shape: EventsShape, opts: ShapeOptions): ShapedRecord {
   const eventIdx = shape.event_column === undefined ? -1 : shapeColumn(table, shape.event_column, 'shape.event_column');
   const valueNames = shape.value_columns ?? [];
-  const values = valueNames.map((name, i) => numericColumn(table, shapeColumn(table, name, `shape.value_columns.${i}`), `shape.value_columns.${i}`));
+  const values = valueNames.map((name, i) =>
+    numericColumn(table, shapeColumn(table, name, `shape.value_columns.${i}`), `shape.value_columns.${i}`),
+  );
   const label = shape.label;
   const matches = 'when' in label ? compileWhen(label.when, table, 'shape.label.when') : null;
   const horizon = shape.horizon_days ?? SHAPE_DEFAULTS.horizon_days;
@@ -169,7 +171,7 @@ class EventCounter {
           count[l]++;
           for (let v = 0; v < nV; v++) {
             const x = values[v][r];
-            if (x === x) (sum[v * nL + l] += x), valid[v * nL + l]++;
+            if (x === x) ((sum[v * nL + l] += x), valid[v * nL + l]++);
           }
           if (type >= 0) typed[type * nL + l]++;
         }

@@ -41,30 +41,44 @@ export const SHAPE_FEATURES: Readonly<Record<'table' | 'events' | 'series' | 'pa
     },
     { name: '{v}_sum_{L}d', meaning: 'Sum of value column v over those events (0 when none).' },
     { name: '{v}_avg_{L}d', meaning: 'Average of value column v over those events (blank when none).' },
-    { name: '{type}_count_{L}d', meaning: 'Events of one event_column value (lower case, other characters as _) in the L days; the 20 most frequent types before the cutoff.' },
-    { name: 'days_since_last_event', meaning: 'Days from the case\'s last event to the reading time (the cutoff, or as_of for scored cases).' },
-    { name: 'days_since_first_event', meaning: 'Days from the case\'s first event to the reading time (its tenure in the log).' },
+    {
+      name: '{type}_count_{L}d',
+      meaning:
+        'Events of one event_column value (lower case, other characters as _) in the L days; the 20 most frequent types before the cutoff.',
+    },
+    {
+      name: 'days_since_last_event',
+      meaning: "Days from the case's last event to the reading time (the cutoff, or as_of for scored cases).",
+    },
+    { name: 'days_since_first_event', meaning: "Days from the case's first event to the reading time (its tenure in the log)." },
     TAKEN,
-    { name: 'lapsed_{H}d', meaning: 'Outcome of {lapsed: true}: 1 when the case has no event in the H days after the cutoff (the last H days up to as_of).' },
+    {
+      name: 'lapsed_{H}d',
+      meaning: 'Outcome of {lapsed: true}: 1 when the case has no event in the H days after the cutoff (the last H days up to as_of).',
+    },
     { name: '{name}_next_{H}d', meaning: 'Outcome of {name, when}: 1 when any event in the H days after the cutoff matches when.' },
   ],
   series: [
-    { name: '{v}_last', meaning: 'Value column v at the row\'s own period.' },
-    { name: '{v}_mean_{w}p', meaning: 'Mean of v over the row\'s period and the w-1 before it (values known at that period).' },
+    { name: '{v}_last', meaning: "Value column v at the row's own period." },
+    { name: '{v}_mean_{w}p', meaning: "Mean of v over the row's period and the w-1 before it (values known at that period)." },
     { name: '{v}_min_{w}p', meaning: 'Smallest v over the same w periods.' },
     { name: '{v}_max_{w}p', meaning: 'Largest v over the same w periods.' },
-    { name: '{v}_change_{w}p', meaning: 'v at the row\'s period minus v w-1 periods earlier.' },
+    { name: '{v}_change_{w}p', meaning: "v at the row's period minus v w-1 periods earlier." },
     {
       name: '{c}',
       meaning:
-        'Every other column as given, including the row\'s own outcome column (e.g. stockout_next_week); the time ' +
-        'written as ISO 8601 in UTC, or as the number it was. ' + ORDER_TIME,
+        "Every other column as given, including the row's own outcome column (e.g. stockout_next_week); the time " +
+        'written as ISO 8601 in UTC, or as the number it was. ' +
+        ORDER_TIME,
     },
     TAKEN,
   ],
   panel: [
     { name: 'period_count', meaning: 'Periods the features were read from. ' + ORDER_TIME },
-    { name: '{c}_mean', meaning: 'Numeric column c: mean over the feature periods (all periods for a trend, those before the window otherwise).' },
+    {
+      name: '{c}_mean',
+      meaning: 'Numeric column c: mean over the feature periods (all periods for a trend, those before the window otherwise).',
+    },
     { name: '{c}_min', meaning: 'Numeric c: smallest value over the feature periods.' },
     { name: '{c}_max', meaning: 'Numeric c: largest value over the feature periods.' },
     { name: '{c}_last', meaning: 'c in the last feature period with a value (numbers, yes/no as 1/0, categories as text).' },
@@ -72,31 +86,47 @@ export const SHAPE_FEATURES: Readonly<Record<'table' | 'events' | 'series' | 'pa
     { name: '{c}_slope', meaning: 'Numeric c: least-squares change per period over the feature periods.' },
     { name: '{c}_share', meaning: 'Yes/no c: share of feature periods that say yes.' },
     TAKEN,
-    { name: '{col}_trend_{down|up}', meaning: 'Outcome of trend_of: 1 when a one-sided Mann-Kendall test at alpha finds that trend; col itself gives no feature.' },
-    { name: '{col}_{agg}_next_{k}p', meaning: 'Outcome of window_of: agg (max/any: any yes, min: all yes, last) of col over the last k periods.' },
+    {
+      name: '{col}_trend_{down|up}',
+      meaning: 'Outcome of trend_of: 1 when a one-sided Mann-Kendall test at alpha finds that trend; col itself gives no feature.',
+    },
+    {
+      name: '{col}_{agg}_next_{k}p',
+      meaning: 'Outcome of window_of: agg (max/any: any yes, min: all yes, last) of col over the last k periods.',
+    },
   ],
   signals: [
     { name: '{s}_last', meaning: 'Latest reading of signal s at or before the snapshot. ' + INSTANT_TIME },
     { name: '{s}_mean_{span}', meaning: 'Mean of s over the readings in the window that ends at the snapshot.' },
     { name: '{s}_min_{span}', meaning: 'Smallest reading of s in that window.' },
     { name: '{s}_max_{span}', meaning: 'Largest reading of s in that window.' },
-    { name: '{s}_mean_{span1}_minus_{span2}', meaning: 'Mean over the shortest window minus mean over the longest: a recent rise or fall.' },
+    {
+      name: '{s}_mean_{span1}_minus_{span2}',
+      meaning: 'Mean over the shortest window minus mean over the longest: a recent rise or fall.',
+    },
     { name: 'reading_count_{span}', meaning: 'Readings in the longest window.' },
     { name: 'event_count_prior', meaning: 'Event intervals that started at or before the snapshot.' },
     { name: 'days_since_last_event', meaning: 'Days since the latest such start (blank when none).' },
     { name: 'in_event', meaning: '1 when an interval has started and not yet ended at the snapshot.' },
     TAKEN,
-    { name: 'event_next_{span}', meaning: 'Outcome: 1 when an interval starts within horizon snapshots after the snapshot; blank when that window passes as_of.' },
+    {
+      name: 'event_next_{span}',
+      meaning: 'Outcome: 1 when an interval starts within horizon snapshots after the snapshot; blank when that window passes as_of.',
+    },
   ],
   traces: [
     {
       name: '{role}_prior_runs',
       meaning:
         'Runs with an outcome of the same agent, task, tool or agent_task pair at an earlier time (never the run itself, ' +
-        'a later run, or another run at the same time, whatever the run ids). ' + ORDER_TIME,
+        'a later run, or another run at the same time, whatever the run ids). ' +
+        ORDER_TIME,
     },
     { name: '{role}_prior_rate', meaning: 'Share of those earlier runs whose outcome was yes (e.g. failed); blank when none.' },
-    { name: '{role}_recent_rate', meaning: 'The same share over the latest 20 of them; runs that share a time are taken or left together, so it may be over more.' },
+    {
+      name: '{role}_recent_rate',
+      meaning: 'The same share over the latest 20 of them; runs that share a time are taken or left together, so it may be over more.',
+    },
     {
       name: '{c}',
       meaning:

@@ -19,17 +19,27 @@ export type Agg = 'sum' | 'min' | 'max' | 'valid';
  * the group has no value there (`valid` gives 0). Callers put a window or a condition into the
  * column itself (null outside it), so many windows cost one pass over the rows.
  */
-export function rollupColumns(group: ArrayLike<number>, columns: ArrayLike<number | null>[], aggs: readonly (readonly [Agg, number])[]): Map<number, (number | null)[]> {
+export function rollupColumns(
+  group: ArrayLike<number>,
+  columns: ArrayLike<number | null>[],
+  aggs: readonly (readonly [Agg, number])[],
+): Map<number, (number | null)[]> {
   const out = new Map<number, (number | null)[]>();
   if (group.length === 0) return out;
   const data: Record<string, ArrayLike<unknown>> = { g: group };
   columns.forEach((col, i) => (data[`a${i}`] = col));
   const spec: Record<string, unknown> = {};
   aggs.forEach(([agg, i], k) => (spec[`r${k}`] = op[agg](`a${i}`)));
-  const r = frame(data).groupby('g').rollup(spec as any);
+  const r = frame(data)
+    .groupby('g')
+    .rollup(spec as any);
   const gs = r.array('g') as ArrayLike<number>;
   const results = aggs.map((_, k) => r.array(`r${k}`) as ArrayLike<number | null | undefined>);
-  for (let i = 0; i < r.numRows(); i++) out.set(gs[i], results.map((res) => res[i] ?? null));
+  for (let i = 0; i < r.numRows(); i++)
+    out.set(
+      gs[i],
+      results.map((res) => res[i] ?? null),
+    );
   return out;
 }
 
@@ -48,5 +58,10 @@ export function trailingWindows(f: Frame, nValues: number, windows: readonly num
       spec[`lag_${j}_${w}`] = op.lag(`v${j}`, w - 1);
     }
   }
-  return f.groupby('c').orderby('t').derive(spec as any).ungroup().unorder();
+  return f
+    .groupby('c')
+    .orderby('t')
+    .derive(spec as any)
+    .ungroup()
+    .unorder();
 }

@@ -29,7 +29,11 @@ export function pickOutcome(table: RawTable, candidates: readonly string[], name
  * Labeled and positive rows of an outcome column (0 and 0 when it cannot be read). Which values
  * mean yes is read from `source` (the input column), since the rows kept may hold only one value.
  */
-export function labelCounts(cells: readonly Cell[] | undefined, source: readonly Cell[] | undefined, positiveValues?: readonly string[]): { labeled: number; positives: number } {
+export function labelCounts(
+  cells: readonly Cell[] | undefined,
+  source: readonly Cell[] | undefined,
+  positiveValues?: readonly string[],
+): { labeled: number; positives: number } {
   let labeled = 0;
   let positives = 0;
   if (!cells || !source) return { labeled, positives };

@@ -17,9 +17,7 @@ export type PanelShape = Extract<Shape, { kind: 'panel' }>;
 export const PANEL_MIN_HISTORY = 3;
 
 type Summary =
-  | { kind: 'numeric'; values: (number | null)[] }
-  | { kind: 'yesno'; values: Float64Array }
-  | { kind: 'category'; cells: Cell[] };
+  { kind: 'numeric'; values: (number | null)[] } | { kind: 'yesno'; values: Float64Array } | { kind: 'category'; cells: Cell[] };
 
 /**
  * `trend_of`: the outcome `{col}_trend_{down|up}` is 1 when the Mann-Kendall test over the case's
@@ -40,16 +38,20 @@ export function shapePanel(table: RawTable, shape: PanelShape, opts: ShapeOption
   const trendValues = trend ? numericColumn(table, labelIdx, labelField) : null;
   const windowValues = trend ? null : yesValues(table.data[labelIdx]);
   if (!trend && !windowValues) {
-    throw new ServiceError('shape_invalid', `Column ${JSON.stringify(labelName)} must be yes/no (0/1, true/false, yes/no) to be read as a window.`, {
-      field: labelField,
-    });
+    throw new ServiceError(
+      'shape_invalid',
+      `Column ${JSON.stringify(labelName)} must be yes/no (0/1, true/false, yes/no) to be read as a window.`,
+      {
+        field: labelField,
+      },
+    );
   }
   const log = readLog(table, opts.entityColumn, opts.timeColumn, 'order');
   const duplicates = dedupePeriods(log);
-  const k = trend ? 0 : (label as { periods?: number }).periods ?? SHAPE_DEFAULTS.window_periods;
-  const agg = trend ? 'max' : (label as { agg?: string }).agg ?? SHAPE_DEFAULTS.window_agg;
-  const direction = trend ? (label as { direction?: 'down' | 'up' }).direction ?? SHAPE_DEFAULTS.trend_direction : 'down';
-  const alpha = trend ? (label as { alpha?: number }).alpha ?? SHAPE_DEFAULTS.trend_alpha : 0.1;
+  const k = trend ? 0 : ((label as { periods?: number }).periods ?? SHAPE_DEFAULTS.window_periods);
+  const agg = trend ? 'max' : ((label as { agg?: string }).agg ?? SHAPE_DEFAULTS.window_agg);
+  const direction = trend ? ((label as { direction?: 'down' | 'up' }).direction ?? SHAPE_DEFAULTS.trend_direction) : 'down';
+  const alpha = trend ? ((label as { alpha?: number }).alpha ?? SHAPE_DEFAULTS.trend_alpha) : 0.1;
   const outcomeName = trend ? `${labelName}_trend_${direction}` : `${labelName}_${agg}_next_${k}p`;
 
   // Cases, their feature periods and outcomes.
@@ -70,7 +72,8 @@ export function shapePanel(table: RawTable, shape: PanelShape, opts: ShapeOption
       else cases.push({ c, periods: c.rows.slice(0, n - k), y: windowOutcome(c.rows.slice(n - k), windowValues as Float64Array, agg) });
     }
   }
-  if (cases.length === 0) emptyShape('panel', `no case has the ${Math.max(minHistory, k + 1)} periods it needs (${log.cases.length} cases read).`);
+  if (cases.length === 0)
+    emptyShape('panel', `no case has the ${Math.max(minHistory, k + 1)} periods it needs (${log.cases.length} cases read).`);
 
   const skip = new Set([log.entityIdx, log.timeIdx, ...(trend ? [labelIdx] : [])]);
   const sources = table.columns.map((_, c) => c).filter((c) => !skip.has(c));
@@ -86,13 +89,24 @@ export function shapePanel(table: RawTable, shape: PanelShape, opts: ShapeOption
   });
 
   const rowsOf = (list: { c: CaseRows; periods: number[] }[], y: (i: number) => Cell) =>
-    buildTable([opts.entityColumn, ...names, outcomeName], [
-      list.map((x) => x.c.id),
-      ...featureColumns(list.map((x) => x.periods), summaries),
-      list.map((_, i) => y(i)),
-    ]);
+    buildTable(
+      [opts.entityColumn, ...names, outcomeName],
+      [
+        list.map((x) => x.c.id),
+        ...featureColumns(
+          list.map((x) => x.periods),
+          summaries,
+        ),
+        list.map((_, i) => y(i)),
+      ],
+    );
   const out = rowsOf(cases, (i) => cases[i].y);
-  const current = trend ? undefined : rowsOf(cases.map((x) => ({ c: x.c, periods: x.c.rows })), () => null);
+  const current = trend
+    ? undefined
+    : rowsOf(
+        cases.map((x) => ({ c: x.c, periods: x.c.rows })),
+        () => null,
+      );
   let labeled = 0;
   let positives = 0;
   for (const x of cases) if (x.y !== null) (labeled++, (positives += x.y));
@@ -101,7 +115,15 @@ export function shapePanel(table: RawTable, shape: PanelShape, opts: ShapeOption
     outcomeColumn: outcomeName,
     entityColumn: opts.entityColumn,
     asOf: String(formatTime(log.latest, log.numericTimes)),
-    counts: { ...log.counts, duplicate_periods: duplicates, short_history: short, cases: cases.length, rows: cases.length, labeled, positives },
+    counts: {
+      ...log.counts,
+      duplicate_periods: duplicates,
+      short_history: short,
+      cases: cases.length,
+      rows: cases.length,
+      labeled,
+      positives,
+    },
     features: names,
     kept: [],
     ...(current ? { current } : {}),
@@ -158,11 +180,13 @@ function featureColumns(periods: number[][], summaries: Summary[]): Cell[][] {
       out.push(seq.map((xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null)));
       out.push(seq.map((xs) => (xs.length ? xs[xs.length - 1] : null)));
     } else {
-      out.push(periods.map((p) => {
-        let last: string | null = null;
-        for (const r of p) last = cellText(s.cells[r]) ?? last;
-        return last;
-      }));
+      out.push(
+        periods.map((p) => {
+          let last: string | null = null;
+          for (const r of p) last = cellText(s.cells[r]) ?? last;
+          return last;
+        }),
+      );
     }
   });
   return out;

@@ -37,7 +37,11 @@ export function numericColumn(table: RawTable, c: number, field: string): (numbe
     }
   }
   if (bad !== null) {
-    throw new ServiceError('shape_invalid', `Column ${JSON.stringify(table.columns[c])} must hold numbers; it holds ${JSON.stringify(bad)}.`, { field });
+    throw new ServiceError(
+      'shape_invalid',
+      `Column ${JSON.stringify(table.columns[c])} must hold numbers; it holds ${JSON.stringify(bad)}.`,
+      { field },
+    );
   }
   return out;
 }
@@ -127,9 +131,13 @@ export function parseAsOf(asOf: string | undefined): number | null {
   if (asOf === undefined) return null;
   const t = parseIso8601(asOf);
   if (t === null) {
-    throw new ServiceError('shape_invalid', `shape.as_of ${JSON.stringify(asOf)} is not an ISO 8601 time such as 2024-06-30, 20240630 or 2024-06-30T12:00:00Z.`, {
-      field: 'shape.as_of',
-    });
+    throw new ServiceError(
+      'shape_invalid',
+      `shape.as_of ${JSON.stringify(asOf)} is not an ISO 8601 time such as 2024-06-30, 20240630 or 2024-06-30T12:00:00Z.`,
+      {
+        field: 'shape.as_of',
+      },
+    );
   }
   return t;
 }
@@ -168,7 +176,13 @@ export interface Log {
  * order (architecture.md "Determinism contract"): entity id by code point, then time, then the row's
  * cells as text, so any order of the same rows reads the same.
  */
-export function readLog(table: RawTable, entityColumn: string, timeColumnName: string, use: TimeUse, until?: (latest: number) => number): Log {
+export function readLog(
+  table: RawTable,
+  entityColumn: string,
+  timeColumnName: string,
+  use: TimeUse,
+  until?: (latest: number) => number,
+): Log {
   if (!timeColumnName) {
     throw new ServiceError('shape_invalid', 'A shaped record needs time_column (spec 2.6).', { field: 'time_column' });
   }
@@ -204,7 +218,9 @@ export function readLog(table: RawTable, entityColumn: string, timeColumnName: s
     if (rows) rows.push(r);
     else byId.set(id, [r]);
   }
-  const cases: CaseRows[] = [...byId.keys()].sort(compareCodePoints).map((id) => ({ id, rows: orderRows(table, byId.get(id) as number[], times) }));
+  const cases: CaseRows[] = [...byId.keys()]
+    .sort(compareCodePoints)
+    .map((id) => ({ id, rows: orderRows(table, byId.get(id) as number[], times) }));
   return {
     table,
     entityIdx,
@@ -229,7 +245,7 @@ export function readLog(table: RawTable, entityColumn: string, timeColumnName: s
 function orderRows(table: RawTable, rows: number[], times: Float64Array): number[] {
   rows.sort((a, b) => times[a] - times[b]);
   const text = (r: number) => table.data.map((col) => (col[r] === null || col[r] === undefined ? '' : String(col[r]))).join('\u0000');
-  for (let i = 0; i < rows.length; ) {
+  for (let i = 0; i < rows.length;) {
     let j = i + 1;
     while (j < rows.length && times[rows[j]] === times[rows[i]]) j++;
     if (j - i > 1) {

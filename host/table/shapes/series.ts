@@ -25,9 +25,13 @@ export function shapeSeries(table: RawTable, shape: SeriesShape, opts: ShapeOpti
   const valueIdx = valueNames.map((name, i) => shapeColumn(table, name, `shape.value_columns.${i}`));
   valueNames.forEach((name, i) => {
     if (name === opts.question?.outcomeColumn) {
-      throw new ServiceError('shape_invalid', `Value column ${JSON.stringify(name)} is the outcome column; its trailing window would contain the outcome.`, {
-        field: `shape.value_columns.${i}`,
-      });
+      throw new ServiceError(
+        'shape_invalid',
+        `Value column ${JSON.stringify(name)} is the outcome column; its trailing window would contain the outcome.`,
+        {
+          field: `shape.value_columns.${i}`,
+        },
+      );
     }
   });
   const values = valueIdx.map((c, i) => numericColumn(table, c, `shape.value_columns.${i}`));
@@ -41,7 +45,9 @@ export function shapeSeries(table: RawTable, shape: SeriesShape, opts: ShapeOpti
   log.cases.forEach((c, i) => c.rows.forEach((r) => (rows.push(r), cs.push(i))));
   const cols: Record<string, ArrayLike<unknown>> = { c: cs, t: rows.map((r) => log.times[r]), r: rows };
   values.forEach((v, j) => (cols[`v${j}`] = rows.map((r) => v[r])));
-  const w = trailingWindows(frame(cols), values.length, windows).params({ widest }).filter((d: any, $: any) => d.pos >= $.widest);
+  const w = trailingWindows(frame(cols), values.length, windows)
+    .params({ widest })
+    .filter((d: any, $: any) => d.pos >= $.widest);
   if (w.numRows() === 0) {
     emptyShape('series', `no case has ${widest} periods for the widest window (${rows.length} usable rows).`);
   }
@@ -59,7 +65,12 @@ export function shapeSeries(table: RawTable, shape: SeriesShape, opts: ShapeOpti
     data.push(outRows.map((r) => values[j][r]));
     for (const win of windows) {
       const wins = get(`win_${j}_${win}`) as unknown as number[][];
-      names.push(book.add(`${v}_mean_${win}p`), book.add(`${v}_min_${win}p`), book.add(`${v}_max_${win}p`), book.add(`${v}_change_${win}p`));
+      names.push(
+        book.add(`${v}_mean_${win}p`),
+        book.add(`${v}_min_${win}p`),
+        book.add(`${v}_max_${win}p`),
+        book.add(`${v}_change_${win}p`),
+      );
       const lag = get(`lag_${j}_${win}`);
       data.push(
         wins.map((xs) => (xs.length ? sum(xs) / xs.length : null)),
@@ -86,7 +97,11 @@ export function shapeSeries(table: RawTable, shape: SeriesShape, opts: ShapeOpti
     ],
   );
   const outcomeColumn = pickOutcome(table, kept, opts.question?.outcomeColumn);
-  const labels = labelCounts(out.data[out.columns.indexOf(outcomeColumn)], table.data[table.columns.indexOf(outcomeColumn)], opts.question?.positiveValues);
+  const labels = labelCounts(
+    out.data[out.columns.indexOf(outcomeColumn)],
+    table.data[table.columns.indexOf(outcomeColumn)],
+    opts.question?.positiveValues,
+  );
   return {
     table: out,
     outcomeColumn,

@@ -65,7 +65,12 @@ export function shapeSignals(table: RawTable, shape: SignalsShape, opts: ShapeOp
     for (const w of windows) for (const s of ['mean', 'min', 'max']) names.push(book.add(`${c}_${s}_${spanName(w, every)}`));
     names.push(book.add(`${c}_mean_${spanName(wMin, every)}_minus_${spanName(wMax, every)}`));
   });
-  names.push(book.add(`reading_count_${spanName(wMax, every)}`), book.add('event_count_prior'), book.add('days_since_last_event'), book.add('in_event'));
+  names.push(
+    book.add(`reading_count_${spanName(wMax, every)}`),
+    book.add('event_count_prior'),
+    book.add('days_since_last_event'),
+    book.add('in_event'),
+  );
 
   const ids: string[] = [];
   const snapTimes: number[] = [];
@@ -113,7 +118,7 @@ export function shapeSignals(table: RawTable, shape: SignalsShape, opts: ShapeOp
         for (const w of windows) {
           const st = windowStats(v, readings, rt, s - w * step, hi);
           means[w] = st.mean;
-          put(st.mean), put(st.min), put(st.max);
+          (put(st.mean), put(st.min), put(st.max));
         }
         const a = means[wMin];
         const b = means[wMax];

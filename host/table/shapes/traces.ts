@@ -48,13 +48,21 @@ export function shapeTraces(table: RawTable, shape: TracesShape, opts: ShapeOpti
   for (const [role, col, field] of roleCols) if (col !== undefined) idx[role] = shapeColumn(table, col, field);
   const log = readLog(table, opts.entityColumn, opts.timeColumn, 'order');
   const structural = new Set([opts.entityColumn, opts.timeColumn, ...roleCols.flatMap(([, c]) => (c ? [c] : []))]);
-  const outcomeColumn = pickOutcome(table, table.columns.filter((c) => !structural.has(c)), opts.question?.outcomeColumn);
+  const outcomeColumn = pickOutcome(
+    table,
+    table.columns.filter((c) => !structural.has(c)),
+    opts.question?.outcomeColumn,
+  );
   const oc = table.columns.indexOf(outcomeColumn);
   if (oc < 0) {
     if (outcomeColumn === '') {
-      throw new ServiceError('shape_invalid', 'Traces need the outcome column the prior rates are read from: name it in the question (the record has no single yes/no column).', {
-        field: 'shape',
-      });
+      throw new ServiceError(
+        'shape_invalid',
+        'Traces need the outcome column the prior rates are read from: name it in the question (the record has no single yes/no column).',
+        {
+          field: 'shape',
+        },
+      );
     }
     // Only a question names a column pickOutcome did not find among the record's.
     const field = `${opts.question?.field}.outcome_column`;
@@ -63,9 +71,13 @@ export function shapeTraces(table: RawTable, shape: TracesShape, opts: ShapeOpti
   const y = yesValues(table.data[oc], opts.question?.positiveValues);
   if (!y) {
     // A picked column is yes/no by definition: only a named one lands here (spec 7 positive_values_required).
-    throw new ServiceError('positive_values_required', `${outcomeColumn} does not have two recognisable yes/no values; say which values mean yes.`, {
-      field: `${opts.question?.field}.positive_values`,
-    });
+    throw new ServiceError(
+      'positive_values_required',
+      `${outcomeColumn} does not have two recognisable yes/no values; say which values mean yes.`,
+      {
+        field: `${opts.question?.field}.positive_values`,
+      },
+    );
   }
 
   const text = (c: number) => (r: number) => cellText(table.data[c][r]);
@@ -80,10 +92,11 @@ export function shapeTraces(table: RawTable, shape: TracesShape, opts: ShapeOpti
   runs.sort((a, b) => log.times[a] - log.times[b]);
   const book = new NameBook(table.columns);
   const names: string[] = [];
-  for (const role of roles) names.push(book.add(`${role.name}_prior_runs`), book.add(`${role.name}_prior_rate`), book.add(`${role.name}_recent_rate`));
+  for (const role of roles)
+    names.push(book.add(`${role.name}_prior_runs`), book.add(`${role.name}_prior_rate`), book.add(`${role.name}_recent_rate`));
   const feats = new Map<number, Cell[]>();
   const seen = roles.map(() => new Map<string, History>());
-  for (let i = 0; i < runs.length; ) {
+  for (let i = 0; i < runs.length;) {
     let j = i;
     while (j < runs.length && log.times[runs[j]] === log.times[runs[i]]) j++;
     const group = runs.slice(i, j);

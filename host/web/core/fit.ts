@@ -39,7 +39,14 @@ export function fitPreview(engine: EngineModule, req: FitRequest): PreviewFit {
     model: res.model ? Model.fromBytes(res.model.toBytes()) : null,
     cache: 'miss',
     ran: true,
-    diagnostics: { auc_z: d.aucZ, log_loss_z: d.logLossZ, mean_rounds: d.meanRounds, pairs: d.pairs, usable_columns: d.usableColumns, column_auc: d.columnAuc },
+    diagnostics: {
+      auc_z: d.aucZ,
+      log_loss_z: d.logLossZ,
+      mean_rounds: d.meanRounds,
+      pairs: d.pairs,
+      usable_columns: d.usableColumns,
+      column_auc: d.columnAuc,
+    },
   } as FitOutcome;
   return { outcome, timings: { encodeMs: t1 - t0, fitMs: t2 - t1 } };
 }

@@ -4,7 +4,9 @@ type Obj = Record<string, any>;
 
 export class ProblemError extends Error {
   constructor(readonly problem: Obj) {
-    super(`${problem.code ?? 'error'}: ${problem.detail ?? problem.title ?? 'request failed'}${problem.remedy ? ` ${problem.remedy}` : ''}`);
+    super(
+      `${problem.code ?? 'error'}: ${problem.detail ?? problem.title ?? 'request failed'}${problem.remedy ? ` ${problem.remedy}` : ''}`,
+    );
     this.name = 'ProblemError';
   }
 }

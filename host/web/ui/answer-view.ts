@@ -26,7 +26,11 @@ export function answerView(answer: Obj, source: 'preview' | 'service', middle?: 
 
 function unanswered(a: Obj): HTMLElement {
   const reasons = (a.reasons ?? []).join(', ');
-  const needs = a.needs ? ` Needs: ${Object.entries(a.needs).map(([k, v]) => `${k} ${v}`).join(', ')}.` : '';
+  const needs = a.needs
+    ? ` Needs: ${Object.entries(a.needs)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}.`
+    : '';
   const why =
     a.state === 'refused'
       ? 'No pattern held on the held-out rows, so the service refuses rather than guesses. Retrying the same question cannot change this.'
@@ -43,9 +47,13 @@ function qualityView(q: Obj): HTMLElement {
     el('dt', {}, 'Held-out AUC'),
     el('dd', { id: 'quality-auc' }, `${fmt(q.auc)}${interval}`),
     el('dt', {}, 'Validation'),
-    el('dd', {}, q.folds > 1
-      ? `${q.validation_scheme}: each of ${q.held_out_rows} labeled rows (${q.held_out_positives} yes) held out once, ${q.folds} folds`
-      : `${q.validation_scheme}: ${q.held_out_rows} held-out rows (${q.held_out_positives} yes), ${q.training_rows} training rows`),
+    el(
+      'dd',
+      {},
+      q.folds > 1
+        ? `${q.validation_scheme}: each of ${q.held_out_rows} labeled rows (${q.held_out_positives} yes) held out once, ${q.folds} folds`
+        : `${q.validation_scheme}: ${q.held_out_rows} held-out rows (${q.held_out_positives} yes), ${q.training_rows} training rows`,
+    ),
     el('dt', {}, 'Base rate'),
     el('dd', {}, fmt(q.base_rate)),
     el('dt', {}, 'Top-decile lift'),
@@ -59,7 +67,9 @@ function qualityView(q: Obj): HTMLElement {
 
 function pText(p: unknown): string {
   if (typeof p === 'number') return p.toFixed(6);
-  return Object.entries(p as Obj).map(([o, v]) => `${o} ${(v as number).toFixed(3)}`).join(' · ');
+  return Object.entries(p as Obj)
+    .map(([o, v]) => `${o} ${(v as number).toFixed(3)}`)
+    .join(' · ');
 }
 
 function detailOf(c: Obj): string {
@@ -94,9 +104,18 @@ function casesTable(rows: Obj[], answer: Obj, source: string): HTMLElement {
   const body = el('tbody', {});
   const render = (limit: number) => {
     body.replaceChildren(
-      ...rows.slice(0, limit).map((c) =>
-        el('tr', {}, el('td', {}, c.entity_id), el('td', { class: 'num' }, pText(c.p)), el('td', {}, detailOf(c)), reasonsCell(c.reasons ?? [])),
-      ),
+      ...rows
+        .slice(0, limit)
+        .map((c) =>
+          el(
+            'tr',
+            {},
+            el('td', {}, c.entity_id),
+            el('td', { class: 'num' }, pText(c.p)),
+            el('td', {}, detailOf(c)),
+            reasonsCell(c.reasons ?? []),
+          ),
+        ),
     );
   };
   render(SHOWN);
@@ -107,12 +126,23 @@ function casesTable(rows: Obj[], answer: Obj, source: string): HTMLElement {
     more.remove();
   });
   const detail = ({ score: 'level', rank: 'position', choice: 'choice' } as Obj)[answer.type] ?? '';
-  const head = el('tr', {}, el('th', {}, 'case'), el('th', {}, 'chance p'), el('th', {}, detail), el('th', {}, 'reasons (associations, not causes)'));
+  const head = el(
+    'tr',
+    {},
+    el('th', {}, 'case'),
+    el('th', {}, 'chance p'),
+    el('th', {}, detail),
+    el('th', {}, 'reasons (associations, not causes)'),
+  );
   return el(
     'div',
     { class: 'cases' },
     el('h3', {}, 'Cases'),
-    el('p', { class: 'muted' }, `${rows.length} case${rows.length === 1 ? '' : 's'}${total} from the ${source}${rows.length > SHOWN ? `, first ${SHOWN} shown` : ''}.`),
+    el(
+      'p',
+      { class: 'muted' },
+      `${rows.length} case${rows.length === 1 ? '' : 's'}${total} from the ${source}${rows.length > SHOWN ? `, first ${SHOWN} shown` : ''}.`,
+    ),
     el('div', { class: 'scroll' }, el('table', { id: 'cases-table' }, el('thead', {}, head), body)),
     more,
   );

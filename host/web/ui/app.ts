@@ -53,7 +53,10 @@ export class PreviewApp {
     const { table } = this.session.read(text, sample ? 'data.dataset_id' : 'data.csv');
     this.record = { text, label, sample, ...(sample ? { datasetId: sample.dataset_id } : {}) };
     this.form.setRecord(table, sample);
-    fill('record-line', `${label}: ${table.rowCount} rows, ${table.columns.length} columns (${table.columns.join(', ')}).${sample ? ' ' + sample.description : ''}`);
+    fill(
+      'record-line',
+      `${label}: ${table.rowCount} rows, ${table.columns.length} columns (${table.columns.join(', ')}).${sample ? ' ' + sample.description : ''}`,
+    );
     byId<HTMLButtonElement>('run').disabled = false;
   }
 
@@ -87,7 +90,10 @@ export class PreviewApp {
       this.lastAgreement = null;
       this.show(result);
       const t = result.timings;
-      fill('run-line', `Done in ${total.toFixed(0)} ms (parse ${t.parseMs.toFixed(0)}, encode ${t.encodeMs.toFixed(0)}, fit ${t.fitMs.toFixed(0)}, answer ${t.answerMs.toFixed(0)}); fits run: ${result.body.fits_run}.`);
+      fill(
+        'run-line',
+        `Done in ${total.toFixed(0)} ms (parse ${t.parseMs.toFixed(0)}, encode ${t.encodeMs.toFixed(0)}, fit ${t.fitMs.toFixed(0)}, answer ${t.answerMs.toFixed(0)}); fits run: ${result.body.fits_run}.`,
+      );
       this.status('done');
       return result;
     } catch (err) {
@@ -120,7 +126,10 @@ export class PreviewApp {
       this.lastService = body;
       const agreement = compareAnswers(this.lastPreview.body, body);
       this.lastAgreement = agreement;
-      fill('service-line', `The service answered (fits run ${body.fits_run}, core ${String(body.core_hash).slice(0, 12)}…; this page ${this.engine.coreHash.slice(0, 12)}…).`);
+      fill(
+        'service-line',
+        `The service answered (fits run ${body.fits_run}, core ${String(body.core_hash).slice(0, 12)}…; this page ${this.engine.coreHash.slice(0, 12)}…).`,
+      );
       fill('agreement', agreementView(agreement));
       this.status('done');
       return agreement;

@@ -15,7 +15,11 @@ export function termsChart(columns: ColumnTerms[], pairs: number): HTMLElement {
     'figure',
     { class: 'terms', id: 'terms-chart' },
     el('div', { class: 'panels' }, ...panels),
-    el('figcaption', {}, `Each column's contribution to the log-odds by bin, strongest column first. Above the line: the bin raises the chance against the average case; below: lowers it. Hover a bar for its range.${note}`),
+    el(
+      'figcaption',
+      {},
+      `Each column's contribution to the log-odds by bin, strongest column first. Above the line: the bin raises the chance against the average case; below: lowers it. Hover a bar for its range.${note}`,
+    ),
   );
 }
 
@@ -38,14 +42,30 @@ function panel(c: ColumnTerms): SVGElement {
     bars.push(
       svg(
         'rect',
-        { x: x.toFixed(2), y: top.toFixed(2), width: barW.toFixed(2), height: Math.max(0.5, Math.abs(y(b.term) - zeroY)).toFixed(2), class: b.term >= 0 ? 'up' : 'down' },
-        svg('title', {}, `${c.column} ${b.label}: odds x${odds.toFixed(2)} (logit ${b.term >= 0 ? '+' : ''}${b.term.toFixed(3)}), ${b.count} training rows`),
+        {
+          x: x.toFixed(2),
+          y: top.toFixed(2),
+          width: barW.toFixed(2),
+          height: Math.max(0.5, Math.abs(y(b.term) - zeroY)).toFixed(2),
+          class: b.term >= 0 ? 'up' : 'down',
+        },
+        svg(
+          'title',
+          {},
+          `${c.column} ${b.label}: odds x${odds.toFixed(2)} (logit ${b.term >= 0 ? '+' : ''}${b.term.toFixed(3)}), ${b.count} training rows`,
+        ),
       ),
     );
     if (i % every === 0 || i === n - 1) {
       const lx = PAD.left + i * step + step / 2;
       const ly = H - PAD.bottom + 12;
-      labels.push(svg('text', { x: lx.toFixed(1), y: ly, class: 'tick', 'text-anchor': 'end', transform: `rotate(-30 ${lx.toFixed(1)} ${ly})` }, short(b.label)));
+      labels.push(
+        svg(
+          'text',
+          { x: lx.toFixed(1), y: ly, class: 'tick', 'text-anchor': 'end', transform: `rotate(-30 ${lx.toFixed(1)} ${ly})` },
+          short(b.label),
+        ),
+      );
     }
   });
   return svg(

@@ -10,13 +10,19 @@ export function agreementView(a: Agreement): HTMLElement {
       {},
       `Question ${q.question}: state ${q.stateEqual ? 'same' : 'DIFFERENT'}, model_ref ${q.modelRefEqual ? 'same' : 'DIFFERENT'}, `,
       `${q.pEqual} of ${q.cases} cases with p equal bit for bit, ${q.detailsEqual} of ${q.cases} with the same level, choice, position and reasons.`,
-      ...q.differences.map((d) => el('div', { class: 'muted' }, `${d.entity_id}: page ${JSON.stringify(d.preview)} vs service ${JSON.stringify(d.service)}`)),
+      ...q.differences.map((d) =>
+        el('div', { class: 'muted' }, `${d.entity_id}: page ${JSON.stringify(d.preview)} vs service ${JSON.stringify(d.service)}`),
+      ),
     ),
   );
   return el(
     'div',
     { id: 'agreement-result', 'data-agree': String(a.agree) },
-    el('p', { class: a.agree ? 'agree' : 'disagree' }, a.agree ? 'The page and the service agree: every case has the same p, bit for bit.' : 'The page and the service DISAGREE.'),
+    el(
+      'p',
+      { class: a.agree ? 'agree' : 'disagree' },
+      a.agree ? 'The page and the service agree: every case has the same p, bit for bit.' : 'The page and the service DISAGREE.',
+    ),
     el('ul', {}, ...lines),
   );
 }
@@ -27,14 +33,29 @@ export function scoredRowsView(rows: ScoredRow[], from: string, exact?: Float64A
   return el(
     'div',
     {},
-    el('p', { class: 'muted' }, `${rows.length} rows scored in this page with ${from}${rows.length > shown.length ? `, first ${shown.length} shown` : ''}. Hover a chance for the engine's unrounded value.`),
+    el(
+      'p',
+      { class: 'muted' },
+      `${rows.length} rows scored in this page with ${from}${rows.length > shown.length ? `, first ${shown.length} shown` : ''}. Hover a chance for the engine's unrounded value.`,
+    ),
     el(
       'div',
       { class: 'scroll' },
       el(
         'table',
         { id: 'scored-rows' },
-        el('thead', {}, el('tr', {}, el('th', {}, 'row'), el('th', {}, 'case'), el('th', {}, 'chance p'), el('th', {}, 'reasons (associations, not causes)'))),
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            el('th', {}, 'row'),
+            el('th', {}, 'case'),
+            el('th', {}, 'chance p'),
+            el('th', {}, 'reasons (associations, not causes)'),
+          ),
+        ),
         el(
           'tbody',
           {},

@@ -20,7 +20,11 @@ const MAX_CASE_IDS = 10_000; // spec 8
 
 const input = (id: string) => byId<HTMLInputElement>(id);
 const select = (id: string) => byId<HTMLSelectElement>(id);
-const list = (s: string) => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
+const list = (s: string) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
 
 /** Distinct non-missing values of a column, in first-appearance order (at most `limit`). */
 function distinctValues(table: RawTable, column: string, limit: number): string[] {
@@ -109,7 +113,8 @@ export class QuestionForm {
       const id = entityKey(cell);
       if (id !== null) ids.add(id);
     }
-    if (ids.size > MAX_CASE_IDS) throw new Error(`The record has ${ids.size} cases; an ask takes at most ${MAX_CASE_IDS} ids. Choose rank, or list ids.`);
+    if (ids.size > MAX_CASE_IDS)
+      throw new Error(`The record has ${ids.size} cases; an ask takes at most ${MAX_CASE_IDS} ids. Choose rank, or list ids.`);
     return [...ids];
   }
 }
