@@ -31,7 +31,10 @@ function stableVerdict(v: Record<string, unknown>): Record<string, unknown> {
 function stableAnswer(answer: Record<string, any>): Record<string, unknown> {
   const out: Record<string, any> = { ...answer };
   if (Array.isArray(out.verdicts)) {
-    out.verdicts = out.verdicts.map((x: any) => ({ ...(x.option !== undefined ? { option: x.option } : {}), verdict: stableVerdict(x.verdict) }));
+    out.verdicts = out.verdicts.map((x: any) => ({
+      ...(x.option !== undefined ? { option: x.option } : {}),
+      verdict: stableVerdict(x.verdict),
+    }));
   }
   if (Array.isArray(out.cases)) out.cases = out.cases.map(stableCase);
   if (Array.isArray(out.ranked)) out.ranked = out.ranked.map(stableCase);
@@ -41,7 +44,10 @@ function stableAnswer(answer: Record<string, any>): Record<string, unknown> {
 /** A lever token is signed with this service's own secret: its presence is kept, not its bytes. */
 function stableCase(c: Record<string, any>): Record<string, unknown> {
   if (!Array.isArray(c.levers)) return c;
-  return { ...c, levers: c.levers.map((l: any) => ({ ...l, lever_token: typeof l.lever_token === 'string' ? '<signed>' : l.lever_token })) };
+  return {
+    ...c,
+    levers: c.levers.map((l: any) => ({ ...l, lever_token: typeof l.lever_token === 'string' ? '<signed>' : l.lever_token })),
+  };
 }
 
 async function modelSha(modelRef: string | undefined): Promise<string | null> {
@@ -56,7 +62,10 @@ function asksOf(s: Sample): Record<string, Record<string, unknown>> {
   if (s.shape === 'table') {
     const { cases: _cases, questions, ...rest } = s.try;
     const q = questions.q as { outcome_column?: string; positive_values?: string[] };
-    asks.rank = { ...rest, questions: { r: { type: 'rank', outcome_column: q.outcome_column, positive_values: q.positive_values, top_k: 25 } } };
+    asks.rank = {
+      ...rest,
+      questions: { r: { type: 'rank', outcome_column: q.outcome_column, positive_values: q.positive_values, top_k: 25 } },
+    };
   }
   return asks;
 }
