@@ -5,7 +5,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import tls from 'node:tls';
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import { LIMITS } from '../../schemas/common.ts';
 import { parseCsv } from '../../table/csv.ts';
 import type { RawTable } from '../../table/types.ts';

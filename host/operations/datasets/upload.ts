@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import type { AddDatasetResponse } from '../../schemas/index.ts';
 import type { DatasetRecord } from '../../store/index.ts';
 import type { OpContext, OpResult } from '../../services.ts';
