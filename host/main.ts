@@ -16,6 +16,7 @@ import type { Config, Services } from './services.ts';
 import { startTaskRunner } from './operations/tasks.ts';
 import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_MAX_UPLOAD_BYTES } from './operations/datasets/config.ts';
 import { UsageMeter } from './operations/usage-meter.ts';
+import { OAuthConfigError, parseOAuthIssuers, type TrustedIssuer } from './signing/index.ts';
 
 const DAY_MS = 86_400_000;
 /**
@@ -44,6 +45,16 @@ function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0
   return n;
 }
 
+/** OAUTH_ISSUERS (README "OAuth access tokens"): a JSON array of trusted issuers; unset means svck_ keys only. */
+function oauthIssuersFrom(env: NodeJS.ProcessEnv): TrustedIssuer[] {
+  try {
+    return parseOAuthIssuers(env.OAUTH_ISSUERS);
+  } catch (err) {
+    if (err instanceof OAuthConfigError) throw new ConfigError(`OAUTH_ISSUERS${err.message.startsWith('[') ? '' : ' '}${err.message}`);
+    throw err;
+  }
+}
+
 /** Reads the Config from environment variables (README lists them). */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intFrom(env, 'PORT', 8787, 0, 65_535);
@@ -64,6 +75,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     maxUploadBytes: intFrom(env, 'UPLOAD_MAX_BYTES', DEFAULT_MAX_UPLOAD_BYTES, 1),
     // wire.md "fetch_url": a timeout on the whole download.
     fetchTimeoutMs: intFrom(env, 'FETCH_TIMEOUT_MS', DEFAULT_FETCH_TIMEOUT_MS, 1, MAX_TIMER_MS),
+    oauthIssuers: oauthIssuersFrom(env),
   };
 }
 

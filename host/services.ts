@@ -2,7 +2,7 @@
 // its fit pool, a logger; plus who is calling. Transports build an OpContext and call operations.
 import type { Logger } from 'pino';
 import type { Store } from './store/index.ts';
-import type { KeyRing } from './signing/index.ts';
+import type { KeyRing, TrustedIssuer } from './signing/index.ts';
 import type { EngineModule, FitPool } from './engine/index.ts';
 import type { UsageMeter } from './operations/usage-meter.ts';
 
@@ -33,6 +33,8 @@ export interface Config {
   fetchTimeoutMs?: number;
   /** Largest presigned upload in bytes (default 100,000,000). */
   maxUploadBytes?: number;
+  /** Spec 5.1: identity providers whose access tokens are accepted (OAUTH_ISSUERS); none: svck_ keys only. */
+  oauthIssuers?: TrustedIssuer[];
 }
 
 export interface Services {
@@ -50,7 +52,13 @@ export interface Services {
 
 export interface Caller {
   workspaceId: string;
-  keyId: string;
+  /** Spec 5.1: how the caller proved who it is: an svck_ key, or an OAuth access token of a trusted issuer. */
+  via: 'key' | 'oauth';
+  /** The API key's id; null for an OAuth caller. */
+  keyId: string | null;
+  /** Who calls, stable across requests: `key:<key id>`, or `oauth:<sub>@<issuer>` for a token. */
+  subject: string;
+  /** An OAuth caller is live: tokens are not test keys (spec 5.2). */
   mode: 'live' | 'test';
   scopes: string[];
 }

@@ -3,6 +3,7 @@
 export type ProblemCode =
   | 'invalid_json'
   | 'unauthorized'
+  | 'invalid_token'
   | 'test_key_samples_only'
   | 'scope_required'
   | 'unknown_dataset'
@@ -26,6 +27,7 @@ export type ProblemCode =
   | 'rate_limited'
   | 'fetch_failed'
   | 'engine_unavailable'
+  | 'issuer_unavailable'
   | 'internal';
 
 interface CodeInfo {
@@ -41,6 +43,12 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     status: 401,
     title: 'Missing or unknown API key',
     remedy: 'Send Authorization: Bearer <key>. Get a test key from POST /v1/agents/register.',
+  },
+  invalid_token: {
+    status: 401,
+    title: 'Access token not accepted',
+    remedy:
+      'Get a new access token for this service from your identity provider; `failed_check` names the check this one failed (iss, aud, exp, nbf, alg, typ, kid, signature, sub, workspace or format).',
   },
   test_key_samples_only: {
     status: 403,
@@ -140,6 +148,12 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     status: 503,
     title: 'Engine unavailable',
     remedy: 'Retry shortly; the engine is restarting.',
+  },
+  issuer_unavailable: {
+    status: 503,
+    title: "The identity provider's keys could not be fetched",
+    remedy:
+      'Retry after retry_after_ms with the same token; if it persists, the operator should check that the issuer is reachable from the service.',
   },
   internal: { status: 500, title: 'Internal error', remedy: 'Retry; if it persists, report the request_id.' },
 };

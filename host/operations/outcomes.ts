@@ -27,7 +27,9 @@ export function requireOutcomeScope(ctx: OpContext): string {
   if (!caller.scopes.includes(SCOPE_WRITE_OUTCOMES)) {
     throw new ServiceError(
       'scope_required',
-      'this key cannot report outcomes; it needs the write:outcomes capability (Can report outcomes)',
+      caller.via === 'oauth'
+        ? 'this access token cannot report outcomes; its issuer must grant the write:outcomes capability (the claim and value the operator configured)'
+        : 'this key cannot report outcomes; it needs the write:outcomes capability (Can report outcomes)',
     );
   }
   return caller.workspaceId;
