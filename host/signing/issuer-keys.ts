@@ -132,7 +132,8 @@ export class IssuerKeys {
 
   private unavailable(): KeysUnavailable {
     const retryAfterMs = Math.max(0, this.attemptedAt + MIN_REFRESH_MS - this.now());
-    return new KeysUnavailable(`the signing keys of ${this.source.issuer} could not be fetched (${this.lastFailure})`, retryAfterMs);
+    // The reason (an address, a status) goes to the operator's log through onFailure, not to the caller.
+    return new KeysUnavailable(`The signing keys of the issuer ${JSON.stringify(this.source.issuer)} could not be fetched`, retryAfterMs);
   }
 
   /** Joins a fetch under way, else starts one when allowed; throws KeysUnavailable when no fresh set came of it. */

@@ -1,5 +1,6 @@
 // OAuth test setup: real loopback issuers and a real service that trusts them (OAUTH_ISSUERS parsed as an
 // operator would write it), with a test clock that both token lifetimes and the key refresh bound follow.
+import type { Logger } from 'pino';
 import { parseOAuthIssuers } from '../../host/signing/index.ts';
 import { startTestService, type TestService } from '../routes/helpers.ts';
 import type { Config } from '../../host/services.ts';
@@ -25,6 +26,14 @@ export function claimsAt(clock: Clock, extra: Record<string, unknown> = {}): Rec
 }
 
 /** A service trusting the issuers of `oauthIssuers` (the JSON objects an operator writes in OAUTH_ISSUERS). */
-export async function startOAuthService(oauthIssuers: unknown[], clock: Clock, overrides: Partial<Config> = {}): Promise<TestService> {
-  return startTestService({ oauthIssuers: parseOAuthIssuers(JSON.stringify(oauthIssuers)), ...overrides }, { now: () => clock.now });
+export async function startOAuthService(
+  oauthIssuers: unknown[],
+  clock: Clock,
+  overrides: Partial<Config> = {},
+  log?: Logger,
+): Promise<TestService> {
+  return startTestService(
+    { oauthIssuers: parseOAuthIssuers(JSON.stringify(oauthIssuers)), ...overrides },
+    { now: () => clock.now, ...(log ? { log } : {}) },
+  );
 }
