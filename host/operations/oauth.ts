@@ -2,7 +2,7 @@
 // made on first use; a token that fails a check is 401 invalid_token naming the check, and an issuer whose
 // keys cannot be had is 503 issuer_unavailable (the token may be fine: retry, do not sign in again).
 import { createHash } from 'node:crypto';
-import { ServiceError } from '../http/problem.ts';
+import { ServiceError } from '../errors.ts';
 import { AccessTokenVerifier, KeysUnavailable, TokenRejected } from '../signing/index.ts';
 import type { Caller, Services } from '../services.ts';
 import { SCOPE_WRITE_OUTCOMES } from './keys.ts';
@@ -41,7 +41,7 @@ const ENSURED_MAX = 10_000;
 
 /** The service's token verifier (its key caches live as long as the service), or null without issuers. */
 export function oauthOf(services: Services): OAuthState | null {
-  const issuers = services.config.oauthIssuers ?? [];
+  const issuers = services.config.oauthIssuers;
   if (issuers.length === 0) return null;
   let state = states.get(services);
   if (!state) {

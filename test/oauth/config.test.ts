@@ -1,7 +1,7 @@
-// OAUTH_ISSUERS (README "OAuth access tokens"): the documented defaults, every setting read, and every kind of
+// OAUTH_ISSUERS (host/config.ts, README "OAuth access tokens"): the documented defaults, every setting read, and every kind of
 // nonsense refused at start naming the issuer and setting, above all any algorithm that is not a public-key one.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, configFromEnv } from '../../host/main.ts';
+import { ConfigError, configFromEnv } from '../../host/config.ts';
 import { ASYMMETRIC_ALGORITHMS, OAuthConfigError, parseOAuthIssuers } from '../../host/signing/index.ts';
 
 const base = { issuer: 'https://sso.example.com/realms/acme', audience: 'outcome-service', workspace_claim: 'workspace' };
