@@ -28,7 +28,7 @@ export interface Caller {
   via: 'key' | 'oauth';
   /** The API key's id; null for an OAuth caller. */
   keyId: string | null;
-  /** Who calls, stable across requests: `key:<key id>`, or `oauth:<sub>@<issuer>` for a token. */
+  /** Who calls, stable across requests: `key:<key id>`, or `oauth:<issuer>#<sub>` for a token (an issuer has no `#`). */
   subject: string;
   /** An OAuth caller is live: tokens are not test keys (spec 5.2). */
   mode: 'live' | 'test';

@@ -88,7 +88,7 @@ export async function authenticateAccessToken(services: Services, state: OAuthSt
     workspaceId,
     via: 'oauth',
     keyId: null,
-    subject: `oauth:${verified.subject}@${verified.issuer}`,
+    subject: `oauth:${verified.issuer}#${verified.subject}`,
     mode: 'live',
     scopes: verified.canReportOutcomes ? [SCOPE_WRITE_OUTCOMES] : [],
   };

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectMcp } from '../mcp/helpers.ts';
+import { authenticate } from '../../host/operations/auth.ts';
+import { oauthWorkspaceId } from '../../host/operations/oauth.ts';
 import { startIssuer, unsignedToken, type IssuerKey, type TestIssuer } from './issuer.ts';
 import { AUDIENCE, call, claimsAt, expectProblem, newClock, startOAuthService, type TestService } from './helpers.ts';
 
@@ -137,6 +139,24 @@ describe('over REST', () => {
     const r = await call(svc.url, '/v1/preflight', PREFLIGHT, { key: await svc.liveKey() });
     expect(r.res.status).toBe(200);
     expectProblem(await call(svc.url, '/v1/preflight', PREFLIGHT, { key: 'svck_live_unknown' }), 401, 'unauthorized');
+  });
+});
+
+describe('the Caller a token becomes', () => {
+  it('says it came by OAuth, with a stable subject of issuer and sub, no key id, live mode, and the capability as a scope', async () => {
+    const token = await a.mint(claimsAt(clock, { sub: 'f:1234', org: 'acme', scope: 'openid write:outcomes' }));
+    expect(await authenticate(svc.services, `Bearer ${token}`)).toEqual({
+      workspaceId: oauthWorkspaceId(a.issuer, 'acme'),
+      via: 'oauth',
+      keyId: null,
+      subject: `oauth:${a.issuer}#f:1234`,
+      mode: 'live',
+      scopes: ['write:outcomes'],
+    });
+    const key = await svc.liveKey();
+    const caller = await authenticate(svc.services, `Bearer ${key}`);
+    expect(caller).toMatchObject({ via: 'key', mode: 'live', scopes: [] });
+    expect(caller.subject).toBe(`key:${caller.keyId}`);
   });
 });
 
