@@ -2,11 +2,11 @@
 // operator would write it), with a test clock that both token lifetimes and the key refresh bound follow.
 import type { Logger } from 'pino';
 import { parseOAuthIssuers } from '../../host/signing/index.ts';
-import { startTestService, type TestService } from '../routes/helpers.ts';
+import { startTestService, type TestService } from '../http/helpers.ts';
 import type { Config } from '../../host/services.ts';
 import { secondsOf } from './issuer.ts';
 
-export { call, expectProblem } from '../routes/helpers.ts';
+export { call, expectProblem } from '../http/helpers.ts';
 export type { TestService };
 
 export const AUDIENCE = 'outcome-service';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { startIssuer, type TestIssuer } from './issuer.ts';
 import { AUDIENCE, newClock, startOAuthService, type TestService } from './helpers.ts';
-import { startTestService } from '../routes/helpers.ts';
+import { startTestService } from '../http/helpers.ts';
 
 let issuer: TestIssuer;
 let svc: TestService;

@@ -124,7 +124,7 @@ describe('over REST', () => {
   });
 
   it('a JWT is refused as before (401 unauthorized) by a server that trusts no issuer', async () => {
-    const { startTestService } = await import('../routes/helpers.ts');
+    const { startTestService } = await import('../http/helpers.ts');
     const plain = await startTestService({}, { now: () => clock.now });
     try {
       const r = await call(plain.url, '/v1/preflight', PREFLIGHT, { key: await a.mint(claimsAt(clock, { org: 'acme' })) });
