@@ -1,6 +1,7 @@
 // Loads build/engine.wasm once (compiled module + core_hash) and makes fresh instances from it.
 // Works in Node and in the browser: the bytes are handed in by the platform-specific loader.
 import { METRIC_COUNT, type EngineExports } from './abi.ts';
+import { EngineError } from './errors.ts';
 
 export interface EngineModule {
   module: WebAssembly.Module;
@@ -18,14 +19,6 @@ export class EngineTrap extends Error {
   }
 }
 
-/** The module is not an engine this host can read (another ABI): rebuild both from one checkout. */
-export class EngineMismatch extends Error {
-  constructor(message: string) {
-    super(`${message}; build the engine and the host from the same checkout (npm run build)`);
-    this.name = 'EngineMismatch';
-  }
-}
-
 export async function compileEngine(bytes: Uint8Array): Promise<EngineModule> {
   const digest = await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
   const coreHash = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
@@ -34,13 +27,33 @@ export async function compileEngine(bytes: Uint8Array): Promise<EngineModule> {
   // number of them would be misread silently, so it is refused here, once, before any fit.
   const ex = instantiate({ module, coreHash, crossFolds: 0 });
   if (typeof ex.metricCount !== 'function' || typeof ex.crossFolds !== 'function') {
-    throw new EngineMismatch('the engine module does not export metricCount and crossFolds');
+    throw abiMismatch('the engine module does not export metricCount and crossFolds');
   }
   const metricCount = ex.metricCount();
   if (metricCount !== METRIC_COUNT) {
-    throw new EngineMismatch(`the engine writes ${metricCount} fit metrics, this host reads ${METRIC_COUNT}`);
+    throw abiMismatch(`the engine writes ${metricCount} fit metrics, this host reads ${METRIC_COUNT}`);
   }
   return { module, coreHash, crossFolds: ex.crossFolds() };
+}
+
+/**
+ * Runs a call into an instance and turns a trap (an `abort`, an out-of-bounds access, memory that cannot
+ * grow) into the engine's typed error at once; the instance that trapped must then be discarded.
+ */
+export function callEngine<T>(what: string, call: () => T): T {
+  try {
+    return call();
+  } catch (err) {
+    if (err instanceof EngineTrap || err instanceof WebAssembly.RuntimeError) {
+      throw new EngineError('trap', `the engine trapped during ${what} (${(err as Error).message})`);
+    }
+    throw err;
+  }
+}
+
+/** The module is not an engine this host can read (another ABI): both must come from one checkout. */
+function abiMismatch(what: string): EngineError {
+  return new EngineError('abi_mismatch', `${what}; build the engine and the host from the same checkout (npm run build)`);
 }
 
 /** A fresh instance: its own memory, so one fit never sees another's allocations. */

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as host from '../../host/engine/abi.ts';
 import { loadEngine, type EngineModule } from '../../host/engine/index.ts';
-import { compileEngine, EngineMismatch } from '../../host/engine/wasm.ts';
+import { compileEngine } from '../../host/engine/wasm.ts';
+import { EngineError } from '../../host/engine/errors.ts';
 
 const engineAbiText = readFileSync(new URL('../../assembly/abi.ts', import.meta.url), 'utf8');
 const hostAbiText = readFileSync(new URL('../../host/engine/abi.ts', import.meta.url), 'utf8');
@@ -95,7 +96,8 @@ describe('the host checks the engine it loads', () => {
 
   it('refuses an engine that writes another number of metrics, naming both counts', async () => {
     const other = moduleReturning({ metricCount: host.METRIC_COUNT - 1, crossFolds: 4 });
-    await expect(compileEngine(other)).rejects.toThrow(EngineMismatch);
+    await expect(compileEngine(other)).rejects.toThrow(EngineError);
+    await expect(compileEngine(other)).rejects.toMatchObject({ failure: 'abi_mismatch', retryable: false });
     await expect(compileEngine(other)).rejects.toThrow(`writes ${host.METRIC_COUNT - 1} fit metrics, this host reads ${host.METRIC_COUNT}`);
   });
 
