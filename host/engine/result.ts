@@ -8,7 +8,7 @@ import { Model, type ModelColumn } from './model.ts';
 export interface Quality {
   /**
    * How the held-out check was made (engine.md step 2): one 25% part by entity hash or by time, or,
-   * on records too small for that to be fair (assembly/fit.ts CROSS_FOLDS), `folds` folds by entity
+   * on records too small for that to be fair (assembly/tunables.ts CROSS_FOLDS), `folds` folds by entity
    * hash, each held out once from a model fitted on the others. Read from the fit (M_FOLDS).
    */
   validation_scheme: 'entity_hash' | 'out_of_time' | 'entity_hash_folds';

@@ -1,4 +1,4 @@
-// Cross-fitting (assembly/fit.ts CROSS_FOLDS; the host reads the count from the engine): a record too small
+// Cross-fitting (assembly/tunables.ts CROSS_FOLDS; the host reads the count from the engine): a record too small
 // for pair terms holds every labeled row out once, from a fold model that never saw it, and the decision
 // is made on those logits.
 import { beforeAll, describe, expect, it } from 'vitest';
