@@ -1,6 +1,7 @@
 // Browser stand-in for host/engine/index.ts in the preview bundle: the same pure exports, without
 // the Node loader (fs) and the worker-thread pool. The page compiles /engine.wasm itself.
 export { encodeTable } from '../../engine/encode.ts';
+export { EngineError, type EngineFailure } from '../../engine/errors.ts';
 export type { EncodedTable, EncodedColumn, EncodeOptions, ExclusionWhy } from '../../engine/encode.ts';
 export { Model } from '../../engine/model.ts';
 export type { ModelColumn, ModelHeader } from '../../engine/model.ts';
