@@ -34,7 +34,7 @@ import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation } from './operation.ts';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
 
 export const Z_ALPHA_01 = 2.3263478740408408;
-/** The engine's bar for "beats chance" (assembly/fit.ts Z_AUC, one-sided alpha 0.005). */
+/** The engine's bar for "beats chance" (assembly/tunables.ts Z_AUC, one-sided alpha 0.005). */
 export const Z_ANSWER = 2.5758293035489004;
 export const MIN_AUC_GAIN = 0.02;
 export const MIN_CLASS_ROWS = 10;
