@@ -1,11 +1,11 @@
 // Workspaces, API keys and signing keys.
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { openStore, T0, tempDir } from './helpers.ts';
+import { expect, it } from 'vitest';
+import { describeStores, T0 } from './helpers.ts';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-describe('workspaces', () => {
+describeStores('workspaces', ({ openStore }) => {
   it('creates and gets a workspace with a generated id', async () => {
     const store = await openStore();
     const ws = await store.createWorkspace('acme', T0);
@@ -15,7 +15,7 @@ describe('workspaces', () => {
   });
 });
 
-describe('api keys', () => {
+describeStores('api keys', ({ openStore }) => {
   it('creates, finds by hash, lists, and revokes', async () => {
     const store = await openStore();
     const a = await store.createWorkspace('a', T0);
@@ -56,7 +56,7 @@ describe('api keys', () => {
   });
 });
 
-describe('signing keys', () => {
+describeStores('signing keys', ({ openStore }) => {
   const key = (kid: string, created_at: string) => ({
     kid,
     private_jwk: `{"d":"${kid}"}`,
@@ -91,10 +91,10 @@ describe('signing keys', () => {
   });
 });
 
-describe('signing keys with the key ring', () => {
+describeStores('signing keys with the key ring', ({ openStore, newPlace }) => {
   it('serves KeyRing as its SigningKeyStore, keeping the active key across a reopen', async () => {
     const { KeyRing } = await import('../../host/signing/key-ring.ts');
-    const dir = tempDir();
+    const dir = await newPlace();
     const a = await openStore(dir);
     const kid = (await KeyRing.open(a)).activeKid;
     await a.close();
