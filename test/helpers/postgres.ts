@@ -54,7 +54,8 @@ async function pgTool(tool: string, args: string[]): Promise<string> {
   }
 }
 
-function freePort(): Promise<number> {
+/** A loopback port nothing listens on (at the moment of asking). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once('error', reject);

@@ -20,8 +20,9 @@ export function tempDir(prefix = 'oq-test-'): string {
 }
 
 export async function startTestService(overrides: Partial<Config> = {}, dataDir = tempDir()): Promise<TestService> {
-  // vitest sets BASE_URL for vite; the service must not take it as its public address.
-  const env = { ...process.env, BASE_URL: '' };
+  // vitest sets BASE_URL for vite; the service must not take it as its public address. A DATABASE_URL
+  // from the shell must not send test writes to that database: SQLite under dataDir.
+  const env = { ...process.env, BASE_URL: '', DATABASE_URL: '' };
   const running = await startService({ port: 0, dataDir, ...overrides }, { hostname: '127.0.0.1', log: pino({ level: 'silent' }), env });
   const post = async (pathname: string, body: unknown, key?: string) => {
     const res = await fetch(running.url + pathname, {
