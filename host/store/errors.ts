@@ -8,7 +8,9 @@ export abstract class StoreError extends Error {
 /**
  * The database did not answer: refused, dropped or timed-out connections, a server shutting down or
  * starting up, no free connection slot. Retrying later can succeed (the pool reconnects by itself),
- * so upper layers map it to a 503 problem; nothing about the request was wrong.
+ * so upper layers map it to a 503 problem; nothing about the request was wrong. A transaction that met
+ * it was rolled back, except when the connection died during COMMIT itself: then the database alone
+ * knows, so a retry must be safe to repeat (every write of the store is).
  */
 export class StoreUnavailableError extends StoreError {
   override name = 'StoreUnavailableError';

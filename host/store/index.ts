@@ -2,6 +2,6 @@
 export type * from './types.ts';
 export { openSqliteStore, type SqliteStoreOptions } from './sqlite.ts';
 export { openPostgresStore, type PostgresStoreOptions } from './postgres.ts';
-export { openStore, openStoreFromEnv, type OpenStoreOptions } from './open.ts';
+export { openStore, type OpenStoreOptions } from './open.ts';
 export { StoreConfigError, StoreError, StoreUnavailableError } from './errors.ts';
 export { RETENTION_MS } from './sql-store.ts';

@@ -1,20 +1,18 @@
-// Picks the store from the environment: DATABASE_URL=postgres://... opens PostgreSQL, otherwise SQLite under DATA_DIR.
+// Picks the store: a database URL (DATABASE_URL=postgres://...) opens PostgreSQL, otherwise SQLite under DATA_DIR.
 import { StoreConfigError } from './errors.ts';
-import { DEFAULT_POOL_SIZE, explainOpenError, openPostgresStore } from './postgres.ts';
+import { explainOpenError, openPostgresStore } from './postgres.ts';
 import { openSqliteStore } from './sqlite.ts';
 import type { Store } from './types.ts';
 
 export interface OpenStoreOptions {
   /** SQLite's directory (DATA_DIR); unused with a database URL. */
   dataDir: string;
-  /** postgres:// or postgresql:// URL; absent or empty: SQLite. */
-  databaseUrl?: string;
-  /** PostgreSQL connections this process keeps at most. */
+  /** postgres:// or postgresql:// URL (Config.databaseUrl); null, absent or empty: SQLite. */
+  databaseUrl?: string | null;
+  /** PostgreSQL connections this process keeps at most (default 10). */
   poolSize?: number;
   now?: () => number;
 }
-
-const MAX_POOL_SIZE = 1000;
 
 /**
  * Opens and migrates the store. An unreachable database fails with StoreUnavailableError and a refused
@@ -33,18 +31,4 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   } catch (err) {
     throw explainOpenError(err, url);
   }
-}
-
-/** openStore with DATABASE_URL and DATABASE_POOL_SIZE (default 10) read from env. */
-export async function openStoreFromEnv(env: NodeJS.ProcessEnv, opts: { dataDir: string; now?: () => number }): Promise<Store> {
-  return openStore({ ...opts, databaseUrl: env.DATABASE_URL, poolSize: poolSizeFrom(env.DATABASE_POOL_SIZE) });
-}
-
-function poolSizeFrom(raw: string | undefined): number {
-  if (raw === undefined || raw.trim() === '') return DEFAULT_POOL_SIZE;
-  const n = /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_POOL_SIZE) {
-    throw new StoreConfigError(`DATABASE_POOL_SIZE must be a whole number from 1 to ${MAX_POOL_SIZE}, got ${JSON.stringify(raw)}`);
-  }
-  return n;
 }

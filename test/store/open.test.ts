@@ -1,11 +1,11 @@
-// Choosing the store from the environment: SQLite under DATA_DIR by default, PostgreSQL with DATABASE_URL,
+// Choosing the store: SQLite under DATA_DIR by default, PostgreSQL with a database URL (DATABASE_URL),
 // and the clear one-line refusals when the database cannot be used (never showing the password).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { openStoreFromEnv, StoreConfigError, StoreUnavailableError, type Store } from '../../host/store/index.ts';
+import { openStore, StoreConfigError, StoreUnavailableError, type Store } from '../../host/store/index.ts';
 import { withDatabase, freePort } from '../helpers/postgres.ts';
 import { freshSchema, postgresServerUrl } from '../helpers/postgres-database.ts';
 import { T0, tempDir } from './helpers.ts';
@@ -34,22 +34,20 @@ function runMain(env: Record<string, string>): Promise<{ code: number | null; st
   });
 }
 
-describe('opening the store from the environment', () => {
-  it('keeps SQLite under DATA_DIR when DATABASE_URL is unset or empty', async () => {
-    for (const env of [{}, { DATABASE_URL: '' }, { DATABASE_URL: '  ' }]) {
+describe('opening the store', () => {
+  it('keeps SQLite under DATA_DIR without a database URL', async () => {
+    for (const databaseUrl of [undefined, null, '', '  ']) {
       const dir = tempDir();
-      const ws = await withStore(await openStoreFromEnv(env, { dataDir: dir }), (s) => s.createWorkspace('acme', T0));
+      const ws = await withStore(await openStore({ dataDir: dir, databaseUrl }), (s) => s.createWorkspace('acme', T0));
       expect(fs.existsSync(path.join(dir, 'store.sqlite'))).toBe(true);
-      expect(await withStore(await openStoreFromEnv(env, { dataDir: dir }), (s) => s.getWorkspace(ws.id))).toEqual(ws);
+      expect(await withStore(await openStore({ dataDir: dir, databaseUrl }), (s) => s.getWorkspace(ws.id))).toEqual(ws);
     }
   });
 
   it('opens PostgreSQL when DATABASE_URL is a postgres:// URL, and nothing under DATA_DIR', async () => {
     const url = await freshSchema();
     const dir = tempDir();
-    const ws = await withStore(await openStoreFromEnv({ DATABASE_URL: url, DATABASE_POOL_SIZE: '3' }, { dataDir: dir }), (s) =>
-      s.createWorkspace('acme', T0),
-    );
+    const ws = await withStore(await openStore({ dataDir: dir, databaseUrl: url, poolSize: 3 }), (s) => s.createWorkspace('acme', T0));
     expect(fs.readdirSync(dir)).toEqual([]);
     const raw = new pg.Client({ connectionString: url });
     await raw.connect();
@@ -63,7 +61,7 @@ describe('opening the store from the environment', () => {
   it('says the database cannot be reached, naming DATABASE_URL without its password', async () => {
     const port = await freePort();
     const url = `postgres://app:s3cret-pw@127.0.0.1:${port}/oq`;
-    const err = await openStoreFromEnv({ DATABASE_URL: url }, { dataDir: tempDir() }).catch((e: unknown) => e);
+    const err = await openStore({ dataDir: tempDir(), databaseUrl: url }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StoreUnavailableError);
     expect((err as StoreUnavailableError).code).toBe('store_unavailable');
     expect((err as Error).message).toContain(`DATABASE_URL (postgres://app@127.0.0.1:${port}/oq)`);
@@ -71,17 +69,15 @@ describe('opening the store from the environment', () => {
     expect(JSON.stringify(err, Object.getOwnPropertyNames(err))).not.toContain('s3cret-pw');
   });
 
-  it('refuses a database that does not exist, a URL of another kind, and a bad pool size, naming the setting', async () => {
+  it('refuses a database that does not exist and a URL of another kind, naming DATABASE_URL without the password', async () => {
     const missing = withDatabase(postgresServerUrl(), 'no_such_db');
-    const cases: Array<[Record<string, string>, RegExp]> = [
-      [{ DATABASE_URL: missing }, /DATABASE_URL \(postgres:\/\/app@127\.0\.0\.1:\d+\/no_such_db\) refused the connection: .*no_such_db/],
-      [{ DATABASE_URL: 'mysql://u:pw@h/db' }, /DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL/],
-      [{ DATABASE_URL: 'postgres://u:pw@[bad/db' }, /DATABASE_URL is not a valid URL/],
-      [{ DATABASE_URL: postgresServerUrl(), DATABASE_POOL_SIZE: '0' }, /DATABASE_POOL_SIZE must be a whole number from 1 to 1000, got "0"/],
-      [{ DATABASE_URL: postgresServerUrl(), DATABASE_POOL_SIZE: '1e3' }, /DATABASE_POOL_SIZE must be a whole number/],
+    const cases: Array<[string, RegExp]> = [
+      [missing, /DATABASE_URL \(postgres:\/\/app@127\.0\.0\.1:\d+\/no_such_db\) refused the connection: .*no_such_db/],
+      ['mysql://u:pw@h/db', /DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL/],
+      ['postgres://u:pw@[bad/db', /DATABASE_URL is not a valid URL/],
     ];
-    for (const [env, message] of cases) {
-      const err = await openStoreFromEnv(env, { dataDir: tempDir() }).catch((e: unknown) => e);
+    for (const [databaseUrl, message] of cases) {
+      const err = await openStore({ dataDir: tempDir(), databaseUrl }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(StoreConfigError);
       expect((err as Error).message).toMatch(message);
       expect((err as Error).message).not.toContain('pw@');
