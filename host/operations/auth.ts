@@ -32,3 +32,12 @@ export async function authenticate(services: Services, authorization: string | u
   if (record.revoked_at !== null) throw unauthorized('The API key has been revoked.');
   return { workspaceId: record.workspace_id, keyId: record.id, mode: record.mode, scopes: [...record.scopes] };
 }
+
+/** Spec 5.4 / wire.md: svc_report_outcomes and svc_attest need the write:outcomes capability (Can report outcomes). */
+export function assertScope(caller: Caller | null, scope: string): void {
+  if (caller?.scopes.includes(scope)) return;
+  throw new ServiceError(
+    'scope_required',
+    `this key cannot do this; it needs the ${scope} capability${scope === 'write:outcomes' ? ' (Can report outcomes)' : ''}`,
+  );
+}

@@ -1,5 +1,5 @@
 // POST /v1/export-model and the page's model path in Node: a model exported by the service, read by
-// host/web/core/model-json.ts and scored through host/web/core/score.ts, gives the service's p bit for bit,
+// host/engine/model-json.ts and scored through host/web/core/score.ts, gives the service's p bit for bit,
 // both rounded (the answer) and unrounded (the engine's f64 outputs against the service's own engine).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,10 +11,10 @@ import { parseCsv } from '../../host/table/csv.ts';
 import { rowsToTable } from '../../host/table/rows.ts';
 import { selectCases } from '../../host/operations/ask/cases.ts';
 import { loadEngineFrom } from '../../host/web/core/engine-load.ts';
-import { modelFromJson, type ModelJson } from '../../host/web/core/model-json.ts';
+import { modelFromJson, type ModelJson } from '../../host/engine/model-json.ts';
 import { scoreExact, scoreRows } from '../../host/web/core/score.ts';
 import { scoreCases } from '../../host/engine/scorer.ts';
-import { ExportModelResponseSchema } from '../../host/web/export-model.ts';
+import { ExportModelResponseSchema } from '../../host/operations/export-model.ts';
 import * as v from 'valibot';
 import { strongestTerms } from '../../host/web/core/terms.ts';
 

@@ -13,7 +13,7 @@ import { hashApiKey } from '../../host/operations/keys.ts';
 import { round6 } from '../../host/operations/ask/scoring.ts';
 import { parseCsv } from '../../host/table/csv.ts';
 import type { RawTable } from '../../host/table/types.ts';
-import { f64FromBase64 } from '../../host/web/core/model-json.ts';
+import { f64FromBase64 } from '../../host/engine/model-json.ts';
 import { ARTIFACTS, launchChromium, type Browser } from './chromium.ts';
 
 type Obj = Record<string, any>;

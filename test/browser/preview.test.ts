@@ -11,7 +11,7 @@ import { Model } from '../../host/engine/model.ts';
 import { scoreCases, type ScoreOutput } from '../../host/engine/scorer.ts';
 import { hashApiKey } from '../../host/operations/keys.ts';
 import { parseCsv } from '../../host/table/csv.ts';
-import { f64FromBase64 } from '../../host/web/core/model-json.ts';
+import { f64FromBase64 } from '../../host/engine/model-json.ts';
 import { ARTIFACTS, launchChromium, type Browser } from './chromium.ts';
 
 let svc: TestService;

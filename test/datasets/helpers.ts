@@ -10,13 +10,8 @@ import readline from 'node:readline';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import { serve } from '@hono/node-server';
 import { pino } from 'pino';
 import { startService, type RunningService } from '../../host/main.ts';
-import { createApp } from '../../host/app.ts';
-import { ROUTES } from '../../host/routes/index.ts';
-import { DATASET_ROUTES, mountUploadRoute } from '../../host/routes/datasets/index.ts';
 import { createLiveKey, issueApiKey } from '../../host/operations/keys.ts';
 import type { Config, OpContext } from '../../host/services.ts';
 
@@ -42,19 +37,7 @@ export async function startDatasetService(overrides: Record<string, unknown> = {
     env: {},
     now: () => clock.now,
   });
-  let url = running.url;
-  let side: Server | undefined;
-  // Until app.ts mounts the dataset routes, serve them from a second app over the same services.
-  if (!ROUTES.some((r) => r.path === '/v1/add-dataset')) {
-    const app = createApp(running.services, [...ROUTES, ...DATASET_ROUTES]);
-    mountUploadRoute(app);
-    side = await new Promise<Server>((resolve) => {
-      const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
-      s.once('listening', () => resolve(s));
-    });
-    url = `http://127.0.0.1:${(side.address() as AddressInfo).port}`;
-    running.services.config.baseUrl = url;
-  }
+  const url = running.url;
   let n = 0;
   return {
     url,
@@ -78,11 +61,6 @@ export async function startDatasetService(overrides: Record<string, unknown> = {
       };
     },
     async close() {
-      if (side) {
-        const closed = new Promise<void>((resolve) => side!.close(() => resolve()));
-        side.closeAllConnections();
-        await closed;
-      }
       await running.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

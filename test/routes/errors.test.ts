@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signVerdict } from '../../host/signing/index.ts';
 import { hashApiKey } from '../../host/operations/keys.ts';
 import { getSample } from '../../samples/catalog.ts';
-import { ROUTES } from '../../host/routes/index.ts';
+import { OPERATIONS } from '../../host/operations/index.ts';
 import { call, expectProblem, startTestService, type TestService } from './helpers.ts';
 
 const MAX_BODY = 64 * 1024;
@@ -48,8 +48,8 @@ const validBodies = (): Record<string, object> => ({
   '/v1/verify': verifyBody,
 });
 
-const jsonRoutes = ROUTES.filter((r) => r.method === 'POST' && r.body !== 'ignore');
-const keyedRoutes = ROUTES.filter((r) => r.auth === 'key');
+const jsonRoutes = OPERATIONS.filter((r) => r.method === 'POST' && (r.body === 'json' || r.body === 'json-optional'));
+const keyedRoutes = OPERATIONS.filter((r) => r.auth === 'key');
 
 it('every POST route that reads a body has a valid body in this matrix', () => {
   expect(jsonRoutes.map((r) => r.path).filter((p) => !(p in validBodies()))).toEqual([]);
@@ -169,7 +169,7 @@ describe('paths and methods', () => {
     expectProblem(await call(svc.url, '/v1/nope', {}), 404, 'not_found');
     expectProblem(await call(svc.url, '/nothing-here', undefined, { method: 'GET' }), 404, 'not_found');
   });
-  for (const route of ROUTES.filter((r) => r.method === 'POST').map((r) => r.path)) {
+  for (const route of OPERATIONS.filter((r) => r.method === 'POST').map((r) => r.path)) {
     it(`GET ${route} is 405 method_not_allowed with Allow: POST`, async () => {
       const r = await call(svc.url, route, undefined, { method: 'GET' });
       expectProblem(r, 405, 'method_not_allowed');

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { createApp } from '../../host/app.ts';
-import { ROUTES, type RouteSpec } from '../../host/routes/index.ts';
+import { OPERATIONS, type Operation } from '../../host/operations/index.ts';
 import { startTestService, type TestService } from './helpers.ts';
 
 let svc: TestService;
@@ -21,16 +21,21 @@ it('a thrown non-ServiceError becomes a bare 500 internal Problem and one log li
     },
   });
   const services = { ...svc.services, log: pino({ level: 'error' }, sink) };
-  const boom: RouteSpec = {
+  const boom: Operation = {
+    name: 'boom',
     method: 'POST',
     path: '/v1/boom',
     auth: 'none',
-    body: 'ignore',
+    body: 'none',
+    title: 'Boom',
+    description: 'Throws.',
+    status: 200,
+    examples: [],
     run: async () => {
       throw new Error('secret database path /var/lib/x');
     },
   };
-  const app = createApp(services, [...ROUTES, boom]);
+  const app = createApp(services, [...OPERATIONS, boom]);
   const res = await app.request('/v1/boom', { method: 'POST', headers: { 'x-request-id': 'rid-500' } });
   const json = await res.json();
   expect(res.status).toBe(500);

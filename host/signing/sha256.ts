@@ -1,5 +1,6 @@
-// Browser stand-in for `node:crypto` in the preview bundle: a synchronous SHA-256 `createHash`, so
-// the service's own hashing code (table/hash.ts, fitKeyOf, modelRefOf) runs unchanged in the page.
+// SHA-256 (FIPS 180-4) in plain TypeScript, the same bytes in Node and in the browser page, for small
+// inputs hashed on both sides (fit keys, model_refs, the page's record hash). Node's own createHash is
+// faster for large inputs and is used for them on the server (host/table/hash.ts); a test keeps the two equal.
 
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be,
@@ -62,24 +63,10 @@ export function sha256(data: Uint8Array): Uint8Array {
 
 const encoder = new TextEncoder();
 
-/** The slice of node's Hash the host uses: update(string | bytes) then digest('hex'). */
-class Sha256Hash {
-  private readonly parts: Uint8Array[] = [];
-  update(data: string | Uint8Array): this {
-    this.parts.push(typeof data === 'string' ? encoder.encode(data) : data);
-    return this;
-  }
-  digest(encoding: 'hex'): string {
-    if (encoding !== 'hex') throw new Error(`preview createHash: digest(${JSON.stringify(encoding)}) is not supported`);
-    const total = this.parts.reduce((n, p) => n + p.length, 0);
-    const all = new Uint8Array(total);
-    let at = 0;
-    for (const p of this.parts) all.set(p, (at += p.length) - p.length);
-    return [...sha256(all)].map((b) => b.toString(16).padStart(2, '0')).join('');
-  }
-}
-
-export function createHash(algorithm: string): Sha256Hash {
-  if (algorithm !== 'sha256') throw new Error(`preview createHash: only sha256 is available, not ${algorithm}`);
-  return new Sha256Hash();
+/** Lowercase hex SHA-256 of the bytes; a string is hashed as its UTF-8 encoding. */
+export function sha256Hex(data: string | Uint8Array): string {
+  const bytes = typeof data === 'string' ? encoder.encode(data) : data;
+  let hex = '';
+  for (const b of sha256(bytes)) hex += b.toString(16).padStart(2, '0');
+  return hex;
 }

@@ -5,7 +5,8 @@ import { ServiceError } from '../errors.ts';
 import { ModelRefSchema, parseBody } from '../schemas/index.ts';
 import { Model } from '../engine/model.ts';
 import type { OpContext, OpResult } from '../services.ts';
-import { modelToJson } from './core/model-json.ts';
+import { modelToJson } from '../engine/model-json.ts';
+import { EXAMPLE_IDS, FREE, type Operation } from './operation.ts';
 
 export const ExportModelRequestSchema = v.strictObject({ model_ref: ModelRefSchema });
 
@@ -44,7 +45,7 @@ export const ExportModelResponseSchema = v.strictObject({
 
 export type ExportModelResponse = v.InferOutput<typeof ExportModelResponseSchema>;
 
-export async function exportModelOperation(ctx: OpContext, raw: unknown): Promise<OpResult> {
+async function runExportModel(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const { model_ref } = parseBody(ExportModelRequestSchema, raw);
   const rec = await ctx.services.store.getModelByRef(ctx.caller!.workspaceId, model_ref);
   if (!rec) {
@@ -67,3 +68,26 @@ export async function exportModelOperation(ctx: OpContext, raw: unknown): Promis
   };
   return { status: 200, body };
 }
+
+/** POST /v1/export-model: REST only (spec 4.13's tools are the spec's operations), in the OpenAPI document. */
+export const exportModelOperation: Operation = {
+  name: 'export_model',
+  path: '/v1/export-model',
+  method: 'POST',
+  auth: 'key',
+  body: 'json',
+  title: 'Export a fitted model for browser scoring',
+  description:
+    'Returns a model this workspace was given a model_ref for (by an answered ask) as JSON: the header (column names, ' +
+    'kinds and dictionaries) and the engine f64 array as base64. Loaded into the preview page at / (or any client ' +
+    'running build/engine.wasm with this core_hash), it scores new rows bit-identically to the service. A model_ref ' +
+    'of another workspace, or of a fit that made no model (not_yet), is unknown_model. ' +
+    FREE,
+  request: ExportModelRequestSchema,
+  response: ExportModelResponseSchema,
+  status: 200,
+  examples: [
+    { name: 'model', summary: 'The model_ref of an answered ask (here the saas_churn ask)', value: { model_ref: EXAMPLE_IDS.modelRef } },
+  ],
+  run: runExportModel,
+};

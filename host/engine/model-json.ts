@@ -1,6 +1,6 @@
 // A Model as JSON for the export endpoint and the page: the header as it is, the engine's f64 array as
 // base64 of its little-endian bytes (the array holds NaN, which a JSON number list cannot carry).
-import { Model, type ModelHeader } from '../../engine/model.ts';
+import { Model, type ModelHeader } from './model.ts';
 
 export interface ModelJson {
   header: ModelHeader;
