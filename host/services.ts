@@ -39,7 +39,13 @@ export interface Services {
 
 export interface Caller {
   workspaceId: string;
-  keyId: string;
+  /** Spec 5.1: how the caller proved who it is: an svck_ key, or an OAuth access token of a trusted issuer. */
+  via: 'key' | 'oauth';
+  /** The API key's id; null for an OAuth caller. */
+  keyId: string | null;
+  /** Who calls, stable across requests: `key:<key id>`, or `oauth:<issuer>#<sub>` for a token (an issuer has no `#`). */
+  subject: string;
+  /** An OAuth caller is live: tokens are not test keys (spec 5.2). */
   mode: 'live' | 'test';
   scopes: string[];
 }

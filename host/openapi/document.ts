@@ -5,6 +5,7 @@ import type { Operation, OperationExample, ToolHints } from '../operations/opera
 import { JSON_SCHEMA_DIALECT, type Json } from './json-schema.ts';
 import { problemResponseName, problemResponses, problemStatusesOf } from './problems.ts';
 import { COMPONENT_BASE, pascalOf, schemaComponentsOf, type SchemaComponents } from './schemas.ts';
+import { discoveryUrlOf, type TrustedIssuer } from '../signing/index.ts';
 
 const PENDING_EXAMPLE = { status: 'pending', task_id: 'tk_01jaaaaaaaaaaaaaaaaaaaaaaa', retry_after_ms: 1000 };
 
@@ -31,7 +32,10 @@ interface DocOperation {
   tool?: ToolHints;
 }
 
-function operationOf(op: DocOperation): Json {
+/** Spec 5.1: the schemes a keyed operation accepts; `oauth` only when the operator trusts an issuer. */
+type Security = Json[];
+
+function operationOf(op: DocOperation, security: Security): Json {
   const responses: Json = {
     [String(op.status)]: {
       description: op.pending ? 'Done: the answer (status "done").' : 'Success.',
@@ -51,7 +55,7 @@ function operationOf(op: DocOperation): Json {
     summary: op.title,
     description: op.description,
     // Spec 5.5: verify, describe and register_agent need no credential.
-    security: op.auth === 'key' ? [{ bearer: [] }] : [],
+    security: op.auth === 'key' ? security : [],
     responses,
   };
   if (op.tool) out['x-mcp-tool'] = { name: op.operationId, annotations: op.tool };
@@ -93,8 +97,8 @@ function docOperationOf(op: Operation, components: SchemaComponents): DocOperati
 }
 
 /** The document entry of one operation of the table. */
-function entryOf(op: Operation, components: SchemaComponents): Json {
-  const entry = operationOf(docOperationOf(op, components));
+function entryOf(op: Operation, components: SchemaComponents, security: Security): Json {
+  const entry = operationOf(docOperationOf(op, components), security);
   const { params } = openApiPath(op.path);
   if (params.length > 0) {
     entry.parameters = params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
@@ -114,15 +118,48 @@ function entryOf(op: Operation, components: SchemaComponents): Json {
 
 export interface DocumentInput {
   operations: readonly Operation[];
+  /** The configured OAuth issuers (OAUTH_ISSUERS); none: the document declares the key scheme only. */
+  issuers?: readonly TrustedIssuer[];
+}
+
+const claimName = (path: string[]) => path.map((p) => JSON.stringify(p)).join('.');
+
+/** What a client needs to know to bring a token: who issues it, for which audience, and which claims are read. */
+function oauthSchemeOf(issuers: readonly TrustedIssuer[]): Json {
+  const lines = issuers.map((t) => {
+    const keys = t.jwksUri ? `keys at ${t.jwksUri}` : `discovery document ${discoveryUrlOf(t.issuer)}`;
+    const workspace =
+      t.workspace !== undefined
+        ? `every token in workspace ${JSON.stringify(t.workspace)}`
+        : `workspace from claim ${claimName(t.workspaceClaim!)}`;
+    return (
+      `- issuer \`${t.issuer}\` (${keys}): aud ${t.audience.map((a) => JSON.stringify(a)).join(' or ')}; ${workspace}; ` +
+      `write:outcomes when claim ${claimName(t.capabilityClaim)} holds ${JSON.stringify(t.capabilityValue)}; ` +
+      `alg ${t.algorithms.join(', ')}${t.requireTyp ? '; typ at+jwt' : ''}`
+    );
+  });
+  return {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description:
+      'An OAuth access token (RFC 9068 JWT) from a trusted issuer, sent as Authorization: Bearer <token> (spec 5.1). ' +
+      'Checked: signature against the issuer keys, iss, aud, exp and nbf (small clock skew), alg, sub and the workspace claim; ' +
+      'a failed check is 401 invalid_token with failed_check. Trusted issuers:\n' +
+      lines.join('\n'),
+  };
 }
 
 /** The document without `servers` (the base URL is known only once the service listens). */
-export function buildOpenApi({ operations }: DocumentInput): Json {
+export function buildOpenApi({ operations, issuers = [] }: DocumentInput): Json {
   const components = schemaComponentsOf(operations);
+  // Declared only when issuers are configured: a server that trusts none refuses every token, and a scheme
+  // advertised anyway would send clients to an identity provider for tokens that can never work.
+  const security: Security = issuers.length > 0 ? [{ bearer: [] }, { oauth: [] }] : [{ bearer: [] }];
   const paths: Record<string, Json> = {};
   for (const op of operations) {
     const item = (paths[openApiPath(op.path).path] ??= {});
-    item[op.method.toLowerCase()] = entryOf(op, components);
+    item[op.method.toLowerCase()] = entryOf(op, components, security);
   }
   return {
     openapi: '3.1.0',
@@ -135,7 +172,7 @@ export function buildOpenApi({ operations }: DocumentInput): Json {
         'rather than guesses. Every operation is also an MCP tool of the same name at POST /mcp (streamable HTTP, ' +
         'stateless). Errors are application/problem+json. Start with POST /v1/describe.',
     },
-    security: [{ bearer: [] }],
+    security,
     paths,
     components: {
       schemas: components.schemas,
@@ -146,6 +183,7 @@ export function buildOpenApi({ operations }: DocumentInput): Json {
           scheme: 'bearer',
           description: 'A live key (svck_live_...) or a test key (svck_test_..., samples only; POST /v1/agents/register) (spec 5).',
         },
+        ...(issuers.length > 0 ? { oauth: oauthSchemeOf(issuers) } : {}),
       },
     },
   };

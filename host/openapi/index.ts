@@ -10,7 +10,7 @@ export const OPENAPI_PATH = '/openapi.json';
 export function mountOpenApi(app: Hono<AppEnv>, ops: readonly Operation[]): void {
   let document: Json | undefined;
   app.get(OPENAPI_PATH, (c) => {
-    document ??= buildOpenApi({ operations: ops });
+    document ??= buildOpenApi({ operations: ops, issuers: c.get('services').config.oauthIssuers });
     // The base URL can change after start (port 0), so servers is filled per request.
     const { openapi, jsonSchemaDialect, info, ...rest } = document;
     const body = { openapi, jsonSchemaDialect, info, servers: [{ url: c.get('services').config.baseUrl }], ...rest };

@@ -55,7 +55,7 @@ export async function startDatasetService(overrides: Record<string, unknown> = {
     ctx(workspaceId, mode = 'live') {
       return {
         services: running.services,
-        caller: { workspaceId, keyId: 'key_test', mode, scopes: [] },
+        caller: { workspaceId, via: 'key', keyId: 'key_test', subject: 'key:key_test', mode, scopes: [] },
         requestId: 'req_test',
         clientAddress: '127.0.0.1',
       };

@@ -63,6 +63,7 @@ describe('configFromEnv', () => {
       LOG_LEVEL: 'warn',
       FIT_WORKERS: '3',
       SWEEP_EVERY_MS: '60000',
+      OAUTH_ISSUERS: '[{"issuer": "https://sso.example/realms/a", "audience": "oq", "workspace": "team"}]',
     });
     expect(c).toEqual({
       port: 9000,
@@ -85,6 +86,19 @@ describe('configFromEnv', () => {
       maxUploadRowBytes: 8_000_000,
       fetchCaPem: null,
       allowLoopbackFetchForTests: false,
+      oauthIssuers: [
+        {
+          issuer: 'https://sso.example/realms/a',
+          audience: ['oq'],
+          workspace: 'team',
+          capabilityClaim: ['scope'],
+          capabilityValue: 'write:outcomes',
+          algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'],
+          requireTyp: false,
+          clockSkewSeconds: 60,
+          jwksTimeoutMs: 5000,
+        },
+      ],
     });
   });
 
@@ -92,6 +106,11 @@ describe('configFromEnv', () => {
     ['DATABASE_URL', 'mysql://x@y/z', /^DATABASE_URL must start with postgres:\/\/ or postgresql:\/\//],
     ['DATABASE_URL', 'not a url', /^DATABASE_URL must be a postgres:\/\/ URL/],
     ['LOG_LEVEL', 'loud', /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"$/],
+    [
+      'OAUTH_ISSUERS',
+      '[{"issuer": "https://sso.example", "audience": "oq", "workspace": "w", "algorithms": ["HS256"]}]',
+      /^OAUTH_ISSUERS\[0\]\.algorithms: "HS256" is not allowed/,
+    ],
   ])('refuses %s=%j, naming the variable', (name, value, message) => {
     expect(() => configFromEnv({ [name]: value })).toThrow(ConfigError);
     expect(() => configFromEnv({ [name]: value })).toThrow(message);
