@@ -201,6 +201,16 @@ describeStores('concurrent nodes', ({ dialect, openStore, newPlace, openClient }
     expect(new Set(once.map((t) => t!.id)).size).toBe(NODES);
   });
 
+  it('creates a workspace once when nodes ensure the same id at once; each gets the stored row', async () => {
+    const { all } = await nodes();
+    const got = await Promise.all(
+      all.flatMap((s, n) => [s.ensureWorkspace('ws_o', `name ${n}`, T0 + n), s.ensureWorkspace('ws_o', 'x', T0)]),
+    );
+    const stored = await all[0]!.getWorkspace('ws_o');
+    expect(stored).not.toBeNull();
+    for (const w of got) expect(w).toEqual(stored);
+  });
+
   it('stores one fit and one link per workspace when nodes put the same model at once', async () => {
     const { all } = await nodes();
     const model = (workspace_id: string) => ({
