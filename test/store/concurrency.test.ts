@@ -212,20 +212,26 @@ describeStores('concurrent nodes', ({ dialect, openStore, newPlace, openClient }
   });
 
   it('stores one fit and one link per workspace when nodes put the same model at once', async () => {
-    const { all } = await nodes();
-    const model = (workspace_id: string) => ({
-      model_ref: 'mr1_' + 'a'.repeat(32),
-      workspace_id,
-      fit_key: 'fk_1',
-      record_hash: 'rh_1',
-      bytes: Buffer.from('model-bytes'),
-      meta: '{}',
-      created_at: T0,
-    });
-    const put = await Promise.all(all.flatMap((s) => [s.putModel(model('ws_1')), s.putModel(model('ws_2')), s.putModel(model('ws_1'))]));
-    for (const m of put) expect(text(m.bytes)).toBe('model-bytes');
-    expect(await all[0]!.getModelByFitKey('fk_1')).toMatchObject({ model_ref: model('ws_1').model_ref });
-    for (const ws of ['ws_1', 'ws_2']) expect(await all[1]!.getModelByRef(ws, model(ws).model_ref)).toMatchObject({ workspace_id: ws });
+    const { place, all } = await nodes();
+    const ROUNDS = 60; // the fit_key race below showed in about one round in twenty
+    for (let round = 0; round < ROUNDS; round++) {
+      const model = (workspace_id: string) => ({
+        model_ref: `mr1_${String(round).padStart(32, '0')}`,
+        workspace_id,
+        fit_key: `fk_${round}`,
+        record_hash: 'rh_1',
+        bytes: Buffer.from(`model-bytes-${round}`),
+        meta: '{}',
+        created_at: T0,
+      });
+      const put = await Promise.all(all.flatMap((s) => [s.putModel(model('ws_1')), s.putModel(model('ws_2')), s.putModel(model('ws_1'))]));
+      for (const m of put) expect(text(m.bytes)).toBe(`model-bytes-${round}`);
+      expect(await all[0]!.getModelByFitKey(`fk_${round}`)).toMatchObject({ model_ref: model('ws_1').model_ref });
+      for (const ws of ['ws_1', 'ws_2']) expect(await all[1]!.getModelByRef(ws, model(ws).model_ref)).toMatchObject({ workspace_id: ws });
+    }
+    const raw = openClient(place);
+    expect(await raw.get('SELECT COUNT(*) AS n FROM fits')).toEqual({ n: ROUNDS });
+    expect(await raw.get('SELECT COUNT(*) AS n FROM workspace_models')).toEqual({ n: 2 * ROUNDS });
   });
 
   it('writes each outcome event once when nodes send overlapping batches in opposite orders, without a deadlock', async () => {
