@@ -1,5 +1,5 @@
 // Numbered schema migrations in the common subset of SQLite and PostgreSQL, and the runner applied on open.
-import type { Dialect, SqlClient } from './sql.ts';
+import { lockForTransaction, type Dialect, type SqlClient } from './sql.ts';
 
 export interface Migration {
   version: number;
@@ -213,15 +213,10 @@ export function renderMigration(sql: Migration['sql'], dialect: Dialect): string
 
 // PostgreSQL: nodes starting at once on an empty database would each see a migration missing and run
 // it (a second CREATE TABLE fails; a second data step would run twice). Every step of the runner takes
-// this transaction-scoped advisory lock first, so they queue: the next holder finds the version recorded
-// and skips it. Transaction-scoped rather than held by a session, so it also works through a
-// transaction-pooling PgBouncer and is freed by ROLLBACK or a lost connection. SQLite: BEGIN IMMEDIATE
-// already lets one writer in at a time. The key is an arbitrary constant ('oqsmig' in ASCII).
+// this transaction-scoped advisory lock first (lockForTransaction), so they queue: the next holder finds
+// the version recorded and skips it. SQLite: BEGIN IMMEDIATE already lets one writer in at a time.
+// The key is an arbitrary constant ('oqsmig' in ASCII).
 export const MIGRATION_LOCK_KEY = 0x6f71736d6967;
-
-async function lockMigrations(tx: SqlClient): Promise<void> {
-  if (tx.dialect === 'postgres') await tx.run('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY]);
-}
 
 /**
  * Applies every migration not yet in schema_migrations, each in its own transaction together with
@@ -229,7 +224,7 @@ async function lockMigrations(tx: SqlClient): Promise<void> {
  */
 export async function runMigrations(db: SqlClient, now: number = Date.now()): Promise<number[]> {
   await db.transaction(async (tx) => {
-    await lockMigrations(tx);
+    await lockForTransaction(tx, MIGRATION_LOCK_KEY);
     await tx.exec(
       'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
     );
@@ -237,7 +232,7 @@ export async function runMigrations(db: SqlClient, now: number = Date.now()): Pr
   const applied: number[] = [];
   for (const m of MIGRATIONS) {
     const ran = await db.transaction(async (tx) => {
-      await lockMigrations(tx);
+      await lockForTransaction(tx, MIGRATION_LOCK_KEY);
       const seen = await tx.get('SELECT version FROM schema_migrations WHERE version = ?', [m.version]);
       if (seen) return false;
       const sql = renderMigration(m.sql, tx.dialect);

@@ -85,6 +85,19 @@ describeStores('signing keys', ({ openStore }) => {
     expect(await store.loadKeys()).toEqual([{ ...key('k1', '2025-01-01T00:00:00.000Z'), retired_at: '2025-01-02T00:00:00.000Z' }]);
   });
 
+  it('inserts a first key only while no unretired key exists', async () => {
+    const store = await openStore();
+    expect(await store.insertFirstKey(key('k1', '2025-01-01T00:00:00.000Z'))).toBe(true);
+    expect(await store.insertFirstKey(key('k2', '2025-01-02T00:00:00.000Z'))).toBe(false);
+    expect((await store.loadKeys()).map((k) => k.kid)).toEqual(['k1']);
+    await store.retireKey('k1', '2025-01-03T00:00:00.000Z');
+    expect(await store.insertFirstKey(key('k3', '2025-01-04T00:00:00.000Z'))).toBe(true);
+    expect(await store.loadKeys()).toEqual([
+      { ...key('k1', '2025-01-01T00:00:00.000Z'), retired_at: '2025-01-03T00:00:00.000Z' },
+      key('k3', '2025-01-04T00:00:00.000Z'),
+    ]);
+  });
+
   it('refuses a time that is not ISO 8601', async () => {
     const store = await openStore();
     await expect(store.saveKey(key('k1', 'yesterday'))).rejects.toThrow(/ISO/);

@@ -211,6 +211,21 @@ describeStores('concurrent nodes', ({ dialect, openStore, newPlace, openClient }
     for (const w of got) expect(w).toEqual(stored);
   });
 
+  it('saves exactly one first signing key when nodes start together on an empty store', async () => {
+    const { all } = await nodes();
+    const key = (kid: string) => ({
+      kid,
+      private_jwk: `{"d":"${kid}"}`,
+      public_jwk: `{"x":"${kid}"}`,
+      created_at: '2025-01-01T00:00:00.000Z',
+      retired_at: null,
+    });
+    const kids = all.flatMap((_, n) => [`k${n}a`, `k${n}b`]);
+    const saved = await Promise.all(kids.map((kid, i) => all[i % NODES]!.insertFirstKey(key(kid))));
+    expect(saved.filter(Boolean)).toHaveLength(1);
+    expect(await all[1]!.loadKeys()).toEqual([key(kids[saved.indexOf(true)]!)]);
+  });
+
   it('stores one fit and one link per workspace when nodes put the same model at once', async () => {
     const { place, all } = await nodes();
     const ROUNDS = 60; // the fit_key race below showed in about one round in twenty
