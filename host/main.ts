@@ -22,6 +22,9 @@ import { RecordCache } from './operations/datasets/read.ts';
 import { OPERATIONS, taskExecutorsOf } from './operations/index.ts';
 import { UsageMeter } from './operations/usage-meter.ts';
 
+/** Idle keep-alive lifetime of a connection (see where the server is made). */
+const KEEP_ALIVE_MS = 65_000;
+
 export interface StartOptions {
   log?: Logger;
   now?: () => number;
@@ -77,6 +80,11 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
       s.once('listening', () => resolve(s));
       s.once('error', reject);
     });
+    // Idle keep-alive connections stay open longer than any client or load balancer keeps them (HAProxy's
+    // and undici's defaults are shorter), so the server is never the side that closes a connection just as
+    // a client sends on it (a reset the client cannot retry for a POST).
+    server.keepAliveTimeout = KEEP_ALIVE_MS;
+    server.headersTimeout = KEEP_ALIVE_MS + 1000;
     const { port } = server.address() as AddressInfo;
     const host = !opts.hostname || opts.hostname === '0.0.0.0' || opts.hostname === '::' ? 'localhost' : opts.hostname;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
