@@ -21,7 +21,7 @@ import type { RawTable } from '../host/table/types.ts';
 import { featureColumns, outcomeVector, repoRoot, syntheticTable, type Dataset } from './datasets.ts';
 import { encodeFeatures } from './peers/encode.ts';
 import { fitMlXgboost } from './peers/ml-xgboost.ts';
-import { runPythonPeers } from './peers/python.ts';
+import { runPythonPeers, type PythonModel } from './peers/python.ts';
 
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 
@@ -220,12 +220,16 @@ async function childXgbSynthetic(rows: number, cols: number, seed: number): Prom
   return { rows, fitMs: t.medianMs, features: t.features, peakRssMb: process.resourceUsage().maxRSS / 1024 };
 }
 
-/** Debian scikit-learn / XGBoost 1.7 (bench/peers/python_peers.py, one thread) fitted once on all rows: fit ms per model. */
+/**
+ * Debian scikit-learn / XGBoost 1.7 (bench/peers/python_peers.py, one thread) fitted once on all rows: fit ms
+ * per model (`models`: which of them; all three by default).
+ */
 export async function timePythonPeers(
   ds: Dataset,
+  models?: readonly PythonModel[],
 ): Promise<{ ok: true; fitMs: Record<string, number>; features: number } | { ok: false; reason: string }> {
   const enc = encodeFeatures(ds.rows, ds.rows.slice(0, 10), featureColumns(ds));
-  const run = await runPythonPeers([{ xTrain: enc.xTrain, yTrain: outcomeVector(ds), xTest: enc.xTest }]);
+  const run = await runPythonPeers([{ xTrain: enc.xTrain, yTrain: outcomeVector(ds), xTest: enc.xTest }], models);
   if (!run.available) return { ok: false, reason: run.reason };
   return { ok: true, features: enc.names.length, fitMs: Object.fromEntries(Object.entries(run.models).map(([k, v]) => [k, v[0].fitMs])) };
 }
