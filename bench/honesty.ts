@@ -35,16 +35,19 @@ export function permuteOutcome(outcome: Float64Array, seed: number): Float64Arra
 /**
  * Fits label permutations of each table (in the pool's workers when given): `permutations` of each, or as many
  * as the function gives for that table (fewer for the large ones keeps the run time sane). Table t's seeds are
- * permutationSeed(t, k), so a table keeps its seeds when tables are added after it.
+ * permutationSeed(t, k), t its position in `datasets` or `tableIndex` (a fixed catalogue index, so a table keeps
+ * its seeds when others are added after it or left out of a run).
  */
 export async function runHonesty(
   datasets: Dataset[],
   permutations: number | ((ds: Dataset) => number),
   pool?: FitPool,
   log: (l: string) => void = () => {},
+  tableIndex: (ds: Dataset, position: number) => number = (_ds, position) => position,
 ): Promise<HonestyRow[]> {
   const rows: HonestyRow[] = [];
-  for (const [t, ds] of datasets.entries()) {
+  for (const [position, ds] of datasets.entries()) {
+    const t = tableIndex(ds, position);
     const count = typeof permutations === 'number' ? permutations : permutations(ds);
     if (count <= 0) continue;
     const { table, opts } = engineInput(ds);
