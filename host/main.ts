@@ -12,60 +12,10 @@ import { openSqliteStore } from './store/index.ts';
 import { KeyRing } from './signing/index.ts';
 import { FitPool, loadEngine } from './engine/index.ts';
 import { startSweeper } from './operations/datasets/sweeper.ts';
-import type { Config, Services } from './services.ts';
+import type { Services } from './services.ts';
+import { ConfigError, resolveConfig, withListeningPort, type Config } from './config.ts';
 import { startTaskRunner } from './operations/tasks.ts';
-import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_MAX_UPLOAD_BYTES } from './operations/datasets/config.ts';
 import { UsageMeter } from './operations/usage-meter.ts';
-
-const DAY_MS = 86_400_000;
-/**
- * 64 MiB: admits an 8,000,000-character csv (spec 8) however the client writes JSON: with every
- * character escaped as \uXXXX (Python's json.dumps default for non-ASCII text) it is 48,000,000
- * bytes, leaving 16 MiB for the rest of the ask.
- */
-export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
-
-/** Longest delay a Node timer keeps; a larger one fires at once (so a huge timeout would be none). */
-const MAX_TIMER_MS = 2_147_483_647;
-
-/** A setting in the environment that makes no sense: the service refuses to start and says which. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
-function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  // Plain decimal digits only: Number() would also take '1e3', '0x10' or '12.0' and hide a typo.
-  const n = /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
-  }
-  return n;
-}
-
-/** Reads the Config from environment variables (README lists them). */
-export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = intFrom(env, 'PORT', 8787, 0, 65_535);
-  const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, '');
-  return {
-    port,
-    dataDir: path.resolve(env.DATA_DIR || './data'),
-    baseUrl,
-    keysUrl: env.KEYS_URL || `${baseUrl}/keys`,
-    pendingWaitMs: intFrom(env, 'PENDING_WAIT_MS', 2000, 0, MAX_TIMER_MS),
-    rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 600, 1),
-    registerLimitPerHour: intFrom(env, 'REGISTER_LIMIT_PER_HOUR', 20, 1),
-    // 100 years at most: a Verdict's expires_at must stay a real date.
-    verdictTtlMs: intFrom(env, 'VERDICT_TTL_DAYS', 90, 1, 36_500) * DAY_MS,
-    maxBodyBytes: intFrom(env, 'MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1024),
-    taskLeaseMs: intFrom(env, 'TASK_LEASE_MS', 15_000, 100, MAX_TIMER_MS),
-    // wire.md "Datasets": the PUT upload cap is configurable (default 100 MB).
-    maxUploadBytes: intFrom(env, 'UPLOAD_MAX_BYTES', DEFAULT_MAX_UPLOAD_BYTES, 1),
-    // wire.md "fetch_url": a timeout on the whole download.
-    fetchTimeoutMs: intFrom(env, 'FETCH_TIMEOUT_MS', DEFAULT_FETCH_TIMEOUT_MS, 1, MAX_TIMER_MS),
-  };
-}
 
 export interface StartOptions {
   log?: Logger;
@@ -73,8 +23,6 @@ export interface StartOptions {
   /** Interface to bind; default all. */
   hostname?: string;
   env?: NodeJS.ProcessEnv;
-  /** How often expired datasets, answers, tasks and idempotency records are swept (spec 8 retention). */
-  sweepEveryMs?: number;
 }
 
 export interface RunningService {
@@ -88,8 +36,8 @@ export interface RunningService {
 
 export async function startService(overrides: Partial<Config> = {}, opts: StartOptions = {}): Promise<RunningService> {
   const env = opts.env ?? process.env;
-  const config: Config = { ...configFromEnv(env), ...overrides };
-  const log = opts.log ?? pino({ level: env.LOG_LEVEL || 'info' });
+  const config = resolveConfig(env, overrides);
+  const log = opts.log ?? pino({ level: config.logLevel });
   const now = opts.now ?? Date.now;
 
   fs.mkdirSync(config.dataDir, { recursive: true });
@@ -99,7 +47,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
     // Signing keys are made on first start and kept in the store (architecture.md "Runtime pieces").
     const keyRing = await KeyRing.open(store, { now });
     const engine = await loadEngine();
-    pool = new FitPool();
+    pool = new FitPool(config.fitWorkers);
     const usage = new UsageMeter(store, (err) => log.error({ err }, 'writing the usage ledger'));
     const services: Services = { config, store, keyRing, engine, pool, log, now, usage };
     const app = createApp(services);
@@ -112,14 +60,9 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
     const { port } = server.address() as AddressInfo;
     const host = !opts.hostname || opts.hostname === '0.0.0.0' || opts.hostname === '::' ? 'localhost' : opts.hostname;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-    // With port 0 the real port is known only now; an explicit BASE_URL always wins.
-    if (overrides.baseUrl === undefined && !env.BASE_URL) {
-      config.port = port;
-      config.baseUrl = url;
-      if (overrides.keysUrl === undefined && !env.KEYS_URL) config.keysUrl = `${url}/keys`;
-    }
+    withListeningPort(config, env, overrides, port, url);
 
-    const stopSweeper = startSweeper(services, opts.sweepEveryMs ?? 10 * 60_000);
+    const stopSweeper = startSweeper(services, config.sweepEveryMs);
     // Tasks left unfinished by a stopped process are claimed again and finished (spec 3.2).
     const stopTasks = startTaskRunner(services);
 

@@ -1,39 +1,13 @@
 // What every operation is handed: configuration, the store, the signing key ring, the engine and
 // its fit pool, a logger; plus who is calling. Transports build an OpContext and call operations.
 import type { Logger } from 'pino';
+import type { Config } from './config.ts';
 import type { Store } from './store/index.ts';
 import type { KeyRing } from './signing/index.ts';
 import type { EngineModule, FitPool } from './engine/index.ts';
 import type { UsageMeter } from './operations/usage-meter.ts';
 
-export interface Config {
-  port: number;
-  dataDir: string;
-  /** Public base URL used in problem `type`s, upload URLs and texts ({base_url}). */
-  baseUrl: string;
-  /** {keys_url}: where an operator tells users to get live keys. */
-  keysUrl: string;
-  /** wire.md: a fit not finished after this wait turns the ask into 202 pending. */
-  pendingWaitMs: number;
-  /** Requests per minute per workspace. */
-  rateLimitPerMinute: number;
-  /** Registrations per hour per client address. */
-  registerLimitPerHour: number;
-  /** Verdict lifetime (wire.md: 90 days). */
-  verdictTtlMs: number;
-  /** Largest accepted JSON body in bytes. */
-  maxBodyBytes: number;
-  /** Lease of a pending task; a task unrenewed this long is taken over by any process (default 15 s). */
-  taskLeaseMs?: number;
-  /** Test-only: lets fetch_url reach loopback https hosts (still https, no redirects). Never from env. */
-  allowLoopbackFetchForTests?: boolean;
-  /** Extra CA (PEM) trusted by fetch_url, added to the system roots. */
-  fetchCaPem?: string;
-  /** fetch_url download timeout (default 30 s). */
-  fetchTimeoutMs?: number;
-  /** Largest presigned upload in bytes (default 100,000,000). */
-  maxUploadBytes?: number;
-}
+export type { Config } from './config.ts';
 
 export interface Services {
   config: Config;

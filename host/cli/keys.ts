@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { openSqliteStore, type Store } from '../store/index.ts';
+import { ConfigError, configFromEnv } from '../config.ts';
 import { createLiveKey, listKeys, revokeKey } from '../operations/keys.ts';
 
 export interface CliIo {
@@ -95,7 +96,8 @@ export async function runKeysCli(argv: string[], store: Store, io: CliIo): Promi
 }
 
 async function main(): Promise<void> {
-  const store = await openSqliteStore(path.resolve(process.env.DATA_DIR || './data'));
+  // The same configuration as the server (host/config.ts): the same DATA_DIR, the same store.
+  const store = await openSqliteStore(configFromEnv(process.env).dataDir);
   try {
     process.exitCode = await runKeysCli(process.argv.slice(2), store, {
       out: (line) => console.log(line),
@@ -108,7 +110,8 @@ async function main(): Promise<void> {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   main().catch((err: unknown) => {
-    console.error(err);
+    // A bad setting is the operator's to fix: say which, without a stack trace (as the server does).
+    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
     process.exit(1);
   });
 }

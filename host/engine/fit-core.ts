@@ -2,7 +2,7 @@
 // numbers out. Synchronous; called inside a worker thread (Node) or directly (browser preview).
 import { KIND_CATEGORICAL, KIND_NUMERIC, KIND_SKIP, METRIC_COUNT, OK, type EngineExports } from './abi.ts';
 import type { EncodedTable } from './encode.ts';
-import { instantiate, type EngineModule } from './wasm.ts';
+import { callEngine, instantiate, type EngineModule } from './wasm.ts';
 
 /** The plain numbers a fit produces (structured-clone friendly). */
 export interface RawFitOutput {
@@ -64,7 +64,7 @@ export function runFitSync(mod: EngineModule, input: FitInput): RawFitOutput {
   const kp = copyIn(ex, kinds),
     dp = copyIn(ex, ptrs),
     cp = copyIn(ex, cards);
-  const status = ex.fit(n, m, eb, eo, y, t, kp, dp, cp);
+  const status = callEngine('a fit', () => ex.fit(n, m, eb, eo, y, t, kp, dp, cp));
   if (status !== OK) {
     return {
       status,

@@ -5,9 +5,11 @@ import { runFitSync, toFitInput } from './fit-core.ts';
 import { FitPool } from './pool.ts';
 import { emptyRecordResult, interpretFit, type FitResult } from './result.ts';
 import { OK } from './abi.ts';
+import { EngineError } from './errors.ts';
 import type { RawTable } from '../table/types.ts';
 
 export { encodeTable } from './encode.ts';
+export { EngineError, type EngineFailure } from './errors.ts';
 export type { EncodedTable, EncodedColumn, EncodeOptions, ExclusionWhy } from './encode.ts';
 export { Model } from './model.ts';
 export type { ModelColumn, ModelHeader } from './model.ts';
@@ -24,7 +26,7 @@ export async function fitEncoded(table: EncodedTable, pool?: FitPool): Promise<F
   if (table.nRows === 0) return emptyRecordResult();
   const input = toFitInput(table);
   const raw = pool ? await pool.run(input) : runFitSync(mod, input);
-  if (raw.status !== OK) throw new Error(`engine refused the fit input (status ${raw.status})`);
+  if (raw.status !== OK) throw new EngineError('bad_input', `the engine refused the fit input (status ${raw.status})`);
   return interpretFit(raw, table, mod.coreHash);
 }
 

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compileEngine, type EngineModule } from './wasm.ts';
+import { EngineError } from './errors.ts';
 
 export const ENGINE_WASM_PATH = fileURLToPath(new URL('../../build/engine.wasm', import.meta.url));
 
@@ -13,7 +14,7 @@ export function loadEngine(): Promise<EngineModule> {
     try {
       bytes = readFileSync(ENGINE_WASM_PATH);
     } catch {
-      return Promise.reject(new Error(`engine not built: ${ENGINE_WASM_PATH} is missing (run npm run build)`));
+      return Promise.reject(new EngineError('not_built', `engine not built: ${ENGINE_WASM_PATH} is missing (run npm run build)`));
     }
     cached = compileEngine(bytes);
   }

@@ -1,6 +1,7 @@
 // A fitted model on the host side: the engine's f64 model array plus the column names and
 // dictionaries that stay out of the wasm. Serialises to bytes and back bit for bit.
 import { COL_COUNT, COL_MAX, COL_MIN, COL_TERM, MODEL_HEADER, MODEL_MAGIC } from './abi.ts';
+import { EngineError } from './errors.ts';
 
 export interface ModelColumn {
   name: string;
@@ -30,8 +31,8 @@ export class Model {
   private readonly rangeCache = new Map<number, BinRange>();
 
   constructor(header: ModelHeader, array: Float64Array) {
-    if (array.length < MODEL_HEADER || array[0] !== MODEL_MAGIC) throw new Error('not a model of this engine');
-    if (array[1] !== header.columns.length) throw new Error('model header and array disagree on columns');
+    if (array.length < MODEL_HEADER || array[0] !== MODEL_MAGIC) throw new EngineError('bad_model', 'not a model of this engine');
+    if (array[1] !== header.columns.length) throw new EngineError('bad_model', 'model header and array disagree on columns');
     this.header = header;
     this.array = array;
     this.codeIndex = header.columns.map((c) => (c.dictionary ? new Map(c.dictionary.map((v, i) => [v, i])) : null));
@@ -141,14 +142,14 @@ export class Model {
   }
 
   static fromBytes(bytes: Uint8Array): Model {
-    if (bytes.length < 8 || MAGIC.some((b, i) => bytes[i] !== b)) throw new Error('not a serialised model');
+    if (bytes.length < 8 || MAGIC.some((b, i) => bytes[i] !== b)) throw new EngineError('bad_model', 'not a serialised model');
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const jsonLen = view.getUint32(4, true);
     const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + jsonLen))) as ModelHeader;
     const headerLen = 8 + jsonLen;
     const start = headerLen + ((8 - (headerLen % 8)) % 8);
     const n = (bytes.length - start) / 8;
-    if (!Number.isInteger(n)) throw new Error('truncated model');
+    if (!Number.isInteger(n)) throw new EngineError('bad_model', 'truncated model');
     const array = new Float64Array(n);
     for (let i = 0; i < n; i++) array[i] = view.getFloat64(start + i * 8, true);
     return new Model(header, array);

@@ -3,6 +3,7 @@
 import { Worker } from 'node:worker_threads';
 import os from 'node:os';
 import type { FitInput, RawFitOutput } from './fit-core.ts';
+import { EngineError, type EngineFailure } from './errors.ts';
 
 interface Job {
   id: number;
@@ -27,7 +28,7 @@ export class FitPool {
   }
 
   run(input: FitInput): Promise<RawFitOutput> {
-    if (this.closed) return Promise.reject(new Error('fit pool is closed'));
+    if (this.closed) return Promise.reject(new EngineError('pool_closed', 'the fit pool is closed (the server is shutting down)'));
     return new Promise((resolve, reject) => {
       this.queue.push({ id: this.nextId++, input, resolve, reject });
       this.pump();
@@ -38,17 +39,17 @@ export class FitPool {
     // Workers run TypeScript through tsx's loader, like the main process.
     const w = new Worker(WORKER_URL);
     this.live++;
-    w.on('message', (msg: { id: number; out?: RawFitOutput; error?: string }) => {
+    w.on('message', (msg: { id: number; out?: RawFitOutput; error?: string; failure?: EngineFailure }) => {
       const job = this.busy.get(w);
       if (!job || job.id !== msg.id) return;
       this.busy.delete(w);
       if (msg.out) job.resolve(msg.out);
-      else job.reject(new Error(msg.error ?? 'fit failed'));
+      else job.reject(new EngineError(msg.failure ?? 'trap', msg.error ?? 'fit failed'));
       this.idle.push(w);
       this.pump();
     });
-    w.on('error', (err) => this.onDeath(w, err));
-    w.on('exit', (code) => this.onDeath(w, new Error(`fit worker exited with code ${code}`)));
+    w.on('error', (err) => this.onDeath(w, new EngineError('worker_died', `a fit worker failed: ${err.message}`)));
+    w.on('exit', (code) => this.onDeath(w, new EngineError('worker_died', `a fit worker exited with code ${code}`)));
     w.unref();
     return w;
   }

@@ -1,9 +1,10 @@
 // Scores cases with a model inside the engine: p, per-column contributions, bins and reasons.
 // One long-lived instance per compiled engine; discarded after a trap.
-import { OK, type EngineExports } from './abi.ts';
+import { ERR_BAD_MODEL, OK, type EngineExports } from './abi.ts';
 import { copyIn } from './fit-core.ts';
 import type { BinRange, Model } from './model.ts';
-import { instantiate, type EngineModule } from './wasm.ts';
+import { callEngine, instantiate, type EngineModule } from './wasm.ts';
+import { EngineError } from './errors.ts';
 import type { Cell, RawTable } from '../table/types.ts';
 import { cellText, isMissing, parseNumber } from '../table/typing.ts';
 
@@ -112,8 +113,9 @@ export function scoreEncoded(mod: EngineModule, model: Model, cols: Array<Float6
       rp = ex.alloc(n * 16),
       sp = ex.alloc(n * 16);
     ptrs.push(cp, pp, kp, bp, rp, sp);
-    const status = ex.score(mp, model.array.length, n, cp, pp, kp, bp, rp, sp);
-    if (status !== OK) throw new Error(`engine score failed with status ${status}`);
+    const status = callEngine('scoring', () => ex.score(mp, model.array.length, n, cp, pp, kp, bp, rp, sp));
+    if (status !== OK)
+      throw new EngineError(status === ERR_BAD_MODEL ? 'bad_model' : 'bad_input', `the engine refused to score (status ${status})`);
     const buf = ex.memory.buffer;
     return {
       p: new Float64Array(buf, pp, n).slice(),

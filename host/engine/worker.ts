@@ -3,6 +3,7 @@
 import { parentPort } from 'node:worker_threads';
 import { loadEngine } from './load-node.ts';
 import { runFitSync, type FitInput } from './fit-core.ts';
+import { EngineError } from './errors.ts';
 
 if (!parentPort) throw new Error('worker.ts must run in a worker thread');
 const port = parentPort;
@@ -20,6 +21,8 @@ port.on('message', async (msg: { id: number; input: FitInput }) => {
       out.model.buffer,
     ] as ArrayBuffer[]);
   } catch (err) {
-    port.postMessage({ id: msg.id, error: err instanceof Error ? err.message : String(err) });
+    // The failure kind crosses with the message, so the pool rejects with the same typed error.
+    const failure = err instanceof EngineError ? err.failure : 'trap';
+    port.postMessage({ id: msg.id, error: err instanceof Error ? err.message : String(err), failure });
   }
 });

@@ -1,6 +1,6 @@
 // JSON request bodies: content type checked (415), size enforced while reading (413), parse errors 400.
 import type { Context, MiddlewareHandler } from 'hono';
-import { ServiceError } from './problem.ts';
+import { ServiceError } from '../errors.ts';
 import type { AppEnv } from './env.ts';
 
 /** `required`: the operation needs a JSON body; `optional`: an empty body reads as {} (svc_describe). */

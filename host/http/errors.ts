@@ -2,7 +2,7 @@
 // anything else -> 500 internal with no internals, logged with the request id.
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ServiceError, toProblem } from './problem.ts';
+import { answerFor, ServiceError, toProblem } from '../errors.ts';
 import type { AppEnv } from './env.ts';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
 
@@ -21,15 +21,8 @@ export function problemResponse(c: Context<AppEnv>, err: ServiceError): Response
   return c.body(JSON.stringify(problem), problem.status as ContentfulStatusCode, headers);
 }
 
-export const onError: ErrorHandler<AppEnv> = (err, c) => {
-  const log = c.get('services').log;
-  if (err instanceof ServiceError) {
-    if (err.status >= 500) log.warn({ request_id: c.get('requestId'), code: err.code, detail: err.message }, 'service error');
-    return problemResponse(c, err);
-  }
-  log.error({ err, request_id: c.get('requestId'), method: c.req.method, path: c.req.path }, 'unhandled error');
-  return problemResponse(c, new ServiceError('internal', 'The server failed to handle this request.'));
-};
+export const onError: ErrorHandler<AppEnv> = (err, c) =>
+  problemResponse(c, answerFor(err, c.get('services').log, { request_id: c.get('requestId'), method: c.req.method, path: c.req.path }));
 
 /**
  * Unknown path -> 404 not_found; known path with another method -> 405 method_not_allowed with Allow.

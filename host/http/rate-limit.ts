@@ -1,7 +1,7 @@
 // In-memory fixed-window rate limits (wire.md "Keys, workspaces, scopes"): per workspace per minute,
 // and per client address per hour for register_agent (spec 4.12). One process; counts reset on restart.
 import type { MiddlewareHandler } from 'hono';
-import { ServiceError } from './problem.ts';
+import { ServiceError } from '../errors.ts';
 import type { AppEnv } from './env.ts';
 import type { Services } from '../services.ts';
 

@@ -3,7 +3,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { authenticate } from '../operations/auth.ts';
 import { limitersOf } from '../http/rate-limit.ts';
-import { ServiceError, toProblem } from '../http/problem.ts';
+import { answerFor, toProblem } from '../errors.ts';
 import type { ImplementedOperation } from '../operations/registry.ts';
 import type { Caller, OpContext, Services } from '../services.ts';
 
@@ -34,18 +34,10 @@ function resultOf(body: unknown, isError: boolean): CallToolResult {
   return result;
 }
 
-/** A ServiceError becomes its Problem (spec 2.13); anything else is 500 internal, logged, with no internals. */
+/** The same mapping as REST (host/errors.ts answerFor): the Problem (spec 2.13) as an isError result. */
 function failureOf(err: unknown, op: ImplementedOperation, cc: CallContext): CallToolResult {
-  const { log, config } = cc.services;
-  let problemError: ServiceError;
-  if (err instanceof ServiceError) {
-    problemError = err;
-    if (err.status >= 500) log.warn({ request_id: cc.requestId, tool: op.name, code: err.code, detail: err.message }, 'service error');
-  } else {
-    log.error({ err, request_id: cc.requestId, tool: op.name }, 'unhandled error');
-    problemError = new ServiceError('internal', 'The server failed to handle this request.');
-  }
-  return resultOf(toProblem(problemError, config.baseUrl, cc.requestId), true);
+  const answered = answerFor(err, cc.services.log, { request_id: cc.requestId, tool: op.name });
+  return resultOf(toProblem(answered, cc.services.config.baseUrl, cc.requestId), true);
 }
 
 /**

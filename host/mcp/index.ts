@@ -4,7 +4,7 @@ import type { Hono } from 'hono';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { AppEnv } from '../http/env.ts';
 import { jsonBody } from '../http/body.ts';
-import { ServiceError } from '../http/problem.ts';
+import { ServiceError } from '../errors.ts';
 import { implementedOperations, type RouteLike } from '../operations/registry.ts';
 import { createMcpServer, type ToolCatalog } from './server.ts';
 import { toolsOf } from './tools.ts';

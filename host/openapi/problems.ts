@@ -1,6 +1,6 @@
 // Error responses of the OpenAPI document: one application/problem+json response per HTTP status, listing
-// the codes host/http/problem.ts gives that status (wire.md "Problems"), so a new code appears by itself.
-import { PROBLEM_CODES, type ProblemCode } from '../http/problem.ts';
+// the codes host/errors.ts gives that status (wire.md "Problems"), so a new code appears by itself.
+import { PROBLEM_CODES, type ProblemCode } from '../errors.ts';
 import type { Json } from './json-schema.ts';
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';

@@ -1,7 +1,7 @@
 // svc_attest (spec 4.10, wire.md "The other operations"): records that a case was acted on through a
 // lever, and the model that gave the lever judges compliance: the post-action value is binned by the
 // engine with that model and complies when it lands in one of the lever's target bins (levers.ts).
-import { ServiceError } from '../http/problem.ts';
+import { ServiceError } from '../errors.ts';
 import { Model, NotScoreable, scoreCases } from '../engine/index.ts';
 import { AttestRequestSchema, parseBody } from '../schemas/index.ts';
 import type { Cell, RawTable } from '../table/types.ts';

@@ -1,5 +1,5 @@
 // Spec 5.1: resolves `Authorization: Bearer svck_live_...|svck_test_...` to the calling workspace and key.
-import { ServiceError } from '../http/problem.ts';
+import { ServiceError } from '../errors.ts';
 import type { Caller, Services } from '../services.ts';
 import { KEY_PREFIX, hashApiKey } from './keys.ts';
 import type { KeyMode } from '../store/index.ts';

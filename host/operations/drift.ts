@@ -19,7 +19,7 @@
 // that link (models keep no rows and are not deleted): the same record and question give every
 // workspace the same model_ref, so the report must be per workspace, and wire.md keeps `no_prior`
 // for a model fitted without refit_of, so a report must not expire while its refit_of stands.
-import { ServiceError } from '../http/problem.ts';
+import { ServiceError } from '../errors.ts';
 import { Model, NotScoreable, scoreCases, type ScoreOutput } from '../engine/index.ts';
 import { DriftRequestSchema, parseBody } from '../schemas/index.ts';
 import type { RawTable } from '../table/types.ts';
@@ -204,7 +204,7 @@ export async function driftOperation(ctx: OpContext, raw: unknown): Promise<OpRe
   // Linked but never reported: the ask naming refit_of stopped between the two writes (a pending one
   // is re-run by the task runner and reports then), or the link predates kept reports. Not no_prior.
   throw new ServiceError(
-    'engine_unavailable',
+    'drift_not_recorded',
     `model_ref: the drift report of ${req.model_ref} against ${rec.refit_of} was not recorded (the ask that named refit_of did not finish); ` +
       'retry shortly if that ask is still pending, or ask again with refit_of to compare',
     { field: 'model_ref' },

@@ -1,10 +1,9 @@
 // idempotency_key (spec 2.6, wire.md "Idempotency"): per workspace + operation + key, the same body
 // within 24 hours gets the first reply again (no fit, no billing); a different body is refused.
 import { createHash } from 'node:crypto';
-import { ServiceError } from '../http/problem.ts';
+import { reviveProblem, ServiceError, storeProblem, type StoredProblem } from '../errors.ts';
 import { canonicalJson } from '../signing/index.ts';
 import { resultJson, type OpContext, type OpResult } from '../services.ts';
-import { reviveProblem, storeProblem, type StoredProblem } from './problems.ts';
 import { holdLease, leaseOf, OWNER } from './tasks.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -121,8 +120,13 @@ async function replayOrTakeOver(
       if (await services.store.takeOverIdempotency(ws, operation, key, hash, lease)) return runHolding(ctx, operation, key, run);
       continue; // another retry won it; wait for that one's reply
     }
-    if (waited >= WAIT_MAX_MS)
-      throw new ServiceError('engine_unavailable', 'the first call with this idempotency_key has not finished; retry shortly');
+    if (waited >= WAIT_MAX_MS) {
+      throw new ServiceError('idempotency_in_progress', `the first call with idempotency_key ${JSON.stringify(key)} is still running`, {
+        field: 'idempotency_key',
+        extra: { retry_after_ms: 1000 },
+        headers: { 'Retry-After': '1' },
+      });
+    }
     await new Promise((r) => setTimeout(r, WAIT_STEP_MS));
   }
 }

@@ -1,7 +1,7 @@
 // Lever tokens (wire.md "Answers": an opaque signed token naming model, case, feature and target,
 // used by svc_attest): JSON payload + HMAC-SHA256 under a random secret kept in DATA_DIR, so tokens
 // survive restarts. Deterministic: the same lever always gets the same token (no clock inside).
-import { ServiceError } from '../http/problem.ts';
+import { ServiceError } from '../errors.ts';
 import type { Config } from '../services.ts';
 import { tokenCodec } from './hmac-token.ts';
 

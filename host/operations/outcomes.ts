@@ -2,7 +2,7 @@
 // answered under a model_ref, validated all-or-nothing (422 invalid_outcomes lists every bad item and
 // nothing is written), idempotent per event_id. Outcomes never change a model or an answer.
 import * as v from 'valibot';
-import { ServiceError } from '../http/problem.ts';
+import { ServiceError } from '../errors.ts';
 import { describeIssue, issueField, LIMITS, ModelRefSchema, OutcomeItemSchema, parseBody } from '../schemas/index.ts';
 import { parseIso8601 } from '../table/select.ts';
 import type { OutcomeRecord } from '../store/index.ts';

@@ -14,7 +14,7 @@
 // - advisory: columns nearly restating the outcome (AUC >= 0.9), names that look recorded after the
 //   outcome, 4 to 10 positives per predictor, fewer than 80 of either class (the engine will likely
 //   answer not_yet), ambiguous columns, several rows per entity, date columns.
-import { ServiceError } from '../http/problem.ts';
+import { ServiceError } from '../errors.ts';
 import { PreflightRequestSchema, parseBody } from '../schemas/index.ts';
 import { parseCsv } from '../table/csv.ts';
 import type { Cell, RawTable } from '../table/types.ts';

@@ -3,16 +3,14 @@
 // whose owner died is claimed again by any process's runner and executed from its stored request.
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { ServiceError } from '../http/problem.ts';
+import { reviveProblem, ServiceError, storeProblem, type StoredProblem } from '../errors.ts';
 import { PollRequestSchema, parseBody } from '../schemas/index.ts';
 import type { TaskRecord } from '../store/index.ts';
 import { resultJson, type Caller, type OpContext, type OpResult, type Services } from '../services.ts';
 import { newId } from './ids.ts';
-import { reviveProblem, storeProblem, type StoredProblem } from './problems.ts';
 
-/** How long a task stays claimed without renewal (config.taskLeaseMs overrides; renewed every third). */
-export const LEASE_MS = 15_000;
-export const leaseOf = (services: Services) => services.config.taskLeaseMs ?? LEASE_MS;
+/** How long a task stays claimed without renewal (renewed every third of it). */
+export const leaseOf = (services: Services) => services.config.taskLeaseMs;
 const renewOf = (services: Services) => Math.max(50, Math.floor(leaseOf(services) / 3));
 const RETRY_AFTER_MS = 1_000;
 export const OWNER = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;

@@ -1,6 +1,6 @@
 // Validates a request body against its schema and turns the most relevant issue into one invalid_request error.
 import * as v from 'valibot';
-import { ServiceError } from '../http/problem.ts';
+import { ServiceError } from '../errors.ts';
 
 type Issue = v.BaseIssue<unknown>;
 

@@ -1,5 +1,5 @@
 // RFC 4180 CSV reader for inline `csv` and stored uploads (spec 2.1, 8): one pass over char codes.
-import { ServiceError } from '../http/problem.ts';
+import { ServiceError } from '../errors.ts';
 import type { Cell, RawTable } from './types.ts';
 
 export interface CsvOptions {

@@ -1,5 +1,5 @@
 // Inline `rows` (spec 2.1, 2.4) into the raw table: column set is the union of keys.
-import { ServiceError } from '../http/problem.ts';
+import { ServiceError } from '../errors.ts';
 import type { Cell, RawTable } from './types.ts';
 
 /**

@@ -1,5 +1,5 @@
 // Case selection for asks (spec 2.4 `cases.ids`, 2.6 `time_column`): each entity's latest row.
-import { ServiceError } from '../http/problem.ts';
+import { ServiceError } from '../errors.ts';
 import type { Cell, RawTable } from './types.ts';
 import { compareCodePoints, parseNumber } from './typing.ts';
 

@@ -2,7 +2,7 @@
 // `doc_url`, wire.md "Problems") and /keys (the default {keys_url}, spec 5.3). Plain HTML, no script.
 import type { Context, Hono } from 'hono';
 import type { AppEnv } from '../http/env.ts';
-import { PROBLEM_CODES, ServiceError, type ProblemCode } from '../http/problem.ts';
+import { PROBLEM_CODES, ServiceError, type ProblemCode } from '../errors.ts';
 
 const CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 

@@ -1,7 +1,7 @@
 // POST /v1/export-model: a fitted model of the caller's workspace as JSON, so the preview page (or
 // any client running build/engine.wasm) scores new rows bit-identically to the service's scoring.
 import * as v from 'valibot';
-import { ServiceError } from '../http/problem.ts';
+import { ServiceError } from '../errors.ts';
 import { ModelRefSchema, parseBody } from '../schemas/index.ts';
 import { Model } from '../engine/model.ts';
 import type { OpContext, OpResult } from '../services.ts';

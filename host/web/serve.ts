@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Context, Hono } from 'hono';
 import type { AppEnv } from '../http/env.ts';
-import { ServiceError } from '../http/problem.ts';
+import { ServiceError } from '../errors.ts';
 import { ENGINE_WASM_PATH } from '../engine/load-node.ts';
 import { getSample, loadSampleCsv } from '../../samples/catalog.ts';
 import { BUNDLE_PATH, buildPreviewBundle } from './bundle.ts';
@@ -66,7 +66,7 @@ async function loadBundle(): Promise<Asset> {
       js = readFileSync(BUNDLE_PATH, 'utf8');
     } catch {
       throw new ServiceError(
-        'engine_unavailable',
+        'preview_not_built',
         `the preview script is not built and esbuild is not installed: run npm run build:web (writes ${BUNDLE_PATH})`,
       );
     }
@@ -91,7 +91,7 @@ export function mountPreviewPage(app: Hono<AppEnv>): void {
     const a = await wasm();
     // The page must run the engine this server runs (same core_hash), or its answers would not match.
     if (a.coreHash !== c.get('services').engine.coreHash) {
-      throw new ServiceError('engine_unavailable', 'build/engine.wasm changed since this server started; restart the server');
+      throw new ServiceError('engine_changed', 'build/engine.wasm changed since this server started; restart the server');
     }
     return send(c, a);
   });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { CsvScanner } from '../../host/operations/datasets/csv-scan.ts';
 import { parseCsv } from '../../host/table/csv.ts';
-import { ServiceError } from '../../host/http/problem.ts';
+import { ServiceError } from '../../host/errors.ts';
 
 function viaParser(text: string): unknown {
   try {

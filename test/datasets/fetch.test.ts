@@ -175,7 +175,7 @@ describe('fetch_url from the loopback test host (test-only setting on)', () => {
 
   it('an untrusted certificate is 502 fetch_failed', async () => {
     const ctx = open.ctx(openKey.workspaceId);
-    const strict = { ...ctx, services: { ...ctx.services, config: { ...ctx.services.config, fetchCaPem: undefined } } };
+    const strict = { ...ctx, services: { ...ctx.services, config: { ...ctx.services.config, fetchCaPem: null } } };
     await expect(fetchRecord(strict, at('/data.csv'), {}, 'fetch_url')).rejects.toMatchObject({ code: 'fetch_failed' });
   });
 

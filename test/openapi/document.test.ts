@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS, ProblemSchema } from '../../host/schemas/index.ts';
-import { PROBLEM_CODES } from '../../host/http/problem.ts';
+import { PROBLEM_CODES } from '../../host/errors.ts';
 import { EXAMPLE_IDS, OPERATIONS, implementedOperations, type OperationExample } from '../../host/operations/registry.ts';
 import { EXTENSIONS } from '../../host/openapi/extensions.ts';
 import { ROUTES } from '../../host/routes/index.ts';

@@ -161,7 +161,7 @@ describe('drift reports are kept per workspace and for as long as the refit link
     expect(driftB.body).toEqual(newB.drift);
   });
 
-  it('a refit link whose report was never written (the ask stopped between its two writes) is 503 at model_ref, not no_prior', async () => {
+  it('a refit link whose report was never written (the ask stopped between its two writes) is 409 drift_not_recorded at model_ref, not no_prior', async () => {
     const { key: k, record } = await createLiveKey(svc.services.store, { workspaceName: 'drift-interrupted', now: Date.now() });
     const askOn = (seed: number, q: Record<string, unknown> = {}) =>
       svc.post(
@@ -174,8 +174,8 @@ describe('drift reports are kept per workspace and for as long as the refit link
     // what ask/index.ts leaves when it stops after linking refit_of and before storing the report
     await svc.services.store.linkRefit(record.workspace_id, newer, older);
     const r = await svc.post('/v1/drift', { model_ref: newer }, k);
-    expect(r.status).toBe(503);
-    expect(r.body).toMatchObject({ code: 'engine_unavailable', field: 'model_ref' });
+    expect(r.status).toBe(409);
+    expect(r.body).toMatchObject({ code: 'drift_not_recorded', field: 'model_ref' });
     expect(r.body.detail).toContain('ask again with refit_of');
     // asking again with refit_of records it
     const again = (await askOn(8, { refit_of: older })).body.answers.q;

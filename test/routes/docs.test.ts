@@ -1,7 +1,7 @@
 // The pages the service's texts link to: each Problem's `type` / `doc_url` and the default {keys_url}
 // answer with a page (wire.md "Problems": type is {base}/problems/<code>; spec 5.3 keys_url).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROBLEM_CODES } from '../../host/http/problem.ts';
+import { PROBLEM_CODES } from '../../host/errors.ts';
 import { call, expectProblem, startTestService, type TestService } from './helpers.ts';
 
 let svc: TestService;

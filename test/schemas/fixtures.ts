@@ -1,7 +1,7 @@
 // Valid request bodies and small helpers shared by the schema tests.
 import type * as v from 'valibot';
 import { parseBody } from '../../host/schemas/index.ts';
-import { ServiceError } from '../../host/http/problem.ts';
+import { ServiceError } from '../../host/errors.ts';
 
 export type Body = Record<string, unknown>;
 

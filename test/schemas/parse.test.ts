@@ -1,7 +1,7 @@
 // parseBody: one invalid_request error naming the most relevant field in a clear sentence (wire.md "Problems").
 import { describe, expect, it } from 'vitest';
 import { AskRequestSchema, DescribeRequestSchema, parseBody } from '../../host/schemas/index.ts';
-import { ServiceError } from '../../host/http/problem.ts';
+import { ServiceError } from '../../host/errors.ts';
 import { QUESTIONS, SHAPES, ask, askWith, refusal, withAt } from './fixtures.ts';
 
 describe('parseBody', () => {

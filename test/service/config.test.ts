@@ -1,11 +1,13 @@
-// configFromEnv (host/main.ts, README "Configuration"): defaults, every variable read, nonsense refused
+// configFromEnv (host/config.ts, README "Configuration"): defaults, every variable read, nonsense refused
 // naming the variable; UPLOAD_MAX_BYTES taking effect on a real upload; a bad value stops a real start.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, configFromEnv, DEFAULT_MAX_BODY_BYTES, startService } from '../../host/main.ts';
+import { startService } from '../../host/main.ts';
+import { ConfigError, configFromEnv, DEFAULT_MAX_BODY_BYTES } from '../../host/config.ts';
 import { createLiveKey } from '../../host/operations/keys.ts';
 import { tempDir } from '../helpers/service.ts';
 
@@ -26,7 +28,15 @@ describe('configFromEnv', () => {
       taskLeaseMs: 15_000,
       maxUploadBytes: 100_000_000,
       fetchTimeoutMs: 30_000,
+      databaseUrl: null,
+      logLevel: 'info',
+      sweepEveryMs: 600_000,
+      uploadPartBytes: 1024 * 1024,
+      maxUploadRowBytes: 8_000_000,
+      fetchCaPem: null,
+      allowLoopbackFetchForTests: false,
     });
+    expect(c.fitWorkers).toBe(Math.max(1, Math.min(os.availableParallelism(), 4)));
     expect(c.dataDir).toBe(path.resolve('./data'));
     // empty values count as unset
     expect(configFromEnv({ UPLOAD_MAX_BYTES: '', FETCH_TIMEOUT_MS: '  ' })).toMatchObject({
@@ -49,6 +59,10 @@ describe('configFromEnv', () => {
       TASK_LEASE_MS: '5000',
       UPLOAD_MAX_BYTES: '5000000',
       FETCH_TIMEOUT_MS: '2500',
+      DATABASE_URL: 'postgres://app@db.internal:5432/oq',
+      LOG_LEVEL: 'warn',
+      FIT_WORKERS: '3',
+      SWEEP_EVERY_MS: '60000',
     });
     expect(c).toEqual({
       port: 9000,
@@ -63,7 +77,24 @@ describe('configFromEnv', () => {
       taskLeaseMs: 5000,
       maxUploadBytes: 5_000_000,
       fetchTimeoutMs: 2500,
+      databaseUrl: 'postgres://app@db.internal:5432/oq',
+      logLevel: 'warn',
+      fitWorkers: 3,
+      sweepEveryMs: 60_000,
+      uploadPartBytes: 1024 * 1024,
+      maxUploadRowBytes: 8_000_000,
+      fetchCaPem: null,
+      allowLoopbackFetchForTests: false,
     });
+  });
+
+  it.each([
+    ['DATABASE_URL', 'mysql://x@y/z', /^DATABASE_URL must start with postgres:\/\/ or postgresql:\/\//],
+    ['DATABASE_URL', 'not a url', /^DATABASE_URL must be a postgres:\/\/ URL/],
+    ['LOG_LEVEL', 'loud', /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"$/],
+  ])('refuses %s=%j, naming the variable', (name, value, message) => {
+    expect(() => configFromEnv({ [name]: value })).toThrow(ConfigError);
+    expect(() => configFromEnv({ [name]: value })).toThrow(message);
   });
 
   it.each([
@@ -82,6 +113,8 @@ describe('configFromEnv', () => {
     ['VERDICT_TTL_DAYS', '100000000'], // expires_at would not be a date
     ['PORT', '70000'],
     ['MAX_BODY_BYTES', '1023'],
+    ['FIT_WORKERS', '0'],
+    ['SWEEP_EVERY_MS', '10'],
   ])('refuses %s=%j, naming the variable and the value', (name, value) => {
     const read = () => configFromEnv({ [name]: value });
     expect(read).toThrow(ConfigError);

@@ -1,6 +1,6 @@
 // Shared helpers for the shape tests: tables from row objects, columns by name, and a real-engine fit of a shaped record.
 import { fitTable, type FitResult } from '../../host/engine/index.ts';
-import { ServiceError } from '../../host/http/problem.ts';
+import { ServiceError } from '../../host/errors.ts';
 import type { Shape } from '../../host/schemas/shape.ts';
 import { rowsToTable } from '../../host/table/rows.ts';
 import { applyShape, type QuestionOutcome, type ShapeOptions, type ShapedRecord } from '../../host/table/shapes/index.ts';

@@ -1,7 +1,7 @@
 // parseCsv: RFC 4180 edge cases and errors (host/table/csv.ts; spec 2.1, wire.md "Problems").
 import { describe, expect, it } from 'vitest';
 import { parseCsv } from '../../host/table/csv.ts';
-import { ServiceError } from '../../host/http/problem.ts';
+import { ServiceError } from '../../host/errors.ts';
 
 /** Row-major view for readable expectations. */
 function rowsOf(text: string): { columns: string[]; rows: unknown[][] } {

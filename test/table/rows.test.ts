@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { rowsToTable } from '../../host/table/rows.ts';
 import { contentHash, hashRows } from '../../host/table/hash.ts';
-import { ServiceError } from '../../host/http/problem.ts';
+import { ServiceError } from '../../host/errors.ts';
 
 describe('rowsToTable', () => {
   it('takes the union of keys in first-appearance order; a missing key is null', () => {

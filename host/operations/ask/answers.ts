@@ -1,6 +1,6 @@
 // Builds each question's answer from its fit(s) and the scored cases (spec 2.8-2.10, 4.1 rules
 // 3-6): yesno, score levels, choice over options, rank; refusals and not_yet; band; Verdicts.
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import { DEFAULT_CUTS, DEFAULT_LEVELS, DEFAULT_TOP_K, type Question, type SubjectKind } from '../../schemas/index.ts';
 import { parseNumber } from '../../table/typing.ts';
 import type { RawTable } from '../../table/types.ts';

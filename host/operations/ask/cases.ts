@@ -1,6 +1,6 @@
 // The cases an ask answers about (spec 2.4): ids resolved to each id's latest row, new rows as
 // given, or (rank without cases) every entity of the record. Produces one table of case rows.
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import { rowsToTable } from '../../table/rows.ts';
 import { entityKey, latestRowPerEntity } from '../../table/select.ts';
 import type { Cell, RawTable } from '../../table/types.ts';

@@ -1,6 +1,6 @@
 // svc_ask (spec 4.1): validate, resolve the record, run or reuse one fit per outcome, score the
 // cases, build each question's answer with its signed Verdicts, count billable decisions.
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import { AskRequestSchema, parseBody, type AskRequest, type Question } from '../../schemas/index.ts';
 import type { OpContext, OpResult } from '../../services.ts';
 import { assertKeyMayUse, resolveRecord } from './record.ts';

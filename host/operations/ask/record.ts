@@ -1,6 +1,6 @@
 // Resolves the ask's record (spec 2.1) into a table and the content hash of the exact bytes it came
 // as: inline rows (their JSON), inline csv (its text), a sample (its file) or a stored dataset.
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import { parseCsv } from '../../table/csv.ts';
 import { rowsToTable } from '../../table/rows.ts';
 import { contentHash } from '../../table/hash.ts';

@@ -1,6 +1,6 @@
 // Scores a case table with a fit's model and reads out rounded chances, reasons and support:
 // the numbers every question type is built from (spec 2.9, 2.10; engine.md "Scoring and reasons").
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import { NotScoreable, reasonsOf, scoreCases, type Model, type ReasonOut } from '../../engine/index.ts';
 import type { RawTable } from '../../table/types.ts';
 import type { OpContext } from '../../services.ts';

@@ -1,6 +1,6 @@
 // svc_add_dataset (spec 4.2, 3.3; wire.md "Datasets"): store a piece (rows, csv, fetch_url) as a new
 // dataset or append it to an open one, or hand out a presigned upload URL.
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import { AddDatasetRequestSchema, parseBody, type AddDatasetRequest, type AddDatasetResponse } from '../../schemas/index.ts';
 import { parseCsv } from '../../table/csv.ts';
 import { rowsToTable } from '../../table/rows.ts';

@@ -1,6 +1,6 @@
 // Streaming CSV check for uploads (wire.md "Datasets": the PUT body is streamed to disk): counts rows,
 // reads the header and reports where rows start, chunk by chunk, by parseCsv's rules (host/table/csv.ts).
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import { parseCsv } from '../../table/csv.ts';
 import { Utf8Check } from './utf8-check.ts';
 

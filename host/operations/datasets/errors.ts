@@ -1,5 +1,5 @@
 // Errors shared by the dataset operations (spec 5.6, 7; wire.md "Problems").
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import type { Caller, OpContext } from '../../services.ts';
 
 /** Spec 7: deleted (24 hours after last use), never stored, or another workspace's: all look the same. */

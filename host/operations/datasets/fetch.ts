@@ -5,13 +5,13 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import tls from 'node:tls';
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import { LIMITS } from '../../schemas/common.ts';
 import { parseCsv } from '../../table/csv.ts';
 import type { RawTable } from '../../table/types.ts';
 import type { OpContext } from '../../services.ts';
 import { addressAllowed, classifyAddress } from './address.ts';
-import { datasetSettings, type DatasetSettings } from './config.ts';
+import type { Config } from '../../config.ts';
 
 /** Headers the service sets itself (framing, routing, encoding); a caller may not send them. */
 const RESERVED_HEADERS = new Set([
@@ -47,7 +47,7 @@ const failed = (field: string, detail: string) => new ServiceError('fetch_failed
  * add-dataset upload: true instead. Refusals are 422 fetch_refused; download failures are 502 fetch_failed.
  */
 export async function fetchRecord(ctx: OpContext, url: string, headers: Record<string, string>, field: string): Promise<string> {
-  const settings = datasetSettings(ctx.services.config);
+  const settings = ctx.services.config;
   const target = httpsTarget(url, field);
   const outgoing = outgoingHeaders(headers, field.replace(/fetch_url$/, 'fetch_headers'));
   const deadline = Date.now() + settings.fetchTimeoutMs;
@@ -109,7 +109,7 @@ function outgoingHeaders(headers: Record<string, string>, field: string): Record
 }
 
 /** Resolves once; every address must be allowed (wire.md: "the host's resolved addresses must all be public"). */
-async function checkedAddresses(host: string, settings: DatasetSettings, field: string, deadline: number): Promise<Checked[]> {
+async function checkedAddresses(host: string, settings: Config, field: string, deadline: number): Promise<Checked[]> {
   let found: Array<{ address: string; family: number }>;
   const literal = isIP(host) !== 0;
   if (literal) found = [{ address: host, family: host.includes(':') ? 6 : 4 }];
@@ -146,7 +146,7 @@ function download(
   target: URL,
   checked: Checked,
   headers: Record<string, string>,
-  settings: DatasetSettings,
+  settings: Config,
   field: string,
   deadline: number,
 ): Promise<string> {
@@ -156,7 +156,7 @@ function download(
       headers,
       agent: false,
       lookup: pinnedLookup(checked),
-      ca: settings.fetchCaPem === undefined ? undefined : [...tls.rootCertificates, settings.fetchCaPem],
+      ca: settings.fetchCaPem === null ? undefined : [...tls.rootCertificates, settings.fetchCaPem],
     });
     const timer = setTimeout(
       () => req.destroy(failed(field, `the download did not finish within ${settings.fetchTimeoutMs} ms`)),
@@ -219,7 +219,7 @@ function tooLarge(field: string): ServiceError {
   );
 }
 
-function toServiceError(err: unknown, field: string, settings: DatasetSettings): ServiceError {
+function toServiceError(err: unknown, field: string, settings: Config): ServiceError {
   if (err instanceof ServiceError) return err;
   const e = err as NodeJS.ErrnoException;
   if (e.code === 'ETIMEDOUT') return failed(field, `the download did not finish within ${settings.fetchTimeoutMs} ms`);

@@ -1,5 +1,5 @@
 // Reads a stored dataset as one record for an ask or preflight (spec 2.1 dataset_id, 3.3, wire.md "Datasets").
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import type { RawTable } from '../../table/types.ts';
 import type { OpContext } from '../../services.ts';
 import { RecordHasher, TableConcatenator, decodePiece, pieceTable } from './pieces.ts';

@@ -1,6 +1,6 @@
 // Signed upload tokens for `PUT /v1/uploads/<token>` (wire.md "Datasets": presigned, expires_in 3600).
 // The HMAC key is a random secret kept in DATA_DIR, so URLs survive a restart within their lifetime.
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import type { Config } from '../../services.ts';
 import { tokenCodec } from '../hmac-token.ts';
 

@@ -10,11 +10,11 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import type { AddDatasetResponse } from '../../schemas/index.ts';
 import type { DatasetRecord } from '../../store/index.ts';
 import type { OpContext, OpResult } from '../../services.ts';
-import { datasetSettings, type DatasetSettings } from './config.ts';
+import type { Config } from '../../config.ts';
 import { CsvScanner, type CsvSummary } from './csv-scan.ts';
 import { PART_HEAD_BYTES, writePartHead } from './pieces.ts';
 import { datasetReply } from './reply.ts';
@@ -63,7 +63,7 @@ export async function uploadOperation(
   if (!dataset) throw unknownDataset(grant.datasetId, 'upload_url');
   if (dataset.status !== 'awaiting_upload') throw finished(dataset.id);
 
-  const settings = datasetSettings(config);
+  const settings = config;
   if (declaredBytes !== undefined && declaredBytes > settings.maxUploadBytes) throw tooLarge(settings.maxUploadBytes);
   const dir = path.join(config.dataDir, UPLOAD_DIR);
   await fs.mkdir(dir, { recursive: true });
@@ -80,7 +80,7 @@ export async function uploadOperation(
  * Streams the body to `file` (never more than the cap), checking it as CSV on the way and cutting it
  * into parts at the first row that starts `uploadPartBytes` or more after the part's start.
  */
-async function receive(body: ReadableStream<Uint8Array> | null, file: string, settings: DatasetSettings): Promise<Received> {
+async function receive(body: ReadableStream<Uint8Array> | null, file: string, settings: Config): Promise<Received> {
   const parts: Part[] = [];
   let partStart = 0;
   let rowsBefore = 0;

@@ -1,5 +1,5 @@
 // Spec 2.5 `events`: an event log read as one row per case, features before the outcome window.
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import type { Shape } from '../../schemas/shape.ts';
 import { SHAPE_DEFAULTS } from '../../schemas/shape.ts';
 import type { Cell, RawTable } from '../types.ts';

@@ -1,5 +1,5 @@
 // Which rows of a row-level outcome column (series, traces: spec 2.5 "outcome on each row") say yes.
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import type { Cell, RawTable } from '../types.ts';
 import { cellText, isMissing, yesNoMeaning } from '../typing.ts';
 

@@ -1,5 +1,5 @@
 // Spec 2.5 `panel`: periods per case collapsed to one row, the outcome read from a trend or a final window.
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import type { Shape } from '../../schemas/shape.ts';
 import { SHAPE_DEFAULTS } from '../../schemas/shape.ts';
 import type { Cell, RawTable } from '../types.ts';

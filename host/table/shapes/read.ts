@@ -1,5 +1,5 @@
 // Spec 2.5 shared reading: named columns, times, as_of, and the log grouped into cases in canonical order.
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import { entityKey, parseIso8601, timeReaderFor } from '../select.ts';
 import type { Cell, RawTable } from '../types.ts';
 import { cellText, compareCodePoints, isMissing, parseNumber } from '../typing.ts';

@@ -1,5 +1,5 @@
 // Spec 2.5 `series`: one row per case per period, trailing-window statistics known at each period.
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import type { Shape } from '../../schemas/shape.ts';
 import type { Cell, RawTable } from '../types.ts';
 import { frame, trailingWindows } from './frame.ts';

@@ -1,5 +1,5 @@
 // Spec 2.5 `signals`: sensor readings and event intervals read as snapshots of each case up to as_of.
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import type { Shape } from '../../schemas/shape.ts';
 import { SHAPE_DEFAULTS } from '../../schemas/shape.ts';
 import type { Cell, RawTable } from '../types.ts';

@@ -1,5 +1,5 @@
 // Spec 2.5 `traces`: one row per agent run, plus prior outcome rates of its agent, task and tool from earlier runs only.
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import type { Shape } from '../../schemas/shape.ts';
 import type { Cell, RawTable } from '../types.ts';
 import { cellText } from '../typing.ts';

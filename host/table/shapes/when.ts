@@ -1,5 +1,5 @@
 // Spec 2.5 `when` expressions as plain JS predicates over a row (no string is ever compiled).
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import type { WhenExpression, WhenLeaf } from '../../schemas/shape.ts';
 import type { Cell, RawTable } from '../types.ts';
 import { parseTime } from '../select.ts';

@@ -1,6 +1,6 @@
 // The preview's svc_ask for a table record: validate with the service's schema, then the service's
 // own steps (resolveOutcome, fit, selectCases, buildAnswer) on one in-memory fit cache. No data leaves.
-import { ServiceError } from '../../http/problem.ts';
+import { ServiceError } from '../../errors.ts';
 import { AskRequestSchema, parseBody, type AskRequest, type Question } from '../../schemas/index.ts';
 import { parseCsv } from '../../table/csv.ts';
 import { contentHash } from '../../table/hash.ts';

@@ -1,4 +1,8 @@
-// One domain error type and one table of codes (wire.md "Problems"); the only place statuses live.
+// One domain error type and one table of codes (wire.md "Problems"): the only place statuses, titles and
+// remedies live. Below the transports everything throws ServiceError (or a typed engine or store error that
+// `serviceErrorOf` maps here); host/http and host/mcp only turn them into responses.
+import { EngineError } from './engine/errors.ts';
+import { StoreUnavailableError } from './store/errors.ts';
 
 export type ProblemCode =
   | 'invalid_json'
@@ -25,7 +29,13 @@ export type ProblemCode =
   | 'fetch_refused'
   | 'rate_limited'
   | 'fetch_failed'
+  | 'idempotency_in_progress'
+  | 'drift_not_recorded'
   | 'engine_unavailable'
+  | 'engine_fault'
+  | 'engine_changed'
+  | 'preview_not_built'
+  | 'store_unavailable'
   | 'internal';
 
 interface CodeInfo {
@@ -136,13 +146,52 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     title: 'Download failed',
     remedy: 'Check that fetch_url answers 200 with CSV text, then try again.',
   },
+  idempotency_in_progress: {
+    status: 409,
+    title: 'The first call with this idempotency_key is still running',
+    remedy: "Wait retry_after_ms and send the same call again with the same idempotency_key: it then gets the first call's reply.",
+  },
+  drift_not_recorded: {
+    status: 409,
+    title: 'No drift report was recorded for this model_ref',
+    remedy:
+      'The ask that named refit_of did not finish: poll its task if it is pending, or ask again with refit_of set to the earlier model_ref.',
+  },
   engine_unavailable: {
     status: 503,
     title: 'Engine unavailable',
-    remedy: 'Retry shortly; the engine is restarting.',
+    remedy: 'A fit worker stopped (it ran out of memory or the server is shutting down). Retry after Retry-After seconds.',
+  },
+  engine_fault: {
+    status: 500,
+    title: 'The engine failed on this request',
+    remedy: 'This is a fault in the service, not in your request, and the same call will fail the same way: report the request_id.',
+  },
+  engine_changed: {
+    status: 503,
+    title: 'The engine changed since this server started',
+    remedy:
+      'build/engine.wasm was rebuilt while the server ran: the operator restarts the server so the page and the service run one engine.',
+  },
+  preview_not_built: {
+    status: 503,
+    title: 'The preview page is not built',
+    remedy: 'The operator runs npm run build:web (or npm run build), which writes build/web/preview.js.',
+  },
+  store_unavailable: {
+    status: 503,
+    title: 'The database is unreachable',
+    remedy: 'Nothing was written. Retry after Retry-After seconds; the service reconnects by itself when the database is back.',
   },
   internal: { status: 500, title: 'Internal error', remedy: 'Retry; if it persists, report the request_id.' },
 };
+
+export interface ServiceErrorOptions {
+  field?: string;
+  extra?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  remedy?: string;
+}
 
 /** The one domain error: thrown anywhere below the transports, mapped to problem+json in one place. */
 export class ServiceError extends Error {
@@ -150,18 +199,17 @@ export class ServiceError extends Error {
   readonly field?: string;
   readonly extra?: Record<string, unknown>;
   readonly headers?: Record<string, string>;
+  /** A remedy for this occurrence when the code's own is too general (it names the real next step). */
+  readonly remedy?: string;
 
-  constructor(
-    code: ProblemCode,
-    detail: string,
-    opts: { field?: string; extra?: Record<string, unknown>; headers?: Record<string, string> } = {},
-  ) {
+  constructor(code: ProblemCode, detail: string, opts: ServiceErrorOptions = {}) {
     super(detail);
     this.name = 'ServiceError';
     this.code = code;
     this.field = opts.field;
     this.extra = opts.extra;
     this.headers = opts.headers;
+    this.remedy = opts.remedy;
   }
 
   get status(): number {
@@ -191,11 +239,73 @@ export function toProblem(err: ServiceError, baseUrl: string, requestId?: string
     status: info.status,
     detail: err.message,
     code: err.code,
-    remedy: info.remedy,
+    remedy: err.remedy ?? info.remedy,
     doc_url: `${baseUrl}/problems/${err.code}`,
   };
   if (err.field !== undefined) problem.field = err.field;
   if (requestId !== undefined) problem.request_id = requestId;
   if (err.extra) Object.assign(problem, err.extra);
   return problem;
+}
+
+/** Seconds a client waits before retrying a 503 that says "retry" (Retry-After and retry_after_ms). */
+const RETRY_AFTER_S = 2;
+
+function retryable(code: ProblemCode, detail: string): ServiceError {
+  return new ServiceError(code, detail, {
+    extra: { retry_after_ms: RETRY_AFTER_S * 1000 },
+    headers: { 'Retry-After': String(RETRY_AFTER_S) },
+  });
+}
+
+/**
+ * The ServiceError any thrown value is answered with, or null for an unexpected one (a bug: the transport
+ * logs it and answers 500 internal without internals). REST, MCP and stored task problems all use this.
+ */
+export function serviceErrorOf(err: unknown): ServiceError | null {
+  if (err instanceof ServiceError) return err;
+  if (err instanceof EngineError) {
+    return err.retryable ? retryable('engine_unavailable', err.message) : new ServiceError('engine_fault', err.message);
+  }
+  if (err instanceof StoreUnavailableError) return retryable('store_unavailable', err.message);
+  return null;
+}
+
+/** Problems that must outlive a call (a failed task, a replayed idempotent error) are kept as this. */
+export interface StoredProblem {
+  code: ProblemCode;
+  detail: string;
+  field?: string;
+  extra?: Record<string, unknown>;
+  remedy?: string;
+}
+
+export function storeProblem(err: unknown): StoredProblem {
+  const e = serviceErrorOf(err);
+  if (!e) return { code: 'internal', detail: 'the task failed unexpectedly; retry the ask' };
+  return { code: e.code, detail: e.message, field: e.field, extra: e.extra, remedy: e.remedy };
+}
+
+/** The same ServiceError again, from its stored form. */
+export function reviveProblem(p: StoredProblem): ServiceError {
+  return new ServiceError(p.code, p.detail, { field: p.field, extra: p.extra, remedy: p.remedy });
+}
+
+interface ErrorLog {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/**
+ * What a transport answers a thrown value with (REST and MCP alike): its ServiceError, a 5xx of which is
+ * logged as a warning; or, for anything unexpected, 500 internal with no internals, the error logged.
+ */
+export function answerFor(err: unknown, log: ErrorLog, context: Record<string, unknown>): ServiceError {
+  const known = serviceErrorOf(err);
+  if (known) {
+    if (known.status >= 500) log.warn({ ...context, code: known.code, detail: known.message }, 'service error');
+    return known;
+  }
+  log.error({ ...context, err }, 'unhandled error');
+  return new ServiceError('internal', 'The server failed to handle this request.');
 }

@@ -1,0 +1,150 @@
+// Every setting of the service in one place: the Config type, its defaults, and how each is read from the
+// environment (README "Configuration"). The server, the keys CLI and the tests all resolve it here, once.
+import os from 'node:os';
+import path from 'node:path';
+
+const DAY_MS = 86_400_000;
+/** Longest delay a Node timer keeps; a larger one fires at once (so a huge timeout would be none). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * 64 MiB: admits an 8,000,000-character csv (spec 8) however the client writes JSON: with every
+ * character escaped as \uXXXX (Python's json.dumps default for non-ASCII text) it is 48,000,000
+ * bytes, leaving 16 MiB for the rest of the ask.
+ */
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+export interface Config {
+  /** HTTP port (0: any free port; the real one is known once listening). */
+  port: number;
+  /** The SQLite file, uploads and token secrets live here. */
+  dataDir: string;
+  /** postgres://... selects the PostgreSQL store (architecture.md "PostgreSQL mode"); null: SQLite under dataDir. */
+  databaseUrl: string | null;
+  /** Public base URL used in problem `type`s, upload URLs and texts ({base_url}). */
+  baseUrl: string;
+  /** {keys_url}: where an operator tells users to get live keys. */
+  keysUrl: string;
+  /** pino level. */
+  logLevel: string;
+  /** wire.md: a fit not finished after this wait turns the ask into 202 pending. */
+  pendingWaitMs: number;
+  /** Requests per minute per workspace. */
+  rateLimitPerMinute: number;
+  /** Registrations per hour per client address (spec 4.12). */
+  registerLimitPerHour: number;
+  /** Verdict lifetime (wire.md: 90 days). */
+  verdictTtlMs: number;
+  /** Largest accepted JSON body in bytes. */
+  maxBodyBytes: number;
+  /** Lease of pending work; a task or in-flight idempotent call unrenewed this long is taken over by any process. */
+  taskLeaseMs: number;
+  /** Fit worker threads of this process. */
+  fitWorkers: number;
+  /** How often expired datasets, tasks and idempotency records are swept (spec 8 retention). */
+  sweepEveryMs: number;
+  /** wire.md "Datasets": largest presigned upload in bytes. */
+  maxUploadBytes: number;
+  /**
+   * An upload is stored in parts of about this many bytes, cut at row boundaries: SQLite holds a few copies
+   * of a part while storing it (measured: 4 MiB parts peak ~15 MB higher than 1 MiB parts).
+   */
+  uploadPartBytes: number;
+  /** Longest row an upload may hold (the inline csv cap of spec 8 read as bytes); with uploadPartBytes it bounds memory. */
+  maxUploadRowBytes: number;
+  /** wire.md "fetch_url": deadline for a whole download. */
+  fetchTimeoutMs: number;
+  /** Extra CA (PEM) trusted by fetch_url besides the system roots (tests: a self-signed CA). Never from the environment. */
+  fetchCaPem: string | null;
+  /** Test-only: lets fetch_url reach loopback https hosts (still https, no redirects). Never from the environment. */
+  allowLoopbackFetchForTests: boolean;
+}
+
+/** A setting in the environment that makes no sense: the service refuses to start and says which. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function isSet(env: Env, name: string): boolean {
+  const raw = env[name];
+  return raw !== undefined && raw.trim() !== '';
+}
+
+function intFrom(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  if (!isSet(env, name)) return fallback;
+  const raw = env[name]!;
+  // Plain decimal digits only: Number() would also take '1e3', '0x10' or '12.0' and hide a typo.
+  const n = /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  }
+  return n;
+}
+
+function databaseUrlFrom(env: Env): string | null {
+  if (!isSet(env, 'DATABASE_URL')) return null;
+  const raw = env.DATABASE_URL!.trim();
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('DATABASE_URL must be a postgres:// URL (postgres://user:password@host:5432/database)');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql://, got ${url.protocol}//...`);
+  }
+  return raw;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** The Config for this environment (README "Configuration"); unset or empty variables take the defaults. */
+export function configFromEnv(env: Env = process.env): Config {
+  const port = intFrom(env, 'PORT', 8787, 0, 65_535);
+  const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  const logLevel = isSet(env, 'LOG_LEVEL') ? env.LOG_LEVEL!.trim() : 'info';
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
+  return {
+    port,
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    databaseUrl: databaseUrlFrom(env),
+    baseUrl,
+    keysUrl: env.KEYS_URL || `${baseUrl}/keys`,
+    logLevel,
+    pendingWaitMs: intFrom(env, 'PENDING_WAIT_MS', 2000, 0, MAX_TIMER_MS),
+    rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 600, 1),
+    registerLimitPerHour: intFrom(env, 'REGISTER_LIMIT_PER_HOUR', 20, 1),
+    // 100 years at most: a Verdict's expires_at must stay a real date.
+    verdictTtlMs: intFrom(env, 'VERDICT_TTL_DAYS', 90, 1, 36_500) * DAY_MS,
+    maxBodyBytes: intFrom(env, 'MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1024),
+    taskLeaseMs: intFrom(env, 'TASK_LEASE_MS', 15_000, 100, MAX_TIMER_MS),
+    // One worker per core, at most 4 by default: each fit of a large record holds its own copy of the table.
+    fitWorkers: intFrom(env, 'FIT_WORKERS', Math.max(1, Math.min(os.availableParallelism(), 4)), 1, 64),
+    sweepEveryMs: intFrom(env, 'SWEEP_EVERY_MS', 10 * 60_000, 1000, MAX_TIMER_MS),
+    maxUploadBytes: intFrom(env, 'UPLOAD_MAX_BYTES', 100_000_000, 1),
+    uploadPartBytes: 1024 * 1024,
+    maxUploadRowBytes: 8_000_000,
+    fetchTimeoutMs: intFrom(env, 'FETCH_TIMEOUT_MS', 30_000, 1, MAX_TIMER_MS),
+    fetchCaPem: null,
+    allowLoopbackFetchForTests: false,
+  };
+}
+
+/**
+ * The environment's Config with `overrides` on top (tests and embedders). When BASE_URL is not given, the
+ * base and keys URLs follow the port the server really listens on (see `withListeningPort`).
+ */
+export function resolveConfig(env: Env, overrides: Partial<Config> = {}): Config {
+  return { ...configFromEnv(env), ...overrides };
+}
+
+/** With port 0 the real port is known only after listening: the derived URLs follow it unless they were set. */
+export function withListeningPort(config: Config, env: Env, overrides: Partial<Config>, port: number, url: string): void {
+  if (overrides.baseUrl !== undefined || env.BASE_URL) return;
+  config.port = port;
+  config.baseUrl = url;
+  if (overrides.keysUrl === undefined && !env.KEYS_URL) config.keysUrl = `${url}/keys`;
+}
