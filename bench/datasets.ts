@@ -372,7 +372,7 @@ export function realTables(flightsRows = 50_000): TableInfo[] {
     {
       name: 'telco_churn_onehot',
       load: () => oneHot(loadTelco()),
-      source: 'telco_churn with its 16 categorical columns one-hot',
+      source: 'telco_churn, every categorical column one-hot (0/1 per level)',
       licence: 'MIT',
       outcome: 'churn = Yes',
       fills: 'wide indicator-heavy (made)',
@@ -381,7 +381,7 @@ export function realTables(flightsRows = 50_000): TableInfo[] {
     {
       name: 'credit_onehot',
       load: () => oneHot(loadCredit()),
-      source: 'credit with its 4 categorical columns one-hot',
+      source: 'credit, every categorical column one-hot (0/1 per level; a blank is 0 in all)',
       licence: 'MIT',
       outcome: 'Status = bad',
       fills: 'wide indicator-heavy credit table (made)',

@@ -215,7 +215,8 @@ const f3 = (x: number | null | undefined) => (x === null || x === undefined || !
 const ms = (x: number) => (x >= 10_000 ? `${f1(x / 1000)} s` : `${f0(x)} ms`);
 const big = (x: number) => Math.round(x).toLocaleString('en-US');
 const verdict = (ok: boolean) => (ok ? 'met' : '**MISSED**');
-const signed = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${x.toFixed(3)}` : 'n/a');
+/** A gap with its sign; 4 decimals, so a gap just past -0.005 does not print as -0.005. */
+const signed = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${x.toFixed(4)}` : 'n/a');
 
 interface Target {
   name: string;

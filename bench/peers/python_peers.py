@@ -38,6 +38,19 @@ def make_models(xgb_tree_method="auto"):
     }
 
 
+def peak_rss_mb():
+    # VmHWM, not getrusage's ru_maxrss: Linux keeps ru_maxrss across execve, so a process started by a forked
+    # node process would report at least its parent's RSS at the fork.
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
 def read_matrix(base, path, rows, cols):
     return np.fromfile(os.path.join(base, path), dtype="<f8").reshape(rows, cols)
 
@@ -62,7 +75,7 @@ def main(in_path, out_path):
             p = model.predict_proba(x_test)[:, list(model.classes_).index(1)].tolist() if m > 0 else []
             out[name].append({"p": p, "fit_ms": fit_ms})
     versions = {"python": sys.version.split()[0], "sklearn": sklearn.__version__, "xgboost": xgboost.__version__}
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
+    peak = peak_rss_mb()
     with open(out_path, "w") as f:
         json.dump({"versions": versions, "peak_rss_mb": peak, "models": out}, f)
 
