@@ -1,5 +1,7 @@
 // The engine ABI in one place: column kinds, status codes, metric slots and the model layout.
-// Only numbers cross the boundary (engine.md, style.md "Engine ABI"); host/engine/abi.ts mirrors this file.
+// Only numbers cross the boundary (engine.md, style.md "Engine ABI"). host/engine/abi.ts mirrors this
+// file and test/engine/abi.test.ts fails when the two disagree, so every constant here is a plain
+// `export const NAME: type = literal;` line that the test can read.
 
 // Column kinds given by the host for each input column.
 export const KIND_NUMERIC: i32 = 0; // f64 per row, NaN = missing
@@ -82,7 +84,7 @@ export const METRIC_COUNT: i32 = 33;
 //   Categorical bins: 0 = missing, 1 = other (rare or unseen), 2.. = one value each.
 // Pair section: [0] column j [1] column k [2] coarse bins of j (cj) [3] coarse bins of k (ck)
 //   then map j fine->coarse (nBins_j), map k fine->coarse (nBins_k), table cj*ck (row-major in j).
-export const MODEL_MAGIC: f64 = 1.0e6 + 1; // layout version 1
+export const MODEL_MAGIC: f64 = 1000001.0; // 1e6 + layout version 1
 export const MODEL_HEADER: i32 = 6;
 export const COL_TERM: i32 = 0;
 export const COL_POS: i32 = 1;

@@ -40,7 +40,7 @@ export class Bag {
 const G = allocF64(BIN_STRIDE);
 const H = allocF64(BIN_STRIDE);
 // Four interleaved copies (row i goes to copy i & 3), summed in a fixed order afterwards: rows that
-// hit the same bin no longer wait on each other's store (about 2x on low-cardinality columns).
+// hit the same bin no longer wait on each other's store (low-cardinality columns hit few bins).
 const G4 = allocF64(BIN_STRIDE * 4);
 const H4 = allocF64(BIN_STRIDE * 4);
 const N = allocF64(BIN_STRIDE);

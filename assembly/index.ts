@@ -1,8 +1,9 @@
 // The engine's exported ABI: memory blocks in, status codes out, results read from memory.
-// Every export returns a status (abi.ts); no strings cross; host/engine/abi.ts mirrors this.
+// Every export returns a status (abi.ts); no strings cross; host/engine/abi.ts mirrors this (its
+// EngineExports is checked against these exports by test/engine/abi.test.ts).
 import * as A from './abi';
-import { runFit, metrics, exclusions, columnAuc, rowSplit, heldLogits } from './fit';
-import { builtModel, builtModelLen, scoreRows } from './model';
+import { runFit, outputs, CROSS_FOLDS } from './fit';
+import { scoreRows } from './model';
 
 /** Allocates `bytes` of unmanaged memory for the host to fill (free with `release`). */
 export function alloc(bytes: i32): usize {
@@ -23,14 +24,17 @@ export function fit(n: i32, m: i32, entityBytes: usize, entityOffsets: usize, ou
   kinds: usize, data: usize, cards: usize): i32 {
   return runFit(n, m, entityBytes, entityOffsets, outcome, time, kinds, data, cards);
 }
-export function fitMetrics(): usize { return metrics; }
-export function fitExclusions(): usize { return exclusions; }
-export function fitColumnAuc(): usize { return columnAuc; }
-export function fitRowSplit(): usize { return rowSplit; }
-export function fitHeldLogits(): usize { return heldLogits; }
-export function fitModel(): usize { return builtModel; }
-export function fitModelLength(): i32 { return builtModelLen; }
+export function fitMetrics(): usize { return outputs.metrics; }
+export function fitExclusions(): usize { return outputs.exclusions; }
+export function fitColumnAuc(): usize { return outputs.columnAuc; }
+export function fitRowSplit(): usize { return outputs.rowSplit; }
+export function fitHeldLogits(): usize { return outputs.heldLogits; }
+export function fitModel(): usize { return outputs.model; }
+export function fitModelLength(): i32 { return outputs.modelLen; }
+/** Slots of fitMetrics(): the host checks it against its own count when it loads the engine. */
 export function metricCount(): i32 { return A.METRIC_COUNT; }
+/** Folds of a cross-fitted held-out check (a fit reports its own in M_FOLDS; this is for records with no fit). */
+export function crossFolds(): i32 { return CROSS_FOLDS; }
 
 /**
  * Scores n rows with a model (f64[len] at `model`). cols: i32[m] pointers per model column.

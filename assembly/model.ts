@@ -1,24 +1,22 @@
 // The served model as one flat f64 array (layout in abi.ts), and scoring with per-column
 // contributions and reasons (engine.md "Scoring and reasons").
 import * as A from './abi';
-import { ldf, stf, ldi, sti, allocF64, release } from './mem';
-import { ColumnBins, numericBin, categoricalBin } from './binning';
+import { ldf, stf, ldi, sti, allocF64 } from './mem';
+import { numericBin, categoricalBin } from './binning';
 import { BIN_STRIDE } from './boost';
-import { PairSet, PAIR_COARSE } from './pairs';
+import { PAIR_COARSE } from './pairs';
 import { sigmoid } from './stats';
-
-export let builtModel: usize = 0;
-export let builtModelLen: i32 = 0;
+import { FitState } from './fit-state';
 
 const LN_1_25: f64 = 0.22314355131420976;
 const LN_2: f64 = 0.6931471805599453;
 const MIN_AGREE_FRACTION: f64 = 0.75; // a reason's sign must hold in at least 3 of 4 bags
 
-/** Writes the model array for a finished fit; the column order is the host's input order. */
-export function buildModel(m: i32, kinds: usize, colBins: Array<ColumnBins>, usableIdx: usize, u: i32,
-  uBins: usize, intercept: f64, terms: usize, posBags: usize, negBags: usize, counts: usize,
-  bins: usize, n: i32, trainRows: usize, nTrain: i32, dataPtrs: usize, pairs: PairSet | null,
-  nBags: i32, calSlope: f64): void {
+/** Writes the model array of a finished fit into s.out; the column order is the host's input order. */
+export function buildModel(s: FitState): void {
+  const m = s.m, kinds = s.kinds, colBins = s.colBins, usableIdx = s.usableIdx, u = s.u, uBins = s.uBins;
+  const terms = s.terms, posBags = s.posBags, negBags = s.negBags, counts = s.counts;
+  const bins = s.binsAll, n = s.n, trainRows = s.trainRows, nTrain = s.nTrain, pairs = s.pairs;
   const nPairs = pairs == null ? 0 : pairs.count;
   // size
   let size = A.MODEL_HEADER + m + nPairs;
@@ -33,11 +31,10 @@ export function buildModel(m: i32, kinds: usize, colBins: Array<ColumnBins>, usa
     const a = pairs!.colA(p), b = pairs!.colB(p);
     size += 4 + ldi(uBins, a) + ldi(uBins, b) + PAIR_COARSE * PAIR_COARSE;
   }
-  release(builtModel);
   const out = allocF64(size);
-  builtModel = out; builtModelLen = size;
-  stf(out, 0, A.MODEL_MAGIC); stf(out, 1, <f64>m); stf(out, 2, intercept); stf(out, 3, <f64>nPairs);
-  stf(out, 4, <f64>nBags); stf(out, 5, calSlope);
+  s.out.model = out; s.out.modelLen = size;
+  stf(out, 0, A.MODEL_MAGIC); stf(out, 1, <f64>m); stf(out, 2, s.intercept); stf(out, 3, <f64>nPairs);
+  stf(out, 4, <f64>s.nBags); stf(out, 5, s.out.metric(A.M_CAL_SLOPE));
   let at = A.MODEL_HEADER + m + nPairs;
   for (let j = 0; j < m; j++) {
     stf(out, A.MODEL_HEADER + j, <f64>at);
@@ -60,7 +57,7 @@ export function buildModel(m: i32, kinds: usize, colBins: Array<ColumnBins>, usa
       stf(out, base + A.COL_MAX * nb + b, NaN);
     }
     if (ldi(kinds, j) == A.KIND_NUMERIC) {
-      const vals = <usize>ldi(dataPtrs, j);
+      const vals = <usize>ldi(s.data, j);
       for (let q = 0; q < nTrain; q++) {
         const r = ldi(trainRows, q);
         const v = ldf(vals, r);

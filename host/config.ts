@@ -2,6 +2,7 @@
 // environment (README "Configuration"). The server, the keys CLI and the tests all resolve it here, once.
 import os from 'node:os';
 import path from 'node:path';
+import { OAuthConfigError, parseOAuthIssuers, type TrustedIssuer } from './signing/oauth-config.ts';
 
 const DAY_MS = 86_400_000;
 /** Longest delay a Node timer keeps; a larger one fires at once (so a huge timeout would be none). */
@@ -58,6 +59,8 @@ export interface Config {
   fetchCaPem: string | null;
   /** Test-only: lets fetch_url reach loopback https hosts (still https, no redirects). Never from the environment. */
   allowLoopbackFetchForTests: boolean;
+  /** Spec 5.1: identity providers whose access tokens are accepted (OAUTH_ISSUERS); empty: svck_ keys only. */
+  oauthIssuers: TrustedIssuer[];
 }
 
 /** A setting in the environment that makes no sense: the service refuses to start and says which. */
@@ -98,6 +101,16 @@ function databaseUrlFrom(env: Env): string | null {
   return raw;
 }
 
+/** OAUTH_ISSUERS (README "OAuth access tokens"): a JSON array of trusted issuers, parsed in host/signing/oauth-config.ts. */
+function oauthIssuersFrom(env: Env): TrustedIssuer[] {
+  try {
+    return parseOAuthIssuers(env.OAUTH_ISSUERS);
+  } catch (err) {
+    if (err instanceof OAuthConfigError) throw new ConfigError(`OAUTH_ISSUERS${err.message.startsWith('[') ? '' : ' '}${err.message}`);
+    throw err;
+  }
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** The Config for this environment (README "Configuration"); unset or empty variables take the defaults. */
@@ -130,6 +143,7 @@ export function configFromEnv(env: Env = process.env): Config {
     fetchTimeoutMs: intFrom(env, 'FETCH_TIMEOUT_MS', 30_000, 1, MAX_TIMER_MS),
     fetchCaPem: null,
     allowLoopbackFetchForTests: false,
+    oauthIssuers: oauthIssuersFrom(env),
   };
 }
 

@@ -7,6 +7,7 @@ import { StoreUnavailableError } from './store/errors.ts';
 export type ProblemCode =
   | 'invalid_json'
   | 'unauthorized'
+  | 'invalid_token'
   | 'test_key_samples_only'
   | 'scope_required'
   | 'unknown_dataset'
@@ -36,6 +37,7 @@ export type ProblemCode =
   | 'engine_changed'
   | 'preview_not_built'
   | 'store_unavailable'
+  | 'issuer_unavailable'
   | 'internal';
 
 interface CodeInfo {
@@ -51,6 +53,12 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     status: 401,
     title: 'Missing or unknown API key',
     remedy: 'Send Authorization: Bearer <key>. Get a test key from POST /v1/agents/register.',
+  },
+  invalid_token: {
+    status: 401,
+    title: 'Access token not accepted',
+    remedy:
+      'Get a new access token for this service from your identity provider; `failed_check` names the check this one failed (iss, aud, exp, nbf, alg, typ, kid, signature, sub, workspace or format).',
   },
   test_key_samples_only: {
     status: 403,
@@ -182,6 +190,12 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     status: 503,
     title: 'The database is unreachable',
     remedy: 'Nothing was written. Retry after Retry-After seconds; the service reconnects by itself when the database is back.',
+  },
+  issuer_unavailable: {
+    status: 503,
+    title: "The identity provider's keys could not be fetched",
+    remedy:
+      'Retry after retry_after_ms with the same token; if it persists, the operator should check that the issuer is reachable from the service.',
   },
   internal: { status: 500, title: 'Internal error', remedy: 'Retry; if it persists, report the request_id.' },
 };

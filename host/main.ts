@@ -14,7 +14,12 @@ import { FitPool, loadEngine } from './engine/index.ts';
 import { startSweeper } from './operations/datasets/sweeper.ts';
 import type { Services } from './services.ts';
 import { ConfigError, resolveConfig, withListeningPort, type Config } from './config.ts';
-import { startTaskRunner } from './operations/tasks.ts';
+import { TaskRunner } from './operations/tasks.ts';
+import { LeaseKeeper } from './operations/leases.ts';
+import { RateLimits } from './operations/rate-limits.ts';
+import { FitCache } from './operations/ask/fits.ts';
+import { RecordCache } from './operations/datasets/read.ts';
+import { OPERATIONS, taskExecutorsOf } from './operations/index.ts';
 import { UsageMeter } from './operations/usage-meter.ts';
 
 export interface StartOptions {
@@ -49,8 +54,23 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
     const engine = await loadEngine();
     pool = new FitPool(config.fitWorkers);
     const usage = new UsageMeter(store, (err) => log.error({ err }, 'writing the usage ledger'));
-    const services: Services = { config, store, keyRing, engine, pool, log, now, usage };
-    const app = createApp(services);
+    // The service's lifecycle objects: made here, closed in close() below, never module globals.
+    const services: Services = {
+      config,
+      store,
+      keyRing,
+      engine,
+      pool,
+      log,
+      now,
+      usage,
+      leases: new LeaseKeeper(config.taskLeaseMs, log),
+      tasks: new TaskRunner(taskExecutorsOf(OPERATIONS)),
+      limits: new RateLimits(config, now),
+      fitCache: new FitCache(),
+      records: new RecordCache(),
+    };
+    const app = createApp(services, OPERATIONS);
 
     const server = await new Promise<Server>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, port: config.port, hostname: opts.hostname }) as Server;
@@ -64,7 +84,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
 
     const stopSweeper = startSweeper(services, config.sweepEveryMs);
     // Tasks left unfinished by a stopped process are claimed again and finished (spec 3.2).
-    const stopTasks = startTaskRunner(services);
+    services.tasks.start(services);
 
     let closing: Promise<void> | undefined;
     const close = (graceMs = 0) =>
@@ -79,7 +99,8 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
         // Before the pool goes: tasks and in-flight idempotent calls still running are handed back
         // (leases released), so the fits the pool is about to kill are not recorded as failures and
         // another process takes them over at once (spec 3.2).
-        await stopTasks();
+        services.tasks.stop();
+        await services.leases.stop();
         await pool!.close();
         await usage.close();
         await store.close();

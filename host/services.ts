@@ -6,6 +6,11 @@ import type { Store } from './store/index.ts';
 import type { KeyRing } from './signing/index.ts';
 import type { EngineModule, FitPool } from './engine/index.ts';
 import type { UsageMeter } from './operations/usage-meter.ts';
+import type { LeaseKeeper } from './operations/leases.ts';
+import type { TaskRunner } from './operations/tasks.ts';
+import type { RateLimits } from './operations/rate-limits.ts';
+import type { FitCache } from './operations/ask/fits.ts';
+import type { RecordCache } from './operations/datasets/read.ts';
 
 export type { Config } from './config.ts';
 
@@ -20,11 +25,27 @@ export interface Services {
   now: () => number;
   /** The usage ledger's batching writer (host/operations/usage-meter.ts). */
   usage: UsageMeter;
+  /** Leases this process holds on pending tasks and in-flight idempotent calls. */
+  leases: LeaseKeeper;
+  /** Runs calls that may go pending and resumes tasks other processes left. */
+  tasks: TaskRunner;
+  /** Per-workspace and per-address request limits. */
+  limits: RateLimits;
+  /** Fitted models kept parsed, and fits running now. */
+  fitCache: FitCache;
+  /** Parsed tables of sealed datasets. */
+  records: RecordCache;
 }
 
 export interface Caller {
   workspaceId: string;
-  keyId: string;
+  /** Spec 5.1: how the caller proved who it is: an svck_ key, or an OAuth access token of a trusted issuer. */
+  via: 'key' | 'oauth';
+  /** The API key's id; null for an OAuth caller. */
+  keyId: string | null;
+  /** Who calls, stable across requests: `key:<key id>`, or `oauth:<issuer>#<sub>` for a token (an issuer has no `#`). */
+  subject: string;
+  /** An OAuth caller is live: tokens are not test keys (spec 5.2). */
   mode: 'live' | 'test';
   scopes: string[];
 }
@@ -45,6 +66,11 @@ export interface OpResult<T = unknown> {
   headers?: Record<string, string>;
   /** The body as JSON text, for operations that can write it faster than JSON.stringify(body) can. */
   bodyJson?: () => string;
+  /**
+   * A reply that is not one JSON object (an event stream, a CSV download): REST sends these bytes with
+   * `contentType` instead of `body`, which then describes it for MCP or stays null.
+   */
+  stream?: { contentType: string; bytes: ReadableStream<Uint8Array> };
 }
 
 /** JSON text of an operation's reply body: the operation's own writer when it has one. */

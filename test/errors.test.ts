@@ -17,7 +17,7 @@ describe('serviceErrorOf', () => {
   });
 
   it('answers an engine fault that would fail again as 500 engine_fault, never internal', () => {
-    for (const failure of ['bad_input', 'bad_model', 'trap', 'not_built'] as const) {
+    for (const failure of ['bad_input', 'bad_model', 'trap', 'not_built', 'abi_mismatch'] as const) {
       const e = serviceErrorOf(new EngineError(failure, `x ${failure}`))!;
       expect(e.code, failure).toBe('engine_fault');
       expect(e.status).toBe(500);

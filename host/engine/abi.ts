@@ -1,4 +1,6 @@
-// Host mirror of assembly/abi.ts: the numeric ABI of build/engine.wasm (keep the two in step).
+// Host mirror of assembly/abi.ts: the numeric ABI of build/engine.wasm. test/engine/abi.test.ts fails
+// when a value here differs from the engine's or names nothing there; counts the engine decides
+// (metric slots, folds) are read from the engine itself when it loads (wasm.ts).
 
 export const KIND_NUMERIC = 0;
 export const KIND_CATEGORICAL = 1;
@@ -66,8 +68,6 @@ export const M = {
   FOLDS: 32,
 } as const;
 export const METRIC_COUNT = 33;
-// Folds of a cross-fitted held-out check (assembly/fit.ts CROSS_FOLDS).
-export const CROSS_FOLDS = 4;
 
 // Model layout (see assembly/abi.ts).
 export const MODEL_MAGIC = 1.0e6 + 1;
@@ -78,6 +78,10 @@ export const COL_NEG = 2;
 export const COL_COUNT = 3;
 export const COL_MIN = 4;
 export const COL_MAX = 5;
+
+// Reason strength codes written by scoring: sign = direction.
+export const STRONG = 2;
+export const MODERATE = 1;
 
 /** The raw exports of build/engine.wasm. */
 export interface EngineExports {
@@ -93,6 +97,7 @@ export interface EngineExports {
   fitModel(): number;
   fitModelLength(): number;
   metricCount(): number;
+  crossFolds(): number;
   score(
     model: number,
     len: number,

@@ -23,7 +23,7 @@ export type { EngineModule } from './wasm.ts';
 /** Fits an encoded table in a worker of `pool` (or in this thread when no pool is given). */
 export async function fitEncoded(table: EncodedTable, pool?: FitPool): Promise<FitResult> {
   const mod = await loadEngine();
-  if (table.nRows === 0) return emptyRecordResult();
+  if (table.nRows === 0) return emptyRecordResult(mod.crossFolds);
   const input = toFitInput(table);
   const raw = pool ? await pool.run(input) : runFitSync(mod, input);
   if (raw.status !== OK) throw new EngineError('bad_input', `the engine refused the fit input (status ${raw.status})`);

@@ -1,6 +1,6 @@
 // Turns a fit's raw numbers into the typed result the operations use: state, reason codes,
 // needs/have, quality (wire.md "Answers") and the Model.
-import { CROSS_FOLDS, EXCL_CONSTANT, EXCL_RESTATES, M, REASON_BITS, STATE_NAMES, type AnswerState } from './abi.ts';
+import { EXCL_CONSTANT, EXCL_RESTATES, M, REASON_BITS, STATE_NAMES, type AnswerState } from './abi.ts';
 import type { EncodedTable, ExclusionWhy } from './encode.ts';
 import type { RawFitOutput } from './fit-core.ts';
 import { Model, type ModelColumn } from './model.ts';
@@ -8,8 +8,8 @@ import { Model, type ModelColumn } from './model.ts';
 export interface Quality {
   /**
    * How the held-out check was made (engine.md step 2): one 25% part by entity hash or by time, or,
-   * on records too small for that to be fair (assembly/fit.ts CROSS_FOLDS), `folds` folds by entity
-   * hash, each held out once from a model fitted on the others.
+   * on records too small for that to be fair (assembly/tunables.ts CROSS_FOLDS), `folds` folds by entity
+   * hash, each held out once from a model fitted on the others. Read from the fit (M_FOLDS).
    */
   validation_scheme: 'entity_hash' | 'out_of_time' | 'entity_hash_folds';
   folds: number;
@@ -125,8 +125,11 @@ export function interpretFit(raw: RawFitOutput, table: EncodedTable, coreHash: s
   };
 }
 
-/** A record with no rows: nothing to check, and no prevalence to say how many rows would do. */
-export function emptyRecordResult(): FitResult {
+/**
+ * A record with no rows: nothing to check, and no prevalence to say how many rows would do. No fit runs,
+ * so the folds are the ones the engine says a record this small would get (EngineModule.crossFolds).
+ */
+export function emptyRecordResult(crossFolds: number): FitResult {
   return {
     state: 'not_yet',
     reasons: ['too_few_labeled_rows'],
@@ -134,7 +137,7 @@ export function emptyRecordResult(): FitResult {
     have: { labeled_rows: 0, positives: 0 },
     quality: {
       validation_scheme: 'entity_hash_folds',
-      folds: CROSS_FOLDS,
+      folds: crossFolds,
       auc: null,
       auc_interval: null,
       top_decile_lift: null,

@@ -1,6 +1,6 @@
 // Scores cases with a model inside the engine: p, per-column contributions, bins and reasons.
 // One long-lived instance per compiled engine; discarded after a trap.
-import { ERR_BAD_MODEL, OK, type EngineExports } from './abi.ts';
+import { ERR_BAD_MODEL, OK, STRONG, type EngineExports } from './abi.ts';
 import { copyIn } from './fit-core.ts';
 import type { BinRange, Model } from './model.ts';
 import { callEngine, instantiate, type EngineModule } from './wasm.ts';
@@ -179,7 +179,7 @@ export function reasonsOf(model: Model, out: ScoreOutput, cases: RawTable, r: nu
         feature_label: col.name,
         likelihood_direction: s > 0 ? 'higher' : 'lower',
         range: model.describeBin(j, bin, typeof value === 'number' ? value : undefined),
-        strength: Math.abs(s) === 2 ? 'strong' : 'moderate',
+        strength: Math.abs(s) === STRONG ? 'strong' : 'moderate',
         value,
       })),
     );

@@ -1,12 +1,14 @@
 // Loads build/engine.wasm once (compiled module + core_hash) and makes fresh instances from it.
 // Works in Node and in the browser: the bytes are handed in by the platform-specific loader.
-import type { EngineExports } from './abi.ts';
+import { METRIC_COUNT, type EngineExports } from './abi.ts';
 import { EngineError } from './errors.ts';
 
 export interface EngineModule {
   module: WebAssembly.Module;
   /** spec 9 / engine.md: SHA-256 of the .wasm bytes, part of every fit key and model_ref. */
   coreHash: string;
+  /** Folds of a cross-fitted held-out check, as the engine counts them (for records that get no fit). */
+  crossFolds: number;
 }
 
 /** Thrown when the engine traps (an `abort` in the module); the instance must be discarded. */
@@ -21,7 +23,17 @@ export async function compileEngine(bytes: Uint8Array): Promise<EngineModule> {
   const digest = await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
   const coreHash = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
   const module = await WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>);
-  return { module, coreHash };
+  // Every fit result is read as METRIC_COUNT f64 slots (fit-core.ts): an engine that writes another
+  // number of them would be misread silently, so it is refused here, once, before any fit.
+  const ex = instantiate({ module, coreHash, crossFolds: 0 });
+  if (typeof ex.metricCount !== 'function' || typeof ex.crossFolds !== 'function') {
+    throw abiMismatch('the engine module does not export metricCount and crossFolds');
+  }
+  const metricCount = ex.metricCount();
+  if (metricCount !== METRIC_COUNT) {
+    throw abiMismatch(`the engine writes ${metricCount} fit metrics, this host reads ${METRIC_COUNT}`);
+  }
+  return { module, coreHash, crossFolds: ex.crossFolds() };
 }
 
 /**
@@ -37,6 +49,11 @@ export function callEngine<T>(what: string, call: () => T): T {
     }
     throw err;
   }
+}
+
+/** The module is not an engine this host can read (another ABI): both must come from one checkout. */
+function abiMismatch(what: string): EngineError {
+  return new EngineError('abi_mismatch', `${what}; build the engine and the host from the same checkout (npm run build)`);
 }
 
 /** A fresh instance: its own memory, so one fit never sees another's allocations. */

@@ -1,10 +1,9 @@
 // One tools/call: authenticate like REST when the operation needs a key, count it against the workspace's
 // rate limit, run the same operation function the REST route runs, and shape the reply as a tool result.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { authenticate } from '../operations/auth.ts';
-import { limitersOf } from '../http/rate-limit.ts';
+import { assertScope, authenticate } from '../operations/auth.ts';
 import { answerFor, toProblem } from '../errors.ts';
-import type { ImplementedOperation } from '../operations/registry.ts';
+import { bodyOnlyRequest, type Operation } from '../operations/operation.ts';
 import type { Caller, OpContext, Services } from '../services.ts';
 
 /** What the HTTP request that carried the JSON-RPC message tells every call in it. */
@@ -19,9 +18,7 @@ export interface CallContext {
 /** Spec 5: the same key check as the REST bearer middleware, then the same per-workspace limit. */
 async function admit(cc: CallContext): Promise<Caller> {
   const caller = await authenticate(cc.services, cc.authorization);
-  const limiter = limitersOf(cc.services).workspace;
-  const decision = limiter.take(caller.workspaceId);
-  if (!decision.allowed) throw limiter.refusal(decision, 'Too many requests for this workspace');
+  cc.services.limits.admitWorkspace(caller.workspaceId);
   return caller;
 }
 
@@ -35,7 +32,7 @@ function resultOf(body: unknown, isError: boolean): CallToolResult {
 }
 
 /** The same mapping as REST (host/errors.ts answerFor): the Problem (spec 2.13) as an isError result. */
-function failureOf(err: unknown, op: ImplementedOperation, cc: CallContext): CallToolResult {
+function failureOf(err: unknown, op: Operation, cc: CallContext): CallToolResult {
   const answered = answerFor(err, cc.services.log, { request_id: cc.requestId, tool: op.name });
   return resultOf(toProblem(answered, cc.services.config.baseUrl, cc.requestId), true);
 }
@@ -44,11 +41,12 @@ function failureOf(err: unknown, op: ImplementedOperation, cc: CallContext): Cal
  * Runs `op` with the tool arguments as its body (absent arguments are the empty object). A 202 pending
  * ask is a result like any other: the pending object, not an error (spec 3.2).
  */
-export async function callTool(op: ImplementedOperation, args: unknown, cc: CallContext): Promise<CallToolResult> {
+export async function callTool(op: Operation, args: unknown, cc: CallContext): Promise<CallToolResult> {
   try {
     const caller = op.auth === 'key' ? await admit(cc) : null;
+    if (op.scope) assertScope(caller, op.scope);
     const ctx: OpContext = { services: cc.services, caller, requestId: cc.requestId, clientAddress: cc.clientAddress };
-    const result = await op.run(ctx, args ?? {});
+    const result = await op.run(ctx, args ?? {}, bodyOnlyRequest());
     return resultOf(result.body, false);
   } catch (err) {
     return failureOf(err, op, cc);

@@ -5,17 +5,17 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { AppEnv } from '../http/env.ts';
 import { jsonBody } from '../http/body.ts';
 import { ServiceError } from '../errors.ts';
-import { implementedOperations, type RouteLike } from '../operations/registry.ts';
+import { toolOperations, type Operation } from '../operations/index.ts';
 import { createMcpServer, type ToolCatalog } from './server.ts';
 import { toolsOf } from './tools.ts';
 
 export const MCP_PATH = '/mcp';
 
-/** Mounts /mcp for the operations these routes serve; the catalog is built on first use and kept. */
-export function mountMcp(app: Hono<AppEnv>, routes: readonly RouteLike[]): void {
+/** Mounts /mcp for the operations of the table that are tools; the catalog is built on first use and kept. */
+export function mountMcp(app: Hono<AppEnv>, ops: readonly Operation[]): void {
   let catalog: ToolCatalog | undefined;
   app.post(MCP_PATH, jsonBody('required'), async (c) => {
-    catalog ??= toolsOf(implementedOperations(routes));
+    catalog ??= toolsOf(toolOperations(ops));
     const server = createMcpServer(catalog, {
       services: c.get('services'),
       requestId: c.get('requestId'),

@@ -2,12 +2,12 @@
 // tools/list from the prepared catalog, tools/call through callTool.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ImplementedOperation } from '../operations/registry.ts';
+import type { Operation } from '../operations/operation.ts';
 import { callTool, type CallContext } from './call.ts';
 
 export interface ToolCatalog {
   tools: Tool[];
-  byName: Map<string, ImplementedOperation>;
+  byName: Map<string, Operation>;
 }
 
 /** Spec 9: the interface description version. */

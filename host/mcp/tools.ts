@@ -2,7 +2,7 @@
 // from the same valibot schemas REST validates with, and its hints from the registry.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ProblemSchema } from '../schemas/index.ts';
-import type { ImplementedOperation } from '../operations/registry.ts';
+import type { Operation } from '../operations/operation.ts';
 import { JSON_SCHEMA_DIALECT, hoistDefs, jsonSchemaOf, type Json } from '../openapi/json-schema.ts';
 
 const NO_KEY = 'Needs no API key.';
@@ -13,7 +13,7 @@ const KEY =
 const NO_BODY_DESCRIPTION = 'No arguments: this operation has no request body (spec 4.12); any arguments given are ignored.';
 
 /** The request schema, with the cross-field rules JSON Schema cannot hold written into its description. */
-function inputSchemaOf(op: ImplementedOperation): Tool['inputSchema'] {
+function inputSchemaOf(op: Operation): Tool['inputSchema'] {
   const schema = op.request
     ? jsonSchemaOf(op.request)
     : { $schema: JSON_SCHEMA_DIALECT, type: 'object', properties: {}, description: NO_BODY_DESCRIPTION };
@@ -25,8 +25,8 @@ function inputSchemaOf(op: ImplementedOperation): Tool['inputSchema'] {
  * The reply, or the Problem an isError result carries: MCP clients check structuredContent against the
  * outputSchema whether or not the result is an error, so the schema admits both.
  */
-function outputSchemaOf(op: ImplementedOperation): Tool['outputSchema'] {
-  const reply = hoistDefs(jsonSchemaOf(op.response), 'reply', '#/$defs/');
+function outputSchemaOf(op: Operation): Tool['outputSchema'] {
+  const reply = hoistDefs(jsonSchemaOf(op.response!), 'reply', '#/$defs/');
   const problem = hoistDefs(jsonSchemaOf(ProblemSchema), 'problem', '#/$defs/');
   const defs = { ...reply.defs, ...problem.defs };
   return {
@@ -38,7 +38,7 @@ function outputSchemaOf(op: ImplementedOperation): Tool['outputSchema'] {
   } as Tool['outputSchema'];
 }
 
-export function toolOf(op: ImplementedOperation): Tool {
+export function toolOf(op: Operation): Tool {
   const rules = op.rules ? ` ${op.rules}` : '';
   return {
     name: op.name,
@@ -51,7 +51,7 @@ export function toolOf(op: ImplementedOperation): Tool {
 }
 
 /** The tools of these operations, in spec order. */
-export function toolsOf(ops: readonly ImplementedOperation[]): { tools: Tool[]; byName: Map<string, ImplementedOperation> } {
+export function toolsOf(ops: readonly Operation[]): { tools: Tool[]; byName: Map<string, Operation> } {
   return { tools: ops.map(toolOf), byName: new Map(ops.map((op) => [op.name, op])) };
 }
 

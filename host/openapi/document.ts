@@ -1,20 +1,11 @@
-// The OpenAPI 3.1 document (spec 4, 5, 7): one POST per implemented operation (and per extension route such
-// as the model export) with its request, reply, 202 pending reply (ask, poll), Problems per status and
-// bearer security; other routes (JWKS, health) get a short entry.
-import type { ImplementedOperation, OperationExample, RouteLike, ToolHints } from '../operations/registry.ts';
-import { EXTENSIONS, type ExtensionInfo } from './extensions.ts';
+// The OpenAPI 3.1 document (spec 4, 5, 7): one entry per operation of the table, with its request, reply,
+// 202 pending reply (ask, poll), Problems per status and bearer security; a GET route without a reply
+// schema (JWKS, health) gets a plain object reply.
+import type { Operation, OperationExample, ToolHints } from '../operations/operation.ts';
 import { JSON_SCHEMA_DIALECT, type Json } from './json-schema.ts';
 import { problemResponseName, problemResponses, problemStatusesOf } from './problems.ts';
 import { COMPONENT_BASE, pascalOf, schemaComponentsOf, type SchemaComponents } from './schemas.ts';
-
-/** Routes that are not spec operations: what they are, when known. */
-const OTHER_ROUTES: Record<string, { summary: string; description: string }> = {
-  '/.well-known/jwks.json': {
-    summary: 'Public Verdict keys',
-    description: 'The Ed25519 keys Verdicts are signed with, retired ones included (spec 2.11); verify offline with them.',
-  },
-  '/healthz': { summary: 'Liveness', description: 'Answers 200 while the service runs.' },
-};
+import { discoveryUrlOf, type TrustedIssuer } from '../signing/index.ts';
 
 const PENDING_EXAMPLE = { status: 'pending', task_id: 'tk_01jaaaaaaaaaaaaaaaaaaaaaaa', retry_after_ms: 1000 };
 
@@ -41,7 +32,10 @@ interface DocOperation {
   tool?: ToolHints;
 }
 
-function operationOf(op: DocOperation): Json {
+/** Spec 5.1: the schemes a keyed operation accepts; `oauth` only when the operator trusts an issuer. */
+type Security = Json[];
+
+function operationOf(op: DocOperation, security: Security): Json {
   const responses: Json = {
     [String(op.status)]: {
       description: op.pending ? 'Done: the answer (status "done").' : 'Success.',
@@ -61,7 +55,7 @@ function operationOf(op: DocOperation): Json {
     summary: op.title,
     description: op.description,
     // Spec 5.5: verify, describe and register_agent need no credential.
-    security: op.auth === 'key' ? [{ bearer: [] }] : [],
+    security: op.auth === 'key' ? security : [],
     responses,
   };
   if (op.tool) out['x-mcp-tool'] = { name: op.operationId, annotations: op.tool };
@@ -75,7 +69,17 @@ function operationOf(op: DocOperation): Json {
   return out;
 }
 
-function specOperationOf(op: ImplementedOperation, components: SchemaComponents): DocOperation {
+/** `/v1/uploads/:token` -> `/v1/uploads/{token}` and its path parameters. */
+function openApiPath(path: string): { path: string; params: string[] } {
+  const params: string[] = [];
+  const out = path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_m, name: string) => {
+    params.push(name);
+    return `{${name}}`;
+  });
+  return { path: out, params };
+}
+
+function docOperationOf(op: Operation, components: SchemaComponents): DocOperation {
   const base = pascalOf(op.name);
   return {
     operationId: op.name,
@@ -83,56 +87,79 @@ function specOperationOf(op: ImplementedOperation, components: SchemaComponents)
     description: op.rules ? `${op.description}\n\n${op.rules}` : op.description,
     auth: op.auth,
     status: op.status,
-    pending: op.pending,
+    pending: op.pending === true,
     request: op.request ? components.ref(op.request, `${base}Request`) : undefined,
-    reply: components.ref(op.response, `${base}Response`),
+    reply: op.response ? components.ref(op.response, `${base}Response`) : { type: 'object' },
     examples: op.examples,
-    bodyOptional: op.name === 'svc_describe',
+    bodyOptional: op.body === 'json-optional',
     tool: op.tool,
   };
 }
 
-function extensionOf(ext: ExtensionInfo, route: RouteLike, components: SchemaComponents): DocOperation {
-  return {
-    operationId: ext.operationId,
-    title: ext.title,
-    description: ext.description,
-    auth: route.auth,
-    status: 200,
-    pending: false,
-    request: components.ref(ext.request, `${ext.component}Request`),
-    reply: components.ref(ext.response, `${ext.component}Response`),
-    examples: ext.examples,
-    bodyOptional: false,
-  };
-}
-
-function otherRouteOf(route: RouteLike): Json {
-  const known = OTHER_ROUTES[route.path];
-  return {
-    operationId: `${route.method.toLowerCase()}_${route.path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
-    summary: known?.summary ?? `${route.method} ${route.path}`,
-    ...(known ? { description: known.description } : {}),
-    security: route.auth === 'key' ? [{ bearer: [] }] : [],
-    responses: { '200': { description: 'Success.', content: { 'application/json': { schema: { type: 'object' } } } } },
-  };
+/** The document entry of one operation of the table. */
+function entryOf(op: Operation, components: SchemaComponents, security: Security): Json {
+  const entry = operationOf(docOperationOf(op, components), security);
+  const { params } = openApiPath(op.path);
+  if (params.length > 0) {
+    entry.parameters = params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  }
+  if (op.body === 'stream') {
+    entry.requestBody = {
+      required: true,
+      content: { 'text/csv': { schema: { type: 'string', description: 'The CSV, UTF-8, header row first.' } } },
+    };
+  }
+  if (!op.request && op.body !== 'stream') {
+    // No JSON body is read, so no body problems (400, 413, 415, 422) can come back.
+    for (const status of ['400', '413', '415', '422']) delete (entry.responses as Json)[status];
+  }
+  return entry;
 }
 
 export interface DocumentInput {
-  operations: readonly ImplementedOperation[];
-  routes: readonly RouteLike[];
+  operations: readonly Operation[];
+  /** The configured OAuth issuers (OAUTH_ISSUERS); none: the document declares the key scheme only. */
+  issuers?: readonly TrustedIssuer[];
+}
+
+const claimName = (path: string[]) => path.map((p) => JSON.stringify(p)).join('.');
+
+/** What a client needs to know to bring a token: who issues it, for which audience, and which claims are read. */
+function oauthSchemeOf(issuers: readonly TrustedIssuer[]): Json {
+  const lines = issuers.map((t) => {
+    const keys = t.jwksUri ? `keys at ${t.jwksUri}` : `discovery document ${discoveryUrlOf(t.issuer)}`;
+    const workspace =
+      t.workspace !== undefined
+        ? `every token in workspace ${JSON.stringify(t.workspace)}`
+        : `workspace from claim ${claimName(t.workspaceClaim!)}`;
+    return (
+      `- issuer \`${t.issuer}\` (${keys}): aud ${t.audience.map((a) => JSON.stringify(a)).join(' or ')}; ${workspace}; ` +
+      `write:outcomes when claim ${claimName(t.capabilityClaim)} holds ${JSON.stringify(t.capabilityValue)}; ` +
+      `alg ${t.algorithms.join(', ')}${t.requireTyp ? '; typ at+jwt' : ''}`
+    );
+  });
+  return {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description:
+      'An OAuth access token (RFC 9068 JWT) from a trusted issuer, sent as Authorization: Bearer <token> (spec 5.1). ' +
+      'Checked: signature against the issuer keys, iss, aud, exp and nbf (small clock skew), alg, sub and the workspace claim; ' +
+      'a failed check is 401 invalid_token with failed_check. Trusted issuers:\n' +
+      lines.join('\n'),
+  };
 }
 
 /** The document without `servers` (the base URL is known only once the service listens). */
-export function buildOpenApi({ operations, routes }: DocumentInput): Json {
+export function buildOpenApi({ operations, issuers = [] }: DocumentInput): Json {
   const components = schemaComponentsOf(operations);
+  // Declared only when issuers are configured: a server that trusts none refuses every token, and a scheme
+  // advertised anyway would send clients to an identity provider for tokens that can never work.
+  const security: Security = issuers.length > 0 ? [{ bearer: [] }, { oauth: [] }] : [{ bearer: [] }];
   const paths: Record<string, Json> = {};
-  for (const op of operations) paths[op.path] = { post: operationOf(specOperationOf(op, components)) };
-  for (const route of routes) {
-    if (operations.some((op) => op.path === route.path)) continue;
-    const item = (paths[route.path] ??= {});
-    const ext = route.method === 'POST' ? EXTENSIONS.find((e) => e.path === route.path) : undefined;
-    item[route.method.toLowerCase()] = ext ? operationOf(extensionOf(ext, route, components)) : otherRouteOf(route);
+  for (const op of operations) {
+    const item = (paths[openApiPath(op.path).path] ??= {});
+    item[op.method.toLowerCase()] = entryOf(op, components, security);
   }
   return {
     openapi: '3.1.0',
@@ -145,7 +172,7 @@ export function buildOpenApi({ operations, routes }: DocumentInput): Json {
         'rather than guesses. Every operation is also an MCP tool of the same name at POST /mcp (streamable HTTP, ' +
         'stateless). Errors are application/problem+json. Start with POST /v1/describe.',
     },
-    security: [{ bearer: [] }],
+    security,
     paths,
     components: {
       schemas: components.schemas,
@@ -156,6 +183,7 @@ export function buildOpenApi({ operations, routes }: DocumentInput): Json {
           scheme: 'bearer',
           description: 'A live key (svck_live_...) or a test key (svck_test_..., samples only; POST /v1/agents/register) (spec 5).',
         },
+        ...(issuers.length > 0 ? { oauth: oauthSchemeOf(issuers) } : {}),
       },
     },
   };

@@ -18,8 +18,14 @@ export function codesByStatus(): Map<number, ProblemCode[]> {
 export const problemResponseName = (status: number) => `Problem${status}`;
 
 const HEADERS: Record<number, Json> = {
-  401: { 'WWW-Authenticate': { description: 'Bearer realm="v1" (RFC 6750).', schema: { type: 'string' } } },
+  401: {
+    'WWW-Authenticate': {
+      description: 'Bearer realm="v1" (RFC 6750); for a rejected access token also error="invalid_token".',
+      schema: { type: 'string' },
+    },
+  },
   405: { Allow: { description: 'The methods this path serves.', schema: { type: 'string' } } },
+  503: { 'Retry-After': { description: 'Seconds to wait (issuer_unavailable).', schema: { type: 'integer' } } },
   429: {
     'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } },
     RateLimit: { description: 'Remaining requests and seconds to reset.', schema: { type: 'string' } },

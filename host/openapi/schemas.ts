@@ -2,7 +2,7 @@
 // once from the valibot schemas; a schema shared by two operations (ask and poll replies) is one component.
 import type * as v from 'valibot';
 import { ProblemSchema } from '../schemas/index.ts';
-import type { ImplementedOperation } from '../operations/registry.ts';
+import type { Operation } from '../operations/operation.ts';
 import { hoistDefs, jsonSchemaOf, type Json } from './json-schema.ts';
 
 export const COMPONENT_BASE = '#/components/schemas/';
@@ -35,7 +35,7 @@ export class SchemaComponents {
 }
 
 /** The components for these operations, plus Problem (spec 2.13). */
-export function schemaComponentsOf(ops: readonly ImplementedOperation[]): SchemaComponents {
+export function schemaComponentsOf(ops: readonly Operation[]): SchemaComponents {
   const components = new SchemaComponents();
   components.ref(
     ProblemSchema,
@@ -45,7 +45,7 @@ export function schemaComponentsOf(ops: readonly ImplementedOperation[]): Schema
   for (const op of ops) {
     const base = pascalOf(op.name);
     if (op.request) components.ref(op.request, `${base}Request`, op.rules);
-    components.ref(op.response, `${base}Response`);
+    if (op.response) components.ref(op.response, `${base}Response`);
   }
   return components;
 }

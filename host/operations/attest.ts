@@ -9,7 +9,9 @@ import type { OpContext, OpResult } from '../services.ts';
 import { newId } from './ids.ts';
 import { verifyLeverToken } from './lever-token.ts';
 import { leverTargets } from './levers.ts';
-import { parseIsoTime, requireModel, requireOutcomeScope } from './outcomes.ts';
+import { parseIsoTime, requireModel } from './outcomes.ts';
+import { EXAMPLE_IDS, FREE, type Operation } from './operation.ts';
+import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
 
 /** The engine's bin of `value` in model column `j` (every other column missing). */
 export function binOfValue(ctx: OpContext, model: Model, j: number, value: Cell): number {
@@ -31,8 +33,9 @@ export function binOfValue(ctx: OpContext, model: Model, j: number, value: Cell)
   }
 }
 
-export async function attestOperation(ctx: OpContext, raw: unknown): Promise<OpResult> {
-  const workspaceId = requireOutcomeScope(ctx);
+export async function runAttest(ctx: OpContext, raw: unknown): Promise<OpResult> {
+  // The write:outcomes capability is checked by the transport (the declaration's `scope`, spec 3.10).
+  const workspaceId = ctx.caller!.workspaceId;
   const req = parseBody(AttestRequestSchema, raw);
   const { config, store, now } = ctx.services;
   const grant = verifyLeverToken(config, req.lever_token);
@@ -92,3 +95,40 @@ export async function attestOperation(ctx: OpContext, raw: unknown): Promise<OpR
   }
   return { status: 200, body };
 }
+
+/** svc_attest: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
+export const attestOperation: Operation = {
+  name: 'svc_attest',
+  path: '/v1/attest',
+  method: 'POST',
+  auth: 'key',
+  body: 'json',
+  scope: 'write:outcomes',
+  title: 'Record that a case was acted on',
+  description:
+    "Records that a case was acted on through a lever (a lever_token from a case's levers in an answered ask) and the " +
+    'value after acting; the engine judges compliance. Returns {compliant, evaluated_feature, evaluated_direction, ' +
+    'event_id, written}. An event_id makes a retry safe. Needs the write:outcomes capability. ' +
+    FREE,
+  request: REQUEST_SCHEMAS.svc_attest,
+  response: RESPONSE_SCHEMAS.svc_attest,
+  status: 200,
+  pending: false,
+  tool: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  examples: [
+    {
+      name: 'lever',
+      summary:
+        'Case cust_0001 was acted on through the lever_token its answer gave (an ask with outcome_is_desirable), and now has 2 tickets',
+      value: {
+        model_ref: EXAMPLE_IDS.modelRef,
+        entity_id: 'cust_0001',
+        lever_token: EXAMPLE_IDS.leverToken,
+        post_value: 2,
+        acted_at: '2025-06-02T09:30:00Z',
+        event_id: 'act-2025-06-02-cust_0001',
+      },
+    },
+  ],
+  run: runAttest,
+};

@@ -4,8 +4,10 @@ import { SHAPE_FEATURES } from '../table/shapes/index.ts';
 import { DescribeRequestSchema, LIMITS, parseBody } from '../schemas/index.ts';
 import { DEFAULT_CUTS, DEFAULT_LEVELS, DEFAULT_TOP_K } from '../schemas/question.ts';
 import { SAMPLES } from '../../samples/catalog.ts';
-import { CONTRACT } from './ask.ts';
+import { CONTRACT } from './ask/index.ts';
 import type { OpContext, OpResult } from '../services.ts';
+import { FREE, READ_ONLY, type Operation } from './operation.ts';
+import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
 
 /** A field as described to callers: name, wire type and its rules in words. */
 type Field = [name: string, type: string, rules: string];
@@ -198,7 +200,7 @@ const RETENTION = {
   fitted_models: 'kept; they hold no rows',
 };
 
-export async function describeOperation(ctx: OpContext, body: unknown): Promise<OpResult> {
+export async function runDescribe(ctx: OpContext, body: unknown): Promise<OpResult> {
   parseBody(DescribeRequestSchema, body);
   const { config, engine } = ctx.services;
   return {
@@ -238,3 +240,25 @@ export async function describeOperation(ctx: OpContext, body: unknown): Promise<
     },
   };
 }
+
+/** svc_describe: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
+export const describeOperation: Operation = {
+  name: 'svc_describe',
+  path: '/v1/describe',
+  method: 'POST',
+  auth: 'none',
+  body: 'json-optional',
+  title: 'List capabilities and samples',
+  description:
+    'Lists what this service answers: question types and their fields, record shapes, answer states, limits, prices, ' +
+    'retention, and the free sample datasets, each with a ready ask in `try` to send to svc_ask as it is. Call it ' +
+    'first. Takes an empty object. No key needed. ' +
+    FREE,
+  request: REQUEST_SCHEMAS.svc_describe,
+  response: RESPONSE_SCHEMAS.svc_describe,
+  status: 200,
+  pending: false,
+  tool: READ_ONLY,
+  examples: [{ name: 'empty', summary: 'An empty object', value: {} }],
+  run: runDescribe,
+};

@@ -30,9 +30,11 @@ import { pickRows } from './ask/cases.ts';
 import { unpackHeldLogits, unpackHeldOut } from './ask/held-out.ts';
 import type { FitOutcome } from './ask/fits.ts';
 import { requireModel } from './outcomes.ts';
+import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation } from './operation.ts';
+import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
 
 export const Z_ALPHA_01 = 2.3263478740408408;
-/** The engine's bar for "beats chance" (assembly/fit.ts Z_AUC, one-sided alpha 0.005). */
+/** The engine's bar for "beats chance" (assembly/tunables.ts Z_AUC, one-sided alpha 0.005). */
 export const Z_ANSWER = 2.5758293035489004;
 export const MIN_AUC_GAIN = 0.02;
 export const MIN_CLASS_ROWS = 10;
@@ -192,7 +194,7 @@ export async function storeDrift(ctx: OpContext, modelRef: string, drift: DriftR
 }
 
 /** svc_drift: the stored report of a refit, or no_prior for a model_ref fitted without refit_of. */
-export async function driftOperation(ctx: OpContext, raw: unknown): Promise<OpResult> {
+export async function runDrift(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const req = parseBody(DriftRequestSchema, raw);
   const rec = await requireModel(ctx, req.model_ref);
   if (!rec.refit_of) {
@@ -210,3 +212,25 @@ export async function driftOperation(ctx: OpContext, raw: unknown): Promise<OpRe
     { field: 'model_ref' },
   );
 }
+
+/** svc_drift: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
+export const driftOperation: Operation = {
+  name: 'svc_drift',
+  path: '/v1/drift',
+  method: 'POST',
+  auth: 'key',
+  body: 'json',
+  title: 'Compare a refit with the previous fit',
+  description:
+    'Compares a refit with the fit it replaced: call it with the model_ref of an answer whose ask set refit_of to the ' +
+    'earlier model_ref. Returns pattern (unchanged, changed or no_prior) and recommendation (keep, refit or abandon), ' +
+    'with a report. A single refusal on a refresh is not drift. ' +
+    FREE,
+  request: REQUEST_SCHEMAS.svc_drift,
+  response: RESPONSE_SCHEMAS.svc_drift,
+  status: 200,
+  pending: false,
+  tool: READ_ONLY,
+  examples: [{ name: 'refit', summary: 'The model_ref of an answer whose ask set refit_of', value: { model_ref: EXAMPLE_IDS.modelRef } }],
+  run: runDrift,
+};

@@ -12,6 +12,8 @@ import { EvidenceRequestSchema, parseBody } from '../schemas/index.ts';
 import type { AttestationRecord, OutcomeRecord } from '../store/index.ts';
 import type { OpContext, OpResult } from '../services.ts';
 import { requireModel } from './outcomes.ts';
+import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation } from './operation.ts';
+import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
 
 export const MIN_GROUP = 30;
 export const SMALL_GROUP = 100;
@@ -77,7 +79,7 @@ function positives(m: Map<string, 0 | 1>): number {
   return k;
 }
 
-export async function evidenceOperation(ctx: OpContext, raw: unknown): Promise<OpResult> {
+export async function runEvidence(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const req = parseBody(EvidenceRequestSchema, raw);
   await requireModel(ctx, req.model_ref);
   const { store } = ctx.services;
@@ -119,3 +121,27 @@ export async function evidenceOperation(ctx: OpContext, raw: unknown): Promise<O
     },
   };
 }
+
+/** svc_evidence: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
+export const evidenceOperation: Operation = {
+  name: 'svc_evidence',
+  path: '/v1/evidence',
+  method: 'POST',
+  auth: 'key',
+  body: 'json',
+  title: 'Did acting work?',
+  description:
+    'Compares outcomes of cases acted on (svc_attest) with cases not acted on (svc_report_outcomes) for a model_ref. ' +
+    '`live` stays null until each group has at least 30 cases with an outcome; `progress` says how far along it is. ' +
+    'Observational, not causal. ' +
+    FREE,
+  request: REQUEST_SCHEMAS.svc_evidence,
+  response: RESPONSE_SCHEMAS.svc_evidence,
+  status: 200,
+  pending: false,
+  tool: READ_ONLY,
+  examples: [
+    { name: 'model', summary: 'The model_ref whose cases were attested and reported on', value: { model_ref: EXAMPLE_IDS.modelRef } },
+  ],
+  run: runEvidence,
+};

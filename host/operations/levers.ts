@@ -11,10 +11,11 @@
 // - Numeric: the side (higher or lower bins) holding the largest improvement gives `increase` or
 //   `decrease`; the targets are the improving bins on that side. A missing numeric value gets none.
 // - Categorical: `to_one_of` the values of the best improving bins (at most 10, best first).
-import { scoreCases, type Model } from '../engine/index.ts';
+import { scoreCases } from '../engine/scorer.ts';
+import type { Model } from '../engine/model.ts';
+import type { EngineModule } from '../engine/wasm.ts';
 import type { RawTable } from '../table/types.ts';
-import type { OpContext } from '../services.ts';
-import { signLeverToken, type LeverDirection } from './lever-token.ts';
+import type { LeverDirection, LeverGrant } from './lever-token.ts';
 
 export const LEVER_MIN_GAIN = Math.log(1.1);
 const MAX_VALUES = 10;
@@ -99,7 +100,7 @@ interface CaseReasons {
  * `model`: one per actionable reason, in the reasons' order (strongest first).
  */
 export function leversForCases(
-  ctx: OpContext,
+  deps: { engine: EngineModule; leverToken: (g: LeverGrant) => string },
   model: Model,
   modelRef: string,
   desirable: boolean,
@@ -107,7 +108,7 @@ export function leversForCases(
   entityIds: readonly string[],
   scored: readonly CaseReasons[],
 ): Lever[][] {
-  const out = scoreCases(ctx.services.engine, model, cases);
+  const out = scoreCases(deps.engine, model, cases);
   const m = model.columns.length;
   const index = new Map(model.columns.map((c, j) => [c.name, j]));
   const harmful = desirable ? 'lower' : 'higher';
@@ -122,7 +123,7 @@ export function leversForCases(
       if (!memo.has(key)) memo.set(key, leverTargets(model, j, bin, desirable));
       const t = memo.get(key);
       if (!t) return [];
-      const token = signLeverToken(ctx.services.config, {
+      const token = deps.leverToken({
         modelRef,
         entityId: entityIds[r],
         feature: reason.feature_label,

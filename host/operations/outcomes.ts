@@ -7,7 +7,8 @@ import { describeIssue, issueField, LIMITS, ModelRefSchema, OutcomeItemSchema, p
 import { parseIso8601 } from '../table/select.ts';
 import type { OutcomeRecord } from '../store/index.ts';
 import type { OpContext, OpResult } from '../services.ts';
-import { SCOPE_WRITE_OUTCOMES } from './keys.ts';
+import { EXAMPLE_IDS, FREE, type Operation } from './operation.ts';
+import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
 
 /** The top level only: items are checked one by one so every bad item is reported with its index. */
 const ReportEnvelopeSchema = v.strictObject({
@@ -19,18 +20,6 @@ export interface OutcomeError {
   index: number;
   field: string;
   detail: string;
-}
-
-/** wire.md: svc_report_outcomes and svc_attest need the write:outcomes capability. */
-export function requireOutcomeScope(ctx: OpContext): string {
-  const caller = ctx.caller!;
-  if (!caller.scopes.includes(SCOPE_WRITE_OUTCOMES)) {
-    throw new ServiceError(
-      'scope_required',
-      'this key cannot report outcomes; it needs the write:outcomes capability (Can report outcomes)',
-    );
-  }
-  return caller.workspaceId;
 }
 
 /** A model_ref this workspace was given, else 404 unknown_model at `field`. */
@@ -99,8 +88,9 @@ export function checkOutcomeItems(items: readonly unknown[], modelRef: string, w
   return { errors, records };
 }
 
-export async function reportOutcomesOperation(ctx: OpContext, raw: unknown): Promise<OpResult> {
-  const workspaceId = requireOutcomeScope(ctx);
+export async function runReportOutcomes(ctx: OpContext, raw: unknown): Promise<OpResult> {
+  // The write:outcomes capability is checked by the transport (the declaration's `scope`, spec 4.5).
+  const workspaceId = ctx.caller!.workspaceId;
   const req = parseBody(ReportEnvelopeSchema, raw);
   await requireModel(ctx, req.model_ref);
   const { errors, records } = checkOutcomeItems(req.outcomes, req.model_ref, workspaceId, ctx.services.now());
@@ -114,3 +104,40 @@ export async function reportOutcomesOperation(ctx: OpContext, raw: unknown): Pro
   const { written, duplicates } = await ctx.services.store.writeOutcomes(records);
   return { status: 200, body: { written, duplicates } };
 }
+
+/** svc_report_outcomes: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
+export const reportOutcomesOperation: Operation = {
+  name: 'svc_report_outcomes',
+  path: '/v1/report-outcomes',
+  method: 'POST',
+  auth: 'key',
+  body: 'json',
+  scope: 'write:outcomes',
+  title: 'Report real outcomes',
+  description:
+    'Records the real outcomes of cases answered under a model_ref (from an answered ask). Outcomes are evidence about ' +
+    "the model's track record; they never change a model or an answer. All or nothing: one bad item rejects the call " +
+    '(invalid_outcomes lists them). Give each item an event_id so a retry counts it as a duplicate, not twice. Returns ' +
+    '{written, duplicates}. Needs a key with the write:outcomes capability (Can report outcomes). ' +
+    FREE,
+  request: REQUEST_SCHEMAS.svc_report_outcomes,
+  response: RESPONSE_SCHEMAS.svc_report_outcomes,
+  status: 200,
+  pending: false,
+  // Idempotent only per event_id (wire.md), so not in general.
+  tool: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  examples: [
+    {
+      name: 'outcomes',
+      summary: 'What really happened to two cases answered under a model_ref (here the saas_churn ask), each with an event_id',
+      value: {
+        model_ref: EXAMPLE_IDS.modelRef,
+        outcomes: [
+          { entity_id: 'cust_0001', outcome: true, observed_at: '2025-07-01T00:00:00Z', event_id: 'renewal-2025-07-cust_0001' },
+          { entity_id: 'cust_0002', outcome: 0, observed_at: '2025-07-01', event_id: 'renewal-2025-07-cust_0002' },
+        ],
+      },
+    },
+  ],
+  run: runReportOutcomes,
+};

@@ -26,6 +26,8 @@ import { auc } from './auc.ts';
 import { outcomeValue } from './outcomes.ts';
 import { grainOf, inferEntityColumn, resolveColumn, type Grain, type Resolution } from './preflight-columns.ts';
 import { setOwn } from '../schemas/record.ts';
+import { FREE, READ_ONLY, type Operation } from './operation.ts';
+import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
 
 export const RESTATES_AUC = 0.985;
 export const NEARLY_RESTATES_AUC = 0.9;
@@ -150,7 +152,7 @@ function ambiguitySentence(column: string, res: Resolution): string {
   return `${quote(column)} mixes day-first and month-first dates (${a.examples.join(', ')}): write them as YYYY-MM-DD.`;
 }
 
-export async function preflightOperation(ctx: OpContext, raw: unknown): Promise<OpResult> {
+export async function runPreflight(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const req = parseBody(PreflightRequestSchema, raw);
   assertKeyMayUse(ctx, { dataset_id: req.dataset_id });
   const table = await readTable(ctx, req.dataset_id);
@@ -261,3 +263,33 @@ export async function preflightOperation(ctx: OpContext, raw: unknown): Promise<
 
   return { status: 200, body: { dataset_id: req.dataset_id, grain, resolutions, fitness, blocking, advisory } };
 }
+
+/** svc_preflight: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
+export const preflightOperation: Operation = {
+  name: 'svc_preflight',
+  path: '/v1/preflight',
+  method: 'POST',
+  auth: 'key',
+  body: 'json',
+  title: 'Check a table before asking',
+  description:
+    'Checks a stored dataset or a sample before asking; fits nothing and refuses nothing. Returns grain (whether one ' +
+    'row is one kind of thing), resolutions (what each column holds; an ambiguous column is not a sound predictor), ' +
+    'fitness (positives per usable predictor; null unless outcome_column is named), blocking (reasons an answer from ' +
+    'this table would not be believable) and advisory notes. A clean preflight does not promise a pattern exists. ' +
+    'Tables only; it seals an open dataset. ' +
+    FREE,
+  request: REQUEST_SCHEMAS.svc_preflight,
+  response: RESPONSE_SCHEMAS.svc_preflight,
+  status: 200,
+  pending: false,
+  tool: READ_ONLY,
+  examples: [
+    {
+      name: 'sample',
+      summary: 'Preflight a sample for its outcome',
+      value: { dataset_id: 'sample:saas_churn', outcome_column: 'churned' },
+    },
+  ],
+  run: runPreflight,
+};

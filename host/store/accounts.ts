@@ -67,6 +67,14 @@ export function workspaceQueries(db: SqlClient): WorkspaceStore {
       ]);
       return r ? { id: r.id, name: r.name, created_at: Number(r.created_at) } : null;
     },
+    async ensureWorkspace(id, name, created_at) {
+      // ON CONFLICT DO NOTHING: two first requests of the same workspace (on one node or two) both succeed.
+      await db.run('INSERT INTO workspaces (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING', [id, name, created_at]);
+      const r = await db.get<{ id: string; name: string; created_at: number }>('SELECT id, name, created_at FROM workspaces WHERE id = ?', [
+        id,
+      ]);
+      return { id: r!.id, name: r!.name, created_at: Number(r!.created_at) };
+    },
   };
 }
 

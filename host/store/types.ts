@@ -31,6 +31,8 @@ export type * from './records.ts';
 export interface WorkspaceStore {
   createWorkspace(name: string, created_at?: number): Promise<Workspace>;
   getWorkspace(id: string): Promise<Workspace | null>;
+  /** Creates the workspace with this id unless it exists (any number of processes at once); returns the stored row. */
+  ensureWorkspace(id: string, name: string, created_at: number): Promise<Workspace>;
 }
 
 export interface ApiKeyStore {

@@ -8,37 +8,22 @@ const HOST = fileURLToPath(new URL('..', import.meta.url));
 export const ENTRY = path.join(HOST, 'web/preview.ts');
 export const BUNDLE_PATH = fileURLToPath(new URL('../../build/web/preview.js', import.meta.url));
 
-/**
- * Browser stand-ins for the few Node-only modules on the answer path (everything else is the
- * service's own code): the engine's public surface minus its fs loader and worker pool, Verdict and
- * lever-token signing (only the service holds those keys), and node:crypto's createHash (sync SHA-256).
- */
-const STAND_INS = new Map<string, string>([
-  [path.join(HOST, 'engine/index.ts'), path.join(HOST, 'web/browser/engine.ts')],
-  [path.join(HOST, 'operations/ask/verdicts.ts'), path.join(HOST, 'web/browser/verdicts.ts')],
-  [path.join(HOST, 'operations/lever-token.ts'), path.join(HOST, 'web/browser/lever-token.ts')],
-]);
-const NODE_CRYPTO = path.join(HOST, 'web/browser/node-crypto.ts');
-
 type EsbuildPlugin = import('esbuild').Plugin;
 
-const standIns: EsbuildPlugin = {
-  name: 'preview-stand-ins',
+/**
+ * The page runs the service's own modules unchanged; a Node built-in reaching the bundle means Node-only
+ * code got onto the page's path, which fails the build with the module that brought it in.
+ */
+const noNodeBuiltins: EsbuildPlugin = {
+  name: 'no-node-builtins',
   setup(build) {
-    build.onResolve({ filter: /^node:/ }, (args) => {
-      if (args.path === 'node:crypto') return { path: NODE_CRYPTO };
-      return {
-        errors: [
-          {
-            text: `${path.relative(HOST, args.importer)} imports ${args.path}, which the browser preview cannot load; keep Node-only code off the answer path or add a stand-in in host/web/browser/`,
-          },
-        ],
-      };
-    });
-    build.onResolve({ filter: /^\.\.?\// }, (args) => {
-      const target = STAND_INS.get(path.resolve(args.resolveDir, args.path));
-      return target ? { path: target } : undefined;
-    });
+    build.onResolve({ filter: /^node:/ }, (args) => ({
+      errors: [
+        {
+          text: `${path.relative(HOST, args.importer)} imports ${args.path}, which the browser preview cannot load; keep Node-only code off the page's path (inject it, as AnswerDeps does)`,
+        },
+      ],
+    }));
   },
 };
 
@@ -55,7 +40,7 @@ export async function buildPreviewBundle(): Promise<string> {
     minify: true,
     legalComments: 'none',
     logLevel: 'silent',
-    plugins: [standIns],
+    plugins: [noNodeBuiltins],
   });
   return result.outputFiles[0].text;
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runKeysCli } from '../../host/cli/keys.ts';
 import { hashApiKey } from '../../host/operations/keys.ts';
 import { getSample } from '../../samples/catalog.ts';
-import { call, expectProblem, startTestService, type TestService } from '../routes/helpers.ts';
+import { call, expectProblem, startTestService, type TestService } from '../http/helpers.ts';
 
 let svc: TestService;
 beforeAll(async () => {

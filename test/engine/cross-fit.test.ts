@@ -1,8 +1,9 @@
-// Cross-fitting (assembly/fit.ts CROSS_FOLDS): a record too small for pair terms holds every labeled
-// row out once, from a fold model that never saw it, and the decision is made on those logits.
+// Cross-fitting (assembly/tunables.ts CROSS_FOLDS; the host reads the count from the engine): a record too small
+// for pair terms holds every labeled row out once, from a fold model that never saw it, and the decision
+// is made on those logits.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fitTable, loadEngine, scoreCases, type EngineModule, type FitResult } from '../../host/engine/index.ts';
-import { CROSS_FOLDS, ROW_HELD_OUT } from '../../host/engine/abi.ts';
+import { ROW_HELD_OUT } from '../../host/engine/abi.ts';
 import { aucComponents } from '../../host/operations/auc.ts';
 import { bitsOf, casesOf, fit, permutation, reorderRows, syntheticFixture, withColumn, type Fixture } from './helpers.ts';
 
@@ -22,7 +23,8 @@ describe('cross-fitting a small record', () => {
   it('holds every labeled row out once and says so', () => {
     expect(first.state).toBe('answered');
     expect(first.quality.validation_scheme).toBe('entity_hash_folds');
-    expect(first.quality.folds).toBe(CROSS_FOLDS);
+    expect(first.quality.folds).toBe(mod.crossFolds);
+    expect(mod.crossFolds).toBeGreaterThan(1);
     const labeled = labeledRows(f);
     expect(first.quality.held_out_rows).toBe(labeled.length);
     expect(first.quality.training_rows).toBe(labeled.length);

@@ -2,8 +2,7 @@
 // tools, errors as isError results carrying the Problem, and the same answer as REST from the same operation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { implementedOperations } from '../../host/operations/registry.ts';
-import { ROUTES } from '../../host/routes/index.ts';
+import { OPERATIONS, toolOperations } from '../../host/operations/index.ts';
 import { SAMPLES } from '../../samples/catalog.ts';
 import { connectMcp, startTestService, withoutCallIdentity, type TestService } from './helpers.ts';
 
@@ -49,8 +48,8 @@ describe('tools/list', () => {
   it('lists every spec-4 operation as a tool of the same name, in spec order (register_agent included)', async () => {
     const { tools } = await anonymous.listTools();
     expect(tools.map((t) => t.name)).toEqual(Object.keys(HINTS));
-    // The registry joined with this server's routes serves the same list: no operation lacks its route.
-    expect(implementedOperations(ROUTES).map((op) => op.name)).toEqual(Object.keys(HINTS));
+    // The operation table's tools are the same list, in the same order.
+    expect(toolOperations(OPERATIONS).map((op) => op.name)).toEqual(Object.keys(HINTS));
   });
 
   it('lists the same tools with or without a key', async () => {

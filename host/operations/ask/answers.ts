@@ -4,17 +4,30 @@ import { ServiceError } from '../../errors.ts';
 import { DEFAULT_CUTS, DEFAULT_LEVELS, DEFAULT_TOP_K, type Question, type SubjectKind } from '../../schemas/index.ts';
 import { parseNumber } from '../../table/typing.ts';
 import type { RawTable } from '../../table/types.ts';
-import type { OpContext } from '../../services.ts';
-import type { FitOutcome } from './fits.ts';
+import type { EngineModule } from '../../engine/wasm.ts';
+import type { FitOutcome } from './fit-outcome.ts';
 import { compareIds, pickRows, type CaseSet } from './cases.ts';
 import { scoreTable, type ScoredCase } from './scoring.ts';
 import { bandOf } from './band.ts';
-import { makeVerdict, type SignedVerdict, type VerdictCase } from './verdicts.ts';
+import type { SignedVerdict, VerdictCase, VerdictInput } from './verdicts.ts';
 import { leversForCases, type Lever } from '../levers.ts';
+import type { LeverGrant } from '../lever-token.ts';
 import { setOwn } from '../../schemas/record.ts';
 
+/**
+ * What building an answer needs beyond the fits and cases: the engine, and the two things only the service
+ * holds (its signing key and its lever-token secret). The browser page passes its own (no signing).
+ */
+export interface AnswerDeps {
+  engine: EngineModule;
+  /** Signs one Verdict (wire.md "Verdicts and signatures"); null where nothing may sign: answers then carry no verdicts. */
+  sign: ((v: VerdictInput) => Promise<SignedVerdict>) | null;
+  /** The opaque token of a lever, for svc_attest (wire.md "Answers"). */
+  leverToken: (g: LeverGrant) => string;
+}
+
 export interface AnswerInput {
-  ctx: OpContext;
+  deps: AnswerDeps;
   name: string;
   question: Question;
   /** One fit, or one per option for choice with option_outcomes (same order as the options). */
@@ -147,8 +160,15 @@ function optionCases(cases: CaseResult[], option: string, scored: ScoredCase[]):
   }));
 }
 
-async function sign(a: AnswerInput, fit: FitOutcome, cases: VerdictCase[], option?: string): Promise<SignedVerdict> {
-  return makeVerdict(a.ctx, {
+/** The answer's `verdicts`, when it has signed ones (none in the page). */
+function verdictsField(verdicts: Array<SignedVerdict | null>): { verdicts?: SignedVerdict[] } {
+  const signed = verdicts.filter((v): v is SignedVerdict => v !== null);
+  return signed.length > 0 ? { verdicts: signed } : {};
+}
+
+async function sign(a: AnswerInput, fit: FitOutcome, cases: VerdictCase[], option?: string): Promise<SignedVerdict | null> {
+  if (!a.deps.sign) return null;
+  return a.deps.sign({
     question: a.name,
     type: a.question.type,
     option,
@@ -173,20 +193,20 @@ function leversOf(
 ): Lever[][] | null {
   const desirable = a.question.outcome_is_desirable;
   if (desirable === undefined) return null;
-  return leversForCases(a.ctx, fit.model!, fit.modelRef, desirable, table, ids, scored);
+  return leversForCases(a.deps, fit.model!, fit.modelRef, desirable, table, ids, scored);
 }
 
 async function simpleAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer> {
-  const scored = scoreTable(a.ctx, fit.model!, a.cases.table);
+  const scored = scoreTable(a.deps.engine, fit.model!, a.cases.table);
   const levers = leversOf(a, fit, a.cases.table, a.cases.entityIds, scored);
   const cases = scored.map((s, r) => caseResult(a, fit, a.cases.entityIds[r], s, { level: levelOf(a.question, s.p) }, levers?.[r]));
   const verdicts = [await sign(a, fit, signedCases(cases, a, levers))];
-  return { body: { ...answeredBase(a.question, fit), cases, verdicts }, billable: cases.length };
+  return { body: { ...answeredBase(a.question, fit), cases, ...verdictsField(verdicts) }, billable: cases.length };
 }
 
 async function rankAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer> {
   const q = a.question as Extract<Question, { type: 'rank' }>;
-  const scored = scoreTable(a.ctx, fit.model!, a.cases.table);
+  const scored = scoreTable(a.deps.engine, fit.model!, a.cases.table);
   const order = scored.map((_, r) => r);
   // spec 4.1 rule 6: highest chance first; ties by entity id so the order is deterministic
   order.sort((x, y) => scored[y].p - scored[x].p || compareIds(a.cases.entityIds[x], a.cases.entityIds[y]));
@@ -202,7 +222,7 @@ async function rankAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer>
   const ranked = top.map((r, i) => caseResult(a, fit, a.cases.entityIds[r], scored[r], { position: i + 1 }, levers?.[i]));
   const verdicts = [await sign(a, fit, signedCases(ranked, a, levers))];
   return {
-    body: { ...answeredBase(q, fit), ranked, ranked_total: order.length, verdicts },
+    body: { ...answeredBase(q, fit), ranked, ranked_total: order.length, ...verdictsField(verdicts) },
     billable: ranked.length,
   };
 }
@@ -282,16 +302,16 @@ async function choiceByColumn(a: AnswerInput, fit: FitOutcome): Promise<BuiltAns
       }
       value = x;
     }
-    return scoreTable(a.ctx, model, withColumn(a.cases.table, column, value));
+    return scoreTable(a.deps.engine, model, withColumn(a.cases.table, column, value));
   });
   const differs = a.cases.entityIds.some((_, r) => perOption.some((s) => s[r].p !== perOption[0][r].p));
   if (!differs) return notInPattern();
   const cases = choiceCases(a, options, perOption, () => fit.quality);
-  const verdicts: SignedVerdict[] = [];
+  const verdicts: Array<SignedVerdict | null> = [];
   for (let i = 0; i < options.length; i++) {
     verdicts.push(await sign(a, fit, optionCases(cases, options[i], perOption[i]), options[i]));
   }
-  return { body: { ...answeredBase(q, fit), cases, verdicts }, billable: cases.length };
+  return { body: { ...answeredBase(q, fit), cases, ...verdictsField(verdicts) }, billable: cases.length };
 }
 
 async function choiceByOutcomes(a: AnswerInput): Promise<BuiltAnswer> {
@@ -304,12 +324,12 @@ async function choiceByOutcomes(a: AnswerInput): Promise<BuiltAnswer> {
     const bad = a.fits[firstBad];
     return { body: { ...unansweredBody(q, bad, { model_refs, option: options[firstBad] }), model_ref: undefined }, billable: 0 };
   }
-  const perOption = a.fits.map((f) => scoreTable(a.ctx, f.model!, a.cases.table));
+  const perOption = a.fits.map((f) => scoreTable(a.deps.engine, f.model!, a.cases.table));
   const cases = choiceCases(a, options, perOption, (i) => a.fits[i].quality);
-  const verdicts: SignedVerdict[] = [];
+  const verdicts: Array<SignedVerdict | null> = [];
   for (let i = 0; i < options.length; i++) {
     const o = options[i];
-    const v = await makeVerdict(a.ctx, {
+    const v = await a.deps.sign?.({
       question: a.name,
       type: 'choice',
       option: o,
@@ -322,7 +342,7 @@ async function choiceByOutcomes(a: AnswerInput): Promise<BuiltAnswer> {
       quality: a.fits[i].quality,
       cases: optionCases(cases, o, perOption[i]),
     });
-    verdicts.push(v);
+    verdicts.push(v ?? null);
   }
   const body = {
     type: 'choice',
@@ -332,7 +352,7 @@ async function choiceByOutcomes(a: AnswerInput): Promise<BuiltAnswer> {
     polarity: polarityOf(q),
     quality: Object.fromEntries(options.map((o, i) => [o, a.fits[i].quality])),
     cases,
-    verdicts,
+    ...verdictsField(verdicts),
   };
   return { body, billable: cases.length };
 }

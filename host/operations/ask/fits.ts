@@ -1,77 +1,13 @@
 // Fits for an ask: one per (outcome, positive values, outcome_is_desirable) on the record
 // (spec 4.1 rule 1), cached by fit key in the store (spec 2.1, survives restarts) and run once
 // even when asks race (single flight). The model_ref is a hash of core, record and fit key.
-import { createHash } from 'node:crypto';
-import { canonicalJson } from '../../signing/index.ts';
-import { encodeTable, fitEncoded, Model, type FitResult, type Quality } from '../../engine/index.ts';
-import type { RawTable } from '../../table/types.ts';
+import { encodeTable, fitEncoded } from '../../engine/index.ts';
 import type { OpContext } from '../../services.ts';
-import type { ResolvedOutcome } from './outcome.ts';
 import { WeightedLru } from '../lru.ts';
 import { packHeldLogits, packHeldOut } from './held-out.ts';
+import { fitKeyOf, fitOutcomeOf, metaOf, modelRefOf, type FitOutcome, type FitRequest, type StoredMeta } from './fit-outcome.ts';
 
-export interface FitRequest {
-  table: RawTable;
-  recordHash: string;
-  entityColumn: string;
-  timeColumn?: string;
-  /** Canonical JSON of the shape read (absent for a plain table, so table fit keys never change). */
-  shapeKey?: string;
-  outcome: ResolvedOutcome;
-  desirable: boolean | null;
-}
-
-/** What an answer needs from a fit, whether it ran now or came from the store. */
-export interface FitOutcome {
-  fitKey: string;
-  modelRef: string;
-  state: FitResult['state'];
-  reasons: string[];
-  needs: FitResult['needs'];
-  have: FitResult['have'];
-  quality: Quality;
-  model: Model | null;
-  cache: 'hit' | 'miss';
-  /** True when this call ran the fit (counts toward fits_run). */
-  ran: boolean;
-  /** The stored diagnostics (column AUCs, the packed held-out rows for drift). */
-  diagnostics: Record<string, unknown>;
-}
-
-interface StoredMeta {
-  state: FitResult['state'];
-  reasons: string[];
-  needs: FitResult['needs'];
-  have: FitResult['have'];
-  quality: Quality;
-  outcome_column: string;
-  positive_values: string[];
-  desirable: boolean | null;
-  diagnostics: Record<string, unknown>;
-}
-
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-
-export function fitKeyOf(coreHash: string, req: FitRequest): string {
-  return sha256(
-    canonicalJson({
-      v: 1,
-      core: coreHash,
-      record: req.recordHash,
-      entity: req.entityColumn,
-      time: req.timeColumn ?? null,
-      outcome: req.outcome.column,
-      positives: req.outcome.positiveValues,
-      desirable: req.desirable,
-      ...(req.shapeKey !== undefined ? { shape: req.shapeKey } : {}),
-    }),
-  );
-}
-
-/** wire.md: mr1_ + 32 hex of a hash of core hash + record content hash + fit key. */
-export function modelRefOf(coreHash: string, recordHash: string, fitKey: string): string {
-  return 'mr1_' + sha256(`mr1|${coreHash}|${recordHash}|${fitKey}`).slice(0, 32);
-}
+export { fitKeyOf, modelRefOf, type FitOutcome, type FitRequest } from './fit-outcome.ts';
 
 /** The fit for `req`: from the store when present, else run once (concurrent callers share it). */
 export async function obtainFit(ctx: OpContext, req: FitRequest): Promise<FitOutcome> {
@@ -88,7 +24,7 @@ export async function obtainFit(ctx: OpContext, req: FitRequest): Promise<FitOut
   const cached = await store.getModelByFitKey(fitKey);
   if (cached) {
     await linkWorkspace(ctx, fitKey, workspace);
-    const out = fromMeta(fitKey, cached.model_ref, JSON.parse(cached.meta) as StoredMeta, cached.bytes, 'hit', false);
+    const out = fitOutcomeOf(fitKey, cached.model_ref, JSON.parse(cached.meta) as StoredMeta, cached.bytes, 'hit', false);
     recentFits.set(fitKey, out, weightOf(cached.bytes));
     return out;
   }
@@ -107,23 +43,17 @@ export async function obtainFit(ctx: OpContext, req: FitRequest): Promise<FitOut
   return out;
 }
 
-// Fits are immutable once stored: the recent ones stay parsed in memory (weighed by model bytes),
-// and which workspaces were already given a model_ref is remembered, so a cached ask writes nothing.
-// Kept per store: two services in one process (tests) must not see each other's fits.
-interface FitCaches {
-  recentFits: WeightedLru<string, FitOutcome>;
-  linked: WeightedLru<string, true>;
-  inFlight: Map<string, Promise<FitOutcome>>;
+/**
+ * Fits are immutable once stored: the recent ones stay parsed in memory (weighed by model bytes), which
+ * workspaces were already given a model_ref is remembered (so a cached ask writes nothing), and a fit
+ * running now is shared by the asks that want it. One per running service.
+ */
+export class FitCache {
+  readonly recentFits = new WeightedLru<string, FitOutcome>(256 * 1024 * 1024);
+  readonly linked = new WeightedLru<string, true>(200_000);
+  readonly inFlight = new Map<string, Promise<FitOutcome>>();
 }
-const cachesByStore = new WeakMap<object, FitCaches>();
-function cachesOf(ctx: OpContext): FitCaches {
-  let c = cachesByStore.get(ctx.services.store);
-  if (!c) {
-    c = { recentFits: new WeightedLru(256 * 1024 * 1024), linked: new WeightedLru(200_000), inFlight: new Map() };
-    cachesByStore.set(ctx.services.store, c);
-  }
-  return c;
-}
+const cachesOf = (ctx: OpContext): FitCache => ctx.services.fitCache;
 const weightOf = (bytes: Uint8Array) => Math.max(1024, bytes.length);
 
 async function linkWorkspace(ctx: OpContext, fitKey: string, workspace: string): Promise<void> {
@@ -145,29 +75,11 @@ async function runAndStore(ctx: OpContext, req: FitRequest, fitKey: string, mode
   });
   const res = await fitEncoded(encoded, pool);
   const d = res.diagnostics;
-  const meta: StoredMeta = {
-    state: res.state,
-    reasons: res.reasons,
-    needs: res.needs,
-    have: res.have,
-    quality: res.quality,
-    outcome_column: req.outcome.column,
-    positive_values: req.outcome.positiveValues,
-    desirable: req.desirable,
-    diagnostics: {
-      auc_z: d.aucZ,
-      log_loss_z: d.logLossZ,
-      calibration_slope: d.calibrationSlope,
-      calibration_applied: d.calibrationApplied,
-      mean_rounds: d.meanRounds,
-      pairs: d.pairs,
-      usable_columns: d.usableColumns,
-      column_auc: d.columnAuc,
-      // spec 3.4: a later refit_of evaluates the older model on these same held-out rows
-      held_out: packHeldOut(d.rowSplit),
-      ...(res.quality.validation_scheme === 'entity_hash_folds' ? { held_out_logits: packHeldLogits(d.rowSplit, d.heldLogits) } : {}),
-    },
-  };
+  const meta = metaOf(res, req, {
+    // spec 3.4: a later refit_of evaluates the older model on these same held-out rows
+    held_out: packHeldOut(d.rowSplit),
+    ...(res.quality.validation_scheme === 'entity_hash_folds' ? { held_out_logits: packHeldLogits(d.rowSplit, d.heldLogits) } : {}),
+  });
   const bytes = res.model ? res.model.toBytes() : new Uint8Array(0);
   await store.putModel({
     model_ref: modelRef,
@@ -180,23 +92,7 @@ async function runAndStore(ctx: OpContext, req: FitRequest, fitKey: string, mode
   });
   const { linked, recentFits } = cachesOf(ctx);
   linked.set(`${ctx.caller!.workspaceId}/${fitKey}`, true);
-  const out = fromMeta(fitKey, modelRef, meta, bytes, 'miss', true);
+  const out = fitOutcomeOf(fitKey, modelRef, meta, bytes, 'miss', true);
   recentFits.set(fitKey, out, weightOf(bytes));
   return out;
-}
-
-function fromMeta(fitKey: string, modelRef: string, meta: StoredMeta, bytes: Uint8Array, cache: 'hit' | 'miss', ran: boolean): FitOutcome {
-  return {
-    fitKey,
-    modelRef,
-    state: meta.state,
-    reasons: meta.reasons,
-    needs: meta.needs,
-    have: meta.have,
-    quality: meta.quality,
-    model: bytes.length > 0 ? Model.fromBytes(bytes) : null,
-    cache,
-    ran,
-    diagnostics: meta.diagnostics ?? {},
-  };
 }

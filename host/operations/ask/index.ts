@@ -6,97 +6,59 @@ import type { OpContext, OpResult } from '../../services.ts';
 import { assertKeyMayUse, resolveRecord } from './record.ts';
 import { resolveOutcome } from './outcome.ts';
 import { fitKeyOf, obtainFit, type FitOutcome, type FitRequest } from './fits.ts';
-import { RecordViews, type RecordView } from './views.ts';
+import { RecordViews } from './views.ts';
+import { planAsk, type PlannedQuestion } from './plan.ts';
 import { buildAnswer } from './answers.ts';
 import { askReplyJson } from './reply-json.ts';
-import { CONTRACT } from './verdicts.ts';
-import { registerTaskExecutor, runWithPending, type Stage } from '../tasks.ts';
+import { CONTRACT } from './contract.ts';
+import { answerDepsOf } from './service-deps.ts';
+import type { Stage } from '../tasks.ts';
+import { SAMPLES } from '../../../samples/catalog.ts';
 import { withIdempotency } from '../idempotency.ts';
 import { computeDrift, storeDrift } from '../drift.ts';
 import type { ModelRecord } from '../../store/index.ts';
 import { setOwn } from '../../schemas/record.ts';
+import { type Operation } from '../operation.ts';
+import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
 
-export { CONTRACT } from './verdicts.ts';
-
-interface PlannedQuestion {
-  name: string;
-  question: Question;
-  fitKeys: string[];
-  options?: string[];
-  /** spec 2.3 refit_of: the earlier model this question's fit is compared with (spec 3.4). */
-  refitOf?: ModelRecord;
-  /** The record (or its shaped reading) this question is fitted on and answered from. */
-  view: RecordView;
-}
+export { CONTRACT } from './contract.ts';
 
 /**
  * svc_ask: validates, then runs the ask; a first fit that outlasts config.pendingWaitMs turns the
  * reply into 202 pending (spec 3.2); idempotency_key replays the first reply (spec 2.6).
  */
-export async function askOperation(ctx: OpContext, raw: unknown): Promise<OpResult> {
+export async function runAsk(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const ask = parseBody(AskRequestSchema, raw);
   assertKeyMayUse(ctx, ask.data);
   const idem = ask.idempotency_key !== undefined ? { operation: 'svc_ask', key: ask.idempotency_key } : undefined;
   const run = () =>
-    runWithPending(ctx, { operation: 'svc_ask', body: raw, caller: ctx.caller!, idempotency: idem }, (onStage) =>
+    ctx.services.tasks.runWithPending(ctx, { operation: 'svc_ask', body: raw, caller: ctx.caller!, idempotency: idem }, (onStage) =>
       executeAsk(ctx, ask, onStage),
     );
   return idem ? withIdempotency(ctx, idem.operation, idem.key, raw, run) : run();
 }
 
-// A task left by a stopped process is re-run from its stored request (host/operations/tasks.ts).
-registerTaskExecutor('svc_ask', (ctx, body, onStage) => executeAsk(ctx, parseBody(AskRequestSchema, body), onStage));
+/** A task left by a stopped process is re-run from its stored request (host/operations/tasks.ts). */
+function resumeAsk(ctx: OpContext, body: unknown, onStage: (s: Stage) => void): Promise<OpResult> {
+  return executeAsk(ctx, parseBody(AskRequestSchema, body), onStage);
+}
 
 async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) => void): Promise<OpResult> {
   onStage('reading_data');
   const record = await resolveRecord(ctx, ask.data);
-  checkColumn(record.table.columns, ask.entity_column, 'entity_column');
-  if (ask.time_column !== undefined) checkColumn(record.table.columns, ask.time_column, 'time_column');
   const views = new RecordViews(record.table, ask);
-
-  // Plan one fit per distinct fit key (spec 4.1 rule 1).
-  const requests = new Map<string, FitRequest>();
-  const plan: PlannedQuestion[] = [];
-  const coreHash = ctx.services.engine.coreHash;
-  const addFit = (outcomeColumn: string, q: Question, field: string): { key: string; view: RecordView } => {
-    const view = views.viewFor(outcomeColumn, q.positive_values, field);
-    const outcome = resolveOutcome(view.table, outcomeColumn, q.positive_values, field);
-    const req: FitRequest = {
-      table: view.table,
-      recordHash: record.contentHash,
-      entityColumn: view.entityColumn,
-      timeColumn: view.timeColumn,
-      shapeKey: view.shapeKey,
-      outcome,
-      desirable: q.outcome_is_desirable ?? null,
-    };
-    const key = fitKeyOf(coreHash, req);
-    if (!requests.has(key)) requests.set(key, req);
-    return { key, view };
-  };
-  for (const [name, q] of Object.entries(ask.questions)) {
-    const field = `questions.${name}`;
-    if (q.type === 'choice' && q.option_outcomes !== undefined) {
-      const options = Object.keys(q.option_outcomes);
-      const fitsOf = options.map((o) => addFit(q.option_outcomes![o], q, field));
-      if (new Set(fitsOf.map((f) => f.view)).size > 1) {
-        // each option's outcome would read the record differently (traces, series): no common cases
-        throw new ServiceError(
-          'invalid_request',
-          `${field}.option_outcomes: with shape kind ${ask.shape!.kind} ask one question per outcome instead`,
-          {
-            field: `${field}.option_outcomes`,
-          },
-        );
-      }
-      plan.push({ name, question: q, fitKeys: fitsOf.map((f) => f.key), options, view: fitsOf[0].view });
-    } else {
-      const { key, view } = addFit(q.outcome_column!, q, field);
-      if (q.type === 'choice') checkColumn(view.table.columns, q.option_column!, `${field}.option_column`);
-      plan.push({ name, question: q, fitKeys: [key], view });
-    }
+  const { requests, questions } = planAsk(
+    ask,
+    { columns: record.table.columns, contentHash: record.contentHash },
+    views,
+    ctx.services.engine.coreHash,
+  );
+  // spec 2.3 refit_of: the earlier model each question's fit is compared with (spec 3.4)
+  const refitOf = new Map<string, ModelRecord>();
+  for (const p of questions) {
+    const rec = await refitTarget(ctx, p);
+    if (rec) refitOf.set(p.name, rec);
   }
-  for (const p of plan) p.refitOf = await refitTarget(ctx, p);
 
   onStage('fitting');
   const fits = new Map<string, FitOutcome>();
@@ -105,9 +67,10 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
   onStage('answering');
   const answers: Record<string, unknown> = {};
   let billable = 0;
-  for (const p of plan) {
+  const deps = answerDepsOf(ctx.services);
+  for (const p of questions) {
     const built = await buildAnswer({
-      ctx,
+      deps,
       name: p.name,
       question: p.question,
       fits: p.fitKeys.map((k) => fits.get(k)!),
@@ -120,10 +83,11 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
     });
     setOwn(answers, p.name, built.body);
     billable += built.billable;
-    if (p.refitOf) {
+    const old = refitOf.get(p.name);
+    if (old) {
       // spec 3.4: link the new fit to the old one and report drift (host/operations/drift.ts)
       const fit = fits.get(p.fitKeys[0])!;
-      const drift = computeDrift(ctx, { table: p.view.table, outcome: requests.get(p.fitKeys[0])!.outcome.values, fit, old: p.refitOf });
+      const drift = computeDrift(ctx, { table: p.view.table, outcome: requests.get(p.fitKeys[0])!.outcome.values, fit, old });
       await storeDrift(ctx, fit.modelRef, drift); // the link and its report in one write
       built.body.drift = drift;
     }
@@ -138,7 +102,7 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
   const body: Record<string, unknown> = {
     status: 'done',
     contract: CONTRACT,
-    core_hash: coreHash,
+    core_hash: ctx.services.engine.coreHash,
     record: { content_hash: record.contentHash, rows: record.table.rowCount, columns: record.table.columns.length },
     answers,
     ...(views.summary() ? { shape: views.summary() } : {}),
@@ -167,18 +131,6 @@ async function refitTarget(ctx: OpContext, p: PlannedQuestion): Promise<ModelRec
   return rec;
 }
 
-function checkColumn(columns: string[], name: string, field: string): void {
-  if (columns.includes(name)) return;
-  const shown = columns.slice(0, 30).join(', ');
-  throw new ServiceError(
-    'invalid_request',
-    `${field}: ${JSON.stringify(name)} is not a column of the record (columns: ${shown}${columns.length > 30 ? ', ...' : ''})`,
-    {
-      field,
-    },
-  );
-}
-
 /** Counts the chargeable fits and decisions; the meter writes them to the ledger (usage-meter.ts). */
 function recordUsage(ctx: OpContext, fits: number, decisions: number): void {
   const { usage, now } = ctx.services;
@@ -186,3 +138,44 @@ function recordUsage(ctx: OpContext, fits: number, decisions: number): void {
   usage.add(ws, 'fit', fits, now());
   usage.add(ws, 'decision', decisions, now());
 }
+
+const ASK_RULES =
+  'Also required, beyond what the input schema says: data has exactly one of dataset_id, rows, csv, fetch_url (fetch_headers only ' +
+  'with fetch_url); cases has exactly one of ids or rows, and is required unless every question is rank; subject_kind ' +
+  'person requires acknowledge_decision_support: true; time_column is required with any shape other than table; score: ' +
+  'cuts has one fewer item than levels and is strictly ascending (levels alone must have 4 items, cuts alone 3); ' +
+  'choice: option_column with options, or option_outcomes (not both), and outcome_column unless option_outcomes is given.';
+
+/** svc_ask: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
+export const askOperation: Operation = {
+  name: 'svc_ask',
+  path: '/v1/ask',
+  method: 'POST',
+  auth: 'key',
+  body: 'json',
+  title: 'Ask typed questions about cases',
+  description:
+    'Answers typed questions (yesno: the chance an outcome happens; score: that chance as a level; choice: the best ' +
+    'option per case; rank: cases by chance) about cases, learned from a record of past cases with a yes/no outcome. ' +
+    'It does not read free text, count, do arithmetic or predict a number. Start with svc_describe: each free sample ' +
+    'has a ready ask in `try`. Returns {status: "done", answers: {<question>: answer}}; read each answer\'s `state` ' +
+    'first: answered (each case has p from 0 to 1, up to four reasons, which are associations and not causes, and the ' +
+    'answer carries signed verdicts for svc_verify), refused (no pattern held on held-out rows; the same call refuses ' +
+    'again, so change the question or add columns) or not_yet (needs.labeled_rows more labeled rows). A refusal is an ' +
+    'answer, not an error. The first ask on a large record may instead return {status: "pending", task_id, ' +
+    'retry_after_ms}: wait retry_after_ms, then call svc_poll with the task_id; never re-send the ask while pending ' +
+    '(it starts a second fit). Cost: 0.00002 USD per answered case (billable_decisions); a fit is free for the first ' +
+    '1,000 each month, then 0.01 USD; refusals, not_yet and sample datasets are free. A repeated ask bills again ' +
+    'unless it reuses idempotency_key. A test key works on sample datasets (sample:<name>) only. Bulk scoring of ' +
+    'thousands of cases belongs on REST (POST /v1/ask).',
+  rules: ASK_RULES,
+  request: REQUEST_SCHEMAS.svc_ask,
+  response: RESPONSE_SCHEMAS.svc_ask,
+  status: 200,
+  pending: true,
+  // Spec 4.13: read-only, open-world (fetch_url). Not idempotent: each call bills (spec 1 "Cost").
+  tool: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  examples: SAMPLES.map((s) => ({ name: s.name, summary: `The ready ask of sample ${s.name}`, value: { ...s.try } })),
+  task: resumeAsk,
+  run: runAsk,
+};

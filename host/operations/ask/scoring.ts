@@ -1,9 +1,10 @@
 // Scores a case table with a fit's model and reads out rounded chances, reasons and support:
 // the numbers every question type is built from (spec 2.9, 2.10; engine.md "Scoring and reasons").
 import { ServiceError } from '../../errors.ts';
-import { NotScoreable, reasonsOf, scoreCases, type Model, type ReasonOut } from '../../engine/index.ts';
+import { NotScoreable, reasonsOf, scoreCases, type ReasonOut } from '../../engine/scorer.ts';
+import type { Model } from '../../engine/model.ts';
+import type { EngineModule } from '../../engine/wasm.ts';
 import type { RawTable } from '../../table/types.ts';
-import type { OpContext } from '../../services.ts';
 
 export interface ScoredCase {
   p: number; // rounded to 6 decimals (wire.md): every decision uses this value
@@ -14,10 +15,10 @@ export interface ScoredCase {
 
 export const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 
-export function scoreTable(ctx: OpContext, model: Model, cases: RawTable): ScoredCase[] {
+export function scoreTable(engine: EngineModule, model: Model, cases: RawTable): ScoredCase[] {
   let out;
   try {
-    out = scoreCases(ctx.services.engine, model, cases);
+    out = scoreCases(engine, model, cases);
   } catch (err) {
     if (err instanceof NotScoreable) {
       throw new ServiceError('row_not_scoreable', err.message, {

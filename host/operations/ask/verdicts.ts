@@ -1,11 +1,10 @@
 // Verdicts (wire.md "Verdicts and signatures"): one per answered question (per option for choice),
 // covering all its cases with the same numbers as the answer, signed as a detached RFC 7797 JWS.
 import { newVerdictId, signVerdict, signedTextOf } from '../../signing/index.ts';
-import type { Quality } from '../../engine/index.ts';
-import type { OpContext } from '../../services.ts';
+import type { Quality } from '../../engine/result.ts';
+import type { Services } from '../../services.ts';
+import { CONTRACT } from './contract.ts';
 import type { SubjectKind } from '../../schemas/index.ts';
-
-export const CONTRACT = 'outcome-question/1.0.0';
 
 export interface VerdictCase {
   entity_id: string;
@@ -36,8 +35,11 @@ export interface SignedVerdict {
   signature: Record<string, string>;
 }
 
-export async function makeVerdict(ctx: OpContext, v: VerdictInput): Promise<SignedVerdict> {
-  const { keyRing, engine, config, now } = ctx.services;
+export async function makeVerdict(
+  services: Pick<Services, 'keyRing' | 'engine' | 'config' | 'now'>,
+  v: VerdictInput,
+): Promise<SignedVerdict> {
+  const { keyRing, engine, config, now } = services;
   const at = now();
   // Keys in canonical (sorted) order, so it reads as it is signed (the signer sorts them regardless).
   const verdict: Record<string, unknown> = {

@@ -7,6 +7,7 @@ import { applyShape, type ShapedRecord } from '../../table/shapes/index.ts';
 import type { RawTable } from '../../table/types.ts';
 import type { AskRequest } from '../../schemas/index.ts';
 import { selectCases, type CaseSet } from './cases.ts';
+import { tableViewOf } from './plan.ts';
 
 export interface RecordView {
   /** The table the fit learns from. */
@@ -52,7 +53,7 @@ export class RecordViews {
   /** The view for a question about `outcomeColumn` (checked against a shape's own outcome). */
   viewFor(outcomeColumn: string, positiveValues: string[] | undefined, field: string): RecordView {
     const shape = this.ask.shape;
-    if (!shape || shape.kind === 'table') return this.cached('', () => this.tableView());
+    if (!shape || shape.kind === 'table') return this.cached('', () => tableViewOf(this.record, this.ask));
     const key = OUTCOME_DEPENDENT.has(shape.kind) ? canonicalJson([outcomeColumn, positiveValues ?? null]) : '';
     const view = this.cached(key, () => {
       const shaped = shapedOnce(this.record, canonicalJson({ shape, e: this.ask.entity_column, t: this.ask.time_column, key }), () =>
@@ -91,16 +92,6 @@ export class RecordViews {
     const shaped = [...this.views.values()].find((v) => v.shaped)?.shaped;
     if (!shaped || !this.ask.shape) return undefined;
     return { kind: this.ask.shape.kind, as_of: shaped.asOf, counts: shaped.counts, features: shaped.features };
-  }
-
-  private tableView(): RecordView {
-    const { entity_column, time_column, cases } = this.ask;
-    return {
-      table: this.record,
-      entityColumn: entity_column,
-      timeColumn: time_column,
-      cases: selectCases(this.record, cases, entity_column, time_column),
-    };
   }
 
   private cached(key: string, make: () => RecordView): RecordView {

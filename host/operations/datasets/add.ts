@@ -12,6 +12,8 @@ import { columnsOf, encodePiece, type PieceKind } from './pieces.ts';
 import { datasetReply } from './reply.ts';
 import { requireCaller, refuseTestKey, unknownDataset } from './errors.ts';
 import { UPLOAD_TTL_SECONDS, signUploadToken } from './upload-token.ts';
+import { FREE, type Operation } from '../operation.ts';
+import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
 
 interface NewPiece {
   kind: PieceKind;
@@ -22,7 +24,7 @@ interface NewPiece {
   field: 'rows' | 'csv' | 'fetch_url';
 }
 
-export async function addDatasetOperation(ctx: OpContext, raw: unknown): Promise<OpResult<AddDatasetResponse>> {
+export async function runAddDataset(ctx: OpContext, raw: unknown): Promise<OpResult<AddDatasetResponse>> {
   const req = parseBody(AddDatasetRequestSchema, raw);
   const caller = requireCaller(ctx);
   refuseTestKey(caller);
@@ -164,3 +166,44 @@ async function storePiece(
   // Sealed (or uploaded) between the check above and this write.
   throw sealed(id);
 }
+
+const ADD_DATASET_RULES =
+  'Also required, beyond what the input schema says: exactly one of rows, csv, fetch_url, upload; fetch_headers only with fetch_url; ' +
+  'upload cannot be combined with dataset_id.';
+
+const EXAMPLE_ROWS = Array.from({ length: 6 }, (_, i) => ({
+  id: `c${i + 1}`,
+  visits: 3 + i,
+  plan: i % 2 ? 'pro' : 'basic',
+  renewed: i % 3 === 0,
+}));
+
+/** svc_add_dataset: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
+export const addDatasetOperation: Operation = {
+  name: 'svc_add_dataset',
+  path: '/v1/add-dataset',
+  method: 'POST',
+  auth: 'key',
+  body: 'json',
+  title: 'Store a table',
+  description:
+    'Stores a table as a dataset_id (ds_...) to ask about later, for a record you will ask about more than once or one ' +
+    'too big for one call: send rows or csv (up to 10,000 rows per call) and append more pieces with dataset_id until ' +
+    'the first ask seals it (a piece with different columns is refused); or fetch_url (a public https CSV; no ' +
+    'redirects; private hosts refused); or upload: true for a presigned PUT URL for a large CSV. Returns {dataset_id, ' +
+    'status (open, ready or awaiting_upload), rows, columns} and, for an upload, upload_url, upload_method and ' +
+    'expires_in. A stored dataset is deleted 24 hours after it was last used. Needs a live key. ' +
+    FREE,
+  rules: ADD_DATASET_RULES,
+  request: REQUEST_SCHEMAS.svc_add_dataset,
+  response: RESPONSE_SCHEMAS.svc_add_dataset,
+  status: 200,
+  pending: false,
+  // Spec 4.13: writes, open-world (fetch_url); each call stores another dataset or piece.
+  tool: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  examples: [
+    { name: 'rows', summary: 'A small table as rows', value: { rows: EXAMPLE_ROWS } },
+    { name: 'csv', summary: 'The same table as CSV text', value: { csv: 'id,visits,plan,renewed\nc1,3,basic,true\nc2,4,pro,false\n' } },
+  ],
+  run: runAddDataset,
+};

@@ -10,16 +10,20 @@ import { WeightedLru } from '../lru.ts';
 // only after eviction; the store is still asked first, so a deleted dataset is never served from here,
 // and delete and the sweeper drop its entry (spec 4.9: "removes the rows now").
 const TOUCH_EVERY_MS = 60_000;
-const sealedTables = new WeightedLru<string, StoredRecord & { workspaceId: string }>(20_000_000);
+
+/** Parsed tables of sealed datasets, weighed in cells; one per running service. */
+export class RecordCache {
+  readonly sealed = new WeightedLru<string, StoredRecord & { workspaceId: string }>(20_000_000);
+
+  /** Drops a deleted dataset's parsed rows from memory (ids are unique across workspaces). */
+  forget(id: string): void {
+    this.sealed.delete(id);
+  }
+}
 
 export interface StoredRecord {
   table: RawTable;
   contentHash: string;
-}
-
-/** Drops a deleted dataset's parsed rows from memory (ids are unique across workspaces). */
-export function forgetStoredRecord(id: string): void {
-  sealedTables.delete(id);
 }
 
 /**
@@ -45,6 +49,7 @@ export async function loadStoredRecord(ctx: OpContext, id: string, field: string
   const at = now();
   const fresh = dataset.status === 'sealed' && at - dataset.last_used_at < TOUCH_EVERY_MS;
   if (!fresh && !(await store.sealDataset(caller.workspaceId, id, at))) throw unknownDataset(id, field);
+  const sealedTables = ctx.services.records.sealed;
   const cached = sealedTables.get(id);
   if (cached && cached.workspaceId === caller.workspaceId) return { table: cached.table, contentHash: cached.contentHash };
 

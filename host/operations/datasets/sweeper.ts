@@ -3,7 +3,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Services } from '../../services.ts';
-import { forgetStoredRecord } from './read.ts';
 import { UPLOAD_TTL_SECONDS } from './upload-token.ts';
 import { UPLOAD_DIR } from './upload.ts';
 
@@ -12,7 +11,7 @@ export async function sweepOnce(services: Services): Promise<void> {
   const now = services.now();
   const result = await services.store.sweep(now);
   // Swept datasets' parsed rows go from memory as well (spec 2.2: deleted, not just unreachable).
-  for (const id of result.datasets) forgetStoredRecord(id);
+  for (const id of result.datasets) services.records.forget(id);
   if (result.datasets.length + result.tasks + result.idempotency > 0) {
     services.log.info({ ...result, datasets: result.datasets.length }, 'swept expired records');
   }

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ServiceError } from '../../errors.ts';
-import type { AddDatasetResponse } from '../../schemas/index.ts';
+import { RESPONSE_SCHEMAS, type AddDatasetResponse } from '../../schemas/index.ts';
 import type { DatasetRecord } from '../../store/index.ts';
 import type { OpContext, OpResult } from '../../services.ts';
 import type { Config } from '../../config.ts';
@@ -20,6 +20,7 @@ import { PART_HEAD_BYTES, writePartHead } from './pieces.ts';
 import { datasetReply } from './reply.ts';
 import { unknownDataset } from './errors.ts';
 import { verifyUploadToken } from './upload-token.ts';
+import type { Operation, OperationRequest } from '../operation.ts';
 
 /** Where bodies wait while they arrive; the sweeper clears leftovers of crashed processes. */
 export const UPLOAD_DIR = 'uploads';
@@ -51,12 +52,11 @@ const interrupted = (id: string) =>
     `Another upload to this URL is being stored, or one was interrupted, so dataset ${id} takes no other; a dataset takes one upload. Request a new upload URL with add-dataset (upload: true).`,
   );
 
-export async function uploadOperation(
-  ctx: OpContext,
-  token: string,
-  body: ReadableStream<Uint8Array> | null,
-  declaredBytes?: number,
-): Promise<OpResult<AddDatasetResponse>> {
+async function runUpload(ctx: OpContext, _body: unknown, req: OperationRequest): Promise<OpResult<AddDatasetResponse>> {
+  const token = req.params.token ?? '';
+  const body = req.stream;
+  const declared = req.header('content-length');
+  const declaredBytes = declared !== undefined && /^\d+$/.test(declared) ? Number(declared) : undefined;
   const { store, config } = ctx.services;
   const grant = verifyUploadToken(config, token, ctx.services.now());
   const dataset = await store.getDataset(grant.workspaceId, grant.datasetId);
@@ -181,3 +181,24 @@ async function readRange(handle: fs.FileHandle, into: Buffer, at: number, start:
 function tooLarge(limit: number): ServiceError {
   return new ServiceError('request_too_large', `The upload is larger than this server's limit of ${limit} bytes; nothing was stored.`);
 }
+
+/**
+ * `PUT /v1/uploads/:token` (wire.md "Datasets"): no bearer key (the signed token in the path authorises)
+ * and a raw CSV body streamed to the operation unread. REST only: it is the target of `upload_url`.
+ */
+export const uploadOperation: Operation = {
+  name: 'upload_dataset',
+  path: '/v1/uploads/:token',
+  method: 'PUT',
+  auth: 'none',
+  body: 'stream',
+  title: 'Upload the CSV of a presigned dataset',
+  description:
+    'The upload_url an add-dataset call with upload: true returned: PUT the CSV there (text/csv, UTF-8, a header ' +
+    'row), up to the configured size. No key: the signed token in the URL authorises this one upload, for ' +
+    'expires_in seconds. Answers like add-dataset: {dataset_id, status: "ready", rows, columns}.',
+  response: RESPONSE_SCHEMAS.svc_add_dataset,
+  status: 200,
+  examples: [],
+  run: runUpload,
+};

@@ -1,16 +1,14 @@
-// The preview's svc_ask for a table record: validate with the service's schema, then the service's
-// own steps (resolveOutcome, fit, selectCases, buildAnswer) on one in-memory fit cache. No data leaves.
+// The preview's svc_ask for a table record: validate with the service's schema, then the service's own
+// steps (planAsk, the fit, buildAnswer) on one in-memory fit cache. No data leaves the page.
 import { ServiceError } from '../../errors.ts';
-import { AskRequestSchema, parseBody, type AskRequest, type Question } from '../../schemas/index.ts';
+import { AskRequestSchema, parseBody, type AskRequest } from '../../schemas/index.ts';
 import { parseCsv } from '../../table/csv.ts';
-import { contentHash } from '../../table/hash.ts';
+import { sha256Hex } from '../../signing/sha256.ts';
 import type { RawTable } from '../../table/types.ts';
 import type { EngineModule } from '../../engine/wasm.ts';
-import { resolveOutcome } from '../../operations/ask/outcome.ts';
-import { selectCases } from '../../operations/ask/cases.ts';
-import { buildAnswer } from '../../operations/ask/answers.ts';
-import { fitKeyOf, type FitOutcome, type FitRequest } from '../../operations/ask/fits.ts';
-import { previewContext } from './context.ts';
+import { buildAnswer, type AnswerDeps } from '../../operations/ask/answers.ts';
+import { planAsk, tableViewOf } from '../../operations/ask/plan.ts';
+import type { FitOutcome } from '../../operations/ask/fit-outcome.ts';
 import { fitPreview } from './fit.ts';
 import { setOwn } from '../../schemas/record.ts';
 
@@ -46,14 +44,15 @@ export class PreviewSession {
   /** Parses and hashes a record once per text (the last one is kept). */
   read(text: string, field: string): { table: RawTable; hash: string; ms: number } {
     const t0 = performance.now();
-    if (this.parsed?.text !== text) this.parsed = { text, table: parseCsv(text, { field }), hash: contentHash(text) };
+    if (this.parsed?.text !== text) this.parsed = { text, table: parseCsv(text, { field }), hash: sha256Hex(text) };
     return { table: this.parsed.table, hash: this.parsed.hash, ms: performance.now() - t0 };
   }
 }
 
-function checkColumn(columns: string[], name: string, field: string): void {
-  if (columns.includes(name)) return;
-  throw new ServiceError('invalid_request', `${field}: ${JSON.stringify(name)} is not a column of the record`, { field });
+/** The page's answer dependencies: the same engine, but no key to sign Verdicts and no lever-token secret. */
+export const UNSIGNED_LEVER_TOKEN = 'preview-unsigned';
+function pageDeps(engine: EngineModule): AnswerDeps {
+  return { engine, sign: null, leverToken: () => UNSIGNED_LEVER_TOKEN };
 }
 
 /** Runs `raw` (an ask body as it would be sent to /v1/ask) on `record` inside this page. */
@@ -64,62 +63,44 @@ export async function previewAsk(session: PreviewSession, raw: unknown, record: 
   }
   const field = ask.data.dataset_id !== undefined ? 'data.dataset_id' : 'data.csv';
   const { table, hash, ms: parseMs } = session.read(record.text, field);
-  checkColumn(table.columns, ask.entity_column, 'entity_column');
-  if (ask.time_column !== undefined) checkColumn(table.columns, ask.time_column, 'time_column');
+  const engine = session.engine;
+  // The service's own planning (operations/ask/plan.ts) on the one view a table has.
+  const view = tableViewOf(table, ask);
+  const plan = planAsk(ask, { columns: table.columns, contentHash: hash }, { viewFor: () => view }, engine.coreHash);
 
   const timings: PreviewTimings = { parseMs, encodeMs: 0, fitMs: 0, answerMs: 0 };
-  const engine = session.engine;
   let fitsRun = 0;
-  const fitFor = (outcomeColumn: string, q: Question, field: string): FitOutcome => {
-    const req: FitRequest = {
-      table,
-      recordHash: hash,
-      entityColumn: ask.entity_column,
-      timeColumn: ask.time_column,
-      outcome: resolveOutcome(table, outcomeColumn, q.positive_values, field),
-      desirable: q.outcome_is_desirable ?? null,
-    };
-    const key = fitKeyOf(engine.coreHash, req);
+  const fits = new Map<string, FitOutcome>();
+  for (const [key, req] of plan.requests) {
     const known = session.fits.get(key);
-    if (known) return { ...known, cache: 'hit', ran: false };
+    if (known) {
+      fits.set(key, { ...known, cache: 'hit', ran: false });
+      continue;
+    }
     const { outcome, timings: t } = fitPreview(engine, req);
     timings.encodeMs += t.encodeMs;
     timings.fitMs += t.fitMs;
     fitsRun++;
     session.fits.set(key, outcome);
-    return outcome;
-  };
-
-  const planned: Array<{ name: string; question: Question; fits: FitOutcome[]; options?: string[] }> = [];
-  for (const [name, q] of Object.entries(ask.questions)) {
-    const field = `questions.${name}`;
-    if (q.type === 'choice' && q.option_outcomes !== undefined) {
-      const options = Object.keys(q.option_outcomes);
-      planned.push({ name, question: q, fits: options.map((o) => fitFor(q.option_outcomes![o], q, field)), options });
-    } else {
-      if (q.type === 'choice') checkColumn(table.columns, q.option_column!, `${field}.option_column`);
-      planned.push({ name, question: q, fits: [fitFor(q.outcome_column!, q, field)] });
-    }
+    fits.set(key, outcome);
   }
-  const cases = selectCases(table, ask.cases, ask.entity_column, ask.time_column);
 
   const t0 = performance.now();
-  const ctx = previewContext(engine);
+  const deps = pageDeps(engine);
   const answers: Record<string, unknown> = {};
-  for (const p of planned) {
+  for (const p of plan.questions) {
     const built = await buildAnswer({
-      ctx,
+      deps,
       name: p.name,
       question: p.question,
-      fits: p.fits,
+      fits: p.fitKeys.map((k) => fits.get(k)!),
       options: p.options,
-      cases,
+      cases: p.view.cases,
       recordHash: hash,
       subjectKind: ask.subject_kind,
       acknowledged: ask.acknowledge_decision_support === true,
       band: ask.band === true,
     });
-    delete built.body.verdicts; // only the service signs (host/web/browser/verdicts.ts)
     setOwn(answers, p.name, built.body);
   }
   timings.answerMs = performance.now() - t0;
@@ -134,5 +115,5 @@ export async function previewAsk(session: PreviewSession, raw: unknown, record: 
     fits_run: fitsRun,
     billable_decisions: 0,
   };
-  return { body, table, fits: planned.flatMap((p) => p.fits), timings };
+  return { body, table, fits: plan.questions.flatMap((p) => p.fitKeys.map((k) => fits.get(k)!)), timings };
 }

@@ -2,7 +2,7 @@
 // side): parse, hash, resolve the outcome, then encode and fit on a fresh engine instance.
 import type { EngineModule } from '../../engine/wasm.ts';
 import { parseCsv } from '../../table/csv.ts';
-import { contentHash } from '../../table/hash.ts';
+import { sha256Hex } from '../../signing/sha256.ts';
 import { resolveOutcome } from '../../operations/ask/outcome.ts';
 import { fitPreview } from './fit.ts';
 
@@ -19,7 +19,7 @@ export interface TimedFit {
 export function timeFit(engine: EngineModule, csv: string, entityColumn: string, outcomeColumn: string): TimedFit {
   const t0 = performance.now();
   const table = parseCsv(csv);
-  const recordHash = contentHash(csv);
+  const recordHash = sha256Hex(csv);
   const outcome = resolveOutcome(table, outcomeColumn, undefined, 'questions.q');
   const t1 = performance.now();
   const { outcome: fit, timings } = fitPreview(engine, { table, recordHash, entityColumn, outcome, desirable: null });

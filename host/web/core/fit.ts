@@ -1,11 +1,10 @@
-// One fit in the preview, the way the service runs it (operations/ask/fits.ts runAndStore + fromMeta):
-// encode, fit on a fresh engine instance, interpret, and name it with the service's fit key and model_ref.
+// One fit in the preview, the way the service runs it (operations/ask/fits.ts runAndStore): encode, fit on
+// a fresh engine instance, interpret, and name and read it back with the service's own fit-outcome.ts.
 import { encodeTable } from '../../engine/encode.ts';
 import { runFitSync, toFitInput } from '../../engine/fit-core.ts';
 import { interpretFit } from '../../engine/result.ts';
-import { Model } from '../../engine/model.ts';
 import type { EngineModule } from '../../engine/wasm.ts';
-import { fitKeyOf, modelRefOf, type FitOutcome, type FitRequest } from '../../operations/ask/fits.ts';
+import { fitKeyOf, fitOutcomeOf, metaOf, modelRefOf, type FitOutcome, type FitRequest } from '../../operations/ask/fit-outcome.ts';
 
 export interface PreviewFit {
   outcome: FitOutcome;
@@ -26,27 +25,7 @@ export function fitPreview(engine: EngineModule, req: FitRequest): PreviewFit {
   const t1 = performance.now();
   const res = interpretFit(runFitSync(engine, toFitInput(encoded)), encoded, engine.coreHash);
   const t2 = performance.now();
-  const d = res.diagnostics;
-  const outcome = {
-    fitKey,
-    modelRef,
-    state: res.state,
-    reasons: res.reasons,
-    needs: res.needs,
-    have: res.have,
-    quality: res.quality,
-    // The service answers from the stored bytes; the same round trip here keeps every bit alike.
-    model: res.model ? Model.fromBytes(res.model.toBytes()) : null,
-    cache: 'miss',
-    ran: true,
-    diagnostics: {
-      auc_z: d.aucZ,
-      log_loss_z: d.logLossZ,
-      mean_rounds: d.meanRounds,
-      pairs: d.pairs,
-      usable_columns: d.usableColumns,
-      column_auc: d.columnAuc,
-    },
-  } as FitOutcome;
+  const bytes = res.model ? res.model.toBytes() : new Uint8Array(0);
+  const outcome = fitOutcomeOf(fitKey, modelRef, metaOf(res, req), bytes, 'miss', true);
   return { outcome, timings: { encodeMs: t1 - t0, fitMs: t2 - t1 } };
 }

@@ -7,7 +7,6 @@ import { scoreCases } from '../../engine/scorer.ts';
 import { entityKey } from '../../table/select.ts';
 import type { RawTable } from '../../table/types.ts';
 import { scoreTable, type ScoredCase } from '../../operations/ask/scoring.ts';
-import { previewContext } from './context.ts';
 
 export interface ScoredRow extends ScoredCase {
   entity_id: string | null;
@@ -24,7 +23,7 @@ export interface ExactScores {
 
 export function scoreRows(engine: EngineModule, model: Model, rows: RawTable, entityColumn?: string): ScoredRow[] {
   const e = entityColumn === undefined ? -1 : rows.columns.indexOf(entityColumn);
-  return scoreTable(previewContext(engine), model, rows).map((s, r) => ({ entity_id: e >= 0 ? entityKey(rows.data[e][r]) : null, ...s }));
+  return scoreTable(engine, model, rows).map((s, r) => ({ entity_id: e >= 0 ? entityKey(rows.data[e][r]) : null, ...s }));
 }
 
 /** Straight from the engine: what scoreRows rounds (wire.md: p to 6 decimals) and reads reasons from. */

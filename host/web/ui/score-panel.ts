@@ -4,7 +4,7 @@
 import type { EngineModule } from '../../engine/wasm.ts';
 import type { Model } from '../../engine/model.ts';
 import type { RawTable } from '../../table/types.ts';
-import { f64ToBase64, modelFromJson } from '../core/model-json.ts';
+import { f64ToBase64, modelFromJson } from '../../engine/model-json.ts';
 import { scoreExact, scoreRows, type ExactScores, type ScoredRow } from '../core/score.ts';
 import { exportModel } from '../core/service.ts';
 import { byId, el, fill, fmt } from './dom.ts';

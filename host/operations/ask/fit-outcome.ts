@@ -1,0 +1,124 @@
+// What a fit is called and what an answer needs of it, the same in the service and in the browser page:
+// the fit key and model_ref (spec 4.1 rule 1, wire.md "Answers": mr1_ + 32 hex of core hash + record
+// content hash + fit key), the stored meta of a fit, and the FitOutcome built from it.
+import { canonicalJson } from '../../signing/canonical-json.ts';
+import { sha256Hex } from '../../signing/sha256.ts';
+import { Model } from '../../engine/model.ts';
+import type { FitResult, Quality } from '../../engine/result.ts';
+import type { RawTable } from '../../table/types.ts';
+import type { ResolvedOutcome } from './outcome.ts';
+
+export interface FitRequest {
+  table: RawTable;
+  recordHash: string;
+  entityColumn: string;
+  timeColumn?: string;
+  /** Canonical JSON of the shape read (absent for a plain table, so table fit keys never change). */
+  shapeKey?: string;
+  outcome: ResolvedOutcome;
+  desirable: boolean | null;
+}
+
+/** What an answer needs from a fit, whether it ran now or came from the store. */
+export interface FitOutcome {
+  fitKey: string;
+  modelRef: string;
+  state: FitResult['state'];
+  reasons: string[];
+  needs: FitResult['needs'];
+  have: FitResult['have'];
+  quality: Quality;
+  model: Model | null;
+  cache: 'hit' | 'miss';
+  /** True when this call ran the fit (counts toward fits_run). */
+  ran: boolean;
+  /** The stored diagnostics (column AUCs, the packed held-out rows for drift). */
+  diagnostics: Record<string, unknown>;
+}
+
+/** A fit as the store keeps it beside the model bytes. */
+export interface StoredMeta {
+  state: FitResult['state'];
+  reasons: string[];
+  needs: FitResult['needs'];
+  have: FitResult['have'];
+  quality: Quality;
+  outcome_column: string;
+  positive_values: string[];
+  desirable: boolean | null;
+  diagnostics: Record<string, unknown>;
+}
+
+export function fitKeyOf(coreHash: string, req: FitRequest): string {
+  return sha256Hex(
+    canonicalJson({
+      v: 1,
+      core: coreHash,
+      record: req.recordHash,
+      entity: req.entityColumn,
+      time: req.timeColumn ?? null,
+      outcome: req.outcome.column,
+      positives: req.outcome.positiveValues,
+      desirable: req.desirable,
+      ...(req.shapeKey !== undefined ? { shape: req.shapeKey } : {}),
+    }),
+  );
+}
+
+/** wire.md: mr1_ + 32 hex of a hash of core hash + record content hash + fit key. */
+export function modelRefOf(coreHash: string, recordHash: string, fitKey: string): string {
+  return 'mr1_' + sha256Hex(`mr1|${coreHash}|${recordHash}|${fitKey}`).slice(0, 32);
+}
+
+/** The meta kept with a fit's model; `extra` adds diagnostics only the service keeps (held-out rows for drift). */
+export function metaOf(res: FitResult, req: FitRequest, extra: Record<string, unknown> = {}): StoredMeta {
+  const d = res.diagnostics;
+  return {
+    state: res.state,
+    reasons: res.reasons,
+    needs: res.needs,
+    have: res.have,
+    quality: res.quality,
+    outcome_column: req.outcome.column,
+    positive_values: req.outcome.positiveValues,
+    desirable: req.desirable,
+    diagnostics: {
+      auc_z: d.aucZ,
+      log_loss_z: d.logLossZ,
+      calibration_slope: d.calibrationSlope,
+      calibration_applied: d.calibrationApplied,
+      mean_rounds: d.meanRounds,
+      pairs: d.pairs,
+      usable_columns: d.usableColumns,
+      column_auc: d.columnAuc,
+      ...extra,
+    },
+  };
+}
+
+/**
+ * The FitOutcome of a fit's meta and model bytes. The model is read back from its bytes, as the service
+ * reads a stored fit, so an answer made at once and one made from the store (or in the page) are bit-alike.
+ */
+export function fitOutcomeOf(
+  fitKey: string,
+  modelRef: string,
+  meta: StoredMeta,
+  bytes: Uint8Array,
+  cache: 'hit' | 'miss',
+  ran: boolean,
+): FitOutcome {
+  return {
+    fitKey,
+    modelRef,
+    state: meta.state,
+    reasons: meta.reasons,
+    needs: meta.needs,
+    have: meta.have,
+    quality: meta.quality,
+    model: bytes.length > 0 ? Model.fromBytes(bytes) : null,
+    cache,
+    ran,
+    diagnostics: meta.diagnostics ?? {},
+  };
+}

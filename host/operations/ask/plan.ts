@@ -1,0 +1,98 @@
+// The planning of an ask, shared by the service and the browser page: which fits its questions need (one
+// per distinct fit key, spec 4.1 rule 1), which view of the record each is fitted on and answered from,
+// and the checks of the columns it names. No fit runs here, and nothing here reads the store.
+import { ServiceError } from '../../errors.ts';
+import type { AskRequest, Question } from '../../schemas/index.ts';
+import type { RawTable } from '../../table/types.ts';
+import { selectCases } from './cases.ts';
+import { resolveOutcome } from './outcome.ts';
+import { fitKeyOf, type FitRequest } from './fit-outcome.ts';
+import type { RecordView } from './views.ts';
+
+/** Where a question's view of the record comes from (views.ts RecordViews for shapes; tables alone in the page). */
+export interface ViewSource {
+  viewFor(outcomeColumn: string, positiveValues: string[] | undefined, field: string): RecordView;
+}
+
+export interface PlannedQuestion {
+  name: string;
+  question: Question;
+  /** One fit, or one per option for choice with option_outcomes (in the options' order). */
+  fitKeys: string[];
+  options?: string[];
+  /** The record (or its shaped reading) this question is fitted on and answered from. */
+  view: RecordView;
+}
+
+export interface AskPlan {
+  /** Each distinct fit the questions need, by fit key. */
+  requests: Map<string, FitRequest>;
+  questions: PlannedQuestion[];
+}
+
+/** The whole record as one table of cases: the view of an ask without a shape (or shape kind table). */
+export function tableViewOf(record: RawTable, ask: Pick<AskRequest, 'entity_column' | 'time_column' | 'cases'>): RecordView {
+  const { entity_column, time_column, cases } = ask;
+  return {
+    table: record,
+    entityColumn: entity_column,
+    timeColumn: time_column,
+    cases: selectCases(record, cases, entity_column, time_column),
+  };
+}
+
+/** Refuses a column name the record does not have, listing the ones it has. */
+export function checkColumn(columns: string[], name: string, field: string): void {
+  if (columns.includes(name)) return;
+  const shown = columns.slice(0, 30).join(', ');
+  throw new ServiceError(
+    'invalid_request',
+    `${field}: ${JSON.stringify(name)} is not a column of the record (columns: ${shown}${columns.length > 30 ? ', ...' : ''})`,
+    { field },
+  );
+}
+
+/** Plans `ask` on a record of these columns and content hash, with views from `views` (see ViewSource). */
+export function planAsk(ask: AskRequest, record: { columns: string[]; contentHash: string }, views: ViewSource, coreHash: string): AskPlan {
+  checkColumn(record.columns, ask.entity_column, 'entity_column');
+  if (ask.time_column !== undefined) checkColumn(record.columns, ask.time_column, 'time_column');
+  const requests = new Map<string, FitRequest>();
+  const questions: PlannedQuestion[] = [];
+  const addFit = (outcomeColumn: string, q: Question, field: string): { key: string; view: RecordView } => {
+    const view = views.viewFor(outcomeColumn, q.positive_values, field);
+    const outcome = resolveOutcome(view.table, outcomeColumn, q.positive_values, field);
+    const req: FitRequest = {
+      table: view.table,
+      recordHash: record.contentHash,
+      entityColumn: view.entityColumn,
+      timeColumn: view.timeColumn,
+      shapeKey: view.shapeKey,
+      outcome,
+      desirable: q.outcome_is_desirable ?? null,
+    };
+    const key = fitKeyOf(coreHash, req);
+    if (!requests.has(key)) requests.set(key, req);
+    return { key, view };
+  };
+  for (const [name, q] of Object.entries(ask.questions)) {
+    const field = `questions.${name}`;
+    if (q.type === 'choice' && q.option_outcomes !== undefined) {
+      const options = Object.keys(q.option_outcomes);
+      const fitsOf = options.map((o) => addFit(q.option_outcomes![o], q, field));
+      if (new Set(fitsOf.map((f) => f.view)).size > 1) {
+        // each option's outcome would read the record differently (traces, series): no common cases
+        throw new ServiceError(
+          'invalid_request',
+          `${field}.option_outcomes: with shape kind ${ask.shape!.kind} ask one question per outcome instead`,
+          { field: `${field}.option_outcomes` },
+        );
+      }
+      questions.push({ name, question: q, fitKeys: fitsOf.map((f) => f.key), options, view: fitsOf[0].view });
+    } else {
+      const { key, view } = addFit(q.outcome_column!, q, field);
+      if (q.type === 'choice') checkColumn(view.table.columns, q.option_column!, `${field}.option_column`);
+      questions.push({ name, question: q, fitKeys: [key], view });
+    }
+  }
+  return { requests, questions };
+}

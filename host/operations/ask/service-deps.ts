@@ -1,0 +1,13 @@
+// The service's AnswerDeps (answers.ts): its engine, its signing key ring and its lever-token secret.
+import type { Services } from '../../services.ts';
+import { signLeverToken } from '../lever-token.ts';
+import type { AnswerDeps } from './answers.ts';
+import { makeVerdict } from './verdicts.ts';
+
+export function answerDepsOf(services: Services): AnswerDeps {
+  return {
+    engine: services.engine,
+    sign: (v) => makeVerdict(services, v),
+    leverToken: (g) => signLeverToken(services.config, g),
+  };
+}

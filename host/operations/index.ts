@@ -1,0 +1,50 @@
+// The operation table: every operation this service serves, each declared once in its own file. REST
+// routes, MCP tools, the OpenAPI document and the task executors are all derived from this list (spec 4
+// order first, so tools and documents list them as the spec does; then the routes beyond spec 4).
+import type { Operation, TaskExecutor } from './operation.ts';
+import { askOperation } from './ask/index.ts';
+import { addDatasetOperation } from './datasets/add.ts';
+import { pollOperation } from './poll.ts';
+import { preflightOperation } from './preflight.ts';
+import { reportOutcomesOperation } from './outcomes.ts';
+import { driftOperation } from './drift.ts';
+import { verifyOperation } from './verify.ts';
+import { describeOperation } from './describe.ts';
+import { deleteDatasetOperation } from './datasets/delete.ts';
+import { attestOperation } from './attest.ts';
+import { evidenceOperation } from './evidence.ts';
+import { registerOperation } from './register.ts';
+import { exportModelOperation } from './export-model.ts';
+import { uploadOperation } from './datasets/upload.ts';
+import { healthzOperation, jwksOperation } from './well-known.ts';
+
+export type { Operation } from './operation.ts';
+
+export const OPERATIONS: readonly Operation[] = [
+  askOperation,
+  addDatasetOperation,
+  pollOperation,
+  preflightOperation,
+  reportOutcomesOperation,
+  driftOperation,
+  verifyOperation,
+  describeOperation,
+  deleteDatasetOperation,
+  attestOperation,
+  evidenceOperation,
+  registerOperation,
+  exportModelOperation,
+  uploadOperation,
+  jwksOperation,
+  healthzOperation,
+];
+
+/** The task executors of these operations (those that may go pending), by operation name. */
+export function taskExecutorsOf(ops: readonly Operation[]): Map<string, TaskExecutor> {
+  return new Map(ops.flatMap((op) => (op.task ? [[op.name, op.task] as const] : [])));
+}
+
+/** The operations that are MCP tools (spec 1: every spec operation), in table order. */
+export function toolOperations(ops: readonly Operation[]): Operation[] {
+  return ops.filter((op) => op.tool !== undefined);
+}

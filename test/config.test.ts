@@ -1,0 +1,193 @@
+// configFromEnv (host/config.ts, README "Configuration"): defaults, every variable read, nonsense refused
+// naming the variable; UPLOAD_MAX_BYTES taking effect on a real upload; a bad value stops a real start.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { startService } from '../host/main.ts';
+import { ConfigError, configFromEnv, DEFAULT_MAX_BODY_BYTES } from '../host/config.ts';
+import { createLiveKey } from '../host/operations/keys.ts';
+import { tempDir } from './helpers/service.ts';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+describe('configFromEnv', () => {
+  it('gives the documented defaults for an empty environment', () => {
+    const c = configFromEnv({});
+    expect(c).toMatchObject({
+      port: 8787,
+      baseUrl: 'http://localhost:8787',
+      keysUrl: 'http://localhost:8787/keys',
+      pendingWaitMs: 2000,
+      rateLimitPerMinute: 600,
+      registerLimitPerHour: 20,
+      verdictTtlMs: 90 * 86_400_000,
+      maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+      taskLeaseMs: 15_000,
+      maxUploadBytes: 100_000_000,
+      fetchTimeoutMs: 30_000,
+      databaseUrl: null,
+      logLevel: 'info',
+      sweepEveryMs: 600_000,
+      uploadPartBytes: 1024 * 1024,
+      maxUploadRowBytes: 8_000_000,
+      fetchCaPem: null,
+      allowLoopbackFetchForTests: false,
+    });
+    expect(c.fitWorkers).toBe(Math.max(1, Math.min(os.availableParallelism(), 4)));
+    expect(c.dataDir).toBe(path.resolve('./data'));
+    // empty values count as unset
+    expect(configFromEnv({ UPLOAD_MAX_BYTES: '', FETCH_TIMEOUT_MS: '  ' })).toMatchObject({
+      maxUploadBytes: 100_000_000,
+      fetchTimeoutMs: 30_000,
+    });
+  });
+
+  it('reads every variable', () => {
+    const c = configFromEnv({
+      PORT: '9000',
+      DATA_DIR: '/tmp/oq',
+      BASE_URL: 'https://oq.example/',
+      KEYS_URL: 'https://oq.example/get-a-key',
+      PENDING_WAIT_MS: '500',
+      RATE_LIMIT_PER_MINUTE: '60',
+      REGISTER_LIMIT_PER_HOUR: '3',
+      VERDICT_TTL_DAYS: '7',
+      MAX_BODY_BYTES: '2048',
+      TASK_LEASE_MS: '5000',
+      UPLOAD_MAX_BYTES: '5000000',
+      FETCH_TIMEOUT_MS: '2500',
+      DATABASE_URL: 'postgres://app@db.internal:5432/oq',
+      LOG_LEVEL: 'warn',
+      FIT_WORKERS: '3',
+      SWEEP_EVERY_MS: '60000',
+      OAUTH_ISSUERS: '[{"issuer": "https://sso.example/realms/a", "audience": "oq", "workspace": "team"}]',
+    });
+    expect(c).toEqual({
+      port: 9000,
+      dataDir: '/tmp/oq',
+      baseUrl: 'https://oq.example',
+      keysUrl: 'https://oq.example/get-a-key',
+      pendingWaitMs: 500,
+      rateLimitPerMinute: 60,
+      registerLimitPerHour: 3,
+      verdictTtlMs: 7 * 86_400_000,
+      maxBodyBytes: 2048,
+      taskLeaseMs: 5000,
+      maxUploadBytes: 5_000_000,
+      fetchTimeoutMs: 2500,
+      databaseUrl: 'postgres://app@db.internal:5432/oq',
+      logLevel: 'warn',
+      fitWorkers: 3,
+      sweepEveryMs: 60_000,
+      uploadPartBytes: 1024 * 1024,
+      maxUploadRowBytes: 8_000_000,
+      fetchCaPem: null,
+      allowLoopbackFetchForTests: false,
+      oauthIssuers: [
+        {
+          issuer: 'https://sso.example/realms/a',
+          audience: ['oq'],
+          workspace: 'team',
+          capabilityClaim: ['scope'],
+          capabilityValue: 'write:outcomes',
+          algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'],
+          requireTyp: false,
+          clockSkewSeconds: 60,
+          jwksTimeoutMs: 5000,
+        },
+      ],
+    });
+  });
+
+  it.each([
+    ['DATABASE_URL', 'mysql://x@y/z', /^DATABASE_URL must start with postgres:\/\/ or postgresql:\/\//],
+    ['DATABASE_URL', 'not a url', /^DATABASE_URL must be a postgres:\/\/ URL/],
+    ['LOG_LEVEL', 'loud', /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"$/],
+    [
+      'OAUTH_ISSUERS',
+      '[{"issuer": "https://sso.example", "audience": "oq", "workspace": "w", "algorithms": ["HS256"]}]',
+      /^OAUTH_ISSUERS\[0\]\.algorithms: "HS256" is not allowed/,
+    ],
+  ])('refuses %s=%j, naming the variable', (name, value, message) => {
+    expect(() => configFromEnv({ [name]: value })).toThrow(ConfigError);
+    expect(() => configFromEnv({ [name]: value })).toThrow(message);
+  });
+
+  it.each([
+    ['UPLOAD_MAX_BYTES', '100MB'],
+    ['UPLOAD_MAX_BYTES', '0'],
+    ['UPLOAD_MAX_BYTES', '-5'],
+    ['UPLOAD_MAX_BYTES', '1e8'],
+    ['UPLOAD_MAX_BYTES', '12.5'],
+    ['UPLOAD_MAX_BYTES', '99999999999999999999'],
+    ['FETCH_TIMEOUT_MS', 'soon'],
+    ['FETCH_TIMEOUT_MS', '0'],
+    ['FETCH_TIMEOUT_MS', '0x10'],
+    ['FETCH_TIMEOUT_MS', '2147483648'], // a Node timer this long would fire at once
+    ['PENDING_WAIT_MS', '2147483648'],
+    ['TASK_LEASE_MS', '99'],
+    ['VERDICT_TTL_DAYS', '100000000'], // expires_at would not be a date
+    ['PORT', '70000'],
+    ['MAX_BODY_BYTES', '1023'],
+    ['FIT_WORKERS', '0'],
+    ['SWEEP_EVERY_MS', '10'],
+  ])('refuses %s=%j, naming the variable and the value', (name, value) => {
+    const read = () => configFromEnv({ [name]: value });
+    expect(read).toThrow(ConfigError);
+    expect(read).toThrow(
+      new RegExp(`^${name} must be a whole number from \\d+ to \\d+, got ${JSON.stringify(JSON.stringify(value)).slice(1, -1)}$`),
+    );
+  });
+});
+
+describe('configuration at startup', () => {
+  it('UPLOAD_MAX_BYTES from the environment caps a real upload (413 request_too_large)', async () => {
+    const dataDir = tempDir();
+    const svc = await startService(
+      { port: 0, dataDir },
+      { hostname: '127.0.0.1', log: pino({ level: 'silent' }), env: { UPLOAD_MAX_BYTES: '1000', FETCH_TIMEOUT_MS: '1234' } },
+    );
+    try {
+      expect(svc.services.config).toMatchObject({ maxUploadBytes: 1000, fetchTimeoutMs: 1234 });
+      const { key } = await createLiveKey(svc.services.store, { workspaceName: 'config', now: Date.now() });
+      const added = await fetch(`${svc.url}/v1/add-dataset`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ upload: true }),
+      }).then((r) => r.json());
+      const put = async (bytes: number) => {
+        const csv = 'a,b\n' + '1,2\n'.repeat(Math.floor((bytes - 4) / 4));
+        const res = await fetch(added.upload_url, { method: 'PUT', headers: { 'content-type': 'text/csv' }, body: csv });
+        return { status: res.status, body: await res.json() };
+      };
+      const big = await put(2000);
+      expect(big.status).toBe(413);
+      expect(big.body.code).toBe('request_too_large');
+      expect(big.body.detail).toContain('1000 bytes');
+      expect((await put(800)).status).toBe(200);
+    } finally {
+      await svc.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a nonsense value stops `host/main.ts` with a one-line configuration error, exit code 1', () => {
+    const dataDir = tempDir();
+    try {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', 'host/main.ts'], {
+        cwd: root,
+        env: { ...process.env, PORT: '0', DATA_DIR: dataDir, BASE_URL: '', UPLOAD_MAX_BYTES: '100MB' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(r.status).toBe(1);
+      expect(r.stderr.trim()).toBe('configuration error: UPLOAD_MAX_BYTES must be a whole number from 1 to 9007199254740991, got "100MB"');
+      expect(r.stdout).not.toContain('listening');
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

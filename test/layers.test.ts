@@ -1,0 +1,104 @@
+// The layering of host/ (style.md "Our rules of thumb", architecture.md): imports point down only,
+// transports -> operations -> store / engine / table / signing / schemas, and each third-party library
+// has one home. A file that reaches up a layer, or a library imported outside its home, fails here.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const HOST = path.resolve(import.meta.dirname, '../host');
+
+/** Layer of a host file by its folder; a higher number may import a lower one, never the reverse. */
+const LAYER: Record<string, number> = {
+  // data, numbers and the shared base (the error table, the config): no behaviour of the service, no
+  // transport. They may use one another (the error table maps the engine's and the store's own errors).
+  'errors.ts': 1,
+  'config.ts': 1,
+  store: 1,
+  engine: 1,
+  table: 1,
+  signing: 1,
+  schemas: 1,
+  // the behaviour
+  operations: 2,
+  'services.ts': 2,
+  // transports and the program
+  http: 3,
+  mcp: 3,
+  openapi: 3,
+  web: 3,
+  cli: 3,
+  'app.ts': 4,
+  'main.ts': 4,
+};
+
+/** Only these folders may import these packages (one home per library). */
+const HOMES: Array<[RegExp, string[]]> = [
+  [/^arquero$/, ['table']],
+  [/^jose$/, ['signing']],
+  [/^(better-sqlite3|pg)$/, ['store']],
+  [/^hono(\/|$)|^@hono\//, ['http', 'mcp', 'openapi', 'web', 'app.ts', 'main.ts']],
+  [/^@modelcontextprotocol\//, ['mcp']],
+];
+
+function filesUnder(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) return filesUnder(full);
+    return /\.(ts|mjs)$/.test(e.name) ? [full] : [];
+  });
+}
+
+const topOf = (file: string) => path.relative(HOST, file).split(path.sep)[0];
+
+/** Every module specifier a file imports or re-exports (type-only imports included: they still couple). */
+function importsOf(file: string): string[] {
+  const text = fs.readFileSync(file, 'utf8');
+  const out: string[] = [];
+  for (const m of text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]/gm)) out.push(m[1]);
+  for (const m of text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)) out.push(m[1]);
+  for (const m of text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) out.push(m[1]);
+  return out;
+}
+
+const files = filesUnder(HOST);
+
+describe('host/ layering', () => {
+  it('knows the layer of every top-level folder and file of host/', () => {
+    const tops = [...new Set(files.map(topOf))].sort();
+    expect(tops.filter((t) => LAYER[t] === undefined)).toEqual([]);
+  });
+
+  it('has no import that reaches up a layer', () => {
+    const upward: string[] = [];
+    for (const file of files) {
+      const from = topOf(file);
+      for (const spec of importsOf(file)) {
+        if (!spec.startsWith('.')) continue;
+        const target = path.resolve(path.dirname(file), spec);
+        if (!target.startsWith(HOST + path.sep)) continue; // samples/, build/: outside host
+        const to = topOf(target);
+        if (LAYER[to] > LAYER[from]) upward.push(`${path.relative(HOST, file)} -> ${path.relative(HOST, target)}`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  it('imports each library only from its home', () => {
+    const strays: string[] = [];
+    for (const file of files) {
+      const from = topOf(file);
+      for (const spec of importsOf(file)) {
+        for (const [pattern, homes] of HOMES) {
+          if (pattern.test(spec) && !homes.includes(from)) strays.push(`${path.relative(HOST, file)} imports ${spec}`);
+        }
+      }
+    }
+    expect(strays).toEqual([]);
+  });
+
+  it('catches an upward import (the check can fail)', () => {
+    const target = path.resolve(HOST, 'http/rest.ts');
+    expect(LAYER[topOf(target)]).toBeGreaterThan(LAYER[topOf(path.join(HOST, 'operations/ask/index.ts'))]);
+    expect(importsOf(path.join(HOST, 'app.ts'))).toContain('./http/rest.ts');
+  });
+});
