@@ -243,11 +243,16 @@ async function childXgbSynthetic(rows: number, cols: number, seed: number): Prom
 export async function timePythonPeers(
   ds: Dataset,
   models?: readonly PythonModel[],
-): Promise<{ ok: true; fitMs: Record<string, number>; features: number } | { ok: false; reason: string }> {
+): Promise<{ ok: true; fitMs: Record<string, number>; cpuMs: Record<string, number>; features: number } | { ok: false; reason: string }> {
   const enc = encodeFeatures(ds.rows, ds.rows.slice(0, 10), featureColumns(ds));
   const run = await runPythonPeers([{ xTrain: enc.xTrain, yTrain: outcomeVector(ds), xTest: enc.xTest }], models);
   if (!run.available) return { ok: false, reason: run.reason };
-  return { ok: true, features: enc.names.length, fitMs: Object.fromEntries(Object.entries(run.models).map(([k, v]) => [k, v[0].fitMs])) };
+  return {
+    ok: true,
+    features: enc.names.length,
+    fitMs: Object.fromEntries(Object.entries(run.models).map(([k, v]) => [k, v[0].fitMs])),
+    cpuMs: Object.fromEntries(Object.entries(run.models).map(([k, v]) => [k, v[0].cpuMs ?? NaN])),
+  };
 }
 
 // ---- scoring throughput ----

@@ -99,8 +99,8 @@ export async function runPythonSplits(splits: PythonSplit[], opts: readonly Pyth
     await promisify(execFile)(PYTHON, [SCRIPT, inPath, outPath], { env, maxBuffer: 1 << 24, timeout: timeoutMs, killSignal: 'SIGKILL' });
     const out = JSON.parse(readFileSync(outPath, 'utf8'));
     const fitted: Record<string, PeerResult[]> = {};
-    for (const [name, runs] of Object.entries(out.models as Record<string, { p: number[]; fit_ms: number }[]>)) {
-      fitted[name] = runs.map((r) => ({ p: Float64Array.from(r.p), fitMs: r.fit_ms }));
+    for (const [name, runs] of Object.entries(out.models as Record<string, { p: number[]; fit_ms: number; fit_cpu_ms: number }[]>)) {
+      fitted[name] = runs.map((r) => ({ p: Float64Array.from(r.p), fitMs: r.fit_ms, cpuMs: r.fit_cpu_ms }));
     }
     return { available: true, versions: out.versions, models: fitted, peakRssMb: out.peak_rss_mb };
   } catch (err) {
