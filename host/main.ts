@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
+import { buildWasm, wasmIsStale } from './cli/build.ts';
 import { serve } from '@hono/node-server';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app.ts';
@@ -123,6 +124,9 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
 }
 
 async function main(): Promise<void> {
+  // `npm start`: build the engine only when its sources changed (host/cli/build.ts); the page's script is
+  // bundled by the server itself on first request (host/web/serve.ts).
+  if (wasmIsStale()) buildWasm();
   const running = await startService();
   const log = running.services.log;
   const stop = (signal: string) => {
