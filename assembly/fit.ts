@@ -8,7 +8,8 @@ import { sortIndices } from './sort';
 import { ColumnBins, binNumeric, binCategorical, numericBin, categoricalBin } from './binning';
 import { aucDeLong, aucZ, topLift, constLogLoss, sigmoid } from './stats';
 import { FitOutputs, FitState } from './fit-state';
-import { fitBags, fitPairs, combine, calibrate, scoreHeldOut } from './bags';
+import { startBags, putTask, afterBags, startPairs, afterPairs, notePairs, combine, calibrate, scoreHeldOut } from './bags';
+import { TaskCtx, PHASE_DONE, PHASE_BAGS, runTaskOf, outLen, loadBlock } from './tasks';
 import { buildModel } from './model';
 import {
   HELD_OUT_FRACTION, MIN_HELD_CLASS, MIN_TRAIN_MINORITY, PER_COLUMN_MINORITY, RESTATES_AUC, Z_AUC, Z_LOG_LOSS,
@@ -20,11 +21,20 @@ export { CROSS_FOLDS } from './tunables';
 /** The last fit's results, read by the host through index.ts. */
 export const outputs = new FitOutputs();
 
+// The fit between fitStart and its last phase (null when none is under way).
+let current: FitState | null = null;
+// A helper instance's task block (loadTasks) and its last task's output.
+const helper = new TaskCtx();
+let helperOut: usize = 0;
+let helperOutLen: i32 = 0;
+
 /**
- * Runs a fit. Inputs are pointers into this instance's memory (see index.ts for the ABI).
- * Returns OK with results in `outputs`, or an error status.
+ * Starts a fit: steps 1-4 and the not-yet check. Inputs are pointers into this instance's memory (see
+ * index.ts for the ABI). Returns OK or an error status; then the fit is either done (state in
+ * `outputs`: not_yet, no predictor) or in its bag phase: the host runs every task of each phase
+ * (runTask here, or on helper instances and putTask) and calls fitAdvance after each phase.
  */
-export function runFit(
+export function fitStart(
   n: i32, m: i32, eBytes: usize, eOffs: usize, y: usize, t: usize, k: usize, d: usize, c: usize,
 ): i32 {
   if (n < 1 || m < 0 || eOffs == 0 || y == 0 || (m > 0 && (k == 0 || d == 0 || c == 0))) return A.ERR_BAD_INPUT;
@@ -33,6 +43,7 @@ export function runFit(
     if (kj != A.KIND_SKIP && ldi(d, j) == 0) return A.ERR_BAD_INPUT;
     if (kj == A.KIND_CATEGORICAL && ldi(c, j) < 0) return A.ERR_BAD_INPUT;
   }
+  if (current != null) { current!.free(); current = null; }
   outputs.reset(n, m);
   const s = new FitState(outputs);
   s.n = n; s.m = m; s.entBytes = eBytes; s.entOffs = eOffs; s.outcome = y; s.times = t;
@@ -43,17 +54,96 @@ export function runFit(
   splitRows(s);
   binColumns(s); // 3-4
   if (notYet(s) || noPredictors(s)) { s.free(); return A.OK; } // 9a
-  fitBags(s); // 5-6
-  fitPairs(s); // 7
+  startBags(s); // 5-6: the bag phase
+  current = s;
+  return A.OK;
+}
+
+/** The phase under way (tasks.ts PHASE_*), PHASE_DONE when the fit is finished. */
+export function fitPhase(): i32 { return current == null ? PHASE_DONE : current!.ctx.phase; }
+/** Tasks of the phase under way. */
+export function fitTaskCount(): i32 { return current == null ? 0 : current!.nBags; }
+
+/**
+ * After every task of the phase is in: the next phase (pairs after bags), or the rest of the fit
+ * (combine, calibration, the held-out decision and the model), which ends it.
+ */
+export function fitAdvance(): i32 {
+  if (current == null) return A.ERR_BAD_INPUT;
+  const s = current!;
+  if (s.tasksLeft != 0) return A.ERR_BAD_INPUT;
+  if (s.ctx.phase == PHASE_BAGS) {
+    afterBags(s);
+    if (startPairs(s)) return A.OK; // 7: the pair phase
+  } else afterPairs(s);
+  notePairs(s);
+  s.ctx.free();
   combine(s); // 8
   if (!s.crossFit) {
-    calibrate(s); // 10 (cross-fitted folds calibrated their own bags in fitBags)
+    calibrate(s); // 10 (cross-fitted folds calibrated their own bags in afterBags)
     scoreHeldOut(s);
   }
   decide(s); // 9b
   // the model is served whatever the state, so a refusal can still be explained and compared
   buildModel(s);
   s.free();
+  current = null;
+  return A.OK;
+}
+
+/**
+ * Runs task k of the phase under way on this instance and takes its output (the fit's own instance), or,
+ * on a helper instance (loadTasks), keeps the output for the host to read (taskOutput).
+ */
+export function runTask(k: i32): i32 {
+  if (current != null) {
+    const s = current!;
+    if (k < 0 || k >= s.nBags) return A.ERR_BAD_INPUT;
+    const out = runTaskOf(s.ctx, k);
+    const ok = putTask(s, k, out, outLen);
+    release(out);
+    return ok ? A.OK : A.ERR_BAD_INPUT;
+  }
+  if (helper.phase == PHASE_DONE || k < 0 || k >= helper.nBags) return A.ERR_BAD_INPUT;
+  release(helperOut);
+  helperOut = runTaskOf(helper, k);
+  helperOutLen = outLen;
+  return A.OK;
+}
+
+/** The task block of the phase under way (for helper instances), and its length in bytes. */
+export function taskBlock(): usize { return current == null ? 0 : current!.ctx.block; }
+export function taskBlockLength(): i32 { return current == null ? 0 : current!.ctx.blockLen; }
+
+/** A helper instance takes a task block the host copied into its memory (it owns it from now on). */
+export function loadTasks(ptr: usize, len: i32): i32 {
+  if (current != null) return A.ERR_BAD_INPUT;
+  return loadBlock(helper, ptr, len) ? A.OK : A.ERR_BAD_INPUT;
+}
+export function taskOutput(): usize { return helperOut; }
+export function taskOutputLength(): i32 { return helperOutLen; }
+
+/** The fit's instance takes task k's output (f64 [len]) computed on a helper instance. */
+export function putTaskOutput(k: i32, ptr: usize, len: i32): i32 {
+  if (current == null) return A.ERR_BAD_INPUT;
+  return putTask(current!, k, ptr, len) ? A.OK : A.ERR_BAD_INPUT;
+}
+
+/** A whole fit on this instance: fitStart, then every task of every phase here, in task order. */
+export function runFit(
+  n: i32, m: i32, eBytes: usize, eOffs: usize, y: usize, t: usize, k: usize, d: usize, c: usize,
+): i32 {
+  const st = fitStart(n, m, eBytes, eOffs, y, t, k, d, c);
+  if (st != A.OK) return st;
+  while (current != null) {
+    const count = current!.nBags;
+    for (let i = 0; i < count; i++) {
+      const r = runTask(i);
+      if (r != A.OK) return r;
+    }
+    const r2 = fitAdvance();
+    if (r2 != A.OK) return r2;
+  }
   return A.OK;
 }
 
