@@ -350,8 +350,6 @@ function binColumns(s: FitState): void {
   const yTrain = allocF64(nTrain > 0 ? nTrain : 1);
   s.yTrain = yTrain;
   for (let q = 0; q < nTrain; q++) stf(yTrain, q, ldf(s.outcome, ldi(trainRows, q)));
-  const tmpScore = allocF64(nTrain > 0 ? nTrain : 1);
-  const tmpY = allocF64(nTrain > 0 ? nTrain : 1);
   for (let j = 0; j < m; j++) {
     const kj = ldi(s.kinds, j);
     if (kj == A.KIND_SKIP) { sti(out.exclusions, j, A.EXCL_HOST); colBins[j] = new ColumnBins(); continue; }
@@ -371,13 +369,12 @@ function binColumns(s: FitState): void {
       if (q == 0) { first = b; distinctBins = 1; } else if (b != first) { distinctBins = 2; break; }
     }
     if (distinctBins < 2) { sti(out.exclusions, j, A.EXCL_CONSTANT); continue; }
-    const auc = univariateAuc(kj, dst, trainRows, nTrain, yTrain, cb.nBins, tmpScore, tmpY);
+    const auc = univariateAuc(kj, dst, trainRows, nTrain, yTrain, cb.nBins);
     stf(out.columnAuc, j, auc);
     if (auc >= RESTATES_AUC) { sti(out.exclusions, j, A.EXCL_RESTATES); continue; }
     sti(usableIdx, u, j);
     u++;
   }
-  release(tmpScore); release(tmpY);
   s.u = u;
   out.setMetric(A.M_USABLE_COLUMNS, <f64>u);
   // the usable columns as the bags see them
@@ -391,31 +388,60 @@ function binColumns(s: FitState): void {
 
 /**
  * Held-in AUC of one column on its own: numeric columns rank by bin order (missing rows left out),
- * categorical columns by each bin's training positive rate. Reported as max(AUC, 1 - AUC).
+ * categorical columns by each bin's training positive rate. Reported as max(AUC, 1 - AUC). From the
+ * per-bin class counts: the Mann-Whitney count (ties half) is a sum of integers and halves, exact in
+ * f64, divided once by positives x negatives (a sort of every row per column cost more than the
+ * rest of steps 1-4 together on 100,000 rows).
  */
-function univariateAuc(kind: i32, bins: usize, rows: usize, nRows2: i32, ys: usize, nBins: i32, score: usize, yy: usize): f64 {
-  let k = 0;
-  if (kind == A.KIND_NUMERIC) {
-    for (let q = 0; q < nRows2; q++) {
-      const b = <i32>load<u8>(bins + <usize>ldi(rows, q));
-      if (b == 0) continue;
-      stf(score, k, <f64>b); stf(yy, k, ldf(ys, q)); k++;
-    }
-  } else {
-    const pos = allocF64(nBins), cnt = allocF64(nBins);
-    for (let q = 0; q < nRows2; q++) {
-      const b = <i32>load<u8>(bins + <usize>ldi(rows, q));
-      stf(cnt, b, ldf(cnt, b) + 1); stf(pos, b, ldf(pos, b) + ldf(ys, q));
-    }
-    for (let q = 0; q < nRows2; q++) {
-      const b = <i32>load<u8>(bins + <usize>ldi(rows, q));
-      stf(score, k, ldf(pos, b) / ldf(cnt, b)); stf(yy, k, ldf(ys, q)); k++;
-    }
-    release(pos); release(cnt);
+function univariateAuc(kind: i32, bins: usize, rows: usize, nRows2: i32, ys: usize, nBins: i32): f64 {
+  memory.fill(AUC_POS, 0, <usize>BIN_SLOTS << 3);
+  memory.fill(AUC_NEG, 0, <usize>BIN_SLOTS << 3);
+  for (let q = 0; q < nRows2; q++) {
+    const b = <i32>load<u8>(bins + <usize>ldi(rows, q));
+    if (kind == A.KIND_NUMERIC && b == 0) continue;
+    if (ldf(ys, q) > 0.5) stf(AUC_POS, b, ldf(AUC_POS, b) + 1); else stf(AUC_NEG, b, ldf(AUC_NEG, b) + 1);
   }
-  const r = aucDeLong(score, yy, k);
-  return r.auc >= 0.5 ? r.auc : 1 - r.auc;
+  // bins in score order: numeric by bin, categorical by positive rate (ties share a score)
+  let k = 0;
+  for (let b = kind == A.KIND_NUMERIC ? 1 : 0; b < nBins; b++) {
+    const c = ldf(AUC_POS, b) + ldf(AUC_NEG, b);
+    if (c == 0) continue;
+    stf(AUC_SCORE, b, kind == A.KIND_NUMERIC ? <f64>b : ldf(AUC_POS, b) / c);
+    sti(AUC_ORDER, k, b);
+    k++;
+  }
+  if (kind != A.KIND_NUMERIC) {
+    for (let i = 1; i < k; i++) { // insertion sort by score (k <= 256)
+      const b = ldi(AUC_ORDER, i);
+      const r = ldf(AUC_SCORE, b);
+      let j = i - 1;
+      while (j >= 0 && ldf(AUC_SCORE, ldi(AUC_ORDER, j)) > r) { sti(AUC_ORDER, j + 1, ldi(AUC_ORDER, j)); j--; }
+      sti(AUC_ORDER, j + 1, b);
+    }
+  }
+  let nPos = 0.0, nNeg = 0.0, wins = 0.0, negBelow = 0.0;
+  let i = 0;
+  while (i < k) {
+    const score = ldf(AUC_SCORE, ldi(AUC_ORDER, i));
+    let posIn = 0.0, negIn = 0.0;
+    while (i < k && ldf(AUC_SCORE, ldi(AUC_ORDER, i)) == score) {
+      const b = ldi(AUC_ORDER, i);
+      posIn += ldf(AUC_POS, b); negIn += ldf(AUC_NEG, b);
+      i++;
+    }
+    wins += posIn * negBelow + 0.5 * posIn * negIn;
+    negBelow += negIn; nPos += posIn; nNeg += negIn;
+  }
+  if (nPos == 0 || nNeg == 0) return 0.5;
+  const auc = wins / (nPos * nNeg);
+  return auc >= 0.5 ? auc : 1 - auc;
 }
+
+const BIN_SLOTS: i32 = 256;
+const AUC_POS = allocF64(BIN_SLOTS);
+const AUC_NEG = allocF64(BIN_SLOTS);
+const AUC_SCORE = allocF64(BIN_SLOTS);
+const AUC_ORDER = allocI32(BIN_SLOTS);
 
 // ---- 9a. not_yet, or no predictor left ----
 

@@ -1,7 +1,7 @@
 // Gated pair terms (engine.md step 7): pairs ranked by the gain of a 4-quadrant split of the main
 // model's residuals (FAST), the top few boosted per bag on coarse bins, and kept only when rows the
 // early stopping never saw agree across bags.
-import { ldf, stf, ldi, sti, allocF64, allocI32, release } from './mem';
+import { ldf, stf, ldi, sti, allocF64, allocI32, allocU8, release } from './mem';
 import { Bag, BIN_STRIDE, scoreBinned } from './boost';
 import { rowLogLoss, sigmoid } from './stats';
 import { sortIndices } from './sort';
@@ -231,17 +231,25 @@ export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: us
   release(mean);
   const nPairs = u * (u - 1) / 2;
   const gains = allocF64(nPairs), pa = allocI32(nPairs), pb = allocI32(nPairs), idx = allocI32(nPairs);
+  // each training row's coarse bin in every column, once (the pair loop below reads two bytes a row)
+  const coarseRows = allocU8(u * nRows);
+  for (let c = 0; c < u; c++) {
+    const src = bins + <usize>c * <usize>n, dst = coarseRows + <usize>c * <usize>nRows;
+    for (let q = 0; q < nRows; q++) store<u8>(dst + <usize>q, <u8>ps.coarse(c, <i32>load<u8>(src + <usize>ldi(rows, q))));
+  }
   let k = 0;
   for (let a = 0; a < u; a++) {
+    const colA = coarseRows + <usize>a * <usize>nRows;
     for (let b = a + 1; b < u; b++) {
       memory.fill(HG, 0, <usize>(COARSE * COARSE) << 3);
       memory.fill(HH, 0, <usize>(COARSE * COARSE) << 3);
       memory.fill(HN, 0, <usize>(COARSE * COARSE) << 3);
+      const colB = coarseRows + <usize>b * <usize>nRows;
       for (let q = 0; q < nRows; q++) {
-        const r = ldi(rows, q);
-        const o = ps.coarse(a, <i32>load<u8>(bins + <usize>a * <usize>n + <usize>r)) * COARSE
-          + ps.coarse(b, <i32>load<u8>(bins + <usize>b * <usize>n + <usize>r));
-        stf(HG, o, ldf(HG, o) + ldf(g, q)); stf(HH, o, ldf(HH, o) + ldf(h, q)); stf(HN, o, ldf(HN, o) + 1);
+        const o = (<usize>load<u8>(colA + <usize>q) * <usize>COARSE + <usize>load<u8>(colB + <usize>q)) << 3;
+        store<f64>(HG + o, load<f64>(HG + o) + load<f64>(g + (<usize>q << 3)));
+        store<f64>(HH + o, load<f64>(HH + o) + load<f64>(h + (<usize>q << 3)));
+        store<f64>(HN + o, load<f64>(HN + o) + 1);
       }
       stf(gains, k, bestQuadrantGain(ldi(ps.nCoarse, a), ldi(ps.nCoarse, b), 0));
       sti(pa, k, a); sti(pb, k, b); sti(idx, k, k);
@@ -257,7 +265,7 @@ export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: us
   for (let p = 0; p < count; p++) { sti(ps.cols, p * 2, ldi(pa, ldi(idx, p))); sti(ps.cols, p * 2 + 1, ldi(pb, ldi(idx, p))); }
   ps.tables = allocF64(nBags * count * COARSE * COARSE + 1);
   ps.final = allocF64(count * COARSE * COARSE + 1);
-  release(gains); release(pa); release(pb); release(idx); release(g); release(h);
+  release(gains); release(pa); release(pb); release(idx); release(g); release(h); release(coarseRows);
   return ps;
 }
 
