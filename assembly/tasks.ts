@@ -5,7 +5,7 @@
 import { PHASE_DONE, PHASE_BAGS, PHASE_PAIRS } from './abi';
 import { ldf, stf, ldi, sti, ldb, stb, ldl, stl, allocF64, allocI32, allocU8, release } from './mem';
 import { mix64 } from './hash';
-import { sortIndices } from './sort';
+import { sortByU64Key } from './sort';
 import { Bag, boostMains, boostStagewise, scoreBinned, BIN_STRIDE } from './boost';
 import { PairSet, boostPairsBag, PAIR_COARSE } from './pairs';
 import {
@@ -153,12 +153,8 @@ function bagPool(ctx: TaskCtx, bg: i32): BagRows {
   return from;
 }
 
-// u64 key of each row of the bag being drawn (AS function pointers carry no closure)
+// u64 key of each row of the bag being drawn
 let bagKey: usize = 0;
-function cmpBagKey(a: i32, b: i32): i32 {
-  const x = ldl(bagKey, a), y = ldl(bagKey, b);
-  return x < y ? -1 : (x > y ? 1 : 0);
-}
 
 /**
  * Draws bag bg from its pool: a stratified 15% validation part keyed on (bag, entity hash), so whole
@@ -176,8 +172,8 @@ function drawBag(ctx: TaskCtx, bg: i32, from: BagRows): Bag {
     stl(bagKey, q, mix64(ldl(ctx.hash, ldi(rows, q)) ^ seed));
     if (ldf(ys, q) == 1) sti(posList, np++, q); else sti(negList, nn++, q);
   }
-  sortIndices(posList, np, cmpBagKey);
-  sortIndices(negList, nn, cmpBagKey);
+  sortByU64Key(posList, np, bagKey); // = sortIndices(posList, np, by key), radix
+  sortByU64Key(negList, nn, bagKey);
   // inValid: 0 unused, 1 validation, 2 training (both stratified, drawn in bag-key order)
   const validShare = Math.min(BAG_VALID_FRACTION, MAX_BAG_VALID / <f64>nR);
   const vp = <i32>Math.round(<f64>np * validShare), vn = <i32>Math.round(<f64>nn * validShare);
