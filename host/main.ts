@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app.ts';
-import { openSqliteStore } from './store/index.ts';
+import { openStore, StoreError } from './store/index.ts';
 import { KeyRing } from './signing/index.ts';
 import { FitPool, loadEngine } from './engine/index.ts';
 import { startSweeper } from './operations/datasets/sweeper.ts';
@@ -21,6 +21,9 @@ import { FitCache } from './operations/ask/fits.ts';
 import { RecordCache } from './operations/datasets/read.ts';
 import { OPERATIONS, taskExecutorsOf } from './operations/index.ts';
 import { UsageMeter } from './operations/usage-meter.ts';
+
+/** Idle keep-alive lifetime of a connection (see where the server is made). */
+const KEEP_ALIVE_MS = 65_000;
 
 export interface StartOptions {
   log?: Logger;
@@ -46,7 +49,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
   const now = opts.now ?? Date.now;
 
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const store = await openSqliteStore(config.dataDir, { now });
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, now });
   let pool: FitPool | undefined;
   try {
     // Signing keys are made on first start and kept in the store (architecture.md "Runtime pieces").
@@ -77,6 +80,11 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
       s.once('listening', () => resolve(s));
       s.once('error', reject);
     });
+    // Idle keep-alive connections stay open longer than any client or load balancer keeps them (HAProxy's
+    // and undici's defaults are shorter), so the server is never the side that closes a connection just as
+    // a client sends on it (a reset the client cannot retry for a POST).
+    server.keepAliveTimeout = KEEP_ALIVE_MS;
+    server.headersTimeout = KEEP_ALIVE_MS + 1000;
     const { port } = server.address() as AddressInfo;
     const host = !opts.hostname || opts.hostname === '0.0.0.0' || opts.hostname === '::' ? 'localhost' : opts.hostname;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -134,7 +142,7 @@ async function main(): Promise<void> {
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   main().catch((err: unknown) => {
     // A bad setting is the operator's to fix: say which, without a stack trace.
-    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
+    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err instanceof StoreError ? err.message : err);
     process.exit(1);
   });
 }
