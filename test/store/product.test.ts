@@ -1,10 +1,9 @@
 // The store of contract 1.1 (migration 4): model links per namespace with expiry and deletion, usage per
-// namespace, stored answers in parts, profiles; and the migration of links made before it.
-import { describe, expect, it } from 'vitest';
+// namespace, stored answers in parts, profiles; and the migration of links made before it. Both dialects.
+import { expect, it } from 'vitest';
 import type { NewModel } from '../../host/store/index.ts';
-import { openSqliteClient } from '../../host/store/sqlite.ts';
 import { MIGRATIONS, renderMigration } from '../../host/store/migrations.ts';
-import { HOUR, openStore, T0, tempDir, text } from './helpers.ts';
+import { describeStores, HOUR, T0, text } from './helpers.ts';
 
 const DAY = 24 * HOUR;
 const FIT = 'mr1_' + 'a'.repeat(32);
@@ -21,7 +20,7 @@ const model = (over: Partial<NewModel> = {}): NewModel => ({
   ...over,
 });
 
-describe('model links', () => {
+describeStores('model links', ({ dialect, openStore, newPlace, openClient }) => {
   it('links a namespaced ref to the shared fit; the link knows its namespace, fit and expiry', async () => {
     const store = await openStore();
     const put = await store.putModel(model({ model_ref: NS_REF, fit_ref: FIT, namespace: 'acme' }));
@@ -66,12 +65,13 @@ describe('model links', () => {
     expect(await store.getModelByFitKey('fk_1')).not.toBeNull();
   });
 
-  it('migration 4 gives links made before it their fit and 90 days from when they were made', async () => {
-    const dir = tempDir();
-    const db = openSqliteClient(`${dir}/store.sqlite`);
+  it('migration 5 gives links made before it their fit and 90 days from when they were made', async () => {
+    const place = await newPlace();
+    const db = openClient(place);
     await db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)');
-    for (const m of MIGRATIONS.filter((x) => x.version < 4)) {
-      await db.exec(renderMigration(m.sql, 'sqlite'));
+    for (const m of MIGRATIONS.filter((x) => x.version < 5)) {
+      const sql = renderMigration(m.sql, dialect);
+      if (sql.trim() !== '') await db.exec(sql);
       await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, T0]);
     }
     await db.run('INSERT INTO fits (model_ref, fit_key, record_hash, bytes, meta, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
@@ -89,8 +89,7 @@ describe('model links', () => {
       T0,
     ]);
     await db.run('INSERT INTO usage_ledger (workspace_id, kind, count, at) VALUES (?, ?, ?, ?)', ['ws_1', 'decision', 4, T0]);
-    await db.close();
-    const store = await openStore(dir);
+    const store = await openStore(place);
     expect(await store.getModelLink('ws_1', FIT)).toMatchObject({
       namespace: '',
       fit_ref: FIT,
@@ -101,7 +100,7 @@ describe('model links', () => {
   });
 });
 
-describe('usage per namespace', () => {
+describeStores('usage per namespace', ({ openStore }) => {
   it('keeps each namespace apart; the workspace total is their sum', async () => {
     const store = await openStore();
     await store.recordUsage({ workspace_id: 'ws_1', kind: 'decision', count: 3, at: T0 });
@@ -114,7 +113,7 @@ describe('usage per namespace', () => {
   });
 });
 
-describe('stored answers', () => {
+describeStores('stored answers', ({ openStore }) => {
   it('reads an answer only once finished, part by part, within its workspace; the sweeper drops it after expiry', async () => {
     const store = await openStore();
     const expires = T0 + DAY;
@@ -151,7 +150,7 @@ describe('stored answers', () => {
   });
 });
 
-describe('profiles', () => {
+describeStores('profiles', ({ openStore }) => {
   it('keeps one per workspace and namespace, replaced whole', async () => {
     const store = await openStore();
     expect(await store.getProfile('ws_1', '')).toBeNull();
