@@ -186,7 +186,7 @@ export function scoreCases(mod: EngineModule, model: Model, cases: RawTable): Sc
 }
 
 // One frozen object per distinct reason in a scored batch (column, bin, strength, value): 10,000
-// cases repeat a few hundred reasons, and a Verdict writes each one's text once (canonicalJsonShared).
+// cases repeat a few hundred reasons, which an answer and its Verdict then hold once in memory.
 // Kept with the batch's output, so it lives exactly as long as the batch: keyed by number, then by
 // the value itself (a Map tells 7 from "7").
 const batchReasons = new WeakMap<ScoreOutput, Map<number, Map<string | number | null, ReasonOut>>>();
