@@ -6,14 +6,15 @@ import { PageRequestSchema, parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from 
 import type { OpContext, OpResult } from '../services.ts';
 import { formatAnswers, MCP_PAGE_CHARS, PAGE_OVERHEAD_CHARS, pageFields, pageInfo, sliceAnswers } from './ask/formats.ts';
 import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation } from './operation.ts';
-import { openCursor, readStoredText } from './stored-answers.ts';
+import { openCursor, readStoredAnswer } from './stored-answers.ts';
 
 async function runPage(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const req = parseBody(PageRequestSchema, raw);
   const { ref, offset } = openCursor(ctx, req.cursor);
-  const text = await readStoredText(ctx, ref);
-  if (text === null) throw new ServiceError('unknown_link', 'cursor: its answer is no longer stored', { field: 'cursor' });
-  let body = JSON.parse(text) as Record<string, unknown> & { answers?: Record<string, Record<string, unknown>> };
+  const stored = await readStoredAnswer(ctx, ref);
+  if (stored === null) throw new ServiceError('unknown_link', 'cursor: its answer is no longer stored', { field: 'cursor' });
+  // never changed: slices and compact copies are new objects
+  let body = stored as Record<string, unknown> & { answers?: Record<string, Record<string, unknown>> };
   if (req.response_format === 'compact') body = formatAnswers(body, 'compact');
   const slice = sliceAnswers(body.answers ?? {}, offset, MCP_PAGE_CHARS - PAGE_OVERHEAD_CHARS, pageFields);
   return { status: 200, body: { status: 'done', answers: slice.answers, page: pageInfo(ctx, ref, slice.next) } };

@@ -7,6 +7,7 @@ import type { StoredAnswer, StoredAnswerKind } from '../store/index.ts';
 import type { Config, OpContext } from '../services.ts';
 import { tokenCodec } from './hmac-token.ts';
 import { newId } from './ids.ts';
+import { WeightedLru } from './lru.ts';
 
 /** additions 2.11: valid 24 hours from the answer's completion. */
 export const ANSWER_TTL_MS = 24 * 60 * 60 * 1000;
@@ -70,21 +71,25 @@ export class AnswerWriter {
   }
 }
 
-/** Stores `text` (a whole answer's JSON) in parts; with `id`, once (a stored one of that id is reused). */
-export async function storeAnswerText(ctx: OpContext, text: string, id?: string): Promise<StoredRef> {
-  if (id !== undefined) {
-    const known = await ctx.services.store.getStoredAnswer(ctx.caller!.workspaceId, id);
-    if (known) return { id, kind: known.kind, expiresAt: known.expires_at };
-  }
-  const w = new AnswerWriter(ctx, 'json', id);
-  for (let at = 0; at < text.length;) {
-    let end = Math.min(text.length, at + ANSWER_PART_BYTES);
-    // never cut a surrogate pair: each part is encoded to UTF-8 on its own
-    if (end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1])) end--;
-    await w.add(text.slice(at, end));
-    at = end;
-  }
-  return w.finish();
+/**
+ * Stores `text` (a whole answer's JSON, already in memory) in parts, in one transaction; with `id`, once
+ * (a stored one of that id is reused: a task's answer polled many times).
+ */
+export async function storeAnswerText(ctx: OpContext, text: string, id: string = newId('sa_')): Promise<StoredRef> {
+  const { store, now } = ctx.services;
+  const workspace = ctx.caller!.workspaceId;
+  const known = await store.getStoredAnswer(workspace, id);
+  if (known) return { id, kind: known.kind, expiresAt: known.expires_at };
+  const bytes = Buffer.from(text, 'utf8');
+  const parts: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length; at += ANSWER_PART_BYTES) parts.push(bytes.subarray(at, at + ANSWER_PART_BYTES));
+  const at = now();
+  const ref: StoredRef = { id, kind: 'json', expiresAt: at + ANSWER_TTL_MS };
+  await store.putStoredAnswer(
+    { workspace_id: workspace, id, kind: 'json', parts: parts.length, byte_count: bytes.length, created_at: at, expires_at: ref.expiresAt },
+    parts,
+  );
+  return ref;
 }
 
 /** `{base_url}/v1/exports/<token>` for a stored answer (additions 2.11). */
@@ -165,7 +170,29 @@ export function streamStoredAnswer(ctx: OpContext, a: StoredAnswer, signal?: Abo
   );
 }
 
-/** The whole text of a stored JSON answer (svc_page reads it to slice a page), or null when gone. */
+/**
+ * Stored JSON answers kept parsed while an agent pages through them (svc_page slices the same answer
+ * page after page: 10,000 cases with reasons are about a hundred pages of 60,000 characters). Weighed by
+ * the answer's text length. One per running service.
+ */
+export class StoredAnswerCache {
+  readonly parsed = new WeightedLru<string, Record<string, unknown>>(96 * 1024 * 1024);
+}
+
+/** A stored JSON answer parsed (from this process's cache when it read it lately), or null when gone. */
+export async function readStoredAnswer(ctx: OpContext, ref: StoredRef): Promise<Record<string, unknown> | null> {
+  const key = `${ctx.caller!.workspaceId}/${ref.id}`;
+  const { parsed } = ctx.services.storedAnswers;
+  const known = parsed.get(key);
+  if (known) return known;
+  const text = await readStoredText(ctx, ref);
+  if (text === null) return null;
+  const body = JSON.parse(text) as Record<string, unknown>;
+  parsed.set(key, body, text.length);
+  return body;
+}
+
+/** The whole text of a stored JSON answer, or null when gone. */
 export async function readStoredText(ctx: OpContext, ref: StoredRef): Promise<string | null> {
   const a = await ctx.services.store.getStoredAnswer(ctx.caller!.workspaceId, ref.id);
   if (!a) return null;

@@ -37,6 +37,23 @@ export function answerQueries(db: SqlClient): AnswerStore {
       );
     },
 
+    putStoredAnswer(a, parts) {
+      return db.transaction(async (tx) => {
+        for (let i = 0; i < parts.length; i++) {
+          await tx.run('INSERT INTO stored_answer_parts (answer_id, seq, content, expires_at) VALUES (?, ?, ?, ?)', [
+            a.id,
+            i + 1,
+            toBytes(parts[i]),
+            a.expires_at,
+          ]);
+        }
+        await tx.run(
+          'INSERT INTO stored_answers (workspace_id, id, kind, parts, byte_count, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          [a.workspace_id, a.id, a.kind, a.parts, a.byte_count, a.created_at, a.expires_at],
+        );
+      });
+    },
+
     async getStoredAnswer(workspace_id, id) {
       const r = await db.get<StoredAnswerRow>(
         'SELECT workspace_id, id, kind, parts, byte_count, created_at, expires_at FROM stored_answers WHERE workspace_id = ? AND id = ?',

@@ -146,6 +146,8 @@ export interface AnswerStore {
   putStoredAnswerPart(p: StoredAnswerPart): Promise<void>;
   /** Written after its parts: from then on the answer is readable. */
   finishStoredAnswer(a: StoredAnswer): Promise<void>;
+  /** A whole answer held in memory: its parts and header in one transaction (one sync instead of one per part). */
+  putStoredAnswer(a: StoredAnswer, parts: ReadonlyArray<Uint8Array | string>): Promise<void>;
   getStoredAnswer(workspace_id: string, id: string): Promise<StoredAnswer | null>;
   getStoredAnswerPart(answer_id: string, seq: number): Promise<Uint8Array | null>;
 }

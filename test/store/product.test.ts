@@ -150,6 +150,19 @@ describeStores('stored answers', ({ openStore }) => {
   });
 });
 
+describeStores('whole stored answers', ({ openStore }) => {
+  it('writes every part and the header in one transaction, readable at once', async () => {
+    const store = await openStore();
+    const a = { workspace_id: 'ws_1', id: 'sa_w', kind: 'json' as const, parts: 2, byte_count: 7, created_at: T0, expires_at: T0 + DAY };
+    await store.putStoredAnswer(a, [Buffer.from('{"a":'), '1}']);
+    expect(await store.getStoredAnswer('ws_1', 'sa_w')).toEqual(a);
+    expect(text((await store.getStoredAnswerPart('sa_w', 1))!) + text((await store.getStoredAnswerPart('sa_w', 2))!)).toBe('{"a":1}');
+    // the same id again fails whole: nothing half-written stays behind
+    await expect(store.putStoredAnswer(a, ['x'])).rejects.toThrow();
+    expect(text((await store.getStoredAnswerPart('sa_w', 1))!)).toBe('{"a":');
+  });
+});
+
 describeStores('profiles', ({ openStore }) => {
   it('keeps one per workspace and namespace, replaced whole', async () => {
     const store = await openStore();
