@@ -10,6 +10,7 @@ import { rowsToTable } from '../host/table/rows.ts';
 import { loadPenguins, loadTelco, loadWdbc, repoRoot, syntheticTable } from './datasets.ts';
 import { formatHonestyMarkdown, HONESTY_TARGET, runHonesty, type HonestyRow } from './honesty.ts';
 import { formatServiceMarkdown, runServiceBench, type ServiceBench } from './service.ts';
+import { formatProductMarkdown, runProductBench, type ProductBench } from './product.ts';
 import { ENGINE_MODEL, formatQualityMarkdown, runQuality, type EngineFit, type QualityResults } from './quality.ts';
 import {
   engineInput,
@@ -40,6 +41,7 @@ const OPTIONS = {
   BENCH_SCORE_CASES: num('BENCH_SCORE_CASES', 10_000),
   BENCH_PYTHON: num('BENCH_PYTHON', 1),
   BENCH_SERVICE: num('BENCH_SERVICE', 1),
+  BENCH_PRODUCT: num('BENCH_PRODUCT', 1),
   BENCH_BROWSER: num('BENCH_BROWSER', 1),
 };
 const SYNTH_SEED = 7;
@@ -387,6 +389,7 @@ function markdown(speed: SpeedResults, quality: QualityResults, honesty: Honesty
     formatHonestyMarkdown(honesty),
     '',
     ...(service ? [formatServiceMarkdown(service)] : []),
+    ...(product ? [formatProductMarkdown(product)] : []),
     ...browserSection(),
   ].join('\n');
 }
@@ -419,6 +422,12 @@ let service: ServiceBench | undefined;
 if (OPTIONS.BENCH_SERVICE !== 0) {
   log('service: REST latency, load, datasets, uploads, events shape');
   service = await runServiceBench((l) => log(`service: ${l}`));
+}
+// issue 16: model_ref scoring beside the cached ask by ids, and the export of a 100,000-case rank
+let product: ProductBench | undefined;
+if (OPTIONS.BENCH_PRODUCT !== 0) {
+  log('product: scoring by model_ref, exports');
+  product = await runProductBench((l) => log(`product: ${l}`));
 }
 let browserBench: string | undefined;
 if (OPTIONS.BENCH_BROWSER !== 0 && existsSync('/usr/bin/chromium')) {
