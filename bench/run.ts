@@ -31,6 +31,7 @@ import {
   type QualityResults,
   type TableComparison,
 } from './quality.ts';
+import { formatProductMarkdown, runProductBench, type ProductBench } from './product.ts';
 import {
   engineInput,
   runChild,
@@ -66,6 +67,7 @@ const OPTIONS = {
   BENCH_SCORE_CASES: num('BENCH_SCORE_CASES', 10_000),
   BENCH_PYTHON: num('BENCH_PYTHON', 1),
   BENCH_SERVICE: num('BENCH_SERVICE', 1),
+  BENCH_PRODUCT: num('BENCH_PRODUCT', 1),
   BENCH_BROWSER: num('BENCH_BROWSER', 1),
   BENCH_SCALE: num('BENCH_SCALE', 1),
   BENCH_SCALE_PROBE_RATE: num('BENCH_SCALE_PROBE_RATE', 20),
@@ -550,6 +552,7 @@ function markdown(speed: SpeedResults, quality: QualityResults, honesty: Honesty
     ...(scale
       ? [formatScaleMarkdown(scale), '']
       : ['## Scale: a stored record from a cold start', '', 'Not measured in this run (BENCH_SCALE=0).', '']),
+    ...(product ? [formatProductMarkdown(product)] : []),
     ...browserSection(),
   ].join('\n');
 }
@@ -638,6 +641,12 @@ if (OPTIONS.BENCH_SCALE !== 0 && scaleSizes.length) {
     python: OPTIONS.BENCH_PYTHON !== 0,
     log: (l) => log(`scale: ${l}`),
   });
+}
+// issue 16: model_ref scoring beside the cached ask by ids, and the export of a 100,000-case rank
+let product: ProductBench | undefined;
+if (OPTIONS.BENCH_PRODUCT !== 0) {
+  log('product: scoring by model_ref, exports');
+  product = await runProductBench((l) => log(`product: ${l}`));
 }
 let browserBench: string | undefined;
 if (OPTIONS.BENCH_BROWSER !== 0 && existsSync('/usr/bin/chromium')) {

@@ -20,6 +20,7 @@ import { LeaseKeeper } from './operations/leases.ts';
 import { RateLimits } from './operations/rate-limits.ts';
 import { FitCache } from './operations/ask/fits.ts';
 import { RecordCache } from './operations/datasets/read.ts';
+import { StoredAnswerCache } from './operations/stored-answers.ts';
 import { OPERATIONS, taskExecutorsOf } from './operations/index.ts';
 import { UsageMeter } from './operations/usage-meter.ts';
 
@@ -73,6 +74,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
       limits: new RateLimits(config, now),
       fitCache: new FitCache(),
       records: new RecordCache(),
+      storedAnswers: new StoredAnswerCache(),
     };
     const app = createApp(services, OPERATIONS);
 

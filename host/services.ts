@@ -11,6 +11,7 @@ import type { TaskRunner } from './operations/tasks.ts';
 import type { RateLimits } from './operations/rate-limits.ts';
 import type { FitCache } from './operations/ask/fits.ts';
 import type { RecordCache } from './operations/datasets/read.ts';
+import type { StoredAnswerCache } from './operations/stored-answers.ts';
 
 export type { Config } from './config.ts';
 
@@ -35,6 +36,8 @@ export interface Services {
   fitCache: FitCache;
   /** Parsed tables of sealed datasets. */
   records: RecordCache;
+  /** Stored answers kept parsed while they are paged (additions 2.3 svc_page). */
+  storedAnswers: StoredAnswerCache;
 }
 
 export interface Caller {

@@ -4,7 +4,16 @@ import type { Cell, RawTable } from '../table/types.ts';
 import { encodeCategorical, isMissing, parseNumber } from '../table/typing.ts';
 import { entityKey, timeReaderFor } from '../table/select.ts';
 
-export type ExclusionWhy = 'entity' | 'time' | 'identifier' | 'constant' | 'restates_outcome' | 'unusable' | 'outcome';
+export type ExclusionWhy =
+  | 'entity'
+  | 'time'
+  | 'identifier'
+  | 'constant'
+  | 'restates_outcome'
+  | 'unusable'
+  | 'outcome'
+  // additions 2.2: a namespace profile's `exclude`
+  | 'excluded_by_caller';
 
 export interface EncodedColumn {
   name: string;

@@ -17,6 +17,11 @@ import { registerOperation } from './register.ts';
 import { exportModelOperation } from './export-model.ts';
 import { uploadOperation } from './datasets/upload.ts';
 import { healthzOperation, jwksOperation } from './well-known.ts';
+import { profileOperation } from './profile.ts';
+import { pageOperation } from './page.ts';
+import { extendModelOperation } from './extend-model.ts';
+import { deleteModelOperation } from './delete-model.ts';
+import { downloadAnswerOperation } from './download-answer.ts';
 
 export type { Operation } from './operation.ts';
 
@@ -33,6 +38,12 @@ export const OPERATIONS: readonly Operation[] = [
   attestOperation,
   evidenceOperation,
   registerOperation,
+  // contract 1.1 (additions 2.2, 2.3, 2.5, 2.6, 2.11)
+  profileOperation,
+  pageOperation,
+  extendModelOperation,
+  deleteModelOperation,
+  downloadAnswerOperation,
   exportModelOperation,
   uploadOperation,
   jwksOperation,

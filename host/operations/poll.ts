@@ -2,14 +2,19 @@
 import { reviveProblem, ServiceError, type StoredProblem } from '../errors.ts';
 import { PollRequestSchema, parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
 import type { OpContext, OpResult } from '../services.ts';
-import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation } from './operation.ts';
+import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation, type OperationRequest } from './operation.ts';
+import { replyInFormat } from './ask/formats.ts';
 import { RETRY_AFTER_MS } from './tasks.ts';
 
-async function runPoll(ctx: OpContext, raw: unknown): Promise<OpResult> {
-  const { task_id } = parseBody(PollRequestSchema, raw);
+async function runPoll(ctx: OpContext, raw: unknown, req: OperationRequest): Promise<OpResult> {
+  const { task_id, response_format } = parseBody(PollRequestSchema, raw);
   const task = await ctx.services.store.getTask(ctx.caller!.workspaceId, task_id);
   if (!task) throw new ServiceError('unknown_task', `no task ${task_id} in this workspace (tasks are kept 24 hours)`, { field: 'task_id' });
-  if (task.status === 'done') return { status: 200, body: JSON.parse(task.result!) };
+  if (task.status === 'done') {
+    // additions 3.3/3.7: compact, or paged over MCP; the full answer is stored once per task for its links
+    const done: OpResult = { status: 200, body: JSON.parse(task.result!), bodyJson: () => task.result! };
+    return replyInFormat(ctx, done, { format: response_format ?? 'full', transport: req.transport, storedId: `sa_${task_id.slice(3)}` });
+  }
   if (task.status === 'failed') throw reviveProblem(JSON.parse(task.problem!) as StoredProblem);
   return {
     status: 202,
