@@ -70,17 +70,20 @@ export function evidenceQueries(db: SqlClient): EvidenceStore {
       // Rows go in one fixed order (by their unique key; a stable sort, so of two items with one
       // event_id the batch's first is the one written): two batches sharing events then take their
       // key locks in the same order and wait for each other instead of deadlocking (PostgreSQL).
-      const ordered = [...items].sort(byEventKey);
+      const ordered = items.map((o, i) => ({ o, i })).sort((a, b) => byEventKey(a.o, b.o));
       return db.transaction(async (tx) => {
+        const writtenEach = new Array<boolean>(items.length).fill(false);
         let written = 0;
-        for (const o of ordered) {
-          written += await tx.run(
+        for (const { o, i } of ordered) {
+          const n = await tx.run(
             `INSERT INTO outcomes (${OUTCOME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
              ON CONFLICT (workspace_id, model_ref, event_id) DO NOTHING`,
             [o.workspace_id, o.model_ref, o.entity_id, o.outcome, o.observed_at, o.event_id, o.created_at],
           );
+          writtenEach[i] = n > 0;
+          written += n;
         }
-        return { written, duplicates: items.length - written };
+        return { written, duplicates: items.length - written, written_each: writtenEach };
       });
     },
 

@@ -35,6 +35,9 @@ export interface Migration {
 //    default model_ttl_days) after they were made. Usage is metered per namespace. Large answers are kept
 //    24 hours in parts of about 1 MiB (answer_url, export CSV, svc_page cursors), and each namespace may
 //    have a profile.
+// 200 (renumbered on merge): contract 1.1 track record (additions 2.1): what each answered case was told
+//    (yesno, score, a rank's top_k; never choice), kept per workspace and model_ref for pairing with
+//    reported outcomes; outcomes get an index by case for that pairing.
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -289,6 +292,26 @@ CREATE TABLE profiles (
 ALTER TABLE stored_answer_parts ALTER COLUMN content SET COMPRESSION lz4;
 `,
     },
+  },
+  {
+    version: 200,
+    name: 'answered cases kept for the track record',
+    // DOUBLE PRECISION is REAL in SQLite (type affinity by name) and float8 in PostgreSQL: the chance as computed.
+    sql: `
+CREATE TABLE answered_cases (
+  workspace_id TEXT NOT NULL,
+  model_ref TEXT NOT NULL,
+  entity_id TEXT NOT NULL,
+  answer_id TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  issued_at BIGINT NOT NULL,
+  p DOUBLE PRECISION NOT NULL,
+  band TEXT,
+  level TEXT,
+  PRIMARY KEY (workspace_id, model_ref, entity_id, answer_id)
+);
+CREATE INDEX outcomes_by_case ON outcomes (workspace_id, model_ref, entity_id);
+`,
   },
 ];
 

@@ -225,6 +225,8 @@ export interface OutcomeRecord {
 export interface WriteOutcomesResult {
   written: number;
   duplicates: number;
+  /** Per item, in the order given: true when written, false when a duplicate (additions 3.9 per-row results). */
+  written_each: boolean[];
 }
 
 export interface AttestationRecord {

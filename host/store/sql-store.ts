@@ -7,6 +7,7 @@ import { modelQueries } from './models.ts';
 import { replayQueries } from './replay.ts';
 import type { SqlClient } from './sql.ts';
 import { taskQueries } from './tasks.ts';
+import { trackRecordQueries } from './track-record.ts';
 import type { Store } from './types.ts';
 
 /** spec 8: idempotency keys, answers, poll results and unused datasets are kept 24 hours. */
@@ -27,6 +28,7 @@ export function createSqlStore(db: SqlClient): Store {
     ...evidenceQueries(db),
     ...answerQueries(db),
     ...profileQueries(db),
+    ...trackRecordQueries(db),
 
     async sweep(now, retention_ms = RETENTION_MS) {
       const cutoff = now - retention_ms;

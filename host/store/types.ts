@@ -30,8 +30,10 @@ import type {
   InsertAttestationResult,
   SweepResult,
 } from './records.ts';
+import type { TrackRecordStore } from './track-record.ts';
 
 export type * from './records.ts';
+export type { AnsweredCase, KeptAnswers, TrackRecordStore } from './track-record.ts';
 
 export interface WorkspaceStore {
   createWorkspace(name: string, created_at?: number): Promise<Workspace>;
@@ -159,7 +161,10 @@ export interface ProfileStore {
 }
 
 export interface EvidenceStore {
-  /** One transaction: all rows or none; a repeated event_id counts as a duplicate. */
+  /**
+   * One transaction: all rows or none; a repeated event_id counts as a duplicate (`written_each` says which
+   * item was written, in the items' order; of two items with one event_id the first is written).
+   */
   writeOutcomes(items: OutcomeRecord[]): Promise<WriteOutcomesResult>;
   listOutcomes(workspace_id: string, model_ref: string): Promise<OutcomeRecord[]>;
   insertAttestation(a: AttestationRecord): Promise<InsertAttestationResult>;
@@ -178,7 +183,8 @@ export interface Store
     UsageStore,
     EvidenceStore,
     AnswerStore,
-    ProfileStore {
+    ProfileStore,
+    TrackRecordStore {
   /**
    * Removes idempotency records and tasks not updated for retention_ms (default 24 h), datasets unused that
    * long, and stored answers past their expiry.

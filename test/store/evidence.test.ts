@@ -52,10 +52,13 @@ describeStores('outcomes', ({ openStore }) => {
     expect(await store.writeOutcomes([outcome('e1'), outcome('e2', { entity_id: 'c2', outcome: 0 })])).toEqual({
       written: 2,
       duplicates: 0,
+      written_each: [true, true],
     });
+    // per item in the order given (additions 3.9): of two items with one event_id the first is written
     expect(await store.writeOutcomes([outcome('e2'), outcome('e3', { observed_at: T0 + 1 }), outcome('e3')])).toEqual({
       written: 1,
       duplicates: 2,
+      written_each: [false, true, false],
     });
     const listed = await store.listOutcomes('ws_1', REF);
     expect(listed.map((o) => [o.event_id, o.outcome])).toEqual([
@@ -74,20 +77,20 @@ describeStores('outcomes', ({ openStore }) => {
 
   it('writes items without an event id every time', async () => {
     const store = await openStore();
-    expect(await store.writeOutcomes([outcome(null), outcome(null)])).toEqual({ written: 2, duplicates: 0 });
+    expect(await store.writeOutcomes([outcome(null), outcome(null)])).toEqual({ written: 2, duplicates: 0, written_each: [true, true] });
   });
 
   it('keeps event ids apart per workspace and model', async () => {
     const store = await openStore();
     await store.writeOutcomes([outcome('e1')]);
     const r = await store.writeOutcomes([outcome('e1', { workspace_id: 'ws_2' }), outcome('e1', { model_ref: 'mr1_' + 'b'.repeat(32) })]);
-    expect(r).toEqual({ written: 2, duplicates: 0 });
+    expect(r).toEqual({ written: 2, duplicates: 0, written_each: [true, true] });
     expect(await store.listOutcomes('ws_2', REF)).toHaveLength(1);
   });
 
   it('accepts an empty batch', async () => {
     const store = await openStore();
-    expect(await store.writeOutcomes([])).toEqual({ written: 0, duplicates: 0 });
+    expect(await store.writeOutcomes([])).toEqual({ written: 0, duplicates: 0, written_each: [] });
   });
 });
 

@@ -1,0 +1,80 @@
+// The answers kept for the track record (additions 2.1): kept once per case and answer, counted, and read
+// back only for cases with a reported outcome under the same model_ref. Both dialects.
+import { expect, it } from 'vitest';
+import type { AnsweredCase, OutcomeRecord } from '../../host/store/index.ts';
+import { ROWS_PER_INSERT } from '../../host/store/track-record.ts';
+import { describeStores, T0 } from './helpers.ts';
+
+const REF = 'mr1_' + 'a'.repeat(32);
+const OTHER = 'mr1_' + 'b'.repeat(32);
+
+const told = (entity_id: string, over: Partial<AnsweredCase> = {}): AnsweredCase => ({
+  workspace_id: 'ws_1',
+  namespace: '',
+  model_ref: REF,
+  entity_id,
+  answer_id: 'an_1',
+  issued_at: T0,
+  p: 0.25,
+  band: null,
+  level: null,
+  ...over,
+});
+
+const outcome = (entity_id: string, over: Partial<OutcomeRecord> = {}): OutcomeRecord => ({
+  workspace_id: 'ws_1',
+  model_ref: REF,
+  entity_id,
+  outcome: 1,
+  observed_at: T0,
+  event_id: `ev_${entity_id}`,
+  created_at: T0,
+  ...over,
+});
+
+describeStores('answered cases kept for the track record', ({ openStore }) => {
+  it('counts every kept case, and reads back only those with an outcome under the same model, in case and time order', async () => {
+    const store = await openStore();
+    await store.keepAnsweredCases([
+      told('c2', { p: 0.125, band: 'act', level: 'unlikely' }),
+      told('c1'),
+      told('c3'),
+      told('c1', { workspace_id: 'ws_2' }),
+      told('c1', { model_ref: OTHER }),
+    ]);
+    await store.keepAnsweredCases([told('c1', { answer_id: 'an_0', issued_at: T0 + 5, p: 0.5 })]);
+    await store.writeOutcomes([outcome('c1'), outcome('c2'), outcome('c9')]);
+    const kept = await store.keptAnswers('ws_1', REF);
+    expect(kept.kept).toBe(4);
+    expect(kept.since).toBe(T0);
+    expect(kept.withOutcome).toEqual([
+      told('c1'),
+      told('c1', { answer_id: 'an_0', issued_at: T0 + 5, p: 0.5 }),
+      told('c2', { p: 0.125, band: 'act', level: 'unlikely' }),
+    ]);
+    expect(await store.keptAnswers('ws_3', REF)).toEqual({ kept: 0, since: null, withOutcome: [] });
+  });
+
+  it('keeps a case of one answer once, however often it is sent (a re-run answer adds nothing)', async () => {
+    const store = await openStore();
+    await store.keepAnsweredCases([told('c1')]);
+    await store.keepAnsweredCases([told('c1', { p: 0.9 })]);
+    expect((await store.keptAnswers('ws_1', REF)).kept).toBe(1);
+  });
+
+  it('keeps an answer larger than one statement holds, whole', async () => {
+    const store = await openStore();
+    const n = ROWS_PER_INSERT * 2 + 7;
+    await store.keepAnsweredCases(Array.from({ length: n }, (_, i) => told(`c${i}`, { p: i / n })));
+    await store.writeOutcomes([outcome(`c${n - 1}`)]);
+    const kept = await store.keptAnswers('ws_1', REF);
+    expect(kept.kept).toBe(n);
+    expect(kept.withOutcome.map((c) => [c.entity_id, c.p])).toEqual([[`c${n - 1}`, (n - 1) / n]]);
+  });
+
+  it('accepts an empty answer', async () => {
+    const store = await openStore();
+    await store.keepAnsweredCases([]);
+    expect((await store.keptAnswers('ws_1', REF)).kept).toBe(0);
+  });
+});
