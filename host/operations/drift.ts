@@ -15,6 +15,9 @@
 // - too few rows to judge (fewer than 10 of either class): unchanged / keep, saying so in `basis`.
 // - an old model that cannot score the new record (a column it uses is gone or changed type) no
 //   longer holds.
+// Contract 1.1 (additions 3.10) settles that recommendation against both fits' held-out lift and whether
+// the earlier model can still serve, adding refit_quality, keep_model_ref, note_code and note
+// (drift-refit.ts).
 // The report is kept on the workspace's link from the new model_ref to its refit_of, for as long as
 // that link (models keep no rows and are not deleted): the same record and question give every
 // workspace the same model_ref, so the report must be per workspace, and wire.md keeps `no_prior`
@@ -23,13 +26,15 @@ import { ServiceError } from '../errors.ts';
 import { Model, NotScoreable, scoreCases, type ScoreOutput } from '../engine/index.ts';
 import { DriftRequestSchema, parseBody } from '../schemas/index.ts';
 import type { RawTable } from '../table/types.ts';
-import type { ModelRecord } from '../store/index.ts';
+import type { ModelLink, ModelRecord } from '../store/index.ts';
 import type { OpContext, OpResult } from '../services.ts';
 import { aucComponents, pairedDifference, zAgainstChance, type AucComponents } from './auc.ts';
 import { pickRows } from './ask/cases.ts';
 import { unpackHeldLogits, unpackHeldOut } from './ask/held-out.ts';
 import type { FitOutcome } from './ask/fits.ts';
 import { namespaceOf, requireModel } from './model-links.ts';
+import { NO_PRIOR_FIELDS, settleRefit, type RefitFacts, type Settled } from './drift-refit.ts';
+import type { StoredMeta } from './ask/fit-outcome.ts';
 import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation } from './operation.ts';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
 
@@ -43,10 +48,10 @@ const TOP_COLUMNS = 5;
 export type DriftPattern = 'unchanged' | 'changed' | 'no_prior';
 export type DriftRecommendation = 'keep' | 'refit' | 'abandon';
 
-export interface DriftReport {
+export interface DriftReport extends Partial<Omit<Settled, 'recommendation'>> {
   pattern: DriftPattern;
   recommendation: DriftRecommendation;
-  report: { refit_of?: string } & Record<string, unknown>;
+  report: { refit_of?: string; compared_recommendation?: DriftRecommendation } & Record<string, unknown>;
 }
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
@@ -106,8 +111,71 @@ function columnsMoved(oldModel: Model, oldOut: ScoreOutput, newModel: Model, new
   return moved.filter((c) => c.moved > 0).slice(0, TOP_COLUMNS);
 }
 
-/** The drift report of a refit (rules at the top of this file). */
+/** The drift report of a refit (rules at the top of this file), settled (drift-refit.ts). */
 export function computeDrift(ctx: OpContext, d: DriftInput): DriftReport {
+  const compared = compareFits(ctx, d);
+  const meta = JSON.parse(d.old.meta) as StoredMeta;
+  const facts: RefitFacts = {
+    newRef: d.fit.modelRef,
+    newAnswered: d.fit.state === 'answered' && d.fit.model !== null,
+    newQuality: d.fit.quality,
+    priorRef: d.old.model_ref,
+    priorQuality: meta.quality ?? null,
+    priorHolds: null,
+    priorUnusable: priorUnusable(ctx, d.old, d.old, meta),
+  };
+  return settled(compared, facts);
+}
+
+/** Why an earlier model cannot serve (null: it can): its link, its stored fit (null when gone) and that fit's meta. */
+function priorUnusable(
+  ctx: OpContext,
+  link: ModelLink | null,
+  rec: ModelRecord | null,
+  meta: StoredMeta | null,
+): RefitFacts['priorUnusable'] {
+  if (link?.deleted_at != null) return 'deleted';
+  if (!link || !rec || !meta) return 'gone';
+  if (link.expires_at !== null && link.expires_at <= ctx.services.now()) return 'expired';
+  return meta.state === 'answered' && rec.bytes.length > 0 ? null : 'never_answered';
+}
+
+/** The comparison's report with the additions 3.10 fields; settles from the comparison's own recommendation. */
+function settled(d: DriftReport, facts: RefitFacts): DriftReport {
+  const compared = d.report.compared_recommendation ?? d.recommendation;
+  const holds = d.report.old_holds;
+  const s = settleRefit(compared, { ...facts, priorHolds: typeof holds === 'boolean' ? holds : null });
+  return {
+    pattern: d.pattern,
+    recommendation: s.recommendation,
+    refit_quality: s.refit_quality,
+    keep_model_ref: s.keep_model_ref,
+    note_code: s.note_code,
+    note: s.note,
+    report: { ...d.report, compared_recommendation: compared },
+  };
+}
+
+/** The earlier model of a stored report, read again at svc_drift (it may have been deleted or expired since). */
+async function factsAt(ctx: OpContext, rec: ModelRecord, refitOf: string): Promise<RefitFacts> {
+  const ws = ctx.caller!.workspaceId;
+  const link = await ctx.services.store.getModelLink(ws, refitOf);
+  const prior = link && link.deleted_at === null ? await ctx.services.store.getModelByRef(ws, refitOf) : null;
+  const priorMeta = prior ? (JSON.parse(prior.meta) as StoredMeta) : null;
+  const meta = JSON.parse(rec.meta) as StoredMeta;
+  return {
+    newRef: rec.model_ref,
+    newAnswered: meta.state === 'answered' && rec.bytes.length > 0,
+    newQuality: meta.quality ?? null,
+    priorRef: refitOf,
+    priorQuality: priorMeta?.quality ?? null,
+    priorHolds: null,
+    priorUnusable: priorUnusable(ctx, link, prior, priorMeta),
+  };
+}
+
+/** The comparison of the two fits (rules at the top of this file). */
+function compareFits(ctx: OpContext, d: DriftInput): DriftReport {
   const { table, outcome, fit, old } = d;
   const oldModel = old.bytes.length > 0 ? Model.fromBytes(old.bytes) : null;
   const newModel = fit.model;
@@ -199,10 +267,10 @@ export async function runDrift(ctx: OpContext, raw: unknown): Promise<OpResult> 
   const rec = await requireModel(ctx, req.model_ref, namespaceOf(req.namespace), { use: 'record' });
   if (!rec.refit_of) {
     const report = { basis: 'this model_ref was not fitted with refit_of, so there is nothing to compare it with' };
-    return { status: 200, body: { pattern: 'no_prior', recommendation: 'keep', report } };
+    return { status: 200, body: { pattern: 'no_prior', ...NO_PRIOR_FIELDS, report } };
   }
   const stored = await ctx.services.store.getDriftReport(ctx.caller!.workspaceId, req.model_ref);
-  if (stored) return { status: 200, body: JSON.parse(stored.report) as DriftReport };
+  if (stored) return { status: 200, body: settled(JSON.parse(stored.report) as DriftReport, await factsAt(ctx, rec, rec.refit_of)) };
   // Linked but never reported: the ask naming refit_of stopped between the two writes (a pending one
   // is re-run by the task runner and reports then), or the link predates kept reports. Not no_prior.
   throw new ServiceError(
@@ -223,8 +291,13 @@ export const driftOperation: Operation = {
   title: 'Compare a refit with the previous fit',
   description:
     'Compares a refit with the fit it replaced: call it with the model_ref of an answer whose ask set refit_of to the ' +
-    'earlier model_ref. Returns pattern (unchanged, changed or no_prior) and recommendation (keep, refit or abandon), ' +
-    'with a report. A single refusal on a refresh is not drift. ' +
+    'earlier model_ref. Returns pattern (unchanged, changed or no_prior), recommendation (keep, refit, abandon, or ' +
+    "no_check_yet for a model fitted without refit_of), refit_quality (the refit's held-out top-decile lift against " +
+    "the earlier model's: worse under 0.7x, better over 1.3x, similar, or not_comparable when a held-out part has " +
+    'under 20 positives or the earlier model is gone), keep_model_ref (the model_ref to serve from now: the earlier ' +
+    'one on keep, the refit on refit, else null), note_code (refit_worse: a worse refit gives keep; prior_unusable: ' +
+    'the earlier model was deleted, expired or never answered, so it cannot be kept) and note, with a report. A ' +
+    'single refusal on a refresh is not drift. ' +
     FREE,
   request: REQUEST_SCHEMAS.svc_drift,
   response: RESPONSE_SCHEMAS.svc_drift,

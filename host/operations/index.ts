@@ -22,6 +22,7 @@ import { pageOperation } from './page.ts';
 import { extendModelOperation } from './extend-model.ts';
 import { deleteModelOperation } from './delete-model.ts';
 import { downloadAnswerOperation } from './download-answer.ts';
+import { trackRecordOperation } from './track-record.ts';
 
 export type { Operation } from './operation.ts';
 
@@ -44,6 +45,7 @@ export const OPERATIONS: readonly Operation[] = [
   extendModelOperation,
   deleteModelOperation,
   downloadAnswerOperation,
+  trackRecordOperation,
   exportModelOperation,
   uploadOperation,
   jwksOperation,

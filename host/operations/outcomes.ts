@@ -1,6 +1,7 @@
-// svc_report_outcomes (spec 2.12, 4.5, wire.md "The other operations"): real outcomes of cases
-// answered under a model_ref, validated all-or-nothing (422 invalid_outcomes lists every bad item and
-// nothing is written), idempotent per event_id. Outcomes never change a model or an answer.
+// svc_report_outcomes (spec 2.12, 4.5, wire.md "The other operations", additions 3.9): real outcomes of
+// cases answered under a model_ref, validated all-or-nothing by default (422 invalid_outcomes lists every
+// bad field of every item and nothing is written) or, with `partial: true`, the valid rows written and a
+// result for every row; idempotent per event_id. Outcomes never change a model or an answer.
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { ServiceError } from '../errors.ts';
@@ -17,7 +18,16 @@ const ReportEnvelopeSchema = v.strictObject({
   model_ref: ModelRefSchema,
   namespace: v.optional(NamespaceSchema),
   outcomes: v.pipe(v.array(v.unknown()), v.minLength(1), v.maxLength(LIMITS.outcomesMax)),
+  partial: v.optional(v.boolean()),
 });
+
+/** additions 3.9: one result per row of a partial report, in row order. */
+export interface OutcomeRowResult {
+  index: number;
+  status: 'written' | 'duplicate' | 'error';
+  field?: string;
+  detail?: string;
+}
 
 export interface OutcomeError {
   index: number;
@@ -55,10 +65,14 @@ export function derivedEventId(entityId: string, outcome: 0 | 1, observedAt: num
     .digest('hex')}`;
 }
 
-/** Every problem of every item (an item can have several), in index order. */
+/**
+ * Every problem of every item (an item can have several), in index order; the valid items as records,
+ * with the index each came from (`recordIndex`).
+ */
 export function checkOutcomeItems(items: readonly unknown[], modelRef: string, workspaceId: string, now: number) {
   const errors: OutcomeError[] = [];
   const records: OutcomeRecord[] = [];
+  const recordIndex: number[] = [];
   items.forEach((item, index) => {
     const parsed = v.safeParse(OutcomeItemSchema, item);
     if (!parsed.success) {
@@ -88,9 +102,39 @@ export function checkOutcomeItems(items: readonly unknown[], modelRef: string, w
         event_id: o.event_id ?? derivedEventId(o.entity_id, outcome, observedAt),
         created_at: now,
       });
+      recordIndex.push(index);
     }
   });
-  return { errors, records };
+  return { errors, records, recordIndex };
+}
+
+/** An item's field as a Problem names it: `outcomes.<i>.<field>`, or `outcomes.<i>` for the item itself. */
+const itemField = (e: OutcomeError) => (e.field === '' ? `outcomes.${e.index}` : `outcomes.${e.index}.${e.field}`);
+
+/**
+ * additions 3.9 `partial: true`: every row's result in row order. A row with several bad fields is one
+ * `error` result naming its first bad field, its detail listing every problem.
+ */
+export function rowResults(
+  count: number,
+  errors: readonly OutcomeError[],
+  recordIndex: readonly number[],
+  writtenEach: readonly boolean[],
+) {
+  const results: OutcomeRowResult[] = new Array(count);
+  recordIndex.forEach((index, r) => (results[index] = { index, status: writtenEach[r] ? 'written' : 'duplicate' }));
+  for (const e of errors) {
+    const seen = results[e.index];
+    if (seen) seen.detail = `${seen.detail}; ${e.field === '' ? '' : `${e.field}: `}${e.detail}`;
+    else
+      results[e.index] = {
+        index: e.index,
+        status: 'error',
+        field: itemField(e),
+        detail: `${e.field === '' ? '' : `${e.field}: `}${e.detail}`,
+      };
+  }
+  return results;
 }
 
 export async function runReportOutcomes(ctx: OpContext, raw: unknown): Promise<OpResult> {
@@ -99,12 +143,16 @@ export async function runReportOutcomes(ctx: OpContext, raw: unknown): Promise<O
   const req = parseBody(ReportEnvelopeSchema, raw);
   // additions 2.6: a deleted model takes no reports; an expired one does (outcomes arrive after it served)
   await requireLink(ctx, req.model_ref, namespaceOf(req.namespace), { use: 'record' });
-  const { errors, records } = checkOutcomeItems(req.outcomes, req.model_ref, workspaceId, ctx.services.now());
+  const { errors, records, recordIndex } = checkOutcomeItems(req.outcomes, req.model_ref, workspaceId, ctx.services.now());
+  if (req.partial === true) {
+    const { written, duplicates, written_each } = await ctx.services.store.writeOutcomes(records);
+    return { status: 200, body: { written, duplicates, results: rowResults(req.outcomes.length, errors, recordIndex, written_each) } };
+  }
   if (errors.length > 0) {
     const bad = new Set(errors.map((e) => e.index)).size;
     throw new ServiceError('invalid_outcomes', `${bad} of ${req.outcomes.length} outcome(s) are invalid; nothing was written`, {
       field: 'outcomes',
-      extra: { errors: errors.map((e) => ({ ...e, field: e.field === '' ? `outcomes.${e.index}` : `outcomes.${e.index}.${e.field}` })) },
+      extra: { errors: errors.map((e) => ({ ...e, field: itemField(e) })) },
     });
   }
   const { written, duplicates } = await ctx.services.store.writeOutcomes(records);
@@ -122,9 +170,11 @@ export const reportOutcomesOperation: Operation = {
   title: 'Report real outcomes',
   description:
     'Records the real outcomes of cases answered under a model_ref (from an answered ask). Outcomes are evidence about ' +
-    "the model's track record; they never change a model or an answer. All or nothing: one bad item rejects the call " +
-    '(invalid_outcomes lists them). Give each item an event_id so a retry counts it as a duplicate, not twice. Returns ' +
-    '{written, duplicates}. Needs a key with the write:outcomes capability (Can report outcomes). ' +
+    "the model's track record (svc_track_record); they never change a model or an answer. All or nothing by default: " +
+    'one bad item rejects the call (invalid_outcomes lists each bad field); with partial: true the valid items are ' +
+    'written and results[] gives every item its status (written, duplicate or error with field and detail). Give each ' +
+    'item an event_id so a retry counts it as a duplicate, not twice. entity_id: letters, digits and _ . : @ # + / -, ' +
+    'at most 128. Returns {written, duplicates}. Needs a key with the write:outcomes capability (Can report outcomes). ' +
     FREE,
   request: REQUEST_SCHEMAS.svc_report_outcomes,
   response: RESPONSE_SCHEMAS.svc_report_outcomes,
@@ -141,6 +191,18 @@ export const reportOutcomesOperation: Operation = {
         outcomes: [
           { entity_id: 'cust_0001', outcome: true, observed_at: '2025-07-01T00:00:00Z', event_id: 'renewal-2025-07-cust_0001' },
           { entity_id: 'cust_0002', outcome: 0, observed_at: '2025-07-01', event_id: 'renewal-2025-07-cust_0002' },
+        ],
+      },
+    },
+    {
+      name: 'partial',
+      summary: 'Write what is valid and get a result per row (additions 3.9): here the second row is an error (observed_at is no date)',
+      value: {
+        model_ref: EXAMPLE_IDS.modelRef,
+        partial: true,
+        outcomes: [
+          { entity_id: 'cust_0003', outcome: 'yes', observed_at: '2025-07-02', event_id: 'renewal-2025-07-cust_0003' },
+          { entity_id: 'cust_0004', outcome: 'no', observed_at: 'last tuesday' },
         ],
       },
     },

@@ -18,9 +18,15 @@ export const PreflightRequestSchema = v.strictObject({
   labelled_column: v.optional(v.string()),
 });
 
+/** additions 3.9: a reported case id is letters, digits and `_ . : @ # + / -`, at most 128, no spaces. */
+export const OutcomeEntityIdSchema = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z0-9_.:@#+/-]{1,128}$/, 'must be 1 to 128 letters, digits or _ . : @ # + / - (no spaces)'),
+);
+
 /** Spec 2.12: one real outcome; `outcome` is yes/no as 0/1, true/false or a string the record uses. */
 export const OutcomeItemSchema = v.strictObject({
-  entity_id: NonEmptyStringSchema,
+  entity_id: OutcomeEntityIdSchema,
   outcome: v.union([v.boolean(), v.pipe(v.number(), v.integer()), v.string()], 'must be a boolean, an integer (0/1) or a string'),
   observed_at: NonEmptyStringSchema,
   event_id: v.optional(v.pipe(v.string(), v.maxLength(LIMITS.eventIdMax))),
@@ -31,6 +37,8 @@ export const ReportOutcomesRequestSchema = v.strictObject({
   model_ref: ModelRefSchema,
   namespace: v.optional(NamespaceSchema),
   outcomes: v.pipe(v.array(OutcomeItemSchema), v.minLength(1), v.maxLength(LIMITS.outcomesMax)),
+  // additions 3.9: true writes the valid rows and answers results[] for every row; default all or nothing
+  partial: v.optional(v.boolean()),
 });
 
 /** Spec 4.6: compare a refit with the fit it replaced. */

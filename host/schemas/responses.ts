@@ -116,11 +116,31 @@ export const PreflightResponseSchema = v.looseObject({
   advisory: v.array(v.string()),
 });
 
-export const ReportOutcomesResponseSchema = v.looseObject({ written: Integer, duplicates: Integer });
+/** additions 3.9: only `written` is required; `partial: true` adds a result for every row. */
+export const ReportOutcomesResponseSchema = v.looseObject({
+  written: Integer,
+  duplicates: v.optional(Integer),
+  results: v.optional(
+    v.array(
+      v.looseObject({
+        index: Integer,
+        status: v.picklist(['written', 'duplicate', 'error']),
+        field: v.optional(v.string()),
+        detail: v.optional(v.string()),
+      }),
+    ),
+  ),
+});
 
+/** Spec 4.6 + additions 3.10. */
 export const DriftResponseSchema = v.looseObject({
   pattern: v.picklist(['unchanged', 'changed', 'no_prior']),
-  recommendation: v.picklist(['keep', 'refit', 'abandon']),
+  recommendation: v.picklist(['keep', 'refit', 'abandon', 'no_check_yet']),
+  refit_quality: v.optional(v.picklist(['worse', 'similar', 'better', 'not_comparable'])),
+  keep_model_ref: v.optional(v.nullable(v.string())),
+  note_code: v.optional(v.nullable(v.picklist(['refit_worse', 'prior_unusable']))),
+  note: v.optional(v.nullable(v.string())),
+  watch_url: v.optional(v.string()),
   report: v.optional(Open),
 });
 

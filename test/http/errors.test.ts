@@ -50,6 +50,7 @@ const validBodies = (): Record<string, object> => ({
   '/v1/page': { cursor: 'x'.repeat(20) },
   '/v1/extend-model': { model_ref: MODEL_REF, days: 30 },
   '/v1/delete-model': { model_ref: MODEL_REF },
+  '/v1/track-record': { model_ref: MODEL_REF },
 });
 
 const jsonRoutes = OPERATIONS.filter((r) => r.method === 'POST' && (r.body === 'json' || r.body === 'json-optional'));

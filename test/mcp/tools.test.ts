@@ -48,6 +48,8 @@ const HINTS: Record<string, { readOnlyHint: boolean; destructiveHint: boolean; i
   svc_page: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   svc_extend_model: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   svc_delete_model: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  // additions "Read-only": svc_track_record
+  svc_track_record: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
 };
 
 describe('tools/list', () => {

@@ -187,6 +187,7 @@ const AS_IS: Record<string, { status: number; code: string; field?: string }> = 
   export_model: { status: 404, code: 'model_ref_missing', field: 'model_ref' },
   svc_page: { status: 404, code: 'unknown_link', field: 'cursor' },
   svc_extend_model: { status: 404, code: 'model_ref_missing', field: 'model_ref' },
+  svc_track_record: { status: 404, code: 'model_ref_missing', field: 'model_ref' },
   // last: it deletes the model the examples above name
   svc_delete_model: { status: 404, code: 'model_ref_missing', field: 'model_ref' },
 };

@@ -41,8 +41,14 @@ beforeAll(async () => {
 afterAll(() => svc?.close());
 
 describe('refit_of and svc_drift', () => {
-  it('a model_ref fitted without refit_of has no prior (keep), and its answer carries no drift', async () => {
-    expect(await driftOf(baseRef)).toMatchObject({ pattern: 'no_prior', recommendation: 'keep' });
+  it('a model_ref fitted without refit_of has no prior (no_check_yet, nothing to keep), and its answer carries no drift', async () => {
+    expect(await driftOf(baseRef)).toMatchObject({
+      pattern: 'no_prior',
+      recommendation: 'no_check_yet',
+      refit_quality: 'not_comparable',
+      keep_model_ref: null,
+      note_code: null,
+    });
   });
 
   it('fresh rows from the same process: unchanged, keep; the report pairs both models on the new held-out rows', async () => {
@@ -221,7 +227,10 @@ describe('drift reports are kept per workspace and for as long as the refit link
         expect(r.body).toEqual(answer.drift);
       }
       // the earlier model, fitted without refit_of, is still no_prior
-      expect((await post('/v1/drift', { model_ref: baseRefLater })).body).toMatchObject({ pattern: 'no_prior', recommendation: 'keep' });
+      expect((await post('/v1/drift', { model_ref: baseRefLater })).body).toMatchObject({
+        pattern: 'no_prior',
+        recommendation: 'no_check_yet',
+      });
     } finally {
       await later.close();
       fs.rmSync(dataDir, { recursive: true, force: true });

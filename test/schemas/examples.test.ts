@@ -156,6 +156,36 @@ const responses: [keyof typeof RESPONSE_SCHEMAS, unknown][] = [
   ['svc_preflight', { dataset_id: 'sample:x', grain: {}, resolutions: {}, fitness: null, blocking: [], advisory: ['a'] }],
   ['svc_report_outcomes', { written: 2, duplicates: 0 }],
   ['svc_drift', { pattern: 'no_prior', recommendation: 'keep' }],
+  [
+    'svc_drift',
+    { pattern: 'changed', recommendation: 'keep', refit_quality: 'worse', keep_model_ref: MODEL_REF, note_code: 'refit_worse', note: 'n' },
+  ],
+  ['svc_drift', { pattern: 'no_prior', recommendation: 'no_check_yet', refit_quality: 'not_comparable', keep_model_ref: null }],
+  [
+    'svc_report_outcomes',
+    {
+      written: 1,
+      results: [
+        { index: 0, status: 'written' },
+        { index: 1, status: 'error', field: 'outcomes.1.outcome', detail: 'd' },
+      ],
+    },
+  ],
+  [
+    'svc_track_record',
+    {
+      model_ref: MODEL_REF,
+      answers_kept: 0,
+      records_since: null,
+      outcomes_without_an_earlier_answer: 0,
+      overall: { calls: 0, happened: 0, observed_rate: null, interval_95: null, mean_chance: null, small_n: true },
+      by_band: [],
+      by_level: [],
+      by_chance: [
+        { range: '0.0-0.1', calls: 1, happened: 0, observed_rate: 0, interval_95: [0, 0.793451], mean_chance: 0.05, small_n: true },
+      ],
+    },
+  ],
   ['svc_verify', { status: 'expired' }],
   ['svc_describe', { question_types: [{}], samples: [{ name: 'churn' }], limits: {} }],
   ['svc_delete_dataset', { dataset_id: DATASET_ID, deleted: true }],

@@ -26,6 +26,7 @@ import { modelForScoring, questionOfModel } from './by-model.ts';
 import { caseRowsOf, type CaseSet } from './cases.ts';
 import { writeExport } from './export-csv.ts';
 import { replyInFormat } from './formats.ts';
+import { keepAnswers } from './keep-answers.ts';
 import type { AnswerProfile } from './says.ts';
 import type { NotScoreable } from './cases.ts';
 
@@ -172,6 +173,8 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
     }
   }
   assertSomeCaseAnswered(built);
+  // additions 2.1: what each case was told, for the model's track record
+  await keepAnswers(ctx, namespace, built);
   const fitsRun = [...fits.values()].filter((f) => f.ran).length;
   // spec 1 Cost: refusals, not_yet and sample datasets are free, so only answered fits on the
   // caller's own data are chargeable fits

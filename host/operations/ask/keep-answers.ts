@@ -1,0 +1,75 @@
+// additions 2.1: what each answered case was told, kept for the track record when the answer is issued:
+// yesno and score cases, a rank's top_k cases (the ones it told), never choice (a choice is not one
+// chance of one outcome). One ask keeps a case once per model_ref: questions sharing a fit told it the
+// same chance, so the first gives the chance and any gives its band and level.
+import type { AnsweredCase } from '../../store/index.ts';
+import type { OpContext } from '../../services.ts';
+import { newId } from '../ids.ts';
+import type { BuiltAnswer } from './answers.ts';
+
+export interface BuiltQuestion {
+  type: string;
+  built: BuiltAnswer;
+}
+
+interface Told {
+  entity_id: string;
+  p: number;
+  band?: unknown;
+  level?: unknown;
+}
+
+/** The cases an answer told a chance: a yesno's or score's answered cases, a rank's listed ones. */
+function toldCases(q: BuiltQuestion): Told[] {
+  const body = q.built.body;
+  if (body.state !== 'answered' || typeof body.model_ref !== 'string') return [];
+  const list = q.type === 'rank' ? body.ranked : q.type === 'yesno' || q.type === 'score' ? body.cases : undefined;
+  if (!Array.isArray(list)) return [];
+  // unreadable cases (state not_scoreable) carry no p and were told nothing
+  return (list as Told[]).filter((c) => typeof c.p === 'number');
+}
+
+/** The rows one ask keeps (pure: the ids and time are given). */
+export function answeredCasesOf(
+  questions: readonly BuiltQuestion[],
+  at: { workspaceId: string; namespace: string; answerId: string; issuedAt: number },
+): AnsweredCase[] {
+  const byCase = new Map<string, AnsweredCase>();
+  for (const q of questions) {
+    const modelRef = q.built.body.model_ref as string;
+    for (const c of toldCases(q)) {
+      const key = `${modelRef}\u0000${c.entity_id}`;
+      const band = typeof c.band === 'string' ? c.band : null;
+      const level = typeof c.level === 'string' ? c.level : null;
+      const seen = byCase.get(key);
+      if (seen) {
+        seen.band ??= band;
+        seen.level ??= level;
+        continue;
+      }
+      byCase.set(key, {
+        workspace_id: at.workspaceId,
+        namespace: at.namespace,
+        model_ref: modelRef,
+        entity_id: c.entity_id,
+        answer_id: at.answerId,
+        issued_at: at.issuedAt,
+        p: c.p,
+        band,
+        level,
+      });
+    }
+  }
+  return [...byCase.values()];
+}
+
+/** Keeps the ask's told cases (one transaction; measured in BENCHMARKS.md "Track record"). */
+export async function keepAnswers(ctx: OpContext, namespace: string, questions: readonly BuiltQuestion[]): Promise<void> {
+  const rows = answeredCasesOf(questions, {
+    workspaceId: ctx.caller!.workspaceId,
+    namespace,
+    answerId: newId('an_'),
+    issuedAt: ctx.services.now(),
+  });
+  await ctx.services.store.keepAnsweredCases(rows);
+}
