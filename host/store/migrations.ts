@@ -36,8 +36,9 @@ export interface Migration {
 //    24 hours in parts of about 1 MiB (answer_url, export CSV, svc_page cursors), and each namespace may
 //    have a profile.
 // 200 (renumbered on merge): contract 1.1 track record (additions 2.1): what each answered case was told
-//    (yesno, score, a rank's top_k; never choice), kept per workspace and model_ref for pairing with
-//    reported outcomes; outcomes get an index by case for that pairing.
+//    (yesno, score, a rank's top_k; never choice), kept for pairing with reported outcomes: one row per
+//    answer and model_ref holding its cases packed (a row per case cost 60 ms on SQLite and 186 ms on
+//    PostgreSQL for a 10,000-case answer, 13% and 40% of the ask; BENCHMARKS.md "Track record").
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -295,23 +296,35 @@ ALTER TABLE stored_answer_parts ALTER COLUMN content SET COMPRESSION lz4;
   },
   {
     version: 200,
-    name: 'answered cases kept for the track record',
-    // DOUBLE PRECISION is REAL in SQLite (type affinity by name) and float8 in PostgreSQL: the chance as computed.
-    sql: `
-CREATE TABLE answered_cases (
+    name: 'answers kept for the track record',
+    sql: {
+      sqlite: `
+CREATE TABLE kept_answers (
   workspace_id TEXT NOT NULL,
   model_ref TEXT NOT NULL,
-  entity_id TEXT NOT NULL,
   answer_id TEXT NOT NULL,
   namespace TEXT NOT NULL,
   issued_at BIGINT NOT NULL,
-  p DOUBLE PRECISION NOT NULL,
-  band TEXT,
-  level TEXT,
-  PRIMARY KEY (workspace_id, model_ref, entity_id, answer_id)
+  case_count INTEGER NOT NULL,
+  cases {{BYTES}} NOT NULL,
+  PRIMARY KEY (workspace_id, model_ref, answer_id)
 );
-CREATE INDEX outcomes_by_case ON outcomes (workspace_id, model_ref, entity_id);
 `,
+      // as migration 4: the cases of a 10,000-case answer are about 0.3 MB, written and read whole
+      postgres: `
+CREATE TABLE kept_answers (
+  workspace_id TEXT NOT NULL,
+  model_ref TEXT NOT NULL,
+  answer_id TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  issued_at BIGINT NOT NULL,
+  case_count INTEGER NOT NULL,
+  cases {{BYTES}} NOT NULL,
+  PRIMARY KEY (workspace_id, model_ref, answer_id)
+);
+ALTER TABLE kept_answers ALTER COLUMN cases SET COMPRESSION lz4;
+`,
+    },
   },
 ];
 

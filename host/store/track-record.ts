@@ -1,7 +1,8 @@
-// The answers kept for a track record (additions 2.1): what each answered case was told, written once per
-// answer in a few multi-row statements of one transaction, and read back only for the cases that have
-// an outcome under the same model_ref (the pairing itself is host/operations/track-record-stats.ts).
-import type { SqlClient } from './sql.ts';
+// The answers kept for a track record (additions 2.1): what each answered case was told, written when the
+// answer is issued as one row per answer and model_ref with its cases packed (one insert: the ask's hot
+// path stays cheap, BENCHMARKS.md "Track record"), and read back unpacked, only for the cases that have an
+// outcome under the same model_ref (the pairing itself is host/operations/track-record-stats.ts).
+import { toBytes, type SqlClient } from './sql.ts';
 
 /** One answered case as it was told: its chance, and its band and level when the answer gave them. */
 export interface AnsweredCase {
@@ -17,7 +18,7 @@ export interface AnsweredCase {
   level: string | null;
 }
 
-/** The kept answers of one model_ref: how many, since when, and those about cases with a reported outcome. */
+/** The kept answers of one model_ref: how many cases, since when, and those about cases with a reported outcome. */
 export interface KeptAnswers {
   kept: number;
   since: number | null;
@@ -26,76 +27,112 @@ export interface KeptAnswers {
 }
 
 export interface TrackRecordStore {
-  /** Keeps an answer's cases (insert-if-absent by case and answer, so a re-run of the same answer adds nothing). */
+  /**
+   * Keeps an answer's cases (rows of one answer id; any model_refs): one row per model_ref, insert-if-absent
+   * by answer, so a re-run of the same answer adds nothing.
+   */
   keepAnsweredCases(rows: readonly AnsweredCase[]): Promise<void>;
   keptAnswers(workspace_id: string, model_ref: string): Promise<KeptAnswers>;
 }
 
-const COLUMNS = 'workspace_id, model_ref, entity_id, answer_id, namespace, issued_at, p, band, level';
-const PER_ROW = 9;
-/**
- * Rows per INSERT: 9 parameters each, so 4,500 per statement, under SQLite's 32,766 and PostgreSQL's
- * 65,535. A 10,000-case answer is three statements in one transaction (BENCHMARKS.md "Track record").
- */
-export const ROWS_PER_INSERT = 500;
+/** The packed cases of one answer and model: parallel columns, JSON (a chance round-trips exactly). */
+interface Packed {
+  e: string[];
+  p: number[];
+  b: Array<string | null>;
+  l: Array<string | null>;
+}
 
-interface AnsweredRow extends Omit<AnsweredCase, 'issued_at' | 'p'> {
+const COLUMNS = 'workspace_id, model_ref, answer_id, namespace, issued_at, case_count, cases';
+
+interface KeptRow {
+  workspace_id: string;
+  model_ref: string;
+  answer_id: string;
+  namespace: string;
   issued_at: unknown;
-  p: unknown;
+  case_count: unknown;
+  cases: Uint8Array;
 }
 
-function toAnswered(r: AnsweredRow): AnsweredCase {
-  return { ...r, issued_at: Number(r.issued_at), p: Number(r.p) };
+function pack(rows: readonly AnsweredCase[]): Uint8Array {
+  const packed: Packed = { e: [], p: [], b: [], l: [] };
+  for (const r of rows) {
+    packed.e.push(r.entity_id);
+    packed.p.push(r.p);
+    packed.b.push(r.band);
+    packed.l.push(r.level);
+  }
+  return toBytes(JSON.stringify(packed));
 }
+
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export function trackRecordQueries(db: SqlClient): TrackRecordStore {
   return {
     async keepAnsweredCases(rows) {
       if (rows.length === 0) return;
-      await db.transaction(async (tx) => {
-        for (let at = 0; at < rows.length; at += ROWS_PER_INSERT) {
-          const part = rows.slice(at, at + ROWS_PER_INSERT);
-          const values = part.map(() => `(${new Array(PER_ROW).fill('?').join(', ')})`).join(', ');
-          const params = part.flatMap((r) => [
-            r.workspace_id,
-            r.model_ref,
-            r.entity_id,
-            r.answer_id,
-            r.namespace,
-            r.issued_at,
-            r.p,
-            r.band,
-            r.level,
-          ]);
-          await tx.run(
-            `INSERT INTO answered_cases (${COLUMNS}) VALUES ${values}
-             ON CONFLICT (workspace_id, model_ref, entity_id, answer_id) DO NOTHING`,
-            params,
-          );
-        }
-      });
+      const byModel = new Map<string, AnsweredCase[]>();
+      for (const r of rows) {
+        const list = byModel.get(r.model_ref);
+        if (list) list.push(r);
+        else byModel.set(r.model_ref, [r]);
+      }
+      const groups = [...byModel.values()];
+      const values = groups.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
+      const params = groups.flatMap((g) => [
+        g[0].workspace_id,
+        g[0].model_ref,
+        g[0].answer_id,
+        g[0].namespace,
+        g[0].issued_at,
+        g.length,
+        pack(g),
+      ]);
+      await db.run(
+        `INSERT INTO kept_answers (${COLUMNS}) VALUES ${values} ON CONFLICT (workspace_id, model_ref, answer_id) DO NOTHING`,
+        params,
+      );
     },
 
     async keptAnswers(workspace_id, model_ref) {
-      const head = await db.get<{ n: unknown; since: unknown }>(
-        'SELECT COUNT(*) AS n, MIN(issued_at) AS since FROM answered_cases WHERE workspace_id = ? AND model_ref = ?',
+      const reported = await db.all<{ entity_id: string }>(
+        'SELECT DISTINCT entity_id FROM outcomes WHERE workspace_id = ? AND model_ref = ?',
         [workspace_id, model_ref],
       );
-      const rows = await db.all<AnsweredRow>(
-        `SELECT ${COLUMNS.split(', ')
-          .map((c) => `a.${c}`)
-          .join(', ')} FROM answered_cases a
-         WHERE a.workspace_id = ? AND a.model_ref = ?
-           AND EXISTS (SELECT 1 FROM outcomes o WHERE o.workspace_id = a.workspace_id AND o.model_ref = a.model_ref AND o.entity_id = a.entity_id)
-         ORDER BY a.entity_id, a.issued_at, a.answer_id`,
-        [workspace_id, model_ref],
+      const wanted = new Set(reported.map((r) => r.entity_id));
+      const rows = await db.all<KeptRow>(`SELECT ${COLUMNS} FROM kept_answers WHERE workspace_id = ? AND model_ref = ?`, [
+        workspace_id,
+        model_ref,
+      ]);
+      let kept = 0;
+      let since: number | null = null;
+      const withOutcome: AnsweredCase[] = [];
+      for (const row of rows) {
+        const issuedAt = Number(row.issued_at);
+        kept += Number(row.case_count);
+        if (since === null || issuedAt < since) since = issuedAt;
+        if (wanted.size === 0) continue;
+        const packed = JSON.parse(Buffer.from(row.cases).toString('utf8')) as Packed;
+        packed.e.forEach((entity_id, i) => {
+          if (!wanted.has(entity_id)) return;
+          withOutcome.push({
+            workspace_id: row.workspace_id,
+            namespace: row.namespace,
+            model_ref: row.model_ref,
+            entity_id,
+            answer_id: row.answer_id,
+            issued_at: issuedAt,
+            p: packed.p[i],
+            band: packed.b[i],
+            level: packed.l[i],
+          });
+        });
+      }
+      withOutcome.sort(
+        (a, b) => compareText(a.entity_id, b.entity_id) || a.issued_at - b.issued_at || compareText(a.answer_id, b.answer_id),
       );
-      const since = head?.since;
-      return {
-        kept: Number(head?.n ?? 0),
-        since: since === null || since === undefined ? null : Number(since),
-        withOutcome: rows.map(toAnswered),
-      };
+      return { kept, since, withOutcome };
     },
   };
 }

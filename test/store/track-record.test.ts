@@ -2,7 +2,6 @@
 // back only for cases with a reported outcome under the same model_ref. Both dialects.
 import { expect, it } from 'vitest';
 import type { AnsweredCase, OutcomeRecord } from '../../host/store/index.ts';
-import { ROWS_PER_INSERT } from '../../host/store/track-record.ts';
 import { describeStores, T0 } from './helpers.ts';
 
 const REF = 'mr1_' + 'a'.repeat(32);
@@ -39,9 +38,9 @@ describeStores('answered cases kept for the track record', ({ openStore }) => {
       told('c2', { p: 0.125, band: 'act', level: 'unlikely' }),
       told('c1'),
       told('c3'),
-      told('c1', { workspace_id: 'ws_2' }),
       told('c1', { model_ref: OTHER }),
     ]);
+    await store.keepAnsweredCases([told('c1', { workspace_id: 'ws_2' })]);
     await store.keepAnsweredCases([told('c1', { answer_id: 'an_0', issued_at: T0 + 5, p: 0.5 })]);
     await store.writeOutcomes([outcome('c1'), outcome('c2'), outcome('c9')]);
     const kept = await store.keptAnswers('ws_1', REF);
@@ -62,9 +61,9 @@ describeStores('answered cases kept for the track record', ({ openStore }) => {
     expect((await store.keptAnswers('ws_1', REF)).kept).toBe(1);
   });
 
-  it('keeps an answer larger than one statement holds, whole', async () => {
+  it('keeps a 10,000-case answer whole, each chance exactly', async () => {
     const store = await openStore();
-    const n = ROWS_PER_INSERT * 2 + 7;
+    const n = 10_000;
     await store.keepAnsweredCases(Array.from({ length: n }, (_, i) => told(`c${i}`, { p: i / n })));
     await store.writeOutcomes([outcome(`c${n - 1}`)]);
     const kept = await store.keptAnswers('ws_1', REF);
