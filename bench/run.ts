@@ -554,7 +554,22 @@ function markdown(speed: SpeedResults, quality: QualityResults, honesty: Honesty
       : ['## Scale: a stored record from a cold start', '', 'Not measured in this run (BENCH_SCALE=0).', '']),
     ...(product ? [formatProductMarkdown(product)] : []),
     ...browserSection(),
+    ...sectionAsItStands('## Track record'),
   ].join('\n');
+}
+
+/**
+ * A section measured by its own script (bench/track-record.ts), not by this run: carried over from the
+ * BENCHMARKS.md being replaced, as it stands.
+ */
+function sectionAsItStands(heading: string): string[] {
+  const path = join(repoRoot, 'BENCHMARKS.md');
+  if (!existsSync(path)) return [];
+  const text = readFileSync(path, 'utf8');
+  const at = text.indexOf(`\n${heading}`);
+  if (at < 0) return [];
+  const next = text.indexOf('\n## ', at + 1);
+  return [text.slice(at + 1, next < 0 ? undefined : next).trimEnd(), ''];
 }
 
 /** issue "in-browser preview": bench/browser.ts (Chromium against Node, same fit) run as its own process. */
