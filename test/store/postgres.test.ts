@@ -58,7 +58,7 @@ describe('postgres store: the server goes away and comes back', () => {
 
         await server.start();
         expect(await store.getWorkspace(ws.id)).toEqual(ws);
-        expect(await store.writeOutcomes([outcome('e1')])).toEqual({ written: 1, duplicates: 0 });
+        expect(await store.writeOutcomes([outcome('e1')])).toEqual({ written: 1, duplicates: 0, written_each: [true] });
         expect((await store.listOutcomes('ws_1', 'mr1_x')).map((o) => o.event_id)).toEqual(['e0', 'e1']);
       } finally {
         await store.close();
