@@ -1,7 +1,8 @@
 // The cost of keeping answers for the track record (additions 2.1), measured beside the ask it rides on:
 // a 10,000-case yesno ask by model_ref (no fit) through a real service on loopback (SQLite), median of 7;
-// then the keep alone (the same 10,000 rows as that ask keeps, one transaction of 500-row inserts) on a
-// fresh SQLite store and a fresh PostgreSQL 15 database, median of 7 each. Run: `npx tsx bench/track-record.ts`.
+// then the store's keep alone (the same 10,000 told cases, one packed row) on a fresh SQLite store and a
+// fresh PostgreSQL 15 database, median of 7 each; a 1-case keep, 300 times (what each cached ask would wait
+// for without the batching writer); and a track record read. Run: `npx tsx bench/track-record.ts`.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -57,6 +58,18 @@ async function timeRead(store: Store, rows: AnsweredCase[]): Promise<number[]> {
 }
 const DAY_MS = 86_400_000;
 
+/** One 1-case answer kept at a time, as a synchronous keep in every cached ask would be: p50 and p99 of 300. */
+async function timeSmallKeeps(store: Store, row: AnsweredCase): Promise<{ p50: number; p99: number }> {
+  const xs: number[] = [];
+  for (let i = 0; i < 300; i++) {
+    const t = performance.now();
+    await store.keepAnsweredCases([{ ...row, answer_id: `an_small_${i}` }]);
+    xs.push(performance.now() - t);
+  }
+  xs.sort((a, b) => a - b);
+  return { p50: xs[150], p99: xs[297] };
+}
+
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-track-'));
   const running = await startService(
@@ -108,16 +121,19 @@ async function main() {
   const sqlite = await openSqliteStore(sqliteDir);
   const sqliteRuns = await timeKeep(sqlite, kept);
   const sqliteRead = await timeRead(sqlite, kept);
+  const sqliteSmall = await timeSmallKeeps(sqlite, kept[0]);
   await sqlite.close();
 
   let pgRuns: number[] | null = null;
   let pgRead: number[] | null = null;
+  let pgSmall: { p50: number; p99: number } | null = null;
   if (postgresMissing() === null) {
     const server = await startPostgres();
     try {
       const pgStore = await openPostgresStore(await createDatabase(server.url, 'bench'));
       pgRuns = await timeKeep(pgStore, kept);
       pgRead = await timeRead(pgStore, kept);
+      pgSmall = await timeSmallKeeps(pgStore, kept[0]);
       await pgStore.close();
     } finally {
       await server.destroy();
@@ -127,7 +143,11 @@ async function main() {
   fs.rmSync(sqliteDir, { recursive: true, force: true });
   const f = (xs: number[]) => `median ${median(xs).toFixed(1)} ms (runs ${xs.map((x) => x.toFixed(1)).join(', ')})`;
   console.log(`cases kept per ask: ${kept.length}`);
-  console.log(`10,000-case yesno ask by model_ref, request to last byte (SQLite, keep included): ${f(askRuns)}`);
+  console.log(`10,000-case yesno ask by model_ref, request to last byte (SQLite; its cases handed to the batching writer): ${f(askRuns)}`);
+  const g = (x: { p50: number; p99: number }) => `p50 ${x.p50.toFixed(2)} ms, p99 ${x.p99.toFixed(2)} ms`;
+  console.log(
+    `a 1-case keep, one at a time (300), SQLite (synchronous=FULL): ${g(sqliteSmall)}${pgSmall ? `; PostgreSQL 15: ${g(pgSmall)}` : ''}`,
+  );
   console.log(`keep alone, SQLite: ${f(sqliteRuns)}; ${((100 * median(sqliteRuns)) / median(askRuns)).toFixed(1)}% of the ask`);
   if (pgRuns) console.log(`keep alone, PostgreSQL 15: ${f(pgRuns)}; ${((100 * median(pgRuns)) / median(askRuns)).toFixed(1)}% of the ask`);
   console.log(

@@ -23,6 +23,7 @@ import { RecordCache } from './operations/datasets/read.ts';
 import { StoredAnswerCache } from './operations/stored-answers.ts';
 import { OPERATIONS, taskExecutorsOf } from './operations/index.ts';
 import { UsageMeter } from './operations/usage-meter.ts';
+import { AnswerKeeper } from './operations/answer-keeper.ts';
 
 /** Idle keep-alive lifetime of a connection (see where the server is made). */
 const KEEP_ALIVE_MS = 65_000;
@@ -59,6 +60,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
     const engine = await loadEngine();
     pool = new FitPool(config.fitWorkers);
     const usage = new UsageMeter(store, (err) => log.error({ err }, 'writing the usage ledger'));
+    const keptAnswers = new AnswerKeeper(store, (err) => log.error({ err }, 'keeping answers for the track record'));
     // The service's lifecycle objects: made here, closed in close() below, never module globals.
     const services: Services = {
       config,
@@ -69,6 +71,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
       log,
       now,
       usage,
+      keptAnswers,
       leases: new LeaseKeeper(config.taskLeaseMs, log),
       tasks: new TaskRunner(taskExecutorsOf(OPERATIONS)),
       limits: new RateLimits(config, now),
@@ -114,6 +117,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
         await services.leases.stop();
         await pool!.close();
         await usage.close();
+        await keptAnswers.close();
         await store.close();
       })());
     log.info({ url, data_dir: config.dataDir, base_url: config.baseUrl }, 'listening');

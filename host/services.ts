@@ -6,6 +6,7 @@ import type { Store } from './store/index.ts';
 import type { KeyRing } from './signing/index.ts';
 import type { EngineModule, FitPool } from './engine/index.ts';
 import type { UsageMeter } from './operations/usage-meter.ts';
+import type { AnswerKeeper } from './operations/answer-keeper.ts';
 import type { LeaseKeeper } from './operations/leases.ts';
 import type { TaskRunner } from './operations/tasks.ts';
 import type { RateLimits } from './operations/rate-limits.ts';
@@ -26,6 +27,8 @@ export interface Services {
   now: () => number;
   /** The usage ledger's batching writer (host/operations/usage-meter.ts). */
   usage: UsageMeter;
+  /** The batching writer of answers kept for the track record (host/operations/answer-keeper.ts). */
+  keptAnswers: AnswerKeeper;
   /** Leases this process holds on pending tasks and in-flight idempotent calls. */
   leases: LeaseKeeper;
   /** Runs calls that may go pending and resumes tasks other processes left. */

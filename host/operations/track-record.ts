@@ -13,6 +13,8 @@ async function runTrackRecord(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const ws = ctx.caller!.workspaceId;
   await requireLink(ctx, req.model_ref, namespaceOf(req.namespace), { use: 'record' });
   const { store } = ctx.services;
+  // answers this process issued and has not written yet (answer-keeper.ts) count too
+  await ctx.services.keptAnswers.flush();
   // outcomes first: an answer kept between the two reads has no outcome in this pairing anyway
   const outcomes = await store.listOutcomes(ws, req.model_ref);
   const kept = await store.keptAnswers(ws, req.model_ref);

@@ -1,6 +1,6 @@
-// The answers kept for a track record (additions 2.1): what each answered case was told, written when the
-// answer is issued as one row per answer and model_ref with its cases packed (one insert: the ask's hot
-// path stays cheap, BENCHMARKS.md "Track record"), and read back unpacked, only for the cases that have an
+// The answers kept for a track record (additions 2.1): what each answered case was told, written in
+// batches (host/operations/answer-keeper.ts) as one row per answer and model_ref with its cases packed
+// (BENCHMARKS.md "Track record"), and read back unpacked, only for the cases that have an
 // outcome under the same model_ref (the pairing itself is host/operations/track-record-stats.ts).
 import { toBytes, type SqlClient } from './sql.ts';
 
@@ -28,8 +28,8 @@ export interface KeptAnswers {
 
 export interface TrackRecordStore {
   /**
-   * Keeps an answer's cases (rows of one answer id; any model_refs): one row per model_ref, insert-if-absent
-   * by answer, so a re-run of the same answer adds nothing.
+   * Keeps answers' cases (rows of any answers and model_refs): one row per answer and model_ref, in one
+   * transaction, insert-if-absent by answer, so a re-run of the same answer adds nothing.
    */
   keepAnsweredCases(rows: readonly AnsweredCase[]): Promise<void>;
   keptAnswers(workspace_id: string, model_ref: string): Promise<KeptAnswers>;
@@ -44,6 +44,8 @@ interface Packed {
 }
 
 const COLUMNS = 'workspace_id, model_ref, answer_id, namespace, issued_at, case_count, cases';
+/** Answers per INSERT: 7 parameters each, well under SQLite's 32,766 and PostgreSQL's 65,535 a statement. */
+export const ANSWERS_PER_INSERT = 1000;
 
 interface KeptRow {
   workspace_id: string;
@@ -72,27 +74,34 @@ export function trackRecordQueries(db: SqlClient): TrackRecordStore {
   return {
     async keepAnsweredCases(rows) {
       if (rows.length === 0) return;
-      const byModel = new Map<string, AnsweredCase[]>();
+      const byAnswer = new Map<string, AnsweredCase[]>();
       for (const r of rows) {
-        const list = byModel.get(r.model_ref);
+        const key = `${r.workspace_id}\u0000${r.model_ref}\u0000${r.answer_id}`;
+        const list = byAnswer.get(key);
         if (list) list.push(r);
-        else byModel.set(r.model_ref, [r]);
+        else byAnswer.set(key, [r]);
       }
-      const groups = [...byModel.values()];
-      const values = groups.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
-      const params = groups.flatMap((g) => [
-        g[0].workspace_id,
-        g[0].model_ref,
-        g[0].answer_id,
-        g[0].namespace,
-        g[0].issued_at,
-        g.length,
-        pack(g),
-      ]);
-      await db.run(
-        `INSERT INTO kept_answers (${COLUMNS}) VALUES ${values} ON CONFLICT (workspace_id, model_ref, answer_id) DO NOTHING`,
-        params,
-      );
+      const groups = [...byAnswer.values()];
+      const insert = async (tx: SqlClient, part: AnsweredCase[][]) => {
+        const values = part.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
+        const params = part.flatMap((g) => [
+          g[0].workspace_id,
+          g[0].model_ref,
+          g[0].answer_id,
+          g[0].namespace,
+          g[0].issued_at,
+          g.length,
+          pack(g),
+        ]);
+        await tx.run(
+          `INSERT INTO kept_answers (${COLUMNS}) VALUES ${values} ON CONFLICT (workspace_id, model_ref, answer_id) DO NOTHING`,
+          params,
+        );
+      };
+      if (groups.length <= ANSWERS_PER_INSERT) return insert(db, groups);
+      await db.transaction(async (tx) => {
+        for (let at = 0; at < groups.length; at += ANSWERS_PER_INSERT) await insert(tx, groups.slice(at, at + ANSWERS_PER_INSERT));
+      });
     },
 
     async keptAnswers(workspace_id, model_ref) {

@@ -2,6 +2,7 @@
 // back only for cases with a reported outcome under the same model_ref. Both dialects.
 import { expect, it } from 'vitest';
 import type { AnsweredCase, OutcomeRecord } from '../../host/store/index.ts';
+import { ANSWERS_PER_INSERT } from '../../host/store/track-record.ts';
 import { describeStores, T0 } from './helpers.ts';
 
 const REF = 'mr1_' + 'a'.repeat(32);
@@ -69,6 +70,18 @@ describeStores('answered cases kept for the track record', ({ openStore }) => {
     const kept = await store.keptAnswers('ws_1', REF);
     expect(kept.kept).toBe(n);
     expect(kept.withOutcome.map((c) => [c.entity_id, c.p])).toEqual([[`c${n - 1}`, (n - 1) / n]]);
+  });
+
+  it('keeps a batch of many answers (more than one statement holds) in one call, each on its own', async () => {
+    const store = await openStore();
+    const n = ANSWERS_PER_INSERT + 5;
+    await store.keepAnsweredCases(
+      Array.from({ length: n }, (_, i) => told('c1', { answer_id: `an_${String(i).padStart(5, '0')}`, issued_at: T0 + i, p: i / n })),
+    );
+    await store.writeOutcomes([outcome('c1')]);
+    const kept = await store.keptAnswers('ws_1', REF);
+    expect(kept.kept).toBe(n);
+    expect(kept.withOutcome.map((c) => c.p)).toEqual(Array.from({ length: n }, (_, i) => i / n));
   });
 
   it('accepts an empty answer', async () => {

@@ -174,7 +174,7 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
   }
   assertSomeCaseAnswered(built);
   // additions 2.1: what each case was told, for the model's track record
-  await keepAnswers(ctx, namespace, built);
+  keepAnswers(ctx, namespace, built);
   const fitsRun = [...fits.values()].filter((f) => f.ran).length;
   // spec 1 Cost: refusals, not_yet and sample datasets are free, so only answered fits on the
   // caller's own data are chargeable fits

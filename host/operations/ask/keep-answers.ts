@@ -63,13 +63,13 @@ export function answeredCasesOf(
   return [...byCase.values()];
 }
 
-/** Keeps the ask's told cases (one transaction; measured in BENCHMARKS.md "Track record"). */
-export async function keepAnswers(ctx: OpContext, namespace: string, questions: readonly BuiltQuestion[]): Promise<void> {
+/** Keeps the ask's told cases: handed to the batching writer (answer-keeper.ts), so the ask does not wait on a write. */
+export function keepAnswers(ctx: OpContext, namespace: string, questions: readonly BuiltQuestion[]): void {
   const rows = answeredCasesOf(questions, {
     workspaceId: ctx.caller!.workspaceId,
     namespace,
     answerId: newId('an_'),
     issuedAt: ctx.services.now(),
   });
-  await ctx.services.store.keepAnsweredCases(rows);
+  ctx.services.keptAnswers.keep(rows);
 }

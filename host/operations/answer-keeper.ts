@@ -1,0 +1,54 @@
+// The writer of answers kept for the track record (additions 2.1), batched as the usage ledger's is: an
+// answer's told cases collect in memory and are written every 500 ms (or at once past 50,000 cases), and
+// when the service stops, so an answered ask never waits on a synced SQLite write (one 1-case keep took
+// p50 0.24 ms, p99 6.5 ms with synchronous=FULL). A track record read first writes this process's pending
+// answers; another process's are at most one interval late. A process killed outright loses at most one
+// interval of kept answers: their outcomes then count as without an earlier answer.
+import type { AnsweredCase, Store } from '../store/index.ts';
+
+/** Cases pending before a flush is started at once (bounds memory under bursts of 10,000-case asks). */
+const FLUSH_AT_CASES = 50_000;
+
+export class AnswerKeeper {
+  private pending: AnsweredCase[] = [];
+  private flushing: Promise<void> = Promise.resolve();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly store: Store,
+    private readonly onError: (err: unknown) => void,
+    everyMs = 500,
+  ) {
+    this.timer = setInterval(() => void this.flush(), everyMs);
+    this.timer.unref();
+  }
+
+  /** Keeps one answer's told cases (written by the next flush). */
+  keep(rows: readonly AnsweredCase[]): void {
+    if (rows.length === 0) return;
+    for (const r of rows) this.pending.push(r);
+    if (this.pending.length >= FLUSH_AT_CASES) void this.flush();
+  }
+
+  /** Writes what has collected, in one call to the store; a failed write keeps its rows for the next flush. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      if (this.pending.length === 0) return;
+      const batch = this.pending;
+      this.pending = [];
+      try {
+        await this.store.keepAnsweredCases(batch);
+      } catch (err) {
+        this.pending = batch.concat(this.pending);
+        this.onError(err);
+      }
+    });
+    return this.flushing;
+  }
+
+  /** Stops the timer and writes what is left (the service calls this before closing the store). */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+}
