@@ -139,6 +139,14 @@ export interface ClaimOptions {
   lease_ms: number;
 }
 
+/** Unfinished tasks as admission control sees them (TaskStore.countUnfinishedTasks). */
+export interface TaskCounts {
+  /** Tasks of every workspace waiting for a thread. */
+  pending: number;
+  /** This workspace's pending and running tasks. */
+  workspace: number;
+}
+
 export interface IdempotencyRecord {
   workspace_id: string;
   operation: string;

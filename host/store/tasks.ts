@@ -1,5 +1,5 @@
 // Pending asks as tasks: any node may claim one with a lease, so a task survives the node that began it.
-import type { SqlClient } from './sql.ts';
+import { toCount, type SqlClient } from './sql.ts';
 import type { TaskRecord, TaskStatus, TaskStore } from './types.ts';
 
 interface TaskRow {
@@ -137,6 +137,22 @@ export function taskQueries(db: SqlClient): TaskStore {
          WHERE id = ? AND status = 'running' AND lease_owner = ?`,
         [now, id, owner],
       );
+      return n > 0;
+    },
+
+    async countUnfinishedTasks(workspace_id) {
+      // Only unfinished rows are read (tasks_by_status); there are at most the queue bound plus the running ones.
+      const r = await db.get<{ pending: unknown; workspace: unknown }>(
+        `SELECT COALESCE(SUM(CASE WHEN status = 'pending' THEN 1 ELSE 0 END), 0) AS pending,
+                COALESCE(SUM(CASE WHEN workspace_id = ? THEN 1 ELSE 0 END), 0) AS workspace
+         FROM tasks WHERE status IN ('pending', 'running')`,
+        [workspace_id],
+      );
+      return { pending: toCount(r?.pending), workspace: toCount(r?.workspace) };
+    },
+
+    async discardTask(id, owner) {
+      const n = await db.run(`DELETE FROM tasks WHERE id = ? AND status = 'running' AND lease_owner = ?`, [id, owner]);
       return n > 0;
     },
 

@@ -24,6 +24,7 @@ import type {
   AttestationRecord,
   InsertAttestationResult,
   SweepResult,
+  TaskCounts,
 } from './records.ts';
 
 export type * from './records.ts';
@@ -91,6 +92,13 @@ export interface TaskStore {
   /** Hands a running task back (pending, this attempt not counted) so any runner claims it at once. */
   releaseTask(id: string, owner: string, now: number): Promise<boolean>;
   listUnfinishedTasks(): Promise<TaskRecord[]>;
+  /**
+   * Admission control (host/operations/admission.ts): tasks waiting for a thread over the whole store, and
+   * this workspace's unfinished (pending or running) tasks. Every node sharing the store counts the same.
+   */
+  countUnfinishedTasks(workspace_id: string): Promise<TaskCounts>;
+  /** Deletes a running task whose reply went out in-line (nobody can poll it); only its lease owner. */
+  discardTask(id: string, owner: string): Promise<boolean>;
 }
 
 export interface ReplayStore {
