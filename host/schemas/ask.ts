@@ -5,6 +5,7 @@ import {
   FetchHeadersSchema,
   FetchUrlSchema,
   LIMITS,
+  maxChars,
   NonEmptyStringSchema,
   RecordIdSchema,
   RowsSchema,
@@ -48,7 +49,7 @@ const AskObjectSchema = v.strictObject({
   shape: v.optional(ShapeSchema),
   band: v.optional(v.boolean()),
   acknowledge_decision_support: v.optional(v.boolean()),
-  idempotency_key: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(LIMITS.idempotencyKeyMax))),
+  idempotency_key: v.optional(v.pipe(v.string(), v.minLength(1), maxChars(LIMITS.idempotencyKeyMax))),
 });
 
 /** Spec 2.6: the ask request with its top-level rules. */

@@ -178,14 +178,15 @@ function download(
       if (encoding !== 'identity') return fail(failed(field, `the server sent a ${encoding}-encoded body; serve the CSV uncompressed`));
       const type = String(res.headers['content-type'] ?? '').toLowerCase();
       if (/^(text\/html|application\/xhtml\+xml)\b/.test(type)) return fail(failed(field, `the server sent ${type}, not CSV`));
-      // A UTF-8 byte is at most one UTF-16 unit and a unit needs at most 3 bytes: more than 3x the cap is too large.
+      // A character (code point) takes at most 4 UTF-8 bytes: more than 4x the cap is too large.
       const declared = Number(res.headers['content-length'] ?? NaN);
-      if (declared > LIMITS.csvMax * 3) return fail(tooLarge(field));
+      if (declared > LIMITS.csvMax * 4) return fail(tooLarge(field));
       const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
       const parts: string[] = [];
       let length = 0;
       const take = (text: string) => {
-        length += text.length;
+        // Characters as the inline csv cap counts them: code points (a stream decoder never splits a pair).
+        length += codePoints(text);
         if (length > LIMITS.csvMax) throw tooLarge(field);
         parts.push(text);
       };
@@ -236,4 +237,20 @@ async function withDeadline<T>(work: Promise<T>, deadline: number, late: () => S
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Unicode code points of `text` (UTF-16 units less the surrogate pairs). */
+function codePoints(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
 }
