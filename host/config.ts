@@ -40,8 +40,19 @@ export interface Config {
   maxBodyBytes: number;
   /** Lease of pending work; a task or in-flight idempotent call unrenewed this long is taken over by any process. */
   taskLeaseMs: number;
-  /** Fit worker threads of this process. */
+  /**
+   * Task threads of this process (FIT_WORKERS): each runs one cold ask at a time (reading its record, the
+   * fit, the answer) on its own heap and event loop, so the request thread never stalls on one.
+   */
   fitWorkers: number;
+  /** Heap limit of each task thread in MiB (V8 old generation); a task that needs more fails alone. */
+  taskMemoryMb: number;
+  /** Tasks waiting for a thread, over the whole service (the store's pending tasks); past it, 503 server_busy. */
+  taskQueueMax: number;
+  /** Queued plus running tasks of one workspace; past it, 429 workspace_busy. */
+  workspaceTasksMax: number;
+  /** Bytes of request bodies being read and worked on at once; past it, 503 server_busy. */
+  bodyMemoryBytes: number;
   /** How often expired datasets, tasks and idempotency records are swept (spec 8 retention). */
   sweepEveryMs: number;
   /** wire.md "Datasets": largest presigned upload in bytes. */
@@ -136,6 +147,12 @@ export function configFromEnv(env: Env = process.env): Config {
     taskLeaseMs: intFrom(env, 'TASK_LEASE_MS', 15_000, 100, MAX_TIMER_MS),
     // One worker per core, at most 4 by default: each fit of a large record holds its own copy of the table.
     fitWorkers: intFrom(env, 'FIT_WORKERS', Math.max(1, Math.min(os.availableParallelism(), 4)), 1, 64),
+    // 2 GiB of heap holds the reading, typing and encoding of a 1,000,000 x 13 record with room to spare
+    // (BENCHMARKS.md "Overload"); a thread's wasm memory comes on top.
+    taskMemoryMb: intFrom(env, 'TASK_MEMORY_MB', 2048, 64, 1_048_576),
+    taskQueueMax: intFrom(env, 'TASK_QUEUE_MAX', 64, 0, 1_000_000),
+    workspaceTasksMax: intFrom(env, 'WORKSPACE_TASKS_MAX', 4, 1, 1_000_000),
+    bodyMemoryBytes: intFrom(env, 'BODY_MEMORY_MB', 256, 1, 1_048_576) * 1024 * 1024,
     sweepEveryMs: intFrom(env, 'SWEEP_EVERY_MS', 10 * 60_000, 1000, MAX_TIMER_MS),
     maxUploadBytes: intFrom(env, 'UPLOAD_MAX_BYTES', 100_000_000, 1),
     uploadPartBytes: 1024 * 1024,

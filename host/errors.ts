@@ -38,6 +38,11 @@ export type ProblemCode =
   | 'preview_not_built'
   | 'store_unavailable'
   | 'issuer_unavailable'
+  | 'server_busy'
+  | 'workspace_busy'
+  | 'record_too_large'
+  | 'headers_too_large'
+  | 'bad_request'
   | 'internal';
 
 interface CodeInfo {
@@ -196,6 +201,34 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     title: "The identity provider's keys could not be fetched",
     remedy:
       'Retry after retry_after_ms with the same token; if it persists, the operator should check that the issuer is reachable from the service.',
+  },
+  server_busy: {
+    status: 503,
+    title: 'The service is at capacity',
+    remedy:
+      'Every fit slot and the queue of waiting fits are taken. Send the same call again after Retry-After seconds; asks whose fits are already made are still answered at once.',
+  },
+  workspace_busy: {
+    status: 429,
+    title: 'This workspace has as many fits running or queued as it may',
+    remedy:
+      'Wait for a pending ask to finish (follow its task_id with svc_poll), then send this call again after retry_after_ms; asks whose fits are already made are still answered at once.',
+  },
+  record_too_large: {
+    status: 422,
+    title: 'The record needs more memory than one task may use',
+    remedy:
+      'Send a record with fewer rows or columns (or ask about a part of it); the operator can raise TASK_MEMORY_MB. Retrying the same call fails the same way.',
+  },
+  headers_too_large: {
+    status: 431,
+    title: 'Request headers too large',
+    remedy: 'Send the request with smaller headers: an Authorization header holds only the key or access token.',
+  },
+  bad_request: {
+    status: 400,
+    title: 'Malformed HTTP request',
+    remedy: 'Send a well-formed HTTP/1.1 request (a request line, headers, then the body its Content-Length or chunking declares).',
   },
   internal: { status: 500, title: 'Internal error', remedy: 'Retry; if it persists, report the request_id.' },
 };
