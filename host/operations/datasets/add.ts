@@ -10,7 +10,7 @@ import { newId } from '../ids.ts';
 import { fetchRecord, parseFetchedCsv } from './fetch.ts';
 import { columnsOf, encodePiece, type PieceKind } from './pieces.ts';
 import { datasetReply } from './reply.ts';
-import { requireCaller, refuseTestKey, unknownDataset } from './errors.ts';
+import { assertUsableTable, requireCaller, refuseTestKey, unknownDataset } from './errors.ts';
 import { UPLOAD_TTL_SECONDS, signUploadToken } from './upload-token.ts';
 import { FREE, type Operation } from '../operation.ts';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
@@ -33,10 +33,12 @@ export async function runAddDataset(ctx: OpContext, raw: unknown): Promise<OpRes
     // Checked before any download: an unknown or closed dataset should not cost a fetch.
     const target = await appendable(ctx, caller, req.dataset_id);
     const piece = await readPiece(ctx, req);
+    assertUsableTable(piece.columns, piece.rowCount, piece.field, false);
     checkColumns(columnsOf(target.columns), piece);
     return { status: 200, body: await storePiece(ctx, caller, req.dataset_id, piece, false) };
   }
   const piece = await readPiece(ctx, req);
+  assertUsableTable(piece.columns, piece.rowCount, piece.field, true);
   const now = ctx.services.now();
   const id = newId('ds_');
   await ctx.services.store.createDataset({

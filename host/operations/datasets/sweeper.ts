@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Services } from '../../services.ts';
 import { UPLOAD_TTL_SECONDS } from './upload-token.ts';
-import { UPLOAD_DIR } from './upload.ts';
+import { UPLOAD_DIR, isOrphanUpload } from './upload.ts';
 
 /** One pass: store.sweep(now) and stale upload files. Exported for tests and for an operator's one-off run. */
 export async function sweepOnce(services: Services): Promise<void> {
@@ -19,8 +19,11 @@ export async function sweepOnce(services: Services): Promise<void> {
   await removeStaleUploads(path.join(services.config.dataDir, UPLOAD_DIR), Date.now());
 }
 
-/** An upload in progress is younger than its URL's lifetime; older partial files are leftovers. */
-async function removeStaleUploads(dir: string, now: number): Promise<void> {
+/**
+ * Leftover upload files: those of a process of this host that is gone (killed mid-upload) at once; any
+ * other older than twice its URL's lifetime (an upload in progress is younger than that).
+ */
+export async function removeStaleUploads(dir: string, now: number): Promise<void> {
   let names: string[];
   try {
     names = await fs.readdir(dir);
@@ -29,6 +32,10 @@ async function removeStaleUploads(dir: string, now: number): Promise<void> {
   }
   for (const name of names) {
     const file = path.join(dir, name);
+    if (isOrphanUpload(name)) {
+      await fs.rm(file, { force: true });
+      continue;
+    }
     const stat = await fs.stat(file).catch(() => null);
     if (stat && now - stat.mtimeMs > 2 * UPLOAD_TTL_SECONDS * 1000) await fs.rm(file, { force: true });
   }
@@ -37,6 +44,10 @@ async function removeStaleUploads(dir: string, now: number): Promise<void> {
 /** Sweeps every `intervalMs` (the timer never keeps the process alive); returns a stop function. */
 export function startSweeper(services: Services, intervalMs: number): () => void {
   let running = false;
+  // At start, the upload files of processes killed mid-upload go at once (issue 21).
+  void removeStaleUploads(path.join(services.config.dataDir, UPLOAD_DIR), Date.now()).catch((err: unknown) =>
+    services.log.warn({ err }, 'clearing upload files'),
+  );
   const timer = setInterval(() => {
     if (running) return; // a slow sweep is never overlapped by the next
     running = true;
