@@ -1,14 +1,15 @@
-// What every operation is handed: configuration, the store, the signing key ring, the engine and
-// its fit pool, a logger; plus who is calling. Transports build an OpContext and call operations.
+// What every operation is handed: configuration, the store, the signing key ring, the engine, a logger and
+// the lifecycle objects; plus who is calling. Transports build an OpContext and call operations.
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Store } from './store/index.ts';
 import type { KeyRing } from './signing/index.ts';
-import type { EngineModule, FitPool } from './engine/index.ts';
+import type { EngineModule } from './engine/index.ts';
 import type { UsageMeter } from './operations/usage-meter.ts';
 import type { LeaseKeeper } from './operations/leases.ts';
 import type { TaskRunner } from './operations/tasks.ts';
 import type { RateLimits } from './operations/rate-limits.ts';
+import type { Admission } from './operations/admission.ts';
 import type { FitCache } from './operations/ask/fits.ts';
 import type { RecordCache } from './operations/datasets/read.ts';
 
@@ -18,8 +19,8 @@ export interface Services {
   config: Config;
   store: Store;
   keyRing: KeyRing;
+  /** The compiled engine; fits run in the thread that asks (a task thread), never the request thread. */
   engine: EngineModule;
-  pool: FitPool;
   log: Logger;
   /** Injected clock (tests move time); epoch ms. */
   now: () => number;
@@ -27,10 +28,12 @@ export interface Services {
   usage: UsageMeter;
   /** Leases this process holds on pending tasks and in-flight idempotent calls. */
   leases: LeaseKeeper;
-  /** Runs calls that may go pending and resumes tasks other processes left. */
+  /** Runs calls that need a fit as tasks on this process's task threads, and resumes tasks other processes left. */
   tasks: TaskRunner;
   /** Per-workspace and per-address request limits. */
   limits: RateLimits;
+  /** What this process takes on at once: body bytes and tasks (host/operations/admission.ts). */
+  admission: Admission;
   /** Fitted models kept parsed, and fits running now. */
   fitCache: FitCache;
   /** Parsed tables of sealed datasets. */

@@ -8,14 +8,17 @@ import { ServiceError } from '../errors.ts';
 import { toolOperations, type Operation } from '../operations/index.ts';
 import { createMcpServer, type ToolCatalog } from './server.ts';
 import { toolsOf } from './tools.ts';
+import { invalidToolCall } from './params.ts';
 
 export const MCP_PATH = '/mcp';
 
 /** Mounts /mcp for the operations of the table that are tools; the catalog is built on first use and kept. */
 export function mountMcp(app: Hono<AppEnv>, ops: readonly Operation[]): void {
   let catalog: ToolCatalog | undefined;
-  app.post(MCP_PATH, jsonBody('required'), async (c) => {
+  app.post(MCP_PATH, jsonBody('required', { guard: false }), async (c) => {
     catalog ??= toolsOf(toolOperations(ops));
+    const invalid = invalidToolCall(c.get('body'), new Set(catalog.byName.keys()), c.get('services').config.baseUrl, c.get('requestId'));
+    if (invalid) return c.json(invalid, 200);
     const server = createMcpServer(catalog, {
       services: c.get('services'),
       requestId: c.get('requestId'),

@@ -12,7 +12,7 @@ import { buildAnswer } from './answers.ts';
 import { askReplyJson } from './reply-json.ts';
 import { CONTRACT } from './contract.ts';
 import { answerDepsOf } from './service-deps.ts';
-import type { Stage } from '../tasks.ts';
+import { RunAsTask, type Stage } from '../tasks.ts';
 import { SAMPLES } from '../../../samples/catalog.ts';
 import { withIdempotency } from '../idempotency.ts';
 import { computeDrift, storeDrift } from '../drift.ts';
@@ -24,28 +24,56 @@ import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
 export { CONTRACT } from './contract.ts';
 
 /**
- * svc_ask: validates, then runs the ask; a first fit that outlasts config.pendingWaitMs turns the
- * reply into 202 pending (spec 3.2); idempotency_key replays the first reply (spec 2.6).
+ * svc_ask: validates, then answers on the request thread when every fit it needs is already this
+ * workspace's and its record is at hand; otherwise runs it as a task (host/operations/tasks.ts), which
+ * turns the reply into 202 pending when it outlasts config.pendingWaitMs (spec 3.2). idempotency_key
+ * replays the first reply (spec 2.6).
  */
 export async function runAsk(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const ask = parseBody(AskRequestSchema, raw);
   assertKeyMayUse(ctx, ask.data);
   const idem = ask.idempotency_key !== undefined ? { operation: 'svc_ask', key: ask.idempotency_key } : undefined;
-  const run = () =>
-    ctx.services.tasks.runWithPending(ctx, { operation: 'svc_ask', body: raw, caller: ctx.caller!, idempotency: idem }, (onStage) =>
-      executeAsk(ctx, ask, onStage),
-    );
+  const { tasks, config } = ctx.services;
+  const run = async () => {
+    const deadline = performance.now() + config.pendingWaitMs;
+    for (;;) {
+      let needs: RunAsTask;
+      try {
+        return await executeAsk(ctx, ask, () => undefined, { quick: true });
+      } catch (err) {
+        if (!(err instanceof RunAsTask)) throw err;
+        needs = err;
+      }
+      // Single flight across threads: a fit a task of this process is computing now is waited for (within
+      // the pending wait), then the ask is tried again, instead of a second task fitting it again.
+      const running = needs.key === undefined ? undefined : tasks.inFlight(needs.key);
+      const left = deadline - performance.now();
+      if (running && left > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([running, new Promise((resolve) => (timer = setTimeout(resolve, left)))]);
+        clearTimeout(timer);
+        if (performance.now() < deadline) continue;
+      }
+      const req = { operation: 'svc_ask', body: raw, caller: ctx.caller!, idempotency: idem };
+      return tasks.submit(ctx, req, { key: needs.key, waitMs: deadline - performance.now() });
+    }
+  };
   return idem ? withIdempotency(ctx, idem.operation, idem.key, raw, run) : run();
 }
 
-/** A task left by a stopped process is re-run from its stored request (host/operations/tasks.ts). */
+/** The task: run on a task thread from its stored request (host/operations/tasks.ts). */
 function resumeAsk(ctx: OpContext, body: unknown, onStage: (s: Stage) => void): Promise<OpResult> {
   return executeAsk(ctx, parseBody(AskRequestSchema, body), onStage);
 }
 
-async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) => void): Promise<OpResult> {
+/**
+ * The ask. `quick` (the request thread): throws RunAsTask as soon as it needs anything a task must do (a
+ * fit, a fit new to this workspace, a record too large to read there, a download); nothing it did before
+ * is billed or changes what the task will see.
+ */
+async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) => void, opts: { quick?: boolean } = {}): Promise<OpResult> {
   onStage('reading_data');
-  const record = await resolveRecord(ctx, ask.data);
+  const record = await resolveRecord(ctx, ask.data, opts);
   const views = new RecordViews(record.table, ask);
   const { requests, questions } = planAsk(
     ask,
@@ -61,8 +89,14 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
   }
 
   onStage('fitting');
+  const fittingFrom = performance.now();
   const fits = new Map<string, FitOutcome>();
-  await Promise.all([...requests].map(async ([key, req]) => fits.set(key, await obtainFit(ctx, req))));
+  const obtain = { ...opts, sample: record.isSample };
+  await Promise.all([...requests].map(async ([key, req]) => fits.set(key, await obtainFit(ctx, req, obtain))));
+  // Issue 21: a fit taken over from another workspace's run takes as long here as it took there.
+  const holdMs = Math.max(0, ...[...fits.values()].map((f) => f.holdMs ?? 0));
+  const wait = fittingFrom + holdMs - performance.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 
   onStage('answering');
   const answers: Record<string, unknown> = {};
