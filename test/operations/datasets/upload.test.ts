@@ -128,8 +128,8 @@ describe('PUT /v1/uploads/<token>', () => {
 
   it('takes one upload: a second PUT is 409 dataset_sealed', async () => {
     const { url } = await uploadUrl();
-    expect((await put(url, 'id\na\n')).status).toBe(200);
-    const again = await put(url, 'id\nb\n');
+    expect((await put(url, 'id,x\na,1\n')).status).toBe(200);
+    const again = await put(url, 'id,x\nb,2\n');
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('dataset_sealed');
   });
