@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app.ts';
+import { StoreError } from './store/index.ts';
 import { startSweeper } from './operations/datasets/sweeper.ts';
 import type { Services } from './services.ts';
 import { ConfigError, resolveConfig, withListeningPort, type Config } from './config.ts';
@@ -20,6 +21,9 @@ import { answerClientErrors } from './http/client-errors.ts';
  * there (operations/ask/record.ts), so a few dozen of those.
  */
 const REQUEST_THREAD_RECORD_CELLS = 5_000_000;
+
+/** Idle keep-alive lifetime of a connection (see where the server is made). */
+const KEEP_ALIVE_MS = 65_000;
 
 export interface StartOptions {
   log?: Logger;
@@ -63,6 +67,11 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
       s.once('listening', () => resolve(s));
       s.once('error', reject);
     });
+    // Idle keep-alive connections stay open longer than any client or load balancer keeps them (HAProxy's
+    // and undici's defaults are shorter), so the server is never the side that closes a connection just as
+    // a client sends on it (a reset the client cannot retry for a POST).
+    server.keepAliveTimeout = KEEP_ALIVE_MS;
+    server.headersTimeout = KEEP_ALIVE_MS + 1000;
     answerClientErrors(server, () => config.baseUrl);
     const { port } = server.address() as AddressInfo;
     const host = !opts.hostname || opts.hostname === '0.0.0.0' || opts.hostname === '::' ? 'localhost' : opts.hostname;
@@ -120,7 +129,7 @@ async function main(): Promise<void> {
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   main().catch((err: unknown) => {
     // A bad setting is the operator's to fix: say which, without a stack trace.
-    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
+    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err instanceof StoreError ? err.message : err);
     process.exit(1);
   });
 }

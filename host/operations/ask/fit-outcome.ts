@@ -38,6 +38,8 @@ export interface FitOutcome {
   holdMs?: number;
   /** The stored diagnostics (column AUCs, the packed held-out rows for drift). */
   diagnostics: Record<string, unknown>;
+  /** The outcome column and the values read as yes (an answer says which). */
+  outcome: { column: string; positive_values: string[] };
 }
 
 /** A fit as the store keeps it beside the model bytes. */
@@ -127,5 +129,6 @@ export function fitOutcomeOf(
     ran,
     ...(meta.fit_ms !== undefined ? { fitMs: meta.fit_ms } : {}),
     diagnostics: meta.diagnostics ?? {},
+    outcome: { column: meta.outcome_column, positive_values: meta.positive_values },
   };
 }

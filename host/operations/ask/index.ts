@@ -77,7 +77,7 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
   const views = new RecordViews(record.table, ask);
   const { requests, questions } = planAsk(
     ask,
-    { columns: record.table.columns, contentHash: record.contentHash },
+    { columns: record.table.columns, contentHash: record.contentHash, table: record.table },
     views,
     ctx.services.engine.coreHash,
   );
