@@ -1,8 +1,8 @@
-// JSON-RPC "Invalid params" for tools/call (issue 21): a call whose params are not {name: string,
-// arguments?: object} is answered -32602 "Invalid params" with our Problem (code, field, remedy) in
-// `error.data`, before the SDK sees it (its own schema check answers -32603 with a raw issue list).
-// Arguments the operation refuses stay isError tool results carrying the Problem, so an agent reads
-// both the same way.
+// JSON-RPC "Invalid params" (issue 21): a tools/call whose params are not {name: string, arguments?: object}
+// is answered -32602 "Invalid params" with our Problem (code, field, remedy) in `error.data` before the SDK
+// sees it; any other request whose params the SDK's schemas refuse (it answers -32603 "Internal error" with
+// a raw issue list) gets the same -32602 with its Problem instead. Arguments the operation refuses stay
+// isError tool results carrying the Problem, so an agent reads both the same way.
 import { ServiceError, toProblem, type Problem } from '../errors.ts';
 
 /** JSON-RPC 2.0: invalid method parameter(s). */
@@ -67,4 +67,47 @@ export function invalidToolCall(body: unknown, toolNames: ReadonlySet<string>, b
   // JSON-RPC's message for the code, then what was wrong (clients often show only the message).
   const message = `Invalid params: ${problem.message}`;
   return { jsonrpc: '2.0', id, error: { code: INVALID_PARAMS, message, data: toProblem(problem, baseUrl, requestId) } };
+}
+
+interface SchemaIssue {
+  path: Array<string | number>;
+  message: string;
+}
+
+/** The SDK's -32603 message when its schema check refused a request: a JSON list of issues, or null. */
+function schemaIssues(message: unknown): SchemaIssue[] | null {
+  if (typeof message !== 'string' || !message.trimStart().startsWith('[')) return null;
+  try {
+    const issues = JSON.parse(message) as unknown;
+    if (!Array.isArray(issues) || issues.length === 0) return null;
+    return issues.every((i) => isObject(i) && Array.isArray(i.path) && typeof i.message === 'string') ? (issues as SchemaIssue[]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A JSON-RPC reply message with the SDK's schema refusal (-32603 with an issue list) turned into -32602
+ * Invalid params carrying the Problem of its first issue; any other message is returned as it is.
+ */
+export function withInvalidParams(
+  message: unknown,
+  methodOf: (id: unknown) => string | undefined,
+  baseUrl: string,
+  requestId: string,
+): unknown {
+  if (!isObject(message) || !isObject(message.error) || message.error.code !== -32603) return message;
+  const issues = schemaIssues(message.error.message);
+  if (!issues) return message;
+  const first = issues[0];
+  const field = first.path.map(String).join('.') || 'params';
+  const method = methodOf(message.id);
+  const problem = new ServiceError('invalid_request', `${field}: ${first.message.replace(/^Invalid input: /, '')}`, {
+    field,
+    remedy: `Send ${method ? `${method}'s` : 'the'} params as the MCP specification defines them (a client library does this for you).`,
+  });
+  return {
+    ...message,
+    error: { code: INVALID_PARAMS, message: `Invalid params: ${problem.message}`, data: toProblem(problem, baseUrl, requestId) },
+  };
 }

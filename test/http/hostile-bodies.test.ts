@@ -122,4 +122,12 @@ describe('MCP tools/call with malformed params', () => {
     expect(r.body.error.data).toMatchObject({ code: 'invalid_request', status: 422, field });
     expect(typeof r.body.error.data.remedy).toBe('string');
   });
+
+  it('any other request whose params the protocol refuses is -32602 with its Problem too (never -32603 with a raw issue list)', async () => {
+    const r = await mcp('{"jsonrpc":"2.0","id":3,"method":"initialize"}');
+    expect(r.body).toMatchObject({ id: 3, error: { code: -32602 } });
+    expect(r.body.error.message).toMatch(/^Invalid params: params: /);
+    expect(r.body.error.data).toMatchObject({ code: 'invalid_request', field: 'params', status: 422 });
+    expect(r.body.error.data.remedy).toMatch(/initialize's params/);
+  });
 });
