@@ -182,3 +182,26 @@ export function withListeningPort(config: Config, env: Env, overrides: Partial<C
   config.baseUrl = url;
   if (overrides.keysUrl === undefined && !env.KEYS_URL) config.keysUrl = `${url}/keys`;
 }
+
+/**
+ * What the request thread holds besides request bodies, MiB: its code and heap at rest, the records it keeps
+ * parsed (at most 2,000,000 cells) and the fitted models it keeps (README "Overload and memory").
+ */
+const REQUEST_THREAD_MB = 600;
+/** A parsed JSON body takes up to about this many times its bytes (objects and strings of the rows). */
+const PARSED_BODY_FACTOR = 3;
+/**
+ * A task thread beyond its capped heap, MiB: its code, native buffers and the engine's wasm memory during a
+ * fit, which the heap cap does not count (measured with a 1,000,000 x 13 record: BENCHMARKS.md "Overload").
+ */
+const TASK_THREAD_EXTRA_MB = 700;
+
+/**
+ * The documented bound on the process's resident memory, MiB, for these settings: the request thread, the
+ * request bodies it may hold (BODY_MEMORY_MB, parsed), and each task thread's capped heap (TASK_MEMORY_MB)
+ * with what it holds outside the heap. Whatever the load, admission keeps the process under it.
+ */
+export function memoryBoundMb(c: Pick<Config, 'fitWorkers' | 'taskMemoryMb' | 'bodyMemoryBytes'>): number {
+  const bodies = Math.ceil((c.bodyMemoryBytes / (1024 * 1024)) * PARSED_BODY_FACTOR);
+  return REQUEST_THREAD_MB + bodies + c.fitWorkers * (c.taskMemoryMb + TASK_THREAD_EXTRA_MB);
+}

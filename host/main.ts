@@ -10,7 +10,7 @@ import { createApp } from './app.ts';
 import { StoreError } from './store/index.ts';
 import { startSweeper } from './operations/datasets/sweeper.ts';
 import type { Services } from './services.ts';
-import { ConfigError, resolveConfig, withListeningPort, type Config } from './config.ts';
+import { ConfigError, memoryBoundMb, resolveConfig, withListeningPort, type Config } from './config.ts';
 import { OPERATIONS } from './operations/index.ts';
 import { openServices } from './services-open.ts';
 import { TaskThreads } from './task-threads.ts';
@@ -20,7 +20,7 @@ import { answerClientErrors } from './http/client-errors.ts';
  * Cells of sealed datasets the request thread keeps parsed: it reads only records small enough to read
  * there (operations/ask/record.ts), so a few dozen of those.
  */
-const REQUEST_THREAD_RECORD_CELLS = 5_000_000;
+const REQUEST_THREAD_RECORD_CELLS = 2_000_000;
 
 /** Idle keep-alive lifetime of a connection (see where the server is made). */
 const KEEP_ALIVE_MS = 65_000;
@@ -100,7 +100,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
         await threads.close();
         await opened.close();
       })());
-    log.info({ url, data_dir: config.dataDir, base_url: config.baseUrl }, 'listening');
+    log.info({ url, data_dir: config.dataDir, base_url: config.baseUrl, memory_bound_mb: memoryBoundMb(config) }, 'listening');
     return { url, services, server, close };
   } catch (err) {
     await threads.close();

@@ -3,7 +3,7 @@
 // listens on a port or starts timers that look for work; main.ts starts those.
 import fs from 'node:fs';
 import type { Logger } from 'pino';
-import { openSqliteStore } from './store/index.ts';
+import { openStore } from './store/index.ts';
 import { KeyRing } from './signing/index.ts';
 import { loadEngine } from './engine/index.ts';
 import type { Services } from './services.ts';
@@ -36,7 +36,7 @@ export interface OpenServices {
 export async function openServices(config: Config, opts: OpenOptions): Promise<OpenServices> {
   const { log, now } = opts;
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const store = await openSqliteStore(config.dataDir, { now });
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, now });
   try {
     // Signing keys are made on first start and kept in the store (architecture.md "Runtime pieces").
     const keyRing = await KeyRing.open(store, { now });

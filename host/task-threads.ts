@@ -2,7 +2,8 @@
 // worker threads, each with its own heap (capped at TASK_MEMORY_MB), event loop and services, each running
 // one task at a time. A task's record is read, typed and fitted there, so the request thread keeps
 // answering while it runs, and a task that outgrows its heap ends its thread, not the process. Threads
-// start when first needed and end after a minute idle; their log lines come back to this process's logger.
+// start when first needed; all but one end after a minute idle. Their log lines come back to this
+// process's logger.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
@@ -99,13 +100,16 @@ export class TaskThreads implements TaskHost {
     job.resolve(msg.outcome);
     if (this.closed) return void this.end(thread, null);
     thread.worker.unref();
+    this.idle.push(thread);
+    // One thread stays once started (a cold ask after a quiet minute should not wait for a thread to start);
+    // the others end after a minute idle, and their heaps with them.
+    if (this.live.size === 1) return;
     thread.idleTimer = setTimeout(() => {
       const at = this.idle.indexOf(thread);
       if (at >= 0) this.idle.splice(at, 1);
       void this.end(thread, null);
     }, IDLE_MS);
     thread.idleTimer.unref();
-    this.idle.push(thread);
   }
 
   /** Ends a thread once: its job (if any) is rejected with `lost`. */
