@@ -217,3 +217,14 @@ export interface SweepResult {
   tasks: number;
   datasets: string[];
 }
+
+/** One count in a fixed window of a rate limit (CoordinationStore.countInWindow). */
+export interface WindowCount {
+  /** What is counted, e.g. `workspace:<id>` or `register:<address>`. */
+  bucket: string;
+  /** Epoch ms at which the window starts; with the bucket it names the counter. */
+  window_start: number;
+  /** When the counter may be swept (the window's end). */
+  expires_at: number;
+  limit: number;
+}

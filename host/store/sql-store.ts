@@ -1,5 +1,6 @@
-// Assembles the Store from the per-entity query modules over any SqlClient (SQLite now, PostgreSQL later).
+// Assembles the Store from the per-entity query modules over any SqlClient (SQLite or PostgreSQL).
 import { apiKeyQueries, signingKeyQueries, workspaceQueries } from './accounts.ts';
+import { coordinationQueries, sweepCoordination } from './coordination.ts';
 import { datasetQueries } from './datasets.ts';
 import { evidenceQueries, usageQueries } from './evidence.ts';
 import { modelQueries } from './models.ts';
@@ -24,6 +25,7 @@ export function createSqlStore(db: SqlClient): Store {
     ...replay,
     ...usageQueries(db),
     ...evidenceQueries(db),
+    ...coordinationQueries(db),
 
     async sweep(now, retention_ms = RETENTION_MS) {
       const cutoff = now - retention_ms;
@@ -31,6 +33,7 @@ export function createSqlStore(db: SqlClient): Store {
       // A running task renews updated_at with its lease, so only finished or abandoned tasks go.
       const tasks = await db.run('DELETE FROM tasks WHERE updated_at < ?', [cutoff]);
       const deleted = await datasets.deleteDatasetsUnusedBefore(cutoff);
+      await sweepCoordination(db, now);
       return { idempotency, tasks, datasets: deleted };
     },
 

@@ -1,4 +1,5 @@
-// The storage interface: one async API shared by the SQLite adapter and a PostgreSQL adapter to come.
+// The storage interface: one async API shared by the SQLite and PostgreSQL adapters.
+import type { Dialect } from './sql.ts';
 import type {
   Workspace,
   ApiKeyRecord,
@@ -24,6 +25,7 @@ import type {
   AttestationRecord,
   InsertAttestationResult,
   SweepResult,
+  WindowCount,
 } from './records.ts';
 
 export type * from './records.ts';
@@ -133,9 +135,48 @@ export interface EvidenceStore {
   listAttestations(workspace_id: string, model_ref: string): Promise<AttestationRecord[]>;
 }
 
+/**
+ * What the nodes sharing a store agree on (README "More than one machine"). On SQLite there is one node, and
+ * the same calls work there too.
+ */
+export interface CoordinationStore {
+  /** Which database: the service keeps some counting in process on SQLite (one node), in the store on PostgreSQL. */
+  readonly dialect: Dialect;
+  /** The database server's clock (epoch ms) on PostgreSQL, read now; null on SQLite, whose clock is the process's. */
+  databaseTime(): Promise<number | null>;
+  /** The secret kept for `purpose`: `candidate` when none was stored yet (the first caller's wins); every caller gets the stored one. */
+  ensureSecret(purpose: string, candidate: Uint8Array, created_at: number): Promise<Uint8Array>;
+  /**
+   * Counts one event in the fixed window of `bucket` that starts at `window_start`, unless it holds `limit`
+   * already: the count after this one, or null when the window is full (the refused event is not counted).
+   */
+  countInWindow(w: WindowCount): Promise<number | null>;
+  /** Claims this period's run of the periodic job `name`: true unless it ran (anywhere) less than `period_ms` before `now`. */
+  claimJob(name: string, now: number, period_ms: number, owner: string): Promise<boolean>;
+  /** Claims the running of the fit `fit_key` under a lease: true when nobody holds it, its holder's lease lapsed, or it is ours. */
+  claimFit(fit_key: string, opts: ClaimOptions): Promise<boolean>;
+  /** Extends this owner's claim; false when it lost it. */
+  renewFitClaim(fit_key: string, owner: string, lease_until: number): Promise<boolean>;
+  /** Drops this owner's claim (the fit is stored, or failed: a waiter claims it at once). */
+  releaseFitClaim(fit_key: string, owner: string): Promise<boolean>;
+}
+
 export interface Store
-  extends WorkspaceStore, ApiKeyStore, SigningKeyStore, DatasetStore, ModelStore, TaskStore, ReplayStore, UsageStore, EvidenceStore {
-  /** Removes idempotency records and tasks not updated for retention_ms (default 24 h), and datasets unused that long. */
+  extends
+    WorkspaceStore,
+    ApiKeyStore,
+    SigningKeyStore,
+    DatasetStore,
+    ModelStore,
+    TaskStore,
+    ReplayStore,
+    UsageStore,
+    EvidenceStore,
+    CoordinationStore {
+  /**
+   * Removes idempotency records and tasks not updated for retention_ms (default 24 h), and datasets unused
+   * that long; also counters of ended rate windows and fit claims whose lease ran out.
+   */
   sweep(now: number, retention_ms?: number): Promise<SweepResult>;
   close(): Promise<void>;
 }
