@@ -1,5 +1,6 @@
 // Every setting of the service in one place: the Config type, its defaults, and how each is read from the
 // environment (README "Configuration"). The server, the keys CLI and the tests all resolve it here, once.
+import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { OAuthConfigError, parseOAuthIssuers, type TrustedIssuer } from './signing/oauth-config.ts';
@@ -63,6 +64,11 @@ export interface Config {
   allowLoopbackFetchForTests: boolean;
   /** Spec 5.1: identity providers whose access tokens are accepted (OAUTH_ISSUERS); empty: svck_ keys only. */
   oauthIssuers: TrustedIssuer[];
+  /**
+   * Addresses of the load balancers in front (TRUST_PROXY): a request from one of them is counted against the
+   * client address it names last in X-Forwarded-For (register_agent's limit per address). Empty: the socket's.
+   */
+  trustProxy: string[];
 }
 
 /** A setting in the environment that makes no sense: the service refuses to start and says which. */
@@ -113,6 +119,20 @@ function oauthIssuersFrom(env: Env): TrustedIssuer[] {
   }
 }
 
+/** TRUST_PROXY: comma-separated IP addresses (IPv4 or IPv6), each as the socket reports the proxy's. */
+function trustProxyFrom(env: Env): string[] {
+  if (!isSet(env, 'TRUST_PROXY')) return [];
+  const list = env.TRUST_PROXY!.split(',').map((a) => a.trim());
+  for (const a of list) {
+    if (isIP(a) === 0) {
+      throw new ConfigError(
+        `TRUST_PROXY must list the IP addresses of your load balancers, comma-separated (e.g. 127.0.0.1,10.0.0.5), got ${JSON.stringify(a)}`,
+      );
+    }
+  }
+  return list;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** The Config for this environment (README "Configuration"); unset or empty variables take the defaults. */
@@ -147,6 +167,7 @@ export function configFromEnv(env: Env = process.env): Config {
     fetchCaPem: null,
     allowLoopbackFetchForTests: false,
     oauthIssuers: oauthIssuersFrom(env),
+    trustProxy: trustProxyFrom(env),
   };
 }
 

@@ -21,6 +21,7 @@ import { FitCache } from './operations/ask/fits.ts';
 import { RecordCache } from './operations/datasets/read.ts';
 import { OPERATIONS, taskExecutorsOf } from './operations/index.ts';
 import { UsageMeter } from './operations/usage-meter.ts';
+import { loadTokenSecrets } from './operations/hmac-token.ts';
 
 export interface StartOptions {
   log?: Logger;
@@ -51,6 +52,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
   try {
     // Signing keys are made on first start and kept in the store (architecture.md "Runtime pieces").
     const keyRing = await KeyRing.open(store, { now });
+    const secrets = await loadTokenSecrets(store, config.dataDir, now());
     const engine = await loadEngine();
     pool = new FitPool(config.fitWorkers);
     const usage = new UsageMeter(store, (err) => log.error({ err }, 'writing the usage ledger'));
@@ -63,10 +65,11 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
       pool,
       log,
       now,
+      secrets,
       usage,
       leases: new LeaseKeeper(config.taskLeaseMs, log),
       tasks: new TaskRunner(taskExecutorsOf(OPERATIONS)),
-      limits: new RateLimits(config, now),
+      limits: new RateLimits(config, now, store),
       fitCache: new FitCache(),
       records: new RecordCache(),
     };

@@ -11,6 +11,7 @@ import type { TaskRunner } from './operations/tasks.ts';
 import type { RateLimits } from './operations/rate-limits.ts';
 import type { FitCache } from './operations/ask/fits.ts';
 import type { RecordCache } from './operations/datasets/read.ts';
+import type { TokenSecrets } from './operations/hmac-token.ts';
 
 export type { Config } from './config.ts';
 
@@ -23,6 +24,8 @@ export interface Services {
   log: Logger;
   /** Injected clock (tests move time); epoch ms. */
   now: () => number;
+  /** The HMAC secrets of lever and upload tokens, shared through the store by every node. */
+  secrets: TokenSecrets;
   /** The usage ledger's batching writer (host/operations/usage-meter.ts). */
   usage: UsageMeter;
   /** Leases this process holds on pending tasks and in-flight idempotent calls. */

@@ -36,6 +36,7 @@ describe('configFromEnv', () => {
       maxUploadRowBytes: 8_000_000,
       fetchCaPem: null,
       allowLoopbackFetchForTests: false,
+      trustProxy: [],
     });
     expect(c.fitWorkers).toBe(Math.max(1, Math.min(os.availableParallelism(), 4)));
     expect(c.dataDir).toBe(path.resolve('./data'));
@@ -65,6 +66,7 @@ describe('configFromEnv', () => {
       FIT_WORKERS: '3',
       SWEEP_EVERY_MS: '60000',
       OAUTH_ISSUERS: '[{"issuer": "https://sso.example/realms/a", "audience": "oq", "workspace": "team"}]',
+      TRUST_PROXY: '10.0.0.5, ::1',
     });
     expect(c).toEqual({
       port: 9000,
@@ -101,6 +103,7 @@ describe('configFromEnv', () => {
           jwksTimeoutMs: 5000,
         },
       ],
+      trustProxy: ['10.0.0.5', '::1'],
     });
   });
 
@@ -108,6 +111,11 @@ describe('configFromEnv', () => {
     ['DATABASE_URL', 'mysql://x@y/z', /^DATABASE_URL must start with postgres:\/\/ or postgresql:\/\//],
     ['DATABASE_URL', 'not a url', /^DATABASE_URL must be a postgres:\/\/ URL/],
     ['LOG_LEVEL', 'loud', /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"$/],
+    [
+      'TRUST_PROXY',
+      '10.0.0.0/8',
+      /^TRUST_PROXY must list the IP addresses of your load balancers, comma-separated .*got "10\.0\.0\.0\/8"$/,
+    ],
     [
       'OAUTH_ISSUERS',
       '[{"issuer": "https://sso.example", "audience": "oq", "workspace": "w", "algorithms": ["HS256"]}]',

@@ -18,7 +18,7 @@ export interface CallContext {
 /** Spec 5: the same key check as the REST bearer middleware, then the same per-workspace limit. */
 async function admit(cc: CallContext): Promise<Caller> {
   const caller = await authenticate(cc.services, cc.authorization);
-  cc.services.limits.admitWorkspace(caller.workspaceId);
+  await cc.services.limits.admitWorkspace(caller.workspaceId);
   return caller;
 }
 

@@ -72,7 +72,7 @@ async function startUpload(ctx: OpContext, caller: Caller, req: AddDatasetReques
     created_at: at,
     last_used_at: at,
   });
-  const token = signUploadToken(config, {
+  const token = signUploadToken(ctx.services.secrets, {
     datasetId: dataset.id,
     workspaceId: caller.workspaceId,
     expiresAt: Math.floor(at / 1000) + UPLOAD_TTL_SECONDS,
