@@ -64,6 +64,8 @@ export interface Config {
   allowLoopbackFetchForTests: boolean;
   /** Spec 5.1: identity providers whose access tokens are accepted (OAUTH_ISSUERS); empty: svck_ keys only. */
   oauthIssuers: TrustedIssuer[];
+  /** How often the signing keys are read again from the store, so a key rotated elsewhere is signed with here. */
+  signingKeyReloadMs: number;
   /**
    * Addresses of the load balancers in front (TRUST_PROXY): a request from one of them is counted against the
    * client address it names last in X-Forwarded-For (register_agent's limit per address). Empty: the socket's.
@@ -167,6 +169,7 @@ export function configFromEnv(env: Env = process.env): Config {
     fetchCaPem: null,
     allowLoopbackFetchForTests: false,
     oauthIssuers: oauthIssuersFrom(env),
+    signingKeyReloadMs: intFrom(env, 'SIGNING_KEY_RELOAD_MS', 60_000, 1000, MAX_TIMER_MS),
     trustProxy: trustProxyFrom(env),
   };
 }

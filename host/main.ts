@@ -21,6 +21,7 @@ import { FitCache } from './operations/ask/fits.ts';
 import { RecordCache } from './operations/datasets/read.ts';
 import { OPERATIONS, taskExecutorsOf } from './operations/index.ts';
 import { UsageMeter } from './operations/usage-meter.ts';
+import { DatabaseClock } from './operations/clock.ts';
 import { loadTokenSecrets } from './operations/hmac-token.ts';
 
 export interface StartOptions {
@@ -44,14 +45,26 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
   const env = opts.env ?? process.env;
   const config = resolveConfig(env, overrides);
   const log = opts.log ?? pino({ level: config.logLevel });
-  const now = opts.now ?? Date.now;
 
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, now });
+  const store = await openStore({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    poolSize: config.databasePoolSize,
+    now: opts.now,
+  });
   let pool: FitPool | undefined;
+  let clock: DatabaseClock | undefined;
+  let keyRing: KeyRing | undefined;
   try {
-    // Signing keys are made on first start and kept in the store (architecture.md "Runtime pieces").
-    const keyRing = await KeyRing.open(store, { now });
+    // Nodes sharing a PostgreSQL store keep time by its clock (leases written on one node are judged on
+    // another); a test's injected clock is left as it is.
+    clock = opts.now ? undefined : await DatabaseClock.start(store, log);
+    const now = opts.now ?? clock!.now;
+    // Signing keys are made on first start and kept in the store (architecture.md "Runtime pieces"), and
+    // read again now and then, so a key rotated on another node is signed with here too.
+    keyRing = await KeyRing.open(store, { now });
+    keyRing.startRefresh(config.signingKeyReloadMs, (err) => log.warn({ err }, 'reloading the signing keys'));
     const secrets = await loadTokenSecrets(store, config.dataDir, now());
     const engine = await loadEngine();
     pool = new FitPool(config.fitWorkers);
@@ -106,11 +119,15 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
         await services.leases.stop();
         await pool!.close();
         await usage.close();
+        keyRing!.stopRefresh();
+        clock?.stop();
         await store.close();
       })());
     log.info({ url, data_dir: config.dataDir, base_url: config.baseUrl }, 'listening');
     return { url, services, server, close };
   } catch (err) {
+    keyRing?.stopRefresh();
+    clock?.stop();
     await pool?.close();
     await store.close();
     throw err;

@@ -22,7 +22,7 @@ export interface Services {
   engine: EngineModule;
   pool: FitPool;
   log: Logger;
-  /** Injected clock (tests move time); epoch ms. */
+  /** Injected clock (tests move time); epoch ms. On PostgreSQL the database server's (operations/clock.ts). */
   now: () => number;
   /** The HMAC secrets of lever and upload tokens, shared through the store by every node. */
   secrets: TokenSecrets;

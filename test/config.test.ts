@@ -36,6 +36,7 @@ describe('configFromEnv', () => {
       maxUploadRowBytes: 8_000_000,
       fetchCaPem: null,
       allowLoopbackFetchForTests: false,
+      signingKeyReloadMs: 60_000,
       trustProxy: [],
     });
     expect(c.fitWorkers).toBe(Math.max(1, Math.min(os.availableParallelism(), 4)));
@@ -66,6 +67,7 @@ describe('configFromEnv', () => {
       FIT_WORKERS: '3',
       SWEEP_EVERY_MS: '60000',
       OAUTH_ISSUERS: '[{"issuer": "https://sso.example/realms/a", "audience": "oq", "workspace": "team"}]',
+      SIGNING_KEY_RELOAD_MS: '5000',
       TRUST_PROXY: '10.0.0.5, ::1',
     });
     expect(c).toEqual({
@@ -103,6 +105,7 @@ describe('configFromEnv', () => {
           jwksTimeoutMs: 5000,
         },
       ],
+      signingKeyReloadMs: 5000,
       trustProxy: ['10.0.0.5', '::1'],
     });
   });
@@ -144,6 +147,7 @@ describe('configFromEnv', () => {
     ['MAX_BODY_BYTES', '1023'],
     ['FIT_WORKERS', '0'],
     ['SWEEP_EVERY_MS', '10'],
+    ['SIGNING_KEY_RELOAD_MS', '999'],
   ])('refuses %s=%j, naming the variable and the value', (name, value) => {
     const read = () => configFromEnv({ [name]: value });
     expect(read).toThrow(ConfigError);

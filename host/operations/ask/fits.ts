@@ -1,9 +1,11 @@
 // Fits for an ask: one per (outcome, positive values, outcome_is_desirable) on the record
 // (spec 4.1 rule 1), cached by fit key in the store (spec 2.1, survives restarts) and run once
-// even when asks race (single flight). The model_ref is a hash of core, record and fit key.
+// even when asks race (single flight in this process; across nodes, fit-claim.ts). The model_ref
+// is a hash of core, record and fit key.
 import { encodeTable, fitEncoded } from '../../engine/index.ts';
 import type { OpContext } from '../../services.ts';
 import { WeightedLru } from '../lru.ts';
+import { runFitOnce } from './fit-claim.ts';
 import { packHeldLogits, packHeldOut } from './held-out.ts';
 import { fitKeyOf, fitOutcomeOf, metaOf, modelRefOf, type FitOutcome, type FitRequest, type StoredMeta } from './fit-outcome.ts';
 
@@ -11,7 +13,7 @@ export { fitKeyOf, modelRefOf, type FitOutcome, type FitRequest } from './fit-ou
 
 /** The fit for `req`: from the store when present, else run once (concurrent callers share it). */
 export async function obtainFit(ctx: OpContext, req: FitRequest): Promise<FitOutcome> {
-  const { engine, store } = ctx.services;
+  const { engine } = ctx.services;
   const fitKey = fitKeyOf(engine.coreHash, req);
   const modelRef = modelRefOf(engine.coreHash, req.recordHash, fitKey);
   const workspace = ctx.caller!.workspaceId;
@@ -21,22 +23,25 @@ export async function obtainFit(ctx: OpContext, req: FitRequest): Promise<FitOut
     await linkWorkspace(ctx, fitKey, workspace);
     return { ...known, cache: 'hit', ran: false };
   }
-  const cached = await store.getModelByFitKey(fitKey);
+  const cached = await storedFit(ctx, fitKey);
   if (cached) {
     await linkWorkspace(ctx, fitKey, workspace);
-    const out = fitOutcomeOf(fitKey, cached.model_ref, JSON.parse(cached.meta) as StoredMeta, cached.bytes, 'hit', false);
-    recentFits.set(fitKey, out, weightOf(cached.bytes));
-    return out;
+    return cached;
   }
   let running = inFlight.get(fitKey);
   const mine = !running;
   if (!running) {
-    running = runAndStore(ctx, req, fitKey, modelRef).finally(() => inFlight.delete(fitKey));
+    running = runFitOnce(
+      ctx,
+      fitKey,
+      () => runAndStore(ctx, req, fitKey, modelRef),
+      () => storedFit(ctx, fitKey),
+    ).finally(() => inFlight.delete(fitKey));
     inFlight.set(fitKey, running);
   }
   const out = await running;
-  if (!mine) {
-    // Another ask ran it: link this workspace too; this call ran nothing.
+  if (!mine || !out.ran) {
+    // Another ask (here or on another node) ran it: link this workspace too; this call ran nothing.
     await linkWorkspace(ctx, fitKey, workspace);
     return { ...out, ran: false, cache: 'hit' };
   }
@@ -55,6 +60,15 @@ export class FitCache {
 }
 const cachesOf = (ctx: OpContext): FitCache => ctx.services.fitCache;
 const weightOf = (bytes: Uint8Array) => Math.max(1024, bytes.length);
+
+/** The fit of `fitKey` from the store (kept parsed once read), as a hit; null when it never ran. */
+async function storedFit(ctx: OpContext, fitKey: string): Promise<FitOutcome | null> {
+  const rec = await ctx.services.store.getModelByFitKey(fitKey);
+  if (!rec) return null;
+  const out = fitOutcomeOf(fitKey, rec.model_ref, JSON.parse(rec.meta) as StoredMeta, rec.bytes, 'hit', false);
+  cachesOf(ctx).recentFits.set(fitKey, out, weightOf(rec.bytes));
+  return out;
+}
 
 async function linkWorkspace(ctx: OpContext, fitKey: string, workspace: string): Promise<void> {
   const { linked } = cachesOf(ctx);
