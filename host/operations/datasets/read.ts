@@ -35,7 +35,11 @@ export async function loadStoredRecord(ctx: OpContext, id: string, field: string
   const caller = requireCaller(ctx);
   const { store, now } = ctx.services;
   const dataset = await store.getDataset(caller.workspaceId, id);
-  if (!dataset) throw unknownDataset(id, field);
+  if (!dataset) {
+    // Deleted, perhaps through another node: its parsed rows go from this node's memory too.
+    ctx.services.records.forget(id);
+    throw unknownDataset(id, field);
+  }
   if (dataset.status === 'awaiting_upload') {
     throw new ServiceError(
       'invalid_request',
