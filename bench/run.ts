@@ -10,6 +10,7 @@ import { rowsToTable } from '../host/table/rows.ts';
 import { loadPenguins, loadTelco, loadWdbc, repoRoot, syntheticTable } from './datasets.ts';
 import { formatHonestyMarkdown, HONESTY_TARGET, runHonesty, type HonestyRow } from './honesty.ts';
 import { formatServiceMarkdown, runServiceBench, type ServiceBench } from './service.ts';
+import { formatClusterMarkdown, runClusterBench, type ClusterBench } from './cluster.ts';
 import { ENGINE_MODEL, formatQualityMarkdown, runQuality, type EngineFit, type QualityResults } from './quality.ts';
 import {
   engineInput,
@@ -40,6 +41,7 @@ const OPTIONS = {
   BENCH_SCORE_CASES: num('BENCH_SCORE_CASES', 10_000),
   BENCH_PYTHON: num('BENCH_PYTHON', 1),
   BENCH_SERVICE: num('BENCH_SERVICE', 1),
+  BENCH_CLUSTER: num('BENCH_CLUSTER', 1),
   BENCH_BROWSER: num('BENCH_BROWSER', 1),
 };
 const SYNTH_SEED = 7;
@@ -388,6 +390,7 @@ function markdown(speed: SpeedResults, quality: QualityResults, honesty: Honesty
     '',
     ...(service ? [formatServiceMarkdown(service)] : []),
     ...browserSection(),
+    ...(cluster ? ['', formatClusterMarkdown(cluster), ''] : []),
   ].join('\n');
 }
 
@@ -419,6 +422,11 @@ let service: ServiceBench | undefined;
 if (OPTIONS.BENCH_SERVICE !== 0) {
   log('service: REST latency, load, datasets, uploads, events shape');
   service = await runServiceBench((l) => log(`service: ${l}`));
+}
+let cluster: ClusterBench | undefined;
+if (OPTIONS.BENCH_CLUSTER !== 0) {
+  log('cluster: SQLite vs PostgreSQL, 1 to 3 nodes behind HAProxy, 100 MB upload on each store');
+  cluster = await runClusterBench((l) => log(`cluster: ${l}`));
 }
 let browserBench: string | undefined;
 if (OPTIONS.BENCH_BROWSER !== 0 && existsSync('/usr/bin/chromium')) {

@@ -2,48 +2,17 @@
 // temporary PostgreSQL server from Debian's binaries, N nodes of the service (3 by default) on it, and
 // HAProxy with deploy/haproxy.cfg in front on PORT (default 8787). Ctrl-C (or SIGTERM) stops it all and
 // removes every file it made. Options: --nodes N, --keep (keep the data directory on exit).
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { freePort, postgresMissing, startPostgres, withDatabase, type PostgresServer } from './postgres.ts';
+import { postgresMissing, startPostgres, withDatabase, type PostgresServer } from './postgres.ts';
 import { haproxyMissing, startHaproxy, type RunningHaproxy } from './haproxy.ts';
+import { startNode, type RunningNode } from './node.ts';
 
-const root = path.resolve(import.meta.dirname, '..');
-
-interface Node {
+interface Node extends RunningNode {
   name: string;
-  port: number;
-  child: ChildProcess;
-  exited: Promise<void>;
-}
-
-/** Starts one node (host/main.ts) and resolves when it logs 'listening'; its log lines go to `logFile`. */
-function startNode(name: string, port: number, env: NodeJS.ProcessEnv, logFile: string): Promise<Node> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'host/main.ts'], {
-    cwd: root,
-    env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const log = fs.createWriteStream(logFile, { flags: 'a' });
-  child.stderr!.pipe(log);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return new Promise((resolve, reject) => {
-    let listening = false;
-    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
-      log.write(line + '\n');
-      if (!listening && line.includes('"msg":"listening"')) {
-        listening = true;
-        resolve({ name, port, child, exited });
-      }
-    });
-    void exited.then(() => {
-      if (!listening) reject(new Error(`${name} exited before it listened; its log: ${logFile}`));
-    });
-  });
 }
 
 async function main(): Promise<void> {
@@ -61,8 +30,7 @@ async function main(): Promise<void> {
   const stop = () =>
     (stopping ??= (async () => {
       await proxy?.stop();
-      for (const n of nodes) n.child.kill('SIGTERM');
-      await Promise.all(nodes.map((n) => n.exited));
+      await Promise.all(nodes.map((n) => n.stop()));
       await (values.keep ? server?.stop() : server?.destroy());
       if (!values.keep) fs.rmSync(dir, { recursive: true, force: true });
     })());
@@ -85,21 +53,18 @@ async function main(): Promise<void> {
       fs.mkdirSync(dataDir, { recursive: true });
       // One after another: the first migrates the empty database and makes the signing key (nodes
       // starting together would also agree, but the log reads better this way).
-      nodes.push(
-        await startNode(
-          name,
-          await freePort(),
-          {
-            DATABASE_URL: databaseUrl,
-            DATA_DIR: dataDir,
-            BASE_URL: process.env.BASE_URL || baseUrl,
-            TRUST_PROXY: '127.0.0.1',
-            // PostgreSQL connections: 3 nodes x 5 stay far below the server's max_connections.
-            DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE || '5',
-          },
-          path.join(dir, `${name}.log`),
-        ),
+      const node = await startNode(
+        {
+          DATABASE_URL: databaseUrl,
+          DATA_DIR: dataDir,
+          BASE_URL: process.env.BASE_URL || baseUrl,
+          TRUST_PROXY: '127.0.0.1',
+          // PostgreSQL connections: 3 nodes x 5 stay far below the server's max_connections.
+          DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE || '5',
+        },
+        path.join(dir, `${name}.log`),
       );
+      nodes.push({ ...node, name });
     }
     proxy = await startHaproxy(
       listen,

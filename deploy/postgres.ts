@@ -1,11 +1,13 @@
 // A throw-away PostgreSQL 15 server from Debian's binaries (initdb + pg_ctl into a temp dir; as root, run as
 // the `postgres` user through runuser): the test run's server, `npm run cluster` and the benchmarks use it.
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 
 const run = promisify(execFile);
 
@@ -132,4 +134,17 @@ export function withDatabase(serverUrl: string, database: string): string {
   const u = new URL(serverUrl);
   u.pathname = `/${database}`;
   return u.toString();
+}
+
+/** CREATE DATABASE with a random name (about 0.15 s: a copy of template1); returns its URL. */
+export async function createDatabase(serverUrl: string, prefix = 't'): Promise<string> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return withDatabase(serverUrl, name);
 }
