@@ -9,6 +9,7 @@ import { Bag, boostMains, boostStagewise, scoreBinned, BIN_STRIDE } from './boos
 import { fitLogistic1, LogisticFit } from './stats';
 import { selectPairs, boostPairs } from './pairs';
 import { FitState } from './fit-state';
+import { reportProgress } from './progress';
 import {
   N_BAGS, BAG_VALID_FRACTION, MAX_BAG_TRAIN, MAX_BAG_VALID, LEARNING_RATE, PATIENCE, MAX_ROUNDS, PAIR_PATIENCE,
   PAIR_MAX_ROUNDS, CAL_LOW, CAL_HIGH, PAIR_MIN_ROWS, CROSS_FOLDS, BAGS_PER_FOLD, SMOOTH_ROUNDS,
@@ -39,12 +40,16 @@ export function fitBags(s: FitState): void {
   s.bags = new Array<Bag>(nBags);
   s.heldLogit = allocF64(s.nHeld > 0 ? s.nHeld : 1);
   s.heldBase = allocF64(s.nHeld > 0 ? s.nHeld : 1);
+  reportProgress(A.P_BAG, 0, nBags);
   if (s.crossFit) {
     fitFoldModels(s);
   } else {
     const all = new BagRows();
     all.rows = s.trainRows; all.ys = s.yTrain; all.count = s.nTrain;
-    for (let bg = 0; bg < nBags; bg++) s.bags[bg] = runBag(s, bg, all, false);
+    for (let bg = 0; bg < nBags; bg++) {
+      s.bags[bg] = runBag(s, bg, all, false);
+      reportProgress(A.P_BAG, bg + 1, nBags);
+    }
   }
   let roundsSum = 0.0;
   for (let bg = 0; bg < nBags; bg++) roundsSum += <f64>s.bags[bg].rounds;
@@ -69,7 +74,10 @@ function fitFoldModels(s: FitState): void {
     }
     fold.count = nF;
     const bg0 = f * BAGS_PER_FOLD;
-    for (let bg = bg0; bg < bg0 + BAGS_PER_FOLD; bg++) s.bags[bg] = runBag(s, bg, fold, true);
+    for (let bg = bg0; bg < bg0 + BAGS_PER_FOLD; bg++) {
+      s.bags[bg] = runBag(s, bg, fold, true);
+      reportProgress(A.P_BAG, bg + 1, s.nBags);
+    }
     memory.fill(oobSum, 0, <usize>nF << 3); memory.fill(oobCount, 0, <usize>nF << 3);
     addOutOfBag(s, bg0, BAGS_PER_FOLD, oobSum, oobCount);
     const cal = calibration(oobSum, oobCount, fold.ys, nF);

@@ -10,6 +10,7 @@ import { aucDeLong, aucZ, topLift, constLogLoss, sigmoid } from './stats';
 import { FitOutputs, FitState } from './fit-state';
 import { fitBags, fitPairs, combine, calibrate, scoreHeldOut } from './bags';
 import { buildModel } from './model';
+import { reportProgress } from './progress';
 import {
   HELD_OUT_FRACTION, MIN_HELD_CLASS, MIN_TRAIN_MINORITY, PER_COLUMN_MINORITY, RESTATES_AUC, Z_AUC, Z_LOG_LOSS,
   Z_INTERVAL, PAIR_MIN_ROWS, CROSS_FOLDS,
@@ -39,17 +40,21 @@ export function runFit(
   s.kinds = k; s.data = d; s.cards = c;
 
   orderRows(s); // 1
+  reportProgress(A.P_ORDER, n, n);
   splitEntities(s); // 2
   splitRows(s);
+  reportProgress(s.crossFit ? A.P_SPLIT_FOLDS : A.P_SPLIT, s.nTrain, s.nHeld);
   binColumns(s); // 3-4
   if (notYet(s) || noPredictors(s)) { s.free(); return A.OK; } // 9a
   fitBags(s); // 5-6
+  reportProgress(A.P_PAIRS, 0, 1);
   fitPairs(s); // 7
   combine(s); // 8
   if (!s.crossFit) {
     calibrate(s); // 10 (cross-fitted folds calibrated their own bags in fitBags)
     scoreHeldOut(s);
   }
+  reportProgress(A.P_DECIDE, 0, 1);
   decide(s); // 9b
   // the model is served whatever the state, so a refusal can still be explained and compared
   buildModel(s);
@@ -263,6 +268,7 @@ function binColumns(s: FitState): void {
   const tmpScore = allocF64(nTrain > 0 ? nTrain : 1);
   const tmpY = allocF64(nTrain > 0 ? nTrain : 1);
   for (let j = 0; j < m; j++) {
+    reportProgress(A.P_BINNING, j, m);
     const kj = ldi(s.kinds, j);
     if (kj == A.KIND_SKIP) { sti(out.exclusions, j, A.EXCL_HOST); colBins[j] = new ColumnBins(); continue; }
     const p = <usize>ldi(s.data, j);
@@ -287,6 +293,7 @@ function binColumns(s: FitState): void {
     sti(usableIdx, u, j);
     u++;
   }
+  reportProgress(A.P_BINNING, m, m);
   release(tmpScore); release(tmpY);
   s.u = u;
   out.setMetric(A.M_USABLE_COLUMNS, <f64>u);

@@ -2,7 +2,7 @@
 // numbers out. Synchronous; called inside a worker thread (Node) or directly (browser preview).
 import { KIND_CATEGORICAL, KIND_NUMERIC, KIND_SKIP, METRIC_COUNT, OK, type EngineExports } from './abi.ts';
 import type { EncodedTable } from './encode.ts';
-import { callEngine, instantiate, type EngineModule } from './wasm.ts';
+import { callEngine, instantiate, type EngineModule, type ProgressListener } from './wasm.ts';
 
 /** The plain numbers a fit produces (structured-clone friendly). */
 export interface RawFitOutput {
@@ -40,8 +40,9 @@ export function copyIn(ex: EngineExports, arr: ArrayBufferView): number {
   return p;
 }
 
-export function runFitSync(mod: EngineModule, input: FitInput): RawFitOutput {
-  const ex = instantiate(mod);
+/** `onProgress` hears the engine's own progress reports during the fit (wasm.ts ProgressListener). */
+export function runFitSync(mod: EngineModule, input: FitInput, onProgress?: ProgressListener): RawFitOutput {
+  const ex = instantiate(mod, onProgress);
   const n = input.nRows;
   const m = input.columns.length;
   const eb = copyIn(ex, input.entityBytes);

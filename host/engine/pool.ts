@@ -4,10 +4,12 @@ import { Worker } from 'node:worker_threads';
 import os from 'node:os';
 import type { FitInput, RawFitOutput } from './fit-core.ts';
 import { EngineError, type EngineFailure } from './errors.ts';
+import type { ProgressListener } from './wasm.ts';
 
 interface Job {
   id: number;
   input: FitInput;
+  onProgress?: ProgressListener;
   resolve: (out: RawFitOutput) => void;
   reject: (err: Error) => void;
 }
@@ -27,10 +29,11 @@ export class FitPool {
     this.size = size;
   }
 
-  run(input: FitInput): Promise<RawFitOutput> {
+  /** Runs a fit in a worker; `onProgress` hears the engine's progress reports as the worker posts them. */
+  run(input: FitInput, onProgress?: ProgressListener): Promise<RawFitOutput> {
     if (this.closed) return Promise.reject(new EngineError('pool_closed', 'the fit pool is closed (the server is shutting down)'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, input, resolve, reject });
+      this.queue.push({ id: this.nextId++, input, onProgress, resolve, reject });
       this.pump();
     });
   }
@@ -39,15 +42,26 @@ export class FitPool {
     // Workers run TypeScript through tsx's loader, like the main process.
     const w = new Worker(WORKER_URL);
     this.live++;
-    w.on('message', (msg: { id: number; out?: RawFitOutput; error?: string; failure?: EngineFailure }) => {
-      const job = this.busy.get(w);
-      if (!job || job.id !== msg.id) return;
-      this.busy.delete(w);
-      if (msg.out) job.resolve(msg.out);
-      else job.reject(new EngineError(msg.failure ?? 'trap', msg.error ?? 'fit failed'));
-      this.idle.push(w);
-      this.pump();
-    });
+    w.on(
+      'message',
+      (msg: { id: number; out?: RawFitOutput; error?: string; failure?: EngineFailure; progress?: [number, number, number] }) => {
+        const job = this.busy.get(w);
+        if (!job || job.id !== msg.id) return;
+        if (msg.progress) {
+          try {
+            job.onProgress?.(...msg.progress);
+          } catch {
+            // a listener's fault is not the fit's
+          }
+          return;
+        }
+        this.busy.delete(w);
+        if (msg.out) job.resolve(msg.out);
+        else job.reject(new EngineError(msg.failure ?? 'trap', msg.error ?? 'fit failed'));
+        this.idle.push(w);
+        this.pump();
+      },
+    );
     w.on('error', (err) => this.onDeath(w, new EngineError('worker_died', `a fit worker failed: ${err.message}`)));
     w.on('exit', (code) => this.onDeath(w, new EngineError('worker_died', `a fit worker exited with code ${code}`)));
     w.unref();

@@ -11,7 +11,8 @@ const port = parentPort;
 port.on('message', async (msg: { id: number; input: FitInput }) => {
   try {
     const mod = await loadEngine();
-    const out = runFitSync(mod, msg.input);
+    // Spec 2.12: the engine's own progress reports cross to the pool as they happen (pool.ts forwards them).
+    const out = runFitSync(mod, msg.input, (stage, done, total) => port.postMessage({ id: msg.id, progress: [stage, done, total] }));
     port.postMessage({ id: msg.id, out }, [
       out.metrics.buffer,
       out.exclusions.buffer,
