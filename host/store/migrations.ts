@@ -18,6 +18,8 @@ export interface Migration {
 //    carries its owner's lease, so a retry after a crash takes it over (wire.md "Idempotency"); rows
 //    from before have no lease and count as stale.
 // 3: `answers` goes: a reply is kept with its idempotency record or its task, and nothing read it.
+// 4: `task_events`: the events of a task's stream (spec 2.12), numbered per task, written by the node
+//    running the task and read by any node serving the stream.
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -180,6 +182,20 @@ ALTER TABLE idempotency_records ADD COLUMN lease_until BIGINT;
     sql: `
 DROP INDEX answers_by_age;
 DROP TABLE answers;
+`,
+  },
+  {
+    version: 4,
+    name: 'task events',
+    sql: `
+CREATE TABLE task_events (
+  task_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  data TEXT NOT NULL,
+  at BIGINT NOT NULL,
+  PRIMARY KEY (task_id, seq)
+);
 `,
   },
 ];

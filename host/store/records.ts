@@ -131,6 +131,24 @@ export interface NewTask {
    * and the task id in the same transaction, so a retry finds the task, never a second fit.
    */
   idempotency?: { operation: string; key: string; status_code: number; response: string };
+  /** Events the call made before it became a task (spec 2.12), stored with it as seq 1, 2, ... */
+  events?: NewTaskEvent[];
+}
+
+/** Spec 2.12 event kinds of a task's stream. */
+export type TaskEventKind = 'stage' | 'answer' | 'done' | 'error';
+
+export interface NewTaskEvent {
+  kind: TaskEventKind;
+  /** The event's `data` as JSON text. */
+  data: string;
+  at: number;
+}
+
+/** A stored event: `seq` is its SSE id, counting 1, 2, ... per task (spec 4 item 7: integer ids). */
+export interface TaskEventRecord extends NewTaskEvent {
+  task_id: string;
+  seq: number;
 }
 
 export interface ClaimOptions {

@@ -6,6 +6,7 @@ import { modelQueries } from './models.ts';
 import { replayQueries } from './replay.ts';
 import type { SqlClient } from './sql.ts';
 import { taskQueries } from './tasks.ts';
+import { taskEventQueries } from './task-events.ts';
 import type { Store } from './types.ts';
 
 /** spec 8: idempotency keys, answers, poll results and unused datasets are kept 24 hours. */
@@ -21,6 +22,7 @@ export function createSqlStore(db: SqlClient): Store {
     ...datasets,
     ...modelQueries(db),
     ...taskQueries(db),
+    ...taskEventQueries(db),
     ...replay,
     ...usageQueries(db),
     ...evidenceQueries(db),
@@ -30,6 +32,8 @@ export function createSqlStore(db: SqlClient): Store {
       const idempotency = await replay.deleteIdempotencyOlderThan(cutoff);
       // A running task renews updated_at with its lease, so only finished or abandoned tasks go.
       const tasks = await db.run('DELETE FROM tasks WHERE updated_at < ?', [cutoff]);
+      // A task's events go with it (spec 2.12: the stream of a task kept 24 hours).
+      await db.run('DELETE FROM task_events WHERE task_id NOT IN (SELECT id FROM tasks)');
       const deleted = await datasets.deleteDatasetsUnusedBefore(cutoff);
       return { idempotency, tasks, datasets: deleted };
     },

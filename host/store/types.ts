@@ -13,6 +13,8 @@ import type {
   NewModel,
   TaskRecord,
   NewTask,
+  NewTaskEvent,
+  TaskEventRecord,
   ClaimOptions,
   IdempotencyRecord,
   IdempotencyPutResult,
@@ -86,11 +88,26 @@ export interface TaskStore {
   claimNextTask(opts: ClaimOptions): Promise<TaskRecord | null>;
   /** Extends the lease and records the stage; false when the lease was lost. */
   renewTaskLease(id: string, opts: ClaimOptions & { stage?: string }): Promise<boolean>;
-  completeTask(id: string, owner: string, result: string, now: number): Promise<boolean>;
-  failTask(id: string, owner: string, problem: string, now: number): Promise<boolean>;
+  /** With `event` (the stream's `done`), that event is stored in the same transaction as the status. */
+  completeTask(id: string, owner: string, result: string, now: number, event?: NewTaskEvent): Promise<boolean>;
+  /** With `event` (the stream's `error`), that event is stored in the same transaction as the status. */
+  failTask(id: string, owner: string, problem: string, now: number, event?: NewTaskEvent): Promise<boolean>;
   /** Hands a running task back (pending, this attempt not counted) so any runner claims it at once. */
   releaseTask(id: string, owner: string, now: number): Promise<boolean>;
   listUnfinishedTasks(): Promise<TaskRecord[]>;
+}
+
+/**
+ * Spec 2.12: the events of a task, written by the node running it and read by any node serving its stream.
+ * Only the lease holder appends; `done`/`error` come with completeTask/failTask.
+ */
+export interface TaskEventStore {
+  /** Appends after the task's last event while `owner` holds its lease; false (nothing stored) otherwise. */
+  appendTaskEvents(task_id: string, owner: string, events: NewTaskEvent[]): Promise<boolean>;
+  /** Events after `after_seq`, oldest first, at most `limit`. */
+  listTaskEvents(task_id: string, after_seq: number, limit: number): Promise<TaskEventRecord[]>;
+  /** The task's latest event of this kind. */
+  lastTaskEvent(task_id: string, kind: NewTaskEvent['kind']): Promise<TaskEventRecord | null>;
 }
 
 export interface ReplayStore {
@@ -132,7 +149,17 @@ export interface EvidenceStore {
 }
 
 export interface Store
-  extends WorkspaceStore, ApiKeyStore, SigningKeyStore, DatasetStore, ModelStore, TaskStore, ReplayStore, UsageStore, EvidenceStore {
+  extends
+    WorkspaceStore,
+    ApiKeyStore,
+    SigningKeyStore,
+    DatasetStore,
+    ModelStore,
+    TaskStore,
+    TaskEventStore,
+    ReplayStore,
+    UsageStore,
+    EvidenceStore {
   /** Removes idempotency records and tasks not updated for retention_ms (default 24 h), and datasets unused that long. */
   sweep(now: number, retention_ms?: number): Promise<SweepResult>;
   close(): Promise<void>;
