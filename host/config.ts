@@ -61,6 +61,15 @@ export interface Config {
   allowLoopbackFetchForTests: boolean;
   /** Spec 5.1: identity providers whose access tokens are accepted (OAUTH_ISSUERS); empty: svck_ keys only. */
   oauthIssuers: TrustedIssuer[];
+  /**
+   * How often an event stream reads the store for a task running on another process (spec 2.12); events
+   * written by this process wake its streams at once.
+   */
+  eventPollMs: number;
+  /** Spec 2.12: a comment line this often on a quiet event stream. */
+  eventHeartbeatMs: number;
+  /** Spec 2.12: an event stream is closed after this long (the client reconnects with Last-Event-ID). */
+  eventStreamMaxMs: number;
 }
 
 /** A setting in the environment that makes no sense: the service refuses to start and says which. */
@@ -144,6 +153,9 @@ export function configFromEnv(env: Env = process.env): Config {
     fetchCaPem: null,
     allowLoopbackFetchForTests: false,
     oauthIssuers: oauthIssuersFrom(env),
+    eventPollMs: intFrom(env, 'EVENT_POLL_MS', 500, 10, 60_000),
+    eventHeartbeatMs: 15_000,
+    eventStreamMaxMs: 5 * 60_000,
   };
 }
 

@@ -12,6 +12,9 @@ export type ProblemCode =
   | 'scope_required'
   | 'unknown_dataset'
   | 'unknown_task'
+  | 'unknown_link'
+  | 'watch_link_expired'
+  | 'watch_streams_limited'
   | 'unknown_model'
   | 'not_found'
   | 'method_not_allowed'
@@ -79,6 +82,21 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     status: 404,
     title: 'Unknown task',
     remedy: 'Poll a task_id returned by an ask of this workspace within the last 24 hours.',
+  },
+  unknown_link: {
+    status: 404,
+    title: 'Unknown link',
+    remedy: 'The link is not one this service made. Use the watch_url a pending ask or poll returned, whole.',
+  },
+  watch_link_expired: {
+    status: 410,
+    title: 'The watch link expired',
+    remedy: 'A watch link works for 24 hours, as long as its answer is kept. Ask again for a new task and link.',
+  },
+  watch_streams_limited: {
+    status: 429,
+    title: 'Too many watchers of this task',
+    remedy: 'At most 5 streams of one task are open at once and 60 open a minute: wait retry_after_ms, then reconnect.',
   },
   unknown_model: {
     status: 404,

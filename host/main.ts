@@ -17,6 +17,7 @@ import { ConfigError, resolveConfig, withListeningPort, type Config } from './co
 import { TaskRunner } from './operations/tasks.ts';
 import { LeaseKeeper } from './operations/leases.ts';
 import { RateLimits } from './operations/rate-limits.ts';
+import { TaskEventHub } from './operations/events/hub.ts';
 import { FitCache } from './operations/ask/fits.ts';
 import { RecordCache } from './operations/datasets/read.ts';
 import { OPERATIONS, taskExecutorsOf } from './operations/index.ts';
@@ -67,6 +68,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
       leases: new LeaseKeeper(config.taskLeaseMs, log),
       tasks: new TaskRunner(taskExecutorsOf(OPERATIONS)),
       limits: new RateLimits(config, now),
+      events: new TaskEventHub(now),
       fitCache: new FitCache(),
       records: new RecordCache(),
     };

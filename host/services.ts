@@ -11,6 +11,7 @@ import type { TaskRunner } from './operations/tasks.ts';
 import type { RateLimits } from './operations/rate-limits.ts';
 import type { FitCache } from './operations/ask/fits.ts';
 import type { RecordCache } from './operations/datasets/read.ts';
+import type { TaskEventHub } from './operations/events/hub.ts';
 
 export type { Config } from './config.ts';
 
@@ -35,6 +36,8 @@ export interface Services {
   fitCache: FitCache;
   /** Parsed tables of sealed datasets. */
   records: RecordCache;
+  /** Wakes this process's task event streams when events are written here; watch link limits (spec 2.12, 2.13). */
+  events: TaskEventHub;
 }
 
 export interface Caller {

@@ -103,6 +103,10 @@ function entryOf(op: Operation, components: SchemaComponents, security: Security
   if (params.length > 0) {
     entry.parameters = params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
   }
+  if (op.produces) {
+    // not JSON: an event stream (spec 2.12), described in the operation's text
+    (entry.responses as Json)[String(op.status)] = { description: 'Success.', content: { [op.produces]: { schema: { type: 'string' } } } };
+  }
   if (op.body === 'stream') {
     entry.requestBody = {
       required: true,

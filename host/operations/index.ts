@@ -17,6 +17,8 @@ import { registerOperation } from './register.ts';
 import { exportModelOperation } from './export-model.ts';
 import { uploadOperation } from './datasets/upload.ts';
 import { healthzOperation, jwksOperation } from './well-known.ts';
+import { taskEventsOperation, taskResultOperation } from './task-events.ts';
+import { watchEventsOperation } from './watch-events.ts';
 
 export type { Operation } from './operation.ts';
 
@@ -35,6 +37,9 @@ export const OPERATIONS: readonly Operation[] = [
   registerOperation,
   exportModelOperation,
   uploadOperation,
+  taskEventsOperation,
+  watchEventsOperation,
+  taskResultOperation,
   jwksOperation,
   healthzOperation,
 ];

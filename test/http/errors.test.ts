@@ -68,7 +68,8 @@ describe('keyed routes refuse callers without a usable key', () => {
   for (const route of keyedRoutes) {
     for (const c of cases) {
       it(`${route.method} ${route.path} with ${c.name} is 401 unauthorized`, async () => {
-        const r = await call(svc.url, route.path, validBodies()[route.path], { headers: c.headers() });
+        const body = route.method === 'GET' ? undefined : validBodies()[route.path];
+        const r = await call(svc.url, route.path, body, { headers: c.headers(), method: route.method });
         expectProblem(r, 401, 'unauthorized', svc.services.config.baseUrl);
         expect(r.res.headers.get('www-authenticate')).toMatch(/^Bearer/);
       });

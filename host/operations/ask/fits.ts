@@ -1,7 +1,7 @@
 // Fits for an ask: one per (outcome, positive values, outcome_is_desirable) on the record
 // (spec 4.1 rule 1), cached by fit key in the store (spec 2.1, survives restarts) and run once
 // even when asks race (single flight). The model_ref is a hash of core, record and fit key.
-import { encodeTable, fitEncoded } from '../../engine/index.ts';
+import { encodeTable, fitEncoded, type ProgressListener } from '../../engine/index.ts';
 import type { OpContext } from '../../services.ts';
 import { WeightedLru } from '../lru.ts';
 import { packHeldLogits, packHeldOut } from './held-out.ts';
@@ -9,8 +9,11 @@ import { fitKeyOf, fitOutcomeOf, metaOf, modelRefOf, type FitOutcome, type FitRe
 
 export { fitKeyOf, modelRefOf, type FitOutcome, type FitRequest } from './fit-outcome.ts';
 
-/** The fit for `req`: from the store when present, else run once (concurrent callers share it). */
-export async function obtainFit(ctx: OpContext, req: FitRequest): Promise<FitOutcome> {
+/**
+ * The fit for `req`: from the store when present, else run once (concurrent callers share it). `onProgress`
+ * hears the engine's progress when this call runs the fit (spec 2.12).
+ */
+export async function obtainFit(ctx: OpContext, req: FitRequest, onProgress?: ProgressListener): Promise<FitOutcome> {
   const { engine, store } = ctx.services;
   const fitKey = fitKeyOf(engine.coreHash, req);
   const modelRef = modelRefOf(engine.coreHash, req.recordHash, fitKey);
@@ -31,7 +34,7 @@ export async function obtainFit(ctx: OpContext, req: FitRequest): Promise<FitOut
   let running = inFlight.get(fitKey);
   const mine = !running;
   if (!running) {
-    running = runAndStore(ctx, req, fitKey, modelRef).finally(() => inFlight.delete(fitKey));
+    running = runAndStore(ctx, req, fitKey, modelRef, onProgress).finally(() => inFlight.delete(fitKey));
     inFlight.set(fitKey, running);
   }
   const out = await running;
@@ -65,7 +68,13 @@ async function linkWorkspace(ctx: OpContext, fitKey: string, workspace: string):
   linked.set(key, true);
 }
 
-async function runAndStore(ctx: OpContext, req: FitRequest, fitKey: string, modelRef: string): Promise<FitOutcome> {
+async function runAndStore(
+  ctx: OpContext,
+  req: FitRequest,
+  fitKey: string,
+  modelRef: string,
+  onProgress?: ProgressListener,
+): Promise<FitOutcome> {
   const { store, pool, now } = ctx.services;
   const encoded = encodeTable(req.table, {
     entityColumn: req.entityColumn,
@@ -73,7 +82,7 @@ async function runAndStore(ctx: OpContext, req: FitRequest, fitKey: string, mode
     outcome: req.outcome.values,
     timeColumn: req.timeColumn,
   });
-  const res = await fitEncoded(encoded, pool);
+  const res = await fitEncoded(encoded, pool, onProgress);
   const d = res.diagnostics;
   const meta = metaOf(res, req, {
     // spec 3.4: a later refit_of evaluates the older model on these same held-out rows

@@ -12,7 +12,7 @@ import { buildAnswer } from './answers.ts';
 import { askReplyJson } from './reply-json.ts';
 import { CONTRACT } from './contract.ts';
 import { answerDepsOf } from './service-deps.ts';
-import type { Stage } from '../tasks.ts';
+import { NO_EVENTS, TaskProgress } from '../events/progress.ts';
 import { SAMPLES } from '../../../samples/catalog.ts';
 import { withIdempotency } from '../idempotency.ts';
 import { computeDrift, storeDrift } from '../drift.ts';
@@ -32,21 +32,28 @@ export async function runAsk(ctx: OpContext, raw: unknown): Promise<OpResult> {
   assertKeyMayUse(ctx, ask.data);
   const idem = ask.idempotency_key !== undefined ? { operation: 'svc_ask', key: ask.idempotency_key } : undefined;
   const run = () =>
-    ctx.services.tasks.runWithPending(ctx, { operation: 'svc_ask', body: raw, caller: ctx.caller!, idempotency: idem }, (onStage) =>
-      executeAsk(ctx, ask, onStage),
+    ctx.services.tasks.runWithPending(ctx, { operation: 'svc_ask', body: raw, caller: ctx.caller!, idempotency: idem }, (progress) =>
+      executeAsk(ctx, ask, progress),
     );
   return idem ? withIdempotency(ctx, idem.operation, idem.key, raw, run) : run();
 }
 
 /** A task left by a stopped process is re-run from its stored request (host/operations/tasks.ts). */
-function resumeAsk(ctx: OpContext, body: unknown, onStage: (s: Stage) => void): Promise<OpResult> {
-  return executeAsk(ctx, parseBody(AskRequestSchema, body), onStage);
+function resumeAsk(ctx: OpContext, body: unknown, progress: TaskProgress): Promise<OpResult> {
+  return executeAsk(ctx, parseBody(AskRequestSchema, body), progress);
 }
 
-async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) => void): Promise<OpResult> {
-  onStage('reading_data');
+/** The ask itself; `progress` hears each step (spec 2.12: stage events of a pending ask). */
+export async function executeAsk(
+  ctx: OpContext,
+  ask: AskRequest,
+  progress = new TaskProgress(NO_EVENTS, ctx.services.now, ctx.services.now()),
+): Promise<OpResult> {
+  progress.reading();
   const record = await resolveRecord(ctx, ask.data);
+  progress.read(record.table.rowCount);
   const views = new RecordViews(record.table, ask);
+  if (ask.shape && ask.shape.kind !== 'table') progress.shaping(ask.shape.kind);
   const { requests, questions } = planAsk(
     ask,
     { columns: record.table.columns, contentHash: record.contentHash },
@@ -60,17 +67,24 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
     if (rec) refitOf.set(p.name, rec);
   }
 
-  onStage('fitting');
   const fits = new Map<string, FitOutcome>();
-  await Promise.all([...requests].map(async ([key, req]) => fits.set(key, await obtainFit(ctx, req))));
+  progress.fits(requests.size);
+  await Promise.all(
+    [...requests].map(async ([key, req], i) => {
+      fits.set(key, await obtainFit(ctx, req, progress.fitListener(i, req.outcome.column)));
+      progress.fitDone(i);
+    }),
+  );
 
-  onStage('answering');
   const answers: Record<string, unknown> = {};
   let billable = 0;
   const deps = answerDepsOf(ctx.services);
   for (const p of questions) {
+    progress.scoring(p.name, p.view.cases.entityIds.length);
+    const sign = deps.sign;
     const built = await buildAnswer({
-      deps,
+      // spec 2.12: the signing step begins with the question's first Verdict
+      deps: sign ? { ...deps, sign: (v) => (progress.signing(p.name), sign(v)) } : deps,
       name: p.name,
       question: p.question,
       fits: p.fitKeys.map((k) => fits.get(k)!),
@@ -92,6 +106,8 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
       built.body.drift = drift;
     }
   }
+  // spec 2.12: one answer event per question, after the last stage event
+  for (const p of questions) progress.answer(p.name, answers[p.name] as Record<string, unknown>);
   const fitsRun = [...fits.values()].filter((f) => f.ran).length;
   // spec 1 Cost: refusals, not_yet and sample datasets are free, so only answered fits on the
   // caller's own data are chargeable fits
