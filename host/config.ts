@@ -22,6 +22,8 @@ export interface Config {
   dataDir: string;
   /** postgres://... selects the PostgreSQL store (architecture.md "PostgreSQL mode"); null: SQLite under dataDir. */
   databaseUrl: string | null;
+  /** Connections this node opens to PostgreSQL at most (its share of the server's max_connections). */
+  databasePoolSize: number;
   /** Public base URL used in problem `type`s, upload URLs and texts ({base_url}). */
   baseUrl: string;
   /** {keys_url}: where an operator tells users to get live keys. */
@@ -133,6 +135,7 @@ export function configFromEnv(env: Env = process.env): Config {
     port,
     dataDir: path.resolve(env.DATA_DIR || './data'),
     databaseUrl: databaseUrlFrom(env),
+    databasePoolSize: intFrom(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     baseUrl,
     keysUrl: env.KEYS_URL || `${baseUrl}/keys`,
     logLevel,

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app.ts';
-import { openSqliteStore } from './store/index.ts';
+import { openStore, StoreError } from './store/index.ts';
 import { KeyRing } from './signing/index.ts';
 import { FitPool, loadEngine } from './engine/index.ts';
 import { startSweeper } from './operations/datasets/sweeper.ts';
@@ -47,7 +47,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
   const now = opts.now ?? Date.now;
 
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const store = await openSqliteStore(config.dataDir, { now });
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, now });
   let pool: FitPool | undefined;
   try {
     // Signing keys are made on first start and kept in the store (architecture.md "Runtime pieces").
@@ -136,7 +136,7 @@ async function main(): Promise<void> {
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   main().catch((err: unknown) => {
     // A bad setting is the operator's to fix: say which, without a stack trace.
-    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
+    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err instanceof StoreError ? err.message : err);
     process.exit(1);
   });
 }

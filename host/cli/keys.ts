@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { openSqliteStore, type Store } from '../store/index.ts';
+import { openStore, StoreError, type Store } from '../store/index.ts';
 import { ConfigError, configFromEnv } from '../config.ts';
 import { createLiveKey, listKeys, revokeKey } from '../operations/keys.ts';
 
@@ -18,7 +18,7 @@ const USAGE = [
   '  create --workspace NAME [--can-report-outcomes]   make a live key (printed once)',
   '  list [--workspace NAME]                           list keys (never the keys themselves)',
   '  revoke KEY_ID                                     revoke a key at once',
-  'The store is opened under DATA_DIR (default ./data).',
+  "The store is the server's: PostgreSQL at DATABASE_URL when set, else SQLite under DATA_DIR (default ./data).",
 ].join('\n');
 
 /** Runs one command against `store`; returns the process exit code. */
@@ -97,7 +97,8 @@ export async function runKeysCli(argv: string[], store: Store, io: CliIo): Promi
 
 async function main(): Promise<void> {
   // The same configuration as the server (host/config.ts): the same DATA_DIR, the same store.
-  const store = await openSqliteStore(configFromEnv(process.env).dataDir);
+  const config = configFromEnv(process.env);
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: 2 });
   try {
     process.exitCode = await runKeysCli(process.argv.slice(2), store, {
       out: (line) => console.log(line),
@@ -111,7 +112,7 @@ async function main(): Promise<void> {
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   main().catch((err: unknown) => {
     // A bad setting is the operator's to fix: say which, without a stack trace (as the server does).
-    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
+    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err instanceof StoreError ? err.message : err);
     process.exit(1);
   });
 }

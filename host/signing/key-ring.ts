@@ -14,6 +14,8 @@ export interface StoredSigningKey {
 export interface SigningKeyStore {
   loadKeys(): Promise<StoredSigningKey[]>;
   saveKey(k: StoredSigningKey): Promise<void>;
+  /** Saves `k` as the active key only if there is none (one winner among nodes starting together). */
+  insertFirstKey(k: StoredSigningKey): Promise<boolean>;
 }
 
 /** A published key, as in GET /.well-known/jwks.json. */
@@ -62,9 +64,15 @@ export class KeyRing {
       if (!active || k.stored.created_at > active.stored.created_at) active = k;
     }
     if (!active) {
-      active = await createKey(now);
-      await store.saveKey(active.stored);
-      keys.set(active.stored.kid, active);
+      // Nodes starting together on an empty store each make a key; only one is kept, and the others
+      // load it, so every node signs with and publishes the same key (architecture.md "PostgreSQL mode").
+      const made = await createKey(now);
+      if (await store.insertFirstKey(made.stored)) {
+        active = made;
+        keys.set(made.stored.kid, made);
+      } else {
+        return KeyRing.open(store, opts);
+      }
     }
     return new KeyRing(store, keys, active, now);
   }
@@ -147,5 +155,11 @@ export class MemorySigningKeyStore implements SigningKeyStore {
 
   async saveKey(k: StoredSigningKey): Promise<void> {
     this.rows.set(k.kid, { ...k });
+  }
+
+  async insertFirstKey(k: StoredSigningKey): Promise<boolean> {
+    if ([...this.rows.values()].some((r) => r.retired_at === null)) return false;
+    this.rows.set(k.kid, { ...k });
+    return true;
   }
 }

@@ -1,6 +1,6 @@
 // Workspaces, API keys (stored only as hashes) and the Verdict signing keys.
 import { newId } from './ids.ts';
-import type { SqlClient } from './sql.ts';
+import { lockForTransaction, type SqlClient } from './sql.ts';
 import type { ApiKeyRecord, ApiKeyStore, KeyMode, SigningKeyStore, StoredSigningKey, WorkspaceStore } from './types.ts';
 
 interface ApiKeyRow {
@@ -114,6 +114,10 @@ export function apiKeyQueries(db: SqlClient): ApiKeyStore {
   };
 }
 
+// Serialises first-key creation across nodes ('oqskey' in ASCII): the key it guards does not exist yet,
+// so there is no row to lock.
+const FIRST_KEY_LOCK = 0x6f71736b6579;
+
 export function signingKeyQueries(db: SqlClient): SigningKeyStore {
   return {
     async loadKeys() {
@@ -130,6 +134,22 @@ export function signingKeyQueries(db: SqlClient): SigningKeyStore {
            created_at = excluded.created_at, retired_at = excluded.retired_at`,
         [k.kid, k.private_jwk, k.public_jwk, isoToMs(k.created_at, 'created_at'), retired],
       );
+    },
+    insertFirstKey(k) {
+      return db.transaction(async (tx) => {
+        // Nodes starting together on an empty store each make a key; only one may become the active
+        // key, or each node would sign with a key the others neither use nor publish.
+        await lockForTransaction(tx, FIRST_KEY_LOCK);
+        const active = await tx.get('SELECT kid FROM signing_keys WHERE retired_at IS NULL');
+        if (active) return false;
+        await tx.run('INSERT INTO signing_keys (kid, private_jwk, public_jwk, created_at, retired_at) VALUES (?, ?, ?, ?, NULL)', [
+          k.kid,
+          k.private_jwk,
+          k.public_jwk,
+          isoToMs(k.created_at, 'created_at'),
+        ]);
+        return true;
+      });
     },
     async retireKey(kid, retired_at) {
       return (await db.run('UPDATE signing_keys SET retired_at = ? WHERE kid = ?', [isoToMs(retired_at, 'retired_at'), kid])) > 0;

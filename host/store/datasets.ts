@@ -28,6 +28,9 @@ function toDataset(r: DatasetRow): DatasetRecord {
   };
 }
 
+/** Thrown inside an append's transaction to roll it back when the caller's seq is not the next one. */
+class OutOfOrder extends Error {}
+
 export function datasetQueries(db: SqlClient): DatasetStore {
   async function getDataset(workspace_id: string, id: string, q: SqlClient = db): Promise<DatasetRecord | null> {
     const r = await q.get<DatasetRow>(`SELECT ${COLUMNS} FROM datasets WHERE id = ? AND workspace_id = ?`, [id, workspace_id]);
@@ -51,32 +54,43 @@ export function datasetQueries(db: SqlClient): DatasetStore {
 
     getDataset: (workspace_id, id) => getDataset(workspace_id, id),
 
-    appendDatasetPiece(p) {
-      return db.transaction(async (tx) => {
-        const ds = await getDataset(p.workspace_id, p.dataset_id, tx);
-        if (!ds) return { ok: false, reason: 'unknown_dataset' } as const;
-        // spec 3.3: only an open dataset (or one waiting for its upload) takes more rows.
-        if (ds.status !== 'open' && ds.status !== 'awaiting_upload') return { ok: false, reason: 'dataset_sealed' } as const;
-        const last = await tx.get<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM dataset_pieces WHERE dataset_id = ?', [
-          p.dataset_id,
-        ]);
-        const seq = Number(last?.seq ?? 0) + 1;
-        if (p.seq !== undefined && p.seq !== seq) return { ok: false, reason: 'out_of_order' } as const;
-        await tx.run('INSERT INTO dataset_pieces (dataset_id, seq, row_count, content) VALUES (?, ?, ?, ?)', [
-          p.dataset_id,
-          seq,
-          p.row_count,
-          toBytes(p.content),
-        ]);
-        await tx.run(
-          `UPDATE datasets SET row_count = row_count + ?, last_used_at = ?,
-             column_names = COALESCE(?, column_names), status = COALESCE(?, status)
-           WHERE id = ?`,
-          [p.row_count, p.at, p.columns ?? null, p.status ?? null, p.dataset_id],
-        );
-        const dataset = (await getDataset(p.workspace_id, p.dataset_id, tx)) as DatasetRecord;
-        return { ok: true, seq, dataset } as const;
-      });
+    async appendDatasetPiece(p) {
+      try {
+        return await db.transaction(async (tx) => {
+          // The dataset's UPDATE comes first and carries the status check: on PostgreSQL it takes the
+          // row lock for the rest of the transaction, so appends to one dataset, its sealing and its
+          // deletion queue behind each other (READ COMMITTED), and a seal or delete that committed
+          // meanwhile is seen here (spec 3.3: only an open dataset, or one waiting for its upload,
+          // takes more rows). Only then is MAX(seq) read: two appends can no longer both take the same
+          // seq, and a deletion cannot miss a piece. SQLite's BEGIN IMMEDIATE serialises them anyway.
+          const row = await tx.get<DatasetRow>(
+            `UPDATE datasets SET row_count = row_count + ?, last_used_at = ?,
+               column_names = COALESCE(?, column_names), status = COALESCE(?, status)
+             WHERE id = ? AND workspace_id = ? AND status IN ('open', 'awaiting_upload')
+             RETURNING ${COLUMNS}`,
+            [p.row_count, p.at, p.columns ?? null, p.status ?? null, p.dataset_id, p.workspace_id],
+          );
+          if (!row) {
+            const ds = await getDataset(p.workspace_id, p.dataset_id, tx);
+            return { ok: false, reason: ds ? 'dataset_sealed' : 'unknown_dataset' } as const;
+          }
+          const last = await tx.get<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM dataset_pieces WHERE dataset_id = ?', [
+            p.dataset_id,
+          ]);
+          const seq = Number(last?.seq ?? 0) + 1;
+          if (p.seq !== undefined && p.seq !== seq) throw new OutOfOrder(); // undoes the UPDATE
+          await tx.run('INSERT INTO dataset_pieces (dataset_id, seq, row_count, content) VALUES (?, ?, ?, ?)', [
+            p.dataset_id,
+            seq,
+            p.row_count,
+            toBytes(p.content),
+          ]);
+          return { ok: true, seq, dataset: toDataset(row) } as const;
+        });
+      } catch (err) {
+        if (err instanceof OutOfOrder) return { ok: false, reason: 'out_of_order' } as const;
+        throw err;
+      }
     },
 
     async *listDatasetPieces(workspace_id, dataset_id): AsyncGenerator<DatasetPiece> {

@@ -41,13 +41,25 @@ function toAttestation(r: AttestationRow): AttestationRecord {
   return { ...r, compliant: Number(r.compliant) === 1, acted_at: Number(r.acted_at), created_at: Number(r.created_at) };
 }
 
+function byEventKey(a: OutcomeRecord, b: OutcomeRecord): number {
+  return compare(a.workspace_id, b.workspace_id) || compare(a.model_ref, b.model_ref) || compare(a.event_id ?? '', b.event_id ?? '');
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 export function evidenceQueries(db: SqlClient): EvidenceStore {
   return {
     writeOutcomes(items) {
       // spec 4.5 / wire.md: all-or-nothing. Any failure rolls the whole batch back.
+      // Rows go in one fixed order (by their unique key; a stable sort, so of two items with one
+      // event_id the batch's first is the one written): two batches sharing events then take their
+      // key locks in the same order and wait for each other instead of deadlocking (PostgreSQL).
+      const ordered = [...items].sort(byEventKey);
       return db.transaction(async (tx) => {
         let written = 0;
-        for (const o of items) {
+        for (const o of ordered) {
           written += await tx.run(
             `INSERT INTO outcomes (${OUTCOME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
              ON CONFLICT (workspace_id, model_ref, event_id) DO NOTHING`,

@@ -48,9 +48,13 @@ export function modelQueries(db: SqlClient): ModelStore {
     putModel(m) {
       return db.transaction(async (tx) => {
         // Deterministic fits: a second put of the same ref carries the same bytes, so keep the first.
+        // No conflict target: fits has two unique keys (model_ref, and fit_key, from which model_ref is
+        // derived), and PostgreSQL applies DO NOTHING only to the target's index. With (model_ref) as
+        // target, two nodes putting one fit at once failed about one round in twenty on fit_key's index
+        // ('duplicate key value violates unique constraint "fits_fit_key_key"').
         await tx.run(
           `INSERT INTO fits (model_ref, fit_key, record_hash, bytes, meta, created_at) VALUES (?, ?, ?, ?, ?, ?)
-           ON CONFLICT (model_ref) DO NOTHING`,
+           ON CONFLICT DO NOTHING`,
           [m.model_ref, m.fit_key, m.record_hash, m.bytes, m.meta, m.created_at],
         );
         // A new refit_of replaces the old link (the latest refresh is the one svc_drift compares); null
@@ -63,7 +67,10 @@ export function modelQueries(db: SqlClient): ModelStore {
              refit_of = COALESCE(excluded.refit_of, workspace_models.refit_of)`,
           [m.workspace_id, m.model_ref, m.refit_of ?? null, m.created_at],
         );
-        return toModel((await tx.get<ModelRow>(SELECT_MODEL, [m.workspace_id, m.model_ref])) as ModelRow);
+        const row = await tx.get<ModelRow>(SELECT_MODEL, [m.workspace_id, m.model_ref]);
+        // Only a fit_key already stored under another model_ref leaves the link without its fit.
+        if (!row) throw new Error(`fit key ${m.fit_key} is stored under a model_ref other than ${m.model_ref}`);
+        return toModel(row);
       });
     },
 

@@ -50,16 +50,23 @@ export function replayQueries(db: SqlClient): ReplayStore {
       const pk = [rec.workspace_id, rec.operation, rec.key];
       return db.transaction(async (tx) => {
         // A record past its 24 hours that the sweeper has not reached yet no longer binds the key.
+        // Two puts replacing it at once: the second DELETE waits for the first's row lock, finds the
+        // row gone, and its INSERT then meets the first one's new row (PostgreSQL, READ COMMITTED).
         if (replace_before !== undefined) {
           await tx.run(`DELETE FROM idempotency_records WHERE ${IDEM_WHERE} AND created_at < ?`, [...pk, replace_before]);
         }
-        const inserted = await tx.run(
-          `INSERT INTO idempotency_records (${IDEM_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (workspace_id, operation, idempotency_key) DO NOTHING`,
-          [...pk, rec.body_hash, rec.status_code, rec.response, rec.task_id, rec.lease_owner, rec.lease_until, rec.created_at],
-        );
-        const row = await tx.get<IdempotencyRow>(`SELECT ${IDEM_COLUMNS} FROM idempotency_records WHERE ${IDEM_WHERE}`, pk);
-        return { inserted: inserted > 0, record: toIdempotency(row as IdempotencyRow) };
+        for (let attempt = 1; ; attempt++) {
+          const inserted = await tx.run(
+            `INSERT INTO idempotency_records (${IDEM_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (workspace_id, operation, idempotency_key) DO NOTHING`,
+            [...pk, rec.body_hash, rec.status_code, rec.response, rec.task_id, rec.lease_owner, rec.lease_until, rec.created_at],
+          );
+          const row = await tx.get<IdempotencyRow>(`SELECT ${IDEM_COLUMNS} FROM idempotency_records WHERE ${IDEM_WHERE}`, pk);
+          if (row) return { inserted: inserted > 0, record: toIdempotency(row) };
+          // The row our INSERT yielded to was deleted (deleteIdempotency, the sweeper) before this
+          // SELECT looked (PostgreSQL: each statement sees what committed before it): insert again.
+          if (attempt >= 5) throw new Error(`idempotency record ${rec.key} kept vanishing while it was being stored`);
+        }
       });
     },
 

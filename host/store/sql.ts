@@ -40,3 +40,13 @@ export function toCount(v: unknown): number {
 export function toBytes(v: Uint8Array | string): Uint8Array {
   return typeof v === 'string' ? Buffer.from(v, 'utf8') : v;
 }
+
+/**
+ * Inside a transaction: waits until no other transaction holds `key`, and holds it until this one ends.
+ * For check-then-insert steps that no row lock can guard, because the row does not exist yet. PostgreSQL:
+ * a transaction-scoped advisory lock (freed by COMMIT, ROLLBACK or a lost connection; fine behind a
+ * transaction-pooling PgBouncer). SQLite: nothing to do, BEGIN IMMEDIATE already lets one writer in.
+ */
+export async function lockForTransaction(tx: SqlClient, key: number): Promise<void> {
+  if (tx.dialect === 'postgres') await tx.run('SELECT pg_advisory_xact_lock(?)', [key]);
+}

@@ -124,12 +124,18 @@ export function taskQueries(db: SqlClient): TaskStore {
     claimTask,
 
     async claimNextTask(o) {
-      const candidates = await db.all<{ id: string }>(`SELECT id FROM tasks WHERE ${CLAIMABLE} ORDER BY created_at, id LIMIT 16`, [o.now]);
-      for (const { id } of candidates) {
-        const won = await claimTask(id, o);
-        if (won) return won;
-      }
-      return null;
+      // One statement picks the oldest claimable task and claims it. On PostgreSQL, FOR UPDATE SKIP
+      // LOCKED makes nodes claiming at once pass over each other's rows instead of queueing on the
+      // same oldest one, so each gets a different task; the outer WHERE checks again (READ COMMITTED).
+      // SQLite runs one statement at a time.
+      const lock = db.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
+      const r = await db.get<TaskRow>(
+        `UPDATE tasks SET status = 'running', lease_owner = ?, lease_until = ?, updated_at = ?, attempts = attempts + 1
+         WHERE id = (SELECT id FROM tasks WHERE ${CLAIMABLE} ORDER BY created_at, id LIMIT 1${lock}) AND ${CLAIMABLE}
+         RETURNING ${COLUMNS}`,
+        [o.owner, o.now + o.lease_ms, o.now, o.now, o.now],
+      );
+      return r ? toTask(r) : null;
     },
 
     async renewTaskLease(id, o) {

@@ -50,6 +50,8 @@ export interface ApiKeyStore {
 export interface SigningKeyStore {
   loadKeys(): Promise<StoredSigningKey[]>;
   saveKey(k: StoredSigningKey): Promise<void>;
+  /** Saves k (unretired) only when no unretired key exists, atomically across nodes; true when it was saved. */
+  insertFirstKey(k: StoredSigningKey): Promise<boolean>;
   retireKey(kid: string, retired_at: string): Promise<boolean>;
 }
 

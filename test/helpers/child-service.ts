@@ -34,6 +34,7 @@ export function startChildService(dataDir: string, env: Record<string, string> =
       TASK_LEASE_MS: '1500',
       LOG_LEVEL: 'info',
       BASE_URL: '',
+      DATABASE_URL: '', // SQLite under DATA_DIR unless a test passes one: never a database from the shell
       ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],

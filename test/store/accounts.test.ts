@@ -1,11 +1,11 @@
 // Workspaces, API keys and signing keys.
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { openStore, T0, tempDir } from './helpers.ts';
+import { expect, it } from 'vitest';
+import { describeStores, T0 } from './helpers.ts';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-describe('workspaces', () => {
+describeStores('workspaces', ({ openStore }) => {
   it('creates and gets a workspace with a generated id', async () => {
     const store = await openStore();
     const ws = await store.createWorkspace('acme', T0);
@@ -15,7 +15,7 @@ describe('workspaces', () => {
   });
 });
 
-describe('api keys', () => {
+describeStores('api keys', ({ openStore }) => {
   it('creates, finds by hash, lists, and revokes', async () => {
     const store = await openStore();
     const a = await store.createWorkspace('a', T0);
@@ -56,7 +56,7 @@ describe('api keys', () => {
   });
 });
 
-describe('signing keys', () => {
+describeStores('signing keys', ({ openStore }) => {
   const key = (kid: string, created_at: string) => ({
     kid,
     private_jwk: `{"d":"${kid}"}`,
@@ -85,16 +85,29 @@ describe('signing keys', () => {
     expect(await store.loadKeys()).toEqual([{ ...key('k1', '2025-01-01T00:00:00.000Z'), retired_at: '2025-01-02T00:00:00.000Z' }]);
   });
 
+  it('inserts a first key only while no unretired key exists', async () => {
+    const store = await openStore();
+    expect(await store.insertFirstKey(key('k1', '2025-01-01T00:00:00.000Z'))).toBe(true);
+    expect(await store.insertFirstKey(key('k2', '2025-01-02T00:00:00.000Z'))).toBe(false);
+    expect((await store.loadKeys()).map((k) => k.kid)).toEqual(['k1']);
+    await store.retireKey('k1', '2025-01-03T00:00:00.000Z');
+    expect(await store.insertFirstKey(key('k3', '2025-01-04T00:00:00.000Z'))).toBe(true);
+    expect(await store.loadKeys()).toEqual([
+      { ...key('k1', '2025-01-01T00:00:00.000Z'), retired_at: '2025-01-03T00:00:00.000Z' },
+      key('k3', '2025-01-04T00:00:00.000Z'),
+    ]);
+  });
+
   it('refuses a time that is not ISO 8601', async () => {
     const store = await openStore();
     await expect(store.saveKey(key('k1', 'yesterday'))).rejects.toThrow(/ISO/);
   });
 });
 
-describe('signing keys with the key ring', () => {
+describeStores('signing keys with the key ring', ({ openStore, newPlace }) => {
   it('serves KeyRing as its SigningKeyStore, keeping the active key across a reopen', async () => {
     const { KeyRing } = await import('../../host/signing/key-ring.ts');
-    const dir = tempDir();
+    const dir = await newPlace();
     const a = await openStore(dir);
     const kid = (await KeyRing.open(a)).activeKid;
     await a.close();

@@ -1,8 +1,10 @@
 // Child process for crash.test.ts: writes outcome batches and dataset pieces until it is killed.
-import { openSqliteStore } from '../../host/store/index.ts';
+// argv[2]: the SQLite directory, or a postgres:// URL.
+import { openPostgresStore, openSqliteStore } from '../../host/store/index.ts';
 
 const BATCH = 50;
-const store = await openSqliteStore(process.argv[2]!);
+const where = process.argv[2]!;
+const store = /^postgres(ql)?:/.test(where) ? await openPostgresStore(where) : await openSqliteStore(where);
 const run = process.pid; // event ids stay unique across the rounds of one test
 if (!(await store.getDataset('ws_1', 'ds_crash'))) {
   await store.createDataset({

@@ -1,15 +1,16 @@
 // A process killed mid-write leaves whole transactions only, and the store reopens cleanly.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { openSqliteClient } from '../../host/store/sqlite.ts';
-import { openStore, tempDir } from './helpers.ts';
+import { describeStores, type Place } from './helpers.ts';
 
 const WRITER = path.join(import.meta.dirname, 'crash-writer.ts');
 
-function runAndKill(dir: string, afterBatches: number): Promise<void> {
+function runAndKill(place: Place, afterBatches: number): Promise<void> {
+  const where = place.dialect === 'sqlite' ? place.dir : place.url;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, where], { stdio: ['ignore', 'pipe', 'pipe'] });
     let lines = 0;
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -21,11 +22,11 @@ function runAndKill(dir: string, afterBatches: number): Promise<void> {
   });
 }
 
-describe('crash safety', () => {
+describeStores('crash safety', ({ openStore, newPlace }) => {
   it('keeps every outcome batch whole after repeated kill -9, and reopens', async () => {
-    const dir = tempDir();
-    for (const batches of [5, 12, 20]) await runAndKill(dir, batches);
-    const store = await openStore(dir);
+    const place = await newPlace();
+    for (const batches of [5, 12, 20]) await runAndKill(place, batches);
+    const store = await openStore(place);
     const outcomes = await store.listOutcomes('ws_1', 'mr1_crash');
     expect(outcomes.length).toBeGreaterThanOrEqual((5 + 12 + 20) * 50);
     expect(outcomes.length % 50).toBe(0);
@@ -40,8 +41,10 @@ describe('crash safety', () => {
     // The reopened store still writes.
     await store.writeOutcomes([{ ...outcomes[0]!, event_id: 'after' }]);
     await store.close();
-    const db = openSqliteClient(path.join(dir, 'store.sqlite'));
-    expect(await db.get('PRAGMA integrity_check')).toEqual({ integrity_check: 'ok' });
-    await db.close();
+    if (place.dialect === 'sqlite') {
+      const db = openSqliteClient(path.join(place.dir, 'store.sqlite'));
+      expect(await db.get('PRAGMA integrity_check')).toEqual({ integrity_check: 'ok' });
+      await db.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 // Stored datasets: pieces in order, sealing, touching, deleting, and isolation between workspaces.
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { DatasetRecord, Store } from '../../host/store/index.ts';
-import { HOUR, openStore, T0, tempDir, text } from './helpers.ts';
+import { describeStores, HOUR, T0, text } from './helpers.ts';
 
 const dataset = (id: string, workspace_id: string, over: Partial<DatasetRecord> = {}): DatasetRecord => ({
   id,
@@ -21,7 +21,7 @@ async function pieces(store: Store, ws: string, id: string) {
   return out;
 }
 
-describe('datasets', () => {
+describeStores('datasets', ({ openStore, newPlace }) => {
   it('creates and gets a dataset only within its workspace', async () => {
     const store = await openStore();
     const d = await store.createDataset(dataset('ds_a', 'ws_1', { filename: 'x.csv' }));
@@ -127,7 +127,7 @@ describe('datasets', () => {
   });
 
   it('keeps datasets and pieces across a reopen', async () => {
-    const dir = tempDir();
+    const dir = await newPlace();
     const a = await openStore(dir);
     await a.createDataset(dataset('ds_a', 'ws_1'));
     await a.appendDatasetPiece({ workspace_id: 'ws_1', dataset_id: 'ds_a', content: 'a\n1\n', row_count: 1, at: T0 });

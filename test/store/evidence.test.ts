@@ -1,7 +1,7 @@
 // The usage ledger, outcomes (all-or-nothing, duplicates counted) and attestations.
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { AttestationRecord, OutcomeRecord } from '../../host/store/index.ts';
-import { openStore, T0 } from './helpers.ts';
+import { describeStores, T0 } from './helpers.ts';
 
 const REF = 'mr1_' + 'a'.repeat(32);
 
@@ -30,7 +30,7 @@ const attestation = (event_id: string, over: Partial<AttestationRecord> = {}): A
   ...over,
 });
 
-describe('usage ledger', () => {
+describeStores('usage ledger', ({ openStore }) => {
   it('totals fits and decisions per UTC month and workspace', async () => {
     const store = await openStore();
     const jan = Date.UTC(2025, 0, 1);
@@ -46,7 +46,7 @@ describe('usage ledger', () => {
   });
 });
 
-describe('outcomes', () => {
+describeStores('outcomes', ({ openStore }) => {
   it('writes a batch and counts repeated event ids as duplicates', async () => {
     const store = await openStore();
     expect(await store.writeOutcomes([outcome('e1'), outcome('e2', { entity_id: 'c2', outcome: 0 })])).toEqual({
@@ -91,7 +91,7 @@ describe('outcomes', () => {
   });
 });
 
-describe('attestations', () => {
+describeStores('attestations', ({ openStore }) => {
   it('inserts once per event id and returns the first on a repeat', async () => {
     const store = await openStore();
     expect(await store.insertAttestation(attestation('a1'))).toEqual({ written: true, record: attestation('a1') });

@@ -1,7 +1,7 @@
 // Fitted models: the fit cache by fit key, per-workspace refs, and refit links.
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { NewModel } from '../../host/store/index.ts';
-import { openStore, T0, tempDir, text } from './helpers.ts';
+import { describeStores, T0, text } from './helpers.ts';
 
 const model = (over: Partial<NewModel> = {}): NewModel => ({
   model_ref: 'mr1_' + 'a'.repeat(32),
@@ -14,7 +14,7 @@ const model = (over: Partial<NewModel> = {}): NewModel => ({
   ...over,
 });
 
-describe('models', () => {
+describeStores('models', ({ openStore, newPlace }) => {
   it('puts a model and gets it by ref within its workspace', async () => {
     const store = await openStore();
     const put = await store.putModel(model());
@@ -97,7 +97,7 @@ describe('models', () => {
   });
 
   it('keeps models across a reopen', async () => {
-    const dir = tempDir();
+    const dir = await newPlace();
     const a = await openStore(dir);
     await a.putModel(model());
     await a.close();

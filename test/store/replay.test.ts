@@ -1,7 +1,7 @@
 // Idempotency records (insert-if-absent, leased while in flight).
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { IdempotencyRecord } from '../../host/store/index.ts';
-import { HOUR, openStore, T0 } from './helpers.ts';
+import { describeStores, HOUR, T0 } from './helpers.ts';
 
 const rec = (over: Partial<IdempotencyRecord> = {}): IdempotencyRecord => ({
   workspace_id: 'ws_1',
@@ -20,7 +20,7 @@ const inFlight = (over: Partial<IdempotencyRecord> = {}) =>
   rec({ status_code: 0, response: null, task_id: null, lease_owner: 'a', lease_until: T0 + 15_000, ...over });
 const LEASE = { lease_ms: 15_000 };
 
-describe('idempotency records', () => {
+describeStores('idempotency records', ({ openStore }) => {
   it('inserts when absent and returns the existing row when present', async () => {
     const store = await openStore();
     expect(await store.putIdempotency(rec())).toEqual({ inserted: true, record: rec() });
@@ -65,7 +65,7 @@ describe('idempotency records', () => {
   });
 });
 
-describe('in-flight idempotency leases', () => {
+describeStores('in-flight idempotency leases', ({ openStore }) => {
   it('renews only the owner’s lease, and only while the record is in flight', async () => {
     const store = await openStore();
     await store.putIdempotency(inFlight());

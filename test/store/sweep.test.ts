@@ -1,8 +1,8 @@
 // The sweeper: everything past its 24 hours goes, everything younger stays.
-import { describe, expect, it } from 'vitest';
-import { HOUR, openStore, T0 } from './helpers.ts';
+import { expect, it } from 'vitest';
+import { describeStores, HOUR, T0 } from './helpers.ts';
 
-describe('sweep', () => {
+describeStores('sweep', ({ openStore }) => {
   it('removes expired idempotency records, tasks and unused datasets only', async () => {
     const store = await openStore();
     const old = T0 - 25 * HOUR;

@@ -1,12 +1,13 @@
 // Task events (spec 2.12): numbered per task, written only by the lease holder, the last one stored with the
 // task's final status, read by any connection, and swept with their task.
-import { describe, expect, it } from 'vitest';
-import { openStore, T0, tempDir } from './helpers.ts';
+import { expect, it } from 'vitest';
+import type { Store } from '../../host/store/index.ts';
+import { describeStores, T0 } from './helpers.ts';
 
 const LEASE = { lease_ms: 30_000 };
 const stage = (n: number) => ({ kind: 'stage' as const, data: JSON.stringify({ n }), at: T0 + n });
 
-async function runningTask(store: Awaited<ReturnType<typeof openStore>>, events = [stage(1)]) {
+async function runningTask(store: Store, events = [stage(1)]) {
   return store.createTask({
     id: 'tk_1',
     workspace_id: 'ws_1',
@@ -17,7 +18,7 @@ async function runningTask(store: Awaited<ReturnType<typeof openStore>>, events 
   });
 }
 
-describe('task events', () => {
+describeStores('task events', ({ openStore, newPlace }) => {
   it('stores the events a call made before it became a task as 1, 2, ..., then appends after them', async () => {
     const store = await openStore();
     await runningTask(store, [stage(1), stage(2)]);
@@ -62,7 +63,7 @@ describe('task events', () => {
   });
 
   it('a second connection (another node) reads the events the first wrote', async () => {
-    const dir = tempDir();
+    const dir = await newPlace();
     const writer = await openStore(dir);
     const reader = await openStore(dir);
     await runningTask(writer);

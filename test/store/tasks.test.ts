@@ -1,11 +1,11 @@
 // Tasks: born running under a lease or claimed with one (exclusive, across connections), attempts,
 // renewal, hand-back, completion and failure.
-import { describe, expect, it } from 'vitest';
-import { openStore, T0, tempDir } from './helpers.ts';
+import { expect, it } from 'vitest';
+import { describeStores, T0 } from './helpers.ts';
 
 const LEASE = { lease_ms: 30_000 };
 
-describe('tasks', () => {
+describeStores('tasks', ({ openStore, newPlace }) => {
   it('creates a pending task and gets it within its workspace', async () => {
     const store = await openStore();
     const t = await store.createTask({ id: 'tk_1', workspace_id: 'ws_1', request: '{"q":1}', created_at: T0 });
@@ -26,7 +26,7 @@ describe('tasks', () => {
   });
 
   it('lets exactly one of two processes’ connections claim the same task', async () => {
-    const dir = tempDir();
+    const dir = await newPlace();
     const one = await openStore(dir);
     const two = await openStore(dir);
     await one.createTask({ id: 'tk_1', workspace_id: 'ws_1', request: '{}', created_at: T0 });
@@ -37,7 +37,7 @@ describe('tasks', () => {
   });
 
   it('creates a task already running under its creator’s lease, so another process’s runner cannot claim it first', async () => {
-    const dir = tempDir();
+    const dir = await newPlace();
     const one = await openStore(dir);
     const two = await openStore(dir);
     const t = await one.createTask({
