@@ -28,6 +28,12 @@ export type ProblemCode =
   | 'shape_invalid'
   | 'shape_empty'
   | 'columns_mismatch'
+  | 'upload_piece_out_of_order'
+  | 'upload_session_mismatch'
+  | 'upload_pieces_missing'
+  | 'upload_already_complete'
+  | 'upload_corrupt'
+  | 'upload_unreadable'
   | 'invalid_outcomes'
   | 'idempotency_key_reused'
   | 'fetch_refused'
@@ -150,6 +156,39 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     status: 422,
     title: 'Columns differ from the dataset',
     remedy: 'Every piece of a dataset must have exactly the same columns as the first.',
+  },
+  upload_piece_out_of_order: {
+    status: 409,
+    title: 'Piece out of order',
+    remedy: 'Send the pieces 0, 1, 2, ... in order: resend from next_piece (a piece sent twice is ignored).',
+  },
+  upload_session_mismatch: {
+    status: 409,
+    title: 'Another upload session',
+    remedy:
+      'Send every piece and /complete with the x-upload-session of piece 0; to start the upload over, send piece 0 with a new session.',
+  },
+  upload_pieces_missing: {
+    status: 409,
+    title: 'Pieces missing',
+    remedy: 'Send the pieces from next_piece on, then /complete again; the pieces already received are kept until the link expires.',
+  },
+  upload_already_complete: {
+    status: 409,
+    title: 'Upload already completed',
+    remedy: 'The dataset is stored: ask with its dataset_id. For another file, request a new upload with add-dataset (upload: true).',
+  },
+  upload_corrupt: {
+    status: 422,
+    title: 'The uploaded file cannot be read',
+    remedy:
+      'Nothing of it was kept. Check the file (gzip -t for gzip; a Parquet reader for Parquet; CSV must be UTF-8), then upload it again from piece 0 with a new x-upload-session.',
+  },
+  upload_unreadable: {
+    status: 422,
+    title: 'The file holds columns this service does not read',
+    remedy:
+      'Write the Parquet file with flat columns of text, numbers, booleans, dates or times (no lists, maps, groups or raw bytes), or send CSV.',
   },
   invalid_outcomes: {
     status: 422,

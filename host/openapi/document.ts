@@ -72,7 +72,8 @@ function operationOf(op: DocOperation, security: Security): Json {
 /** `/v1/uploads/:token` -> `/v1/uploads/{token}` and its path parameters. */
 function openApiPath(path: string): { path: string; params: string[] } {
   const params: string[] = [];
-  const out = path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_m, name: string) => {
+  // a parameter's pattern (`:index{[0-9]+}`) is the route's business, not the document's
+  const out = path.replace(/:([A-Za-z_][A-Za-z0-9_]*)(\{[^}]*\})?/g, (_m, name: string) => {
     params.push(name);
     return `{${name}}`;
   });

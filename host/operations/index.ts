@@ -16,6 +16,7 @@ import { evidenceOperation } from './evidence.ts';
 import { registerOperation } from './register.ts';
 import { exportModelOperation } from './export-model.ts';
 import { uploadOperation } from './datasets/upload.ts';
+import { uploadCompleteOperation, uploadPieceOperation } from './datasets/upload-pieces.ts';
 import { healthzOperation, jwksOperation } from './well-known.ts';
 import { taskEventsOperation, taskResultOperation } from './task-events.ts';
 import { watchEventsOperation } from './watch-events.ts';
@@ -37,6 +38,8 @@ export const OPERATIONS: readonly Operation[] = [
   registerOperation,
   exportModelOperation,
   uploadOperation,
+  uploadCompleteOperation,
+  uploadPieceOperation,
   taskEventsOperation,
   watchEventsOperation,
   taskResultOperation,

@@ -112,6 +112,9 @@ export const AddDatasetResponseSchema = v.looseObject({
   upload_url: v.optional(v.string()),
   upload_method: v.optional(v.literal('PUT')),
   expires_in: v.optional(Integer),
+  upload_pieces_url: v.optional(v.string()),
+  upload_page: v.optional(v.string()),
+  upload_page_expires_in: v.optional(Integer),
 });
 
 /** Spec 4.3: the ask response. */

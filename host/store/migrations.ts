@@ -30,6 +30,8 @@ export interface Migration {
 //    SQLite stores blobs as they are: nothing to do there.
 // 5: `task_events`: the events of a task's stream (spec 2.12), numbered per task, written by the node
 //    running the task and read by any node serving the stream.
+// 6: `upload_sessions`: an upload in pieces under way (spec 3.8), its session, format and progress; its
+//    pieces are the dataset's pieces, unread until the upload completes.
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -216,6 +218,24 @@ CREATE TABLE task_events (
   data TEXT NOT NULL,
   at BIGINT NOT NULL,
   PRIMARY KEY (task_id, seq)
+);
+`,
+  },
+  {
+    version: 6,
+    name: 'upload sessions',
+    sql: `
+CREATE TABLE upload_sessions (
+  dataset_id TEXT PRIMARY KEY,
+  session TEXT NOT NULL,
+  format TEXT NOT NULL,
+  pieces INTEGER NOT NULL,
+  bytes BIGINT NOT NULL,
+  rows BIGINT NOT NULL,
+  header TEXT,
+  open_row INTEGER NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
 );
 `,
   },

@@ -72,6 +72,49 @@ export interface NewDatasetPiece {
 export type AppendPieceResult =
   { ok: true; seq: number; dataset: DatasetRecord } | { ok: false; reason: 'unknown_dataset' | 'dataset_sealed' | 'out_of_order' };
 
+/** Spec 3.8: how the pieces of an upload are read; gzip and Parquet are kept as sent (passed through). */
+export type UploadFormat = 'csv' | 'gzip' | 'parquet';
+
+/** An upload in pieces under way (spec 3.8): who sends it, what it is, how far it has got. */
+export interface UploadSessionRecord {
+  dataset_id: string;
+  session: string;
+  format: UploadFormat;
+  /** Pieces received: 0 .. pieces-1 are stored, `pieces` is the next index. */
+  pieces: number;
+  bytes: number;
+  /** CSV: data rows so far, the header row (UTF-8), and whether the last piece ended inside a row. */
+  rows: number;
+  header: string | null;
+  open_row: boolean;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface NewUploadPiece {
+  workspace_id: string;
+  dataset_id: string;
+  session: string;
+  index: number;
+  /** Only read for piece 0: the format the whole upload takes. */
+  format: UploadFormat;
+  content: Bytes;
+  /** The bytes this piece adds to the file (its payload), its data rows (CSV), its header (CSV piece 0). */
+  bytes: number;
+  rows: number;
+  header: string | null;
+  open_row: boolean;
+  at: number;
+}
+
+export type UploadPieceResult =
+  | { ok: true; resent: boolean; upload: UploadSessionRecord }
+  | { ok: false; reason: 'unknown_dataset' | 'complete' | 'session_mismatch' | 'out_of_order'; upload: UploadSessionRecord | null };
+
+export type CompleteUploadResult =
+  | { ok: true; dataset: DatasetRecord }
+  | { ok: false; reason: 'unknown_dataset' | 'complete' | 'session_mismatch' | 'pieces_missing'; upload: UploadSessionRecord | null };
+
 /** A fit as cached by fit key; shared by every workspace (it depends only on record content). */
 export interface FitRecord {
   model_ref: string;

@@ -7,6 +7,7 @@ import { replayQueries } from './replay.ts';
 import type { SqlClient } from './sql.ts';
 import { taskQueries } from './tasks.ts';
 import { taskEventQueries } from './task-events.ts';
+import { uploadQueries } from './uploads.ts';
 import type { Store } from './types.ts';
 
 /** spec 8: idempotency keys, answers, poll results and unused datasets are kept 24 hours. */
@@ -20,6 +21,7 @@ export function createSqlStore(db: SqlClient): Store {
     ...apiKeyQueries(db),
     ...signingKeyQueries(db),
     ...datasets,
+    ...uploadQueries(db),
     ...modelQueries(db),
     ...taskQueries(db),
     ...taskEventQueries(db),

@@ -15,6 +15,10 @@ import type {
   NewTask,
   NewTaskEvent,
   TaskEventRecord,
+  NewUploadPiece,
+  UploadPieceResult,
+  UploadSessionRecord,
+  CompleteUploadResult,
   ClaimOptions,
   IdempotencyRecord,
   IdempotencyPutResult,
@@ -66,6 +70,29 @@ export interface DatasetStore {
   touchDataset(workspace_id: string, id: string, last_used_at: number): Promise<boolean>;
   deleteDataset(workspace_id: string, id: string): Promise<boolean>;
   deleteDatasetsUnusedBefore(cutoff: number): Promise<string[]>;
+}
+
+/** Spec 3.8: uploads in pieces, stored as their dataset's pieces (host/store/uploads.ts). */
+export interface UploadStore {
+  /**
+   * Spec 3.8: stores piece `index` of an upload in pieces (0 of a new session starts it over); a piece already
+   * stored under this session is reported as resent and changes nothing.
+   */
+  receiveUploadPiece(p: NewUploadPiece): Promise<UploadPieceResult>;
+  getUploadSession(dataset_id: string): Promise<UploadSessionRecord | null>;
+  /** Marks the dataset ready when `session` holds exactly `pieces` pieces; the session ends. */
+  completeUpload(
+    workspace_id: string,
+    dataset_id: string,
+    session: string,
+    pieces: number,
+    r: { columns: string | null; row_count: number; at: number },
+  ): Promise<CompleteUploadResult>;
+  /** Drops the session and its pieces (a corrupt file: nothing half-stored); false when another session holds it. */
+  abortUpload(dataset_id: string, session: string): Promise<boolean>;
+  /** Each stored piece's number and byte length, in order. */
+  listDatasetPieceSizes(workspace_id: string, dataset_id: string): Promise<Array<{ seq: number; size: number }>>;
+  getDatasetPiece(workspace_id: string, dataset_id: string, seq: number): Promise<Uint8Array | null>;
 }
 
 export interface ModelStore {
@@ -156,6 +183,7 @@ export interface Store
     ApiKeyStore,
     SigningKeyStore,
     DatasetStore,
+    UploadStore,
     ModelStore,
     TaskStore,
     TaskEventStore,

@@ -46,6 +46,7 @@ const validBodies = (): Record<string, object> => ({
   '/v1/export-model': { model_ref: MODEL_REF },
   '/v1/describe': {},
   '/v1/verify': verifyBody,
+  '/v1/uploads/:token/complete': { pieces: 1 },
 });
 
 const jsonRoutes = OPERATIONS.filter((r) => r.method === 'POST' && (r.body === 'json' || r.body === 'json-optional'));

@@ -82,6 +82,10 @@ async function startUpload(ctx: OpContext, caller: Caller, req: AddDatasetReques
     upload_url: `${config.baseUrl}/v1/uploads/${token}`,
     upload_method: 'PUT',
     expires_in: UPLOAD_TTL_SECONDS,
+    // spec 3.8: the same link takes pieces, and a person uses the page ({site_url} is this service)
+    upload_pieces_url: `${config.baseUrl}/v1/uploads/${token}`,
+    upload_page: `${config.baseUrl}/upload/${token}`,
+    upload_page_expires_in: UPLOAD_TTL_SECONDS,
   };
   return { status: 200, body };
 }
