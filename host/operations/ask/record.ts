@@ -9,7 +9,7 @@ import type { AskData } from '../../schemas/index.ts';
 import { getSample, loadSampleCsv } from '../../../samples/catalog.ts';
 import type { OpContext } from '../../services.ts';
 import { loadStoredRecord } from '../datasets/read.ts';
-import { fetchRecord, parseFetchedCsv } from '../datasets/fetch.ts';
+import { fetchedCsvText, fetchRecord, parseFetchedCsv } from '../datasets/fetch.ts';
 
 export interface ResolvedRecord {
   table: RawTable;
@@ -62,6 +62,8 @@ export async function resolveRecord(ctx: OpContext, data: AskData): Promise<Reso
     return { ...stored, datasetId: id, isSample: false };
   }
   // data.fetch_url (the schema guarantees exactly one source)
-  const csv = await fetchRecord(ctx, data.fetch_url!, data.fetch_headers ?? {}, 'data.fetch_url');
+  // spec 3.8: a gzip CSV or Parquet download is read as the CSV it holds (or renders to), and hashed so
+  const fetched = await fetchRecord(ctx, data.fetch_url!, data.fetch_headers ?? {}, 'data.fetch_url');
+  const csv = await fetchedCsvText(fetched, 'data.fetch_url', ctx.services.config);
   return { table: parseFetchedCsv(csv, 'data.fetch_url'), contentHash: contentHash(csv), isSample: false };
 }
