@@ -24,6 +24,8 @@ export type ProblemCode =
   | 'invalid_request'
   | 'unknown_case_id'
   | 'positive_values_required'
+  | 'outcome_one_value'
+  | 'entity_not_an_id'
   | 'row_not_scoreable'
   | 'shape_invalid'
   | 'shape_empty'
@@ -140,6 +142,20 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     status: 422,
     title: 'Which outcome values mean yes?',
     remedy: 'The outcome column does not have two recognisable values. Say which values mean yes in positive_values.',
+  },
+  outcome_one_value: {
+    status: 422,
+    title: 'The outcome column has one value',
+    remedy:
+      'A yes/no question learns from past cases of both kinds: send a record whose outcome column has yes and no rows, or name another outcome_column.',
+  },
+  entity_not_an_id: {
+    status: 422,
+    title: 'The entity column does not identify cases',
+    remedy:
+      'Name as entity_column the column that identifies each case, one row per case (a customer or account id). If the ' +
+      'record is a log of several rows per case, add time_column so the latest row of each case is read, or read it ' +
+      'with shape {"kind": "events"}.',
   },
   row_not_scoreable: {
     status: 422,

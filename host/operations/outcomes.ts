@@ -1,6 +1,7 @@
 // svc_report_outcomes (spec 2.12, 4.5, wire.md "The other operations"): real outcomes of cases
 // answered under a model_ref, validated all-or-nothing (422 invalid_outcomes lists every bad item and
 // nothing is written), idempotent per event_id. Outcomes never change a model or an answer.
+import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { ServiceError } from '../errors.ts';
 import { describeIssue, issueField, LIMITS, ModelRefSchema, OutcomeItemSchema, parseBody } from '../schemas/index.ts';
@@ -52,6 +53,13 @@ export function outcomeValue(x: unknown): 0 | 1 | null {
   return null;
 }
 
+/** The key of an item sent without event_id: the same report of the same case at the same time is one fact. */
+export function derivedEventId(entityId: string, outcome: 0 | 1, observedAt: number): string {
+  return `auto:${createHash('sha256')
+    .update(JSON.stringify([entityId, outcome, observedAt]))
+    .digest('hex')}`;
+}
+
 /** Every problem of every item (an item can have several), in index order. */
 export function checkOutcomeItems(items: readonly unknown[], modelRef: string, workspaceId: string, now: number) {
   const errors: OutcomeError[] = [];
@@ -80,7 +88,9 @@ export function checkOutcomeItems(items: readonly unknown[], modelRef: string, w
         entity_id: o.entity_id,
         outcome,
         observed_at: observedAt,
-        event_id: o.event_id ?? null,
+        // spec 4.5: event_id is the item's idempotency key. An item sent without one is keyed by what it
+        // says (case, outcome, observation time), so a batch sent twice is counted once, not twice.
+        event_id: o.event_id ?? derivedEventId(o.entity_id, outcome, observedAt),
         created_at: now,
       });
     }

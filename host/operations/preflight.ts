@@ -15,6 +15,7 @@
 //   outcome, 4 to 10 positives per predictor, fewer than 80 of either class (the engine will likely
 //   answer not_yet), ambiguous columns, several rows per entity, date columns.
 import { ServiceError } from '../errors.ts';
+import { unknownSample } from './datasets/errors.ts';
 import { PreflightRequestSchema, parseBody } from '../schemas/index.ts';
 import { parseCsv } from '../table/csv.ts';
 import type { Cell, RawTable } from '../table/types.ts';
@@ -74,10 +75,7 @@ const quote = (s: string) => `\`${s}\``;
 async function readTable(ctx: OpContext, id: string): Promise<RawTable> {
   if (isSampleId(id)) {
     const sample = getSample(id.slice('sample:'.length));
-    if (!sample)
-      throw new ServiceError('unknown_dataset', `no sample named ${JSON.stringify(id)}; POST /v1/describe lists them`, {
-        field: 'dataset_id',
-      });
+    if (!sample) throw unknownSample(id, 'dataset_id');
     return parseCsv(loadSampleCsv(sample.name), { field: 'dataset_id' });
   }
   const { loadStoredRecord } = await import('./datasets/read.ts');

@@ -54,7 +54,7 @@ function polarityOf(q: Question): 'desirable' | 'undesirable' | null {
 
 /** Spec 3.1: refused and not_yet are answers; retrying the same call cannot change them. */
 function unansweredBody(q: Question, fit: FitOutcome, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  const body: Record<string, unknown> = { type: q.type, state: fit.state, cache: fit.cache, polarity: polarityOf(q) };
+  const body: Record<string, unknown> = { type: q.type, state: fit.state, cache: fit.cache, polarity: polarityOf(q), outcome: fit.outcome };
   body.reasons = fit.reasons;
   body.retry = 'unproductive';
   if (fit.state === 'not_yet') {
@@ -91,6 +91,8 @@ function answeredBase(q: Question, fit: FitOutcome): Record<string, unknown> {
     cache: fit.cache,
     model_ref: fit.modelRef,
     polarity: polarityOf(q),
+    // which column was learned and which of its values were read as yes (spec 2.3 positive_values)
+    outcome: fit.outcome,
     quality: fit.quality,
   };
 }
@@ -174,7 +176,8 @@ async function sign(a: AnswerInput, fit: FitOutcome, cases: VerdictCase[], optio
     option,
     modelRef: fit.modelRef,
     recordHash: a.recordHash,
-    outcomeColumn: a.question.outcome_column ?? '',
+    outcomeColumn: fit.outcome.column,
+    positiveValues: fit.outcome.positive_values,
     polarity: polarityOf(a.question),
     subjectKind: a.subjectKind,
     acknowledged: a.acknowledged,
@@ -336,6 +339,7 @@ async function choiceByOutcomes(a: AnswerInput): Promise<BuiltAnswer> {
       modelRef: a.fits[i].modelRef,
       recordHash: a.recordHash,
       outcomeColumn: q.option_outcomes![o],
+      positiveValues: a.fits[i].outcome.positive_values,
       polarity: polarityOf(q),
       subjectKind: a.subjectKind,
       acknowledged: a.acknowledged,

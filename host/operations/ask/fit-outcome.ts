@@ -34,6 +34,8 @@ export interface FitOutcome {
   ran: boolean;
   /** The stored diagnostics (column AUCs, the packed held-out rows for drift). */
   diagnostics: Record<string, unknown>;
+  /** The outcome column and the values read as yes (an answer says which). */
+  outcome: { column: string; positive_values: string[] };
 }
 
 /** A fit as the store keeps it beside the model bytes. */
@@ -120,5 +122,6 @@ export function fitOutcomeOf(
     cache,
     ran,
     diagnostics: meta.diagnostics ?? {},
+    outcome: { column: meta.outcome_column, positive_values: meta.positive_values },
   };
 }

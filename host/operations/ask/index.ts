@@ -56,7 +56,7 @@ export async function executeAsk(
   if (ask.shape && ask.shape.kind !== 'table') progress.shaping(ask.shape.kind);
   const { requests, questions } = planAsk(
     ask,
-    { columns: record.table.columns, contentHash: record.contentHash },
+    { columns: record.table.columns, contentHash: record.contentHash, table: record.table },
     views,
     ctx.services.engine.coreHash,
   );

@@ -9,6 +9,7 @@ import type { AskData } from '../../schemas/index.ts';
 import { getSample, loadSampleCsv } from '../../../samples/catalog.ts';
 import type { OpContext } from '../../services.ts';
 import { loadStoredRecord } from '../datasets/read.ts';
+import { testKeyRefusal, unknownSample } from '../datasets/errors.ts';
 import { fetchedCsvText, fetchRecord, parseFetchedCsv } from '../datasets/fetch.ts';
 
 export interface ResolvedRecord {
@@ -31,7 +32,7 @@ export function isSampleId(id: string): boolean {
 export function assertKeyMayUse(ctx: OpContext, data: AskData): void {
   if (ctx.caller?.mode !== 'test') return;
   if (data.dataset_id !== undefined && isSampleId(data.dataset_id)) return;
-  throw new ServiceError('test_key_samples_only', 'a test key works on sample datasets only (data.dataset_id "sample:<name>")');
+  throw testKeyRefusal(ctx, 'a test key works on sample datasets only (data.dataset_id "sample:<name>"), not on your own data');
 }
 
 export async function resolveRecord(ctx: OpContext, data: AskData): Promise<ResolvedRecord> {
@@ -46,10 +47,7 @@ export async function resolveRecord(ctx: OpContext, data: AskData): Promise<Reso
     const id = data.dataset_id;
     if (isSampleId(id)) {
       const sample = getSample(id.slice(SAMPLE_PREFIX.length));
-      if (!sample)
-        throw new ServiceError('unknown_dataset', `no sample named ${JSON.stringify(id)}; POST /v1/describe lists them`, {
-          field: 'data.dataset_id',
-        });
+      if (!sample) throw unknownSample(id, 'data.dataset_id');
       let parsed = sampleRecords.get(sample.name);
       if (!parsed) {
         const csv = loadSampleCsv(sample.name);

@@ -22,6 +22,8 @@ export interface VerdictInput {
   modelRef: string;
   recordHash: string;
   outcomeColumn: string;
+  /** The outcome column's values that were read as yes. */
+  positiveValues: string[];
   polarity: 'desirable' | 'undesirable' | null;
   subjectKind: SubjectKind;
   acknowledged: boolean;
@@ -55,7 +57,7 @@ export async function makeVerdict(
     kind: 'answer',
     model_ref: v.modelRef,
     ...(v.option !== undefined ? { option: v.option } : {}),
-    outcome: { column: v.outcomeColumn, polarity: v.polarity },
+    outcome: { column: v.outcomeColumn, polarity: v.polarity, positive_values: v.positiveValues },
     question: v.question,
     record_hash: v.recordHash,
     subject_kind: v.subjectKind,

@@ -30,7 +30,7 @@ interface NewPiece {
 export async function runAddDataset(ctx: OpContext, raw: unknown): Promise<OpResult<AddDatasetResponse>> {
   const req = parseBody(AddDatasetRequestSchema, raw);
   const caller = requireCaller(ctx);
-  refuseTestKey(caller);
+  refuseTestKey(ctx, caller);
   if (req.upload) return startUpload(ctx, caller, req);
   if (req.dataset_id !== undefined) {
     // Checked before any download: an unknown or closed dataset should not cost a fetch.

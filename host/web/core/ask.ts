@@ -66,7 +66,7 @@ export async function previewAsk(session: PreviewSession, raw: unknown, record: 
   const engine = session.engine;
   // The service's own planning (operations/ask/plan.ts) on the one view a table has.
   const view = tableViewOf(table, ask);
-  const plan = planAsk(ask, { columns: table.columns, contentHash: hash }, { viewFor: () => view }, engine.coreHash);
+  const plan = planAsk(ask, { columns: table.columns, contentHash: hash, table }, { viewFor: () => view }, engine.coreHash);
 
   const timings: PreviewTimings = { parseMs, encodeMs: 0, fitMs: 0, answerMs: 0 };
   let fitsRun = 0;

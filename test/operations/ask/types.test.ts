@@ -120,9 +120,29 @@ describe('question types', () => {
     }
   });
 
-  it('choice over a column that makes no difference is refused with option_not_in_pattern', async () => {
-    // a constant column is excluded from the model, so no option can change any chance
+  it('choice over an option the category column never has is a 422 at that option, listing the values it has', async () => {
     const withRegion = rows.map((row) => ({ ...row, region: 'eu' }));
+    const r = await svc.post(
+      '/v1/ask',
+      {
+        ...base,
+        data: { rows: withRegion },
+        questions: {
+          q: { type: 'choice', outcome_column: 'churned', outcome_is_desirable: true, option_column: 'region', options: ['eu', 'US'] },
+        },
+        cases: { ids: ['cust_0001'] },
+      },
+      key,
+    );
+    expect(r.status).toBe(422);
+    expect(r.body).toMatchObject({ code: 'invalid_request', field: 'questions.q.options.1' });
+    expect(r.body.detail).toContain('its values: "eu"');
+    expect(r.body.remedy).toMatch(/values that region has/);
+  });
+
+  it('choice over a column that makes no difference is refused with option_not_in_pattern', async () => {
+    // one row of 800 in "us": no cut can leave 10 rows a side, so the term stays flat and no option moves any chance
+    const withRegion = rows.map((row, i) => ({ ...row, region: i === 7 ? 'us' : 'eu' }));
     const r = await svc.post(
       '/v1/ask',
       {
