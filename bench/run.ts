@@ -653,7 +653,12 @@ if (OPTIONS.BENCH_BROWSER !== 0 && existsSync('/usr/bin/chromium')) {
 }
 const ts = targets(speed, quality, honesty, scale);
 const totalS = (performance.now() - started) / 1000;
-writeFileSync(join(repoRoot, 'BENCHMARKS.md'), markdown(speed, quality, honesty, ts, totalS));
+// The section `npm run bench:uploads-events` writes (bench/uploads-events.ts, last in the file) is carried over as it stands.
+const benchmarksPath = join(repoRoot, 'BENCHMARKS.md');
+const keptSection = existsSync(benchmarksPath)
+  ? (/\n## Uploads in pieces and task events[\s\S]*$/.exec(readFileSync(benchmarksPath, 'utf8'))?.[0] ?? '')
+  : '';
+writeFileSync(benchmarksPath, markdown(speed, quality, honesty, ts, totalS).trimEnd() + '\n' + keptSection);
 
 const width = Math.max(...ts.map((t) => t.name.length));
 console.log(`\nBenchmark summary (${f0(totalS)} s; details in BENCHMARKS.md)\n`);
