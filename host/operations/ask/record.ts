@@ -1,7 +1,7 @@
 // Resolves the ask's record (spec 2.1) into a table and the content hash of the exact bytes it came
 // as: inline rows (their JSON), inline csv (its text), a sample (its file) or a stored dataset.
 import { ServiceError } from '../../errors.ts';
-import { parseCsv } from '../../table/csv.ts';
+import { parseCsv, requireDataRows } from '../../table/csv.ts';
 import { rowsToTable } from '../../table/rows.ts';
 import { contentHash } from '../../table/hash.ts';
 import type { RawTable } from '../../table/types.ts';
@@ -41,7 +41,11 @@ export async function resolveRecord(ctx: OpContext, data: AskData): Promise<Reso
     return { table: rowsToTable(data.rows, 'data.rows'), contentHash: contentHash(bytes), isSample: false };
   }
   if (data.csv !== undefined) {
-    return { table: parseCsv(data.csv, { field: 'data.csv' }), contentHash: contentHash(data.csv), isSample: false };
+    return {
+      table: requireDataRows(parseCsv(data.csv, { field: 'data.csv' }), 'data.csv'),
+      contentHash: contentHash(data.csv),
+      isSample: false,
+    };
   }
   if (data.dataset_id !== undefined) {
     const id = data.dataset_id;
@@ -63,5 +67,9 @@ export async function resolveRecord(ctx: OpContext, data: AskData): Promise<Reso
   // spec 3.8: a gzip CSV or Parquet download is read as the CSV it holds (or renders to), and hashed so
   const fetched = await fetchRecord(ctx, data.fetch_url!, data.fetch_headers ?? {}, 'data.fetch_url');
   const csv = await fetchedCsvText(fetched, 'data.fetch_url', ctx.services.config);
-  return { table: parseFetchedCsv(csv, 'data.fetch_url'), contentHash: contentHash(csv), isSample: false };
+  return {
+    table: requireDataRows(parseFetchedCsv(csv, 'data.fetch_url'), 'data.fetch_url'),
+    contentHash: contentHash(csv),
+    isSample: false,
+  };
 }

@@ -2,7 +2,7 @@
 // dataset or append it to an open one, or hand out a presigned upload URL.
 import { ServiceError } from '../../errors.ts';
 import { AddDatasetRequestSchema, parseBody, type AddDatasetRequest, type AddDatasetResponse } from '../../schemas/index.ts';
-import { parseCsv } from '../../table/csv.ts';
+import { parseCsv, requireDataRows } from '../../table/csv.ts';
 import { rowsToTable } from '../../table/rows.ts';
 import type { DatasetRecord } from '../../store/index.ts';
 import type { Caller, OpContext, OpResult } from '../../services.ts';
@@ -139,12 +139,12 @@ async function readPiece(ctx: OpContext, req: AddDatasetRequest, fetched: Fetche
     return { kind: 'rows', payload: JSON.stringify(req.rows), columns: table.columns, rowCount: table.rowCount, field: 'rows' };
   }
   if (req.csv !== undefined) {
-    const table = parseCsv(req.csv, { field: 'csv' });
+    const table = requireDataRows(parseCsv(req.csv, { field: 'csv' }), 'csv');
     return { kind: 'csv', payload: req.csv, columns: table.columns, rowCount: table.rowCount, field: 'csv' };
   }
   if (!fetched || fetched.format !== 'csv') return null;
   const text = fetched.text;
-  const table = parseFetchedCsv(text, 'fetch_url');
+  const table = requireDataRows(parseFetchedCsv(text, 'fetch_url'), 'fetch_url');
   return { kind: 'csv', payload: text, columns: table.columns, rowCount: table.rowCount, field: 'fetch_url' };
 }
 
