@@ -13,6 +13,11 @@ export const OK: i32 = 0;
 export const ERR_BAD_INPUT: i32 = 1; // sizes or pointers do not make sense
 export const ERR_BAD_MODEL: i32 = 2; // the model bytes are not a model of this engine version
 
+// Phases of a fit in progress (fit.ts fitStart): each phase is fitTaskCount() tasks, one per bag.
+export const PHASE_DONE: i32 = 0;
+export const PHASE_BAGS: i32 = 1; // boost each bag's main terms
+export const PHASE_PAIRS: i32 = 2; // boost the selected pairs on top of each bag's main terms
+
 // Answer states (spec 3.1).
 export const STATE_ANSWERED: i32 = 0;
 export const STATE_REFUSED: i32 = 1;

@@ -15,7 +15,10 @@ export type ProblemCode =
   | 'unknown_link'
   | 'watch_link_expired'
   | 'watch_streams_limited'
-  | 'unknown_model'
+  | 'model_ref_missing'
+  | 'model_expired'
+  | 'model_deleted'
+  | 'answer_expired'
   | 'not_found'
   | 'method_not_allowed'
   | 'dataset_sealed'
@@ -91,11 +94,6 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     title: 'Unknown task',
     remedy: 'Poll a task_id returned by an ask of this workspace within the last 24 hours.',
   },
-  unknown_link: {
-    status: 404,
-    title: 'Unknown link',
-    remedy: 'The link is not one this service made. Use the watch_url a pending ask or poll returned, whole.',
-  },
   watch_link_expired: {
     status: 410,
     title: 'The watch link expired',
@@ -106,10 +104,31 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     title: 'Too many watchers of this task',
     remedy: 'At most 5 streams of one task are open at once and 60 open a minute: wait retry_after_ms, then reconnect.',
   },
-  unknown_model: {
+  model_ref_missing: {
     status: 404,
     title: 'Unknown model_ref',
-    remedy: 'Use a model_ref returned by an answered ask of this workspace.',
+    remedy:
+      'Use a model_ref returned by an answered ask of this workspace, with the namespace that ask named (a model of another namespace or workspace is unknown here).',
+  },
+  model_expired: {
+    status: 410,
+    title: 'The model expired',
+    remedy: 'An expired model cannot be renewed: ask again on the record (with model_ttl_days) to get a model, then score with it.',
+  },
+  model_deleted: {
+    status: 410,
+    title: 'The model was deleted',
+    remedy: 'A deleted model answers nothing: ask again on the record to fit a new one (billed as a fit).',
+  },
+  unknown_link: {
+    status: 404,
+    title: 'Unknown or altered link',
+    remedy: 'Use a cursor, answer_url or results_url exactly as an answer gave it.',
+  },
+  answer_expired: {
+    status: 410,
+    title: 'The stored answer expired',
+    remedy: 'Answers are kept 24 hours: ask again (with response_format or export) to get a new link.',
   },
   not_found: { status: 404, title: 'No such endpoint', remedy: 'See POST /v1/describe for the operations.' },
   method_not_allowed: { status: 405, title: 'Method not allowed', remedy: 'Operations are POST with a JSON body.' },

@@ -21,6 +21,7 @@ import { RateLimits } from './operations/rate-limits.ts';
 import { TaskEventHub } from './operations/events/hub.ts';
 import { FitCache } from './operations/ask/fits.ts';
 import { RecordCache } from './operations/datasets/read.ts';
+import { StoredAnswerCache } from './operations/stored-answers.ts';
 import { OPERATIONS, taskExecutorsOf } from './operations/index.ts';
 import { UsageMeter } from './operations/usage-meter.ts';
 
@@ -75,6 +76,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
       events: new TaskEventHub(now),
       fitCache: new FitCache(),
       records: new RecordCache(),
+      storedAnswers: new StoredAnswerCache(),
     };
     const app = createApp(services, OPERATIONS);
 

@@ -33,6 +33,7 @@ export function sendResult(c: Context<AppEnv>, result: OpResult): Response {
 
 function requestOf(c: Context<AppEnv>, op: Operation): OperationRequest {
   return {
+    transport: 'rest',
     params: c.req.param() as Record<string, string>,
     header: (name) => c.req.header(name),
     query: (name) => c.req.query(name),

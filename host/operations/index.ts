@@ -20,6 +20,11 @@ import { uploadCompleteOperation, uploadPieceOperation } from './datasets/upload
 import { healthzOperation, jwksOperation } from './well-known.ts';
 import { taskEventsOperation, taskResultOperation } from './task-events.ts';
 import { watchEventsOperation } from './watch-events.ts';
+import { profileOperation } from './profile.ts';
+import { pageOperation } from './page.ts';
+import { extendModelOperation } from './extend-model.ts';
+import { deleteModelOperation } from './delete-model.ts';
+import { downloadAnswerOperation } from './download-answer.ts';
 
 export type { Operation } from './operation.ts';
 
@@ -36,6 +41,12 @@ export const OPERATIONS: readonly Operation[] = [
   attestOperation,
   evidenceOperation,
   registerOperation,
+  // contract 1.1 (additions 2.2, 2.3, 2.5, 2.6, 2.11)
+  profileOperation,
+  pageOperation,
+  extendModelOperation,
+  deleteModelOperation,
+  downloadAnswerOperation,
   exportModelOperation,
   uploadOperation,
   uploadCompleteOperation,

@@ -105,6 +105,6 @@ export const taskResultOperation: Operation = {
   run: async (ctx, _body, req) => {
     const taskId = req.params.task_id ?? '';
     await keyedTask(ctx, taskId);
-    return taskReply(ctx, taskId, 'task_id');
+    return taskReply(ctx, taskId, 'task_id', req);
   },
 };

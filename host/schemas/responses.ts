@@ -185,6 +185,40 @@ export const EvidenceResponseSchema = v.looseObject({
   }),
 });
 
+/** additions 2.2: the namespace (null: the workspace's own) and its profile (null: none). */
+export const ProfileResponseSchema = v.looseObject({
+  namespace: v.nullable(v.string()),
+  profile: v.nullable(
+    v.looseObject({
+      words: v.looseObject({}),
+      exclude: v.array(v.string()),
+      fixed: v.array(v.string()),
+      display: v.picklist(['chance', 'bands']),
+      hash: v.string(),
+    }),
+  ),
+});
+
+/** additions 2.3/3.7: where a paged answer continues (next_cursor absent on the last page). */
+export const PageInfoSchema = v.looseObject({
+  answer_url: v.string(),
+  expires_at: v.string(),
+  next_cursor: v.optional(v.string()),
+});
+
+/** additions 2.3: one page of a stored answer. */
+export const PageResponseSchema = v.looseObject({
+  status: v.literal('done'),
+  answers: ownRecord(v.string(), AnswerSchema),
+  page: PageInfoSchema,
+});
+
+/** additions 2.5. */
+export const ExtendModelResponseSchema = v.looseObject({ model_ref: v.string(), model_expires_at: v.string() });
+
+/** additions 2.6. */
+export const DeleteModelResponseSchema = v.looseObject({ model_ref: v.string(), deleted: v.literal(true) });
+
 export type Reason = v.InferOutput<typeof ReasonSchema>;
 export type CaseResult = v.InferOutput<typeof CaseResultSchema>;
 export type VerdictEntry = v.InferOutput<typeof VerdictEntrySchema>;

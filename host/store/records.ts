@@ -125,22 +125,53 @@ export interface FitRecord {
   created_at: number;
 }
 
-/** A fit as seen by one workspace that was given its model_ref. */
-export interface ModelRecord extends FitRecord {
-  workspace_id: string;
-  refit_of: string | null;
-  linked_at: number; // when this workspace first got the model_ref
-}
-
-export interface NewModel {
+/** A workspace's link to a model_ref (additions 3.1): the namespace it serves, its fit, its life. */
+export interface ModelLink {
+  /** The ref this link answers to (a namespaced ref differs from its fit's). */
   model_ref: string;
   workspace_id: string;
+  /** '' = the workspace's own models (no namespace). */
+  namespace: string;
+  /** The fits row it serves (fits.model_ref). */
+  fit_ref: string;
+  /** The fit's key; null once the fit's bytes were deleted (every link to it deleted). */
+  fit_key: string | null;
+  refit_of: string | null;
+  linked_at: number; // when this workspace first got the model_ref
+  /** Epoch ms after which it serves no scoring and cannot be extended (additions 2.5, 3.11 model_expired). */
+  expires_at: number | null;
+  /** Set by svc_delete_model (additions 2.6); the link stays as a tombstone so the ref answers model_deleted. */
+  deleted_at: number | null;
+}
+
+/** A fit as seen by one workspace (and namespace) that was given its model_ref: the link and the fit. */
+export interface ModelRecord extends FitRecord, Omit<ModelLink, 'fit_key'> {}
+
+export interface NewModel {
+  /** The ref the workspace is given: the fit's own, or a namespaced one (ask/fit-outcome.ts). */
+  model_ref: string;
+  workspace_id: string;
+  namespace?: string;
+  /** The fits row's ref (default model_ref). */
+  fit_ref?: string;
   fit_key: string;
   record_hash: string;
   bytes: Bytes;
   meta: string;
   refit_of?: string | null;
   created_at: number;
+  /**
+   * The link lives at least until then (an existing later expiry is kept); a deleted link comes back with
+   * exactly this. null keeps what is stored.
+   */
+  expires_at?: number | null;
+}
+
+/** What svc_delete_model did: whether the link was live, and the fit key whose bytes went with it. */
+export interface DeleteModelResult {
+  deleted: boolean;
+  /** The fit whose bytes were removed (no live link to it was left), so caches drop it too. */
+  fit_key_removed: string | null;
 }
 
 export type TaskStatus = 'pending' | 'running' | 'done' | 'failed';
@@ -229,6 +260,8 @@ export type UsageKind = 'fit' | 'decision';
 
 export interface UsageEntry {
   workspace_id: string;
+  /** additions 3.1: usage is metered per namespace ('' = the workspace's own). */
+  namespace?: string;
   kind: UsageKind;
   count: number;
   at: number;
@@ -277,4 +310,34 @@ export interface SweepResult {
   idempotency: number;
   tasks: number;
   datasets: string[];
+  answers: number;
+}
+
+export type StoredAnswerKind = 'json' | 'csv';
+
+/** An answer kept for 24 hours (additions 2.11, 3.7): written in parts, readable once `parts` is set. */
+export interface StoredAnswer {
+  workspace_id: string;
+  id: string;
+  kind: StoredAnswerKind;
+  parts: number;
+  byte_count: number;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface StoredAnswerPart {
+  answer_id: string;
+  seq: number; // 1, 2, ...
+  content: Bytes | string;
+  expires_at: number;
+}
+
+/** A namespace's profile (additions 2.2): the JSON body and its hash. */
+export interface ProfileRecord {
+  workspace_id: string;
+  namespace: string; // '' = the workspace's own
+  body: string; // JSON text
+  hash: string;
+  updated_at: number;
 }

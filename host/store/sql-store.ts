@@ -1,4 +1,5 @@
 // Assembles the Store from the per-entity query modules over any SqlClient (SQLite now, PostgreSQL later).
+import { answerQueries, profileQueries } from './answers.ts';
 import { apiKeyQueries, signingKeyQueries, workspaceQueries } from './accounts.ts';
 import { datasetQueries } from './datasets.ts';
 import { evidenceQueries, usageQueries } from './evidence.ts';
@@ -28,6 +29,8 @@ export function createSqlStore(db: SqlClient): Store {
     ...replay,
     ...usageQueries(db),
     ...evidenceQueries(db),
+    ...answerQueries(db),
+    ...profileQueries(db),
 
     async sweep(now, retention_ms = RETENTION_MS) {
       const cutoff = now - retention_ms;
@@ -37,7 +40,11 @@ export function createSqlStore(db: SqlClient): Store {
       // A task's events go with it (spec 2.12: the stream of a task kept 24 hours).
       await db.run('DELETE FROM task_events WHERE task_id NOT IN (SELECT id FROM tasks)');
       const deleted = await datasets.deleteDatasetsUnusedBefore(cutoff);
-      return { idempotency, tasks, datasets: deleted };
+      // additions 2.11: a stored answer lives 24 hours from its completion (its own expires_at); parts
+      // carry it too, so the parts of an answer whose writer died before finishing go as well.
+      const answers = await db.run('DELETE FROM stored_answers WHERE expires_at < ?', [now]);
+      await db.run('DELETE FROM stored_answer_parts WHERE expires_at < ?', [now]);
+      return { idempotency, tasks, datasets: deleted, answers };
     },
 
     close: () => db.close(),

@@ -9,8 +9,13 @@ import type {
   NewDatasetPiece,
   AppendPieceResult,
   FitRecord,
+  ModelLink,
   ModelRecord,
   NewModel,
+  DeleteModelResult,
+  StoredAnswer,
+  StoredAnswerPart,
+  ProfileRecord,
   TaskRecord,
   NewTask,
   NewTaskEvent,
@@ -96,9 +101,21 @@ export interface UploadStore {
 }
 
 export interface ModelStore {
-  /** Insert-if-absent for the fit and for the workspace's link to it; returns the stored model. */
+  /**
+   * Insert-if-absent for the fit, and the workspace's link to it: created, or kept with its expiry raised
+   * to m.expires_at (a deleted link comes back); returns the stored model.
+   */
   putModel(m: NewModel): Promise<ModelRecord>;
+  /** Insert-if-absent for the fit alone (no link). */
+  putFit(f: FitRecord): Promise<void>;
+  /** The link and its fit; null when the link is unknown or its fit's bytes were deleted. */
   getModelByRef(workspace_id: string, model_ref: string): Promise<ModelRecord | null>;
+  /** The link alone (also a deleted one, whose fit may be gone). */
+  getModelLink(workspace_id: string, model_ref: string): Promise<ModelLink | null>;
+  /** Sets a live link's expiry; false when unknown or deleted. */
+  setModelExpiry(workspace_id: string, model_ref: string, expires_at: number): Promise<boolean>;
+  /** Marks the link deleted and deletes its fit's bytes when no live link to that fit is left (one transaction). */
+  deleteModel(workspace_id: string, model_ref: string, at: number): Promise<DeleteModelResult>;
   getModelByFitKey(fit_key: string): Promise<FitRecord | null>;
   /** Sets refit_of; a changed refit_of drops the drift report of the old one. */
   linkRefit(workspace_id: string, model_ref: string, refit_of: string): Promise<boolean>;
@@ -165,8 +182,24 @@ export interface ReplayStore {
 
 export interface UsageStore {
   recordUsage(e: UsageEntry): Promise<void>;
-  /** Totals for the UTC calendar month containing `at`. */
-  getMonthlyUsage(workspace_id: string, at: number): Promise<MonthlyUsage>;
+  /** Totals for the UTC calendar month containing `at`: the workspace's (every namespace), or one namespace's. */
+  getMonthlyUsage(workspace_id: string, at: number, namespace?: string): Promise<MonthlyUsage>;
+}
+
+export interface AnswerStore {
+  putStoredAnswerPart(p: StoredAnswerPart): Promise<void>;
+  /** Written after its parts: from then on the answer is readable. */
+  finishStoredAnswer(a: StoredAnswer): Promise<void>;
+  /** A whole answer held in memory: its parts and header in one transaction (one sync instead of one per part). */
+  putStoredAnswer(a: StoredAnswer, parts: ReadonlyArray<Uint8Array | string>): Promise<void>;
+  getStoredAnswer(workspace_id: string, id: string): Promise<StoredAnswer | null>;
+  getStoredAnswerPart(answer_id: string, seq: number): Promise<Uint8Array | null>;
+}
+
+export interface ProfileStore {
+  getProfile(workspace_id: string, namespace: string): Promise<ProfileRecord | null>;
+  /** Replaces the namespace's profile (additions 2.2: a write replaces it whole). */
+  putProfile(p: ProfileRecord): Promise<void>;
 }
 
 export interface EvidenceStore {
@@ -189,8 +222,13 @@ export interface Store
     TaskEventStore,
     ReplayStore,
     UsageStore,
-    EvidenceStore {
-  /** Removes idempotency records and tasks not updated for retention_ms (default 24 h), and datasets unused that long. */
+    EvidenceStore,
+    AnswerStore,
+    ProfileStore {
+  /**
+   * Removes idempotency records and tasks not updated for retention_ms (default 24 h), datasets unused that
+   * long, and stored answers past their expiry.
+   */
   sweep(now: number, retention_ms?: number): Promise<SweepResult>;
   close(): Promise<void>;
 }

@@ -11,6 +11,7 @@ import { OPERATIONS } from '../../host/operations/index.ts';
 import { jsonSchemaOf } from '../../host/openapi/json-schema.ts';
 import { SAMPLES, getSample } from '../../samples/catalog.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { connectMcp } from '../mcp/helpers.ts';
 
 let svc: TestService;
 let doc: any;
@@ -181,12 +182,16 @@ function withIds(value: unknown, real: Record<string, string>): any {
  */
 const AS_IS: Record<string, { status: number; code: string; field?: string }> = {
   svc_poll: { status: 404, code: 'unknown_task', field: 'task_id' },
-  svc_report_outcomes: { status: 404, code: 'unknown_model', field: 'model_ref' },
-  svc_drift: { status: 404, code: 'unknown_model', field: 'model_ref' },
+  svc_report_outcomes: { status: 404, code: 'model_ref_missing', field: 'model_ref' },
+  svc_drift: { status: 404, code: 'model_ref_missing', field: 'model_ref' },
   svc_delete_dataset: { status: 404, code: 'unknown_dataset', field: 'dataset_id' },
   svc_attest: { status: 422, code: 'invalid_request', field: 'lever_token' },
-  svc_evidence: { status: 404, code: 'unknown_model', field: 'model_ref' },
-  export_model: { status: 404, code: 'unknown_model', field: 'model_ref' },
+  svc_evidence: { status: 404, code: 'model_ref_missing', field: 'model_ref' },
+  export_model: { status: 404, code: 'model_ref_missing', field: 'model_ref' },
+  svc_page: { status: 404, code: 'unknown_link', field: 'cursor' },
+  svc_extend_model: { status: 404, code: 'model_ref_missing', field: 'model_ref' },
+  // last: it deletes the model the examples above name
+  svc_delete_model: { status: 404, code: 'model_ref_missing', field: 'model_ref' },
 };
 
 /** POSTs and follows a 202 pending ask with svc_poll to its end (spec 3.2). */
@@ -300,6 +305,29 @@ describe('request examples', () => {
       const lever = answer.cases.find((c: any) => c.entity_id === 'cust_0001').levers?.[0];
       expect(lever, 'cust_0001 has a lever to attest').toBeDefined();
       real[EXAMPLE_IDS.leverToken] = lever.lever_token;
+
+      // additions 3.7: over MCP a large answer comes back as page one with a cursor for svc_page
+      const mcp = await connectMcp(svc.url, { key });
+      try {
+        let ranked: any = await mcp.callTool({
+          name: 'svc_ask',
+          arguments: {
+            ...getSample('saas_churn')!.try,
+            questions: { q: { type: 'rank', outcome_column: 'churned', top_k: 300 } },
+            cases: undefined,
+          },
+        });
+        // pendingWaitMs is 0 here: a first fit goes pending, and svc_poll pages the answer alike
+        for (let i = 0; i < 600 && ranked.structuredContent.status === 'pending'; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          ranked = await mcp.callTool({ name: 'svc_poll', arguments: { task_id: ranked.structuredContent.task_id } });
+        }
+        expect(ranked.isError, JSON.stringify(ranked.structuredContent).slice(0, 300)).toBeFalsy();
+        real[EXAMPLE_IDS.cursor] = ranked.structuredContent.page.next_cursor;
+        expect(real[EXAMPLE_IDS.cursor]).toEqual(expect.any(String));
+      } finally {
+        await mcp.close();
+      }
     });
 
     it.each(Object.keys(AS_IS))(

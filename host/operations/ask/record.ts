@@ -28,10 +28,10 @@ export function isSampleId(id: string): boolean {
   return id.startsWith(SAMPLE_PREFIX);
 }
 
-/** Spec 5.2: a test key works on sample datasets only. */
-export function assertKeyMayUse(ctx: OpContext, data: AskData): void {
+/** Spec 5.2: a test key works on sample datasets only (so not on rows scored by model_ref without data). */
+export function assertKeyMayUse(ctx: OpContext, data: AskData | undefined): void {
   if (ctx.caller?.mode !== 'test') return;
-  if (data.dataset_id !== undefined && isSampleId(data.dataset_id)) return;
+  if (data?.dataset_id !== undefined && isSampleId(data.dataset_id)) return;
   throw testKeyRefusal(ctx, 'a test key works on sample datasets only (data.dataset_id "sample:<name>"), not on your own data');
 }
 
