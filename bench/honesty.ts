@@ -32,19 +32,28 @@ export function permuteOutcome(outcome: Float64Array, seed: number): Float64Arra
   return Float64Array.from(shuffleInPlace(Array.from(outcome), mulberry32(seed)));
 }
 
-/** Fits `permutations` label permutations of each table (in the pool's workers when given). */
+/**
+ * Fits label permutations of each table (in the pool's workers when given): `permutations` of each, or as many
+ * as the function gives for that table (fewer for the large ones keeps the run time sane). Table t's seeds are
+ * permutationSeed(t, k), t its position in `datasets` or `tableIndex` (a fixed catalogue index, so a table keeps
+ * its seeds when others are added after it or left out of a run).
+ */
 export async function runHonesty(
   datasets: Dataset[],
-  permutations: number,
+  permutations: number | ((ds: Dataset) => number),
   pool?: FitPool,
   log: (l: string) => void = () => {},
+  tableIndex: (ds: Dataset, position: number) => number = (_ds, position) => position,
 ): Promise<HonestyRow[]> {
   const rows: HonestyRow[] = [];
-  for (const [t, ds] of datasets.entries()) {
+  for (const [position, ds] of datasets.entries()) {
+    const t = tableIndex(ds, position);
+    const count = typeof permutations === 'number' ? permutations : permutations(ds);
+    if (count <= 0) continue;
     const { table, opts } = engineInput(ds);
     const encoded = encodeTable(table, opts);
     const t0 = performance.now();
-    const seeds = Array.from({ length: permutations }, (_, k) => permutationSeed(t, k));
+    const seeds = Array.from({ length: count }, (_, k) => permutationSeed(t, k));
     const results = await Promise.all(seeds.map((seed) => fitEncoded({ ...encoded, outcome: permuteOutcome(opts.outcome, seed) }, pool)));
     const wallMs = performance.now() - t0;
     const answered = results.flatMap((r, k) => (r.state === 'answered' ? [k] : []));
@@ -72,13 +81,13 @@ export function formatHonestyMarkdown(rows: HonestyRow[]): string {
   const total = rows.reduce((s, r) => s + r.fits, 0);
   const ok = rows.reduce((s, r) => s + r.refused + r.notYet, 0);
   const lines = [
-    '| table | rows | permutations | answered | refused | not_yet | refused or not_yet | target >= 99% |',
-    '|---|---|---|---|---|---|---|---|',
+    '| table | rows | permutations | answered | refused | not_yet | refused or not_yet | target >= 99% | wall time |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.table} | ${r.rows} | ${r.fits} | ${r.answered} | ${r.refused} | ${r.notYet} | ${(100 * r.rate).toFixed(1)}% | ${r.rate >= HONESTY_TARGET ? 'met' : '**missed**'} |`,
+        `| ${r.table} | ${r.rows} | ${r.fits} | ${r.answered} | ${r.refused} | ${r.notYet} | ${(100 * r.rate).toFixed(1)}% | ${r.rate >= HONESTY_TARGET ? 'met' : '**missed**'}${r.fits < 100 ? ` (only ${r.fits} fits: one answered would be ${(100 / r.fits).toFixed(0)}%)` : ''} | ${(r.wallMs / 1000).toFixed(0)} s |`,
     ),
-    `| all | | ${total} | ${total - ok} | | | ${((100 * ok) / total).toFixed(1)}% | ${ok / total >= HONESTY_TARGET ? 'met' : '**missed**'} |`,
+    `| all | | ${total} | ${total - ok} | | | ${((100 * ok) / total).toFixed(1)}% | ${ok / total >= HONESTY_TARGET ? 'met' : '**missed**'} | ${(rows.reduce((a, r) => a + r.wallMs, 0) / 1000).toFixed(0)} s |`,
   ];
   const answered = rows.filter((r) => r.answered > 0);
   if (answered.length) {

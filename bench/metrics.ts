@@ -1,4 +1,4 @@
-// Held-out quality metrics for the side-by-side bench: rank AUC (ties averaged), log loss, Brier.
+// Held-out quality metrics for the side-by-side bench: rank AUC (ties averaged), log loss, Brier, calibration error.
 
 /** Mann-Whitney AUC with average ranks for tied scores; NaN when a class is absent. */
 export function auc(y: ArrayLike<number>, p: ArrayLike<number>): number {
@@ -33,4 +33,26 @@ export function brier(y: ArrayLike<number>, p: ArrayLike<number>): number {
   let sum = 0;
   for (let i = 0; i < y.length; i++) sum += (p[i] - y[i]) ** 2;
   return sum / y.length;
+}
+
+/**
+ * Expected calibration error over `bins` equal-count bins of the held-out chances: rows sorted by p (ties
+ * by row order, so the binning is deterministic), bin b holds rows floor(b n / bins) to floor((b+1) n / bins) - 1,
+ * and ECE = sum over bins of (bin rows / n) x |mean outcome - mean p| in the bin. 0 is perfectly calibrated.
+ */
+export function ece(y: ArrayLike<number>, p: ArrayLike<number>, bins = 10): number {
+  const n = y.length;
+  if (n === 0) return NaN;
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => p[a] - p[b] || a - b);
+  let sum = 0;
+  for (let b = 0; b < bins; b++) {
+    const from = Math.floor((b * n) / bins);
+    const to = Math.floor(((b + 1) * n) / bins);
+    if (to <= from) continue;
+    let ys = 0;
+    let ps = 0;
+    for (let k = from; k < to; k++) ((ys += y[order[k]]), (ps += p[order[k]]));
+    sum += Math.abs(ys - ps);
+  }
+  return sum / n;
 }

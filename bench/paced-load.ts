@@ -26,6 +26,8 @@ export interface PacedOptions {
   seconds: number;
   /** Sockets kept open; a request waits for a free one (its wait counts in its latency). */
   sockets?: number;
+  /** Stops sending early once this returns true (then `seconds` is only the longest run). */
+  shouldStop?: () => boolean;
 }
 
 const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
@@ -34,7 +36,7 @@ export async function pacedLoad(o: PacedOptions): Promise<PacedResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: o.sockets ?? 32 });
   const url = new URL(o.url);
   const body = Buffer.from(o.body);
-  const total = Math.round(o.rate * o.seconds);
+  let total = Math.round(o.rate * o.seconds);
   const latencies: number[] = [];
   let ok = 0;
   let failed = 0;
@@ -72,6 +74,7 @@ export async function pacedLoad(o: PacedOptions): Promise<PacedResult> {
   await new Promise<void>((done) => {
     const tick = () => {
       const now = performance.now();
+      if (o.shouldStop?.()) total = next;
       // send every request that is due by now (a late timer sends the backlog at once, each timed from its due time)
       while (next < total && start + next * interval <= now) {
         pending.push(one(start + next * interval));
@@ -87,7 +90,6 @@ export async function pacedLoad(o: PacedOptions): Promise<PacedResult> {
   latencies.sort((a, b) => a - b);
   return {
     rate: o.rate,
-    seconds: o.seconds,
     sent: total,
     ok,
     failed,
@@ -95,5 +97,6 @@ export async function pacedLoad(o: PacedOptions): Promise<PacedResult> {
     p90: percentile(latencies, 0.9),
     p99: percentile(latencies, 0.99),
     max: latencies[latencies.length - 1],
+    seconds: o.shouldStop ? (performance.now() - start) / 1000 : o.seconds,
   };
 }

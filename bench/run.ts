@@ -7,11 +7,32 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { FitPool, fitTable, loadEngine, scoreCases } from '../host/engine/index.ts';
 import { rowsToTable } from '../host/table/rows.ts';
-import { loadPenguins, loadTelco, loadWdbc, repoRoot, syntheticTable } from './datasets.ts';
+import {
+  featureColumns,
+  loadTelco,
+  outcomeVector,
+  realTables,
+  repoRoot,
+  syntheticTable,
+  type Dataset,
+  type TableInfo,
+} from './datasets.ts';
+import { debianVersion, ensureDebianPackages, type DebianInstall } from './debian.ts';
 import { formatHonestyMarkdown, HONESTY_TARGET, runHonesty, type HonestyRow } from './honesty.ts';
+import { PYTHON_DEBIAN_PACKAGES, resetPythonProbe } from './peers/python.ts';
+import { formatScaleMarkdown, runScaleBench, type ScaleBench } from './scale.ts';
 import { formatServiceMarkdown, runServiceBench, type ServiceBench } from './service.ts';
 import { formatClusterMarkdown, runClusterBench, type ClusterBench } from './cluster.ts';
-import { ENGINE_MODEL, formatQualityMarkdown, runQuality, type EngineFit, type QualityResults } from './quality.ts';
+import {
+  compareTable,
+  ENGINE_MODEL,
+  formatQualityMarkdown,
+  runQuality,
+  type EngineFit,
+  type QualityResults,
+  type TableComparison,
+} from './quality.ts';
+import { formatProductMarkdown, runProductBench, type ProductBench } from './product.ts';
 import {
   engineInput,
   runChild,
@@ -31,6 +52,12 @@ import {
 const num = (name: string, fallback: number) => (process.env[name] === undefined ? fallback : Number(process.env[name]));
 const OPTIONS = {
   BENCH_PERMUTATIONS: num('BENCH_PERMUTATIONS', 100),
+  BENCH_PERMUTATIONS_LARGE: num('BENCH_PERMUTATIONS_LARGE', 20),
+  BENCH_HONESTY_LARGE_ROWS: num('BENCH_HONESTY_LARGE_ROWS', 20_000),
+  BENCH_FLIGHTS_ROWS: num('BENCH_FLIGHTS_ROWS', 50_000),
+  BENCH_JS_PEERS: num('BENCH_JS_PEERS', 1),
+  BENCH_JS_PEER_MAX_CELLS: num('BENCH_JS_PEER_MAX_CELLS', 250_000),
+  BENCH_XGB_HIST_CELLS: num('BENCH_XGB_HIST_CELLS', 2_000_000),
   BENCH_SPLITS: num('BENCH_SPLITS', 3),
   BENCH_TELCO_RUNS: num('BENCH_TELCO_RUNS', 5),
   BENCH_SYNTH_ROWS: num('BENCH_SYNTH_ROWS', 100_000),
@@ -42,8 +69,21 @@ const OPTIONS = {
   BENCH_PYTHON: num('BENCH_PYTHON', 1),
   BENCH_SERVICE: num('BENCH_SERVICE', 1),
   BENCH_CLUSTER: num('BENCH_CLUSTER', 1),
+  BENCH_PRODUCT: num('BENCH_PRODUCT', 1),
   BENCH_BROWSER: num('BENCH_BROWSER', 1),
+  BENCH_SCALE: num('BENCH_SCALE', 1),
+  BENCH_SCALE_PROBE_RATE: num('BENCH_SCALE_PROBE_RATE', 20),
+  BENCH_INSTALL: num('BENCH_INSTALL', 1),
 };
+/** Comma-separated options: the scale curve's sizes, and an optional subset of the real tables by name. */
+const LIST_OPTIONS = {
+  BENCH_SCALE_SIZES: process.env.BENCH_SCALE_SIZES ?? '10000,100000,300000,1000000',
+  BENCH_TABLES: process.env.BENCH_TABLES ?? '',
+};
+const scaleSizes = LIST_OPTIONS.BENCH_SCALE_SIZES.split(',')
+  .map((x) => Number(x.trim()))
+  .filter((x) => Number.isInteger(x) && x > 0)
+  .sort((a, b) => a - b);
 const SYNTH_SEED = 7;
 const started = performance.now();
 const log = (line: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
@@ -136,8 +176,10 @@ async function runSpeed(): Promise<SpeedResults> {
   if (OPTIONS.BENCH_PYTHON !== 0) {
     log('speed: Python peers (one thread) on all Telco rows');
     telcoPython = await timePythonPeers(telcoDs);
-    log(`speed: Python peers (one thread) on the synthetic ${rows} x ${cols}`);
-    syntheticPython = await timePythonPeers(syntheticTable(rows, cols, SYNTH_SEED));
+    log(`speed: Python logistic regression and HistGradientBoosting (one thread) on the synthetic ${rows} x ${cols}`);
+    // Logistic regression and HistGradientBoosting only: Python XGBoost takes about 40 s here and the issue's
+    // speed goal is against HistGradientBoosting.
+    syntheticPython = await timePythonPeers(syntheticTable(rows, cols, SYNTH_SEED), ['sklearn_logistic', 'sklearn_hist_gb']);
   }
   return { telco, telcoXgb, scoring, synthetic, subsample, subsampleXgb, fullXgb, telcoPython, syntheticPython };
 }
@@ -176,12 +218,15 @@ const ENGINE_HISTORY = [
   '',
   "What was measured when the engine's tunables (assembly/tunables.ts) and a few inner loops were chosen; the source comments keep only the reason. The bench splits are the ones of the quality table above.",
   '',
-  '- `PER_COLUMN_MINORITY` = 3 rarer-class training rows per usable column (engine.md suggests 5): 3 keeps WDBC (30 columns) answerable on the 75% bench splits, whose training part holds 119 malignant rows; the held-out test still guards every answer.',
+  '- `PER_COLUMN_MINORITY` (removed): a bar of 3 rarer-class training rows per usable column made wide indicator tables not_yet although they hold a pattern (a 1,000-row credit table with about 60 mostly 0/1 columns, where the peers reach AUC 0.76-0.78). Without it (not_yet only under 20 of a class held out or 50 of the rarer class to learn from), the first 1,000 rows of the one-hot Telco, one-hot credit and DNA tables (40, 26 and 180 feature columns) are tested (DNA: answered, out-of-fold AUC 0.978; 600 rows: 0.970). Label permutations (bench/honesty.ts seeds): those 1,000-row tables 0 of 100, 1 of 300 and 0 of 100 answered; the first 600 rows of DNA 3 of 400 (99.25% refused) and of one-hot Telco 0 of 100; the 64-column wide fixture of test/engine/honesty.test.ts 1 of 200.',
   "- `Z_AUC` = one-sided alpha 0.005 over the larger of DeLong's standard error and the null spread: at alpha 0.01, permuted labels were answered 1.0-1.7% of the time on WDBC, penguins and cars (300 permutations each), too close to the 1% the honesty target allows; at 0.005, 0.3-1.0%, with the Telco, WDBC and penguins AUC unchanged.",
   '- `CROSS_FOLDS` = 4 folds of `BAGS_PER_FOLD` = 8 bags for records under about 1,334 labeled rows: with a single 25% split, cps_wages_1985 was not_yet (18 of the rarer class held out, 20 needed) and the served model learned from 75% of the rows (see "Cross-fitting of small records" above).',
   '- `SMOOTH_ROUNDS` = 25 (measured with the cyclic schedule of the time, 8 bags a fold): none -> 10 -> 25 smoothing rounds gave cps_wages_1985 0.700 -> 0.706 -> 0.710, penguins 0.974 -> 0.975 -> 0.976, cars 0.978 -> 0.977 -> 0.977, WDBC 0.997 -> 0.997 -> 0.998.',
   '- Numeric bins at most one per 5 training values (assembly/binning.ts `MIN_ROWS_PER_BIN`): penguins (333 rows, bench splits) scored 0.967 with a bin per distinct value and 0.978 with the cap; Telco and the 100k synthetic table keep 255 bins and their numbers.',
   "- Four interleaved gradient histograms (assembly/boost.ts `G4`/`H4`): about 2x faster than one on low-cardinality columns, where consecutive rows hit the same bin and each waited on the previous one's store.",
+  '- Bags as tasks (assembly/tasks.ts; fit.ts fitStart, runTask, fitAdvance): a bag reads only a block of the binned training rows, labels, entity hashes and folds, so the pool runs the bags of a fit (and on large records their pair terms) on every idle worker and puts them back in bag order; model bytes are the same with 1, 2 or 8 workers. CPU of the 100,000 x 30 fit, warm, in one thread (load average about 12): steps 1-4 0.29 s, 8 bag tasks 2.25 s, pair selection 0.10 s, 8 pair tasks 0.73 s, the rest 0.05 s, so on two idle cores about 1.9 s; encoding the cells another 0.31-0.45 s.',
+  "- Steps 1-4 and pair selection: the held-in AUC of each column from its per-bin class counts instead of a sort of every training row (fitStart 0.70 s -> 0.29 s on 100,000 x 30); pair selection reads a u8 copy of each row's coarse bin (0.53 s -> 0.11 s); bag draws sort by a 16-bit radix sort of their u64 keys (8 pair tasks 0.89 s -> 0.73 s). Model bytes unchanged by all three.",
+  '- Encoding (host/engine/encode.ts): numeric cells parsed once, straight into the values the engine gets, entity ids into one UTF-8 buffer: 1.5-1.8 s -> 0.31-0.45 s CPU on 100,000 x 30.',
 ].join('\n');
 
 // ---- report ----
@@ -192,6 +237,8 @@ const f3 = (x: number | null | undefined) => (x === null || x === undefined || !
 const ms = (x: number) => (x >= 10_000 ? `${f1(x / 1000)} s` : `${f0(x)} ms`);
 const big = (x: number) => Math.round(x).toLocaleString('en-US');
 const verdict = (ok: boolean) => (ok ? 'met' : '**MISSED**');
+/** A gap with its sign; 4 decimals, so a gap just past -0.005 does not print as -0.005. */
+const signed = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${x.toFixed(4)}` : 'n/a');
 
 interface Target {
   name: string;
@@ -199,7 +246,11 @@ interface Target {
   ok: boolean;
 }
 
-function targets(speed: SpeedResults, quality: QualityResults, honesty: HonestyRow[]): Target[] {
+/** The AUC / log loss / ECE goals judged per table (quality) and the honesty rate (all tables), for the matrix. */
+const ECE_MIN_ROWS = 5_000;
+const AUC_FLOOR = -0.005;
+
+function targets(speed: SpeedResults, quality: QualityResults, honesty: HonestyRow[], scale: ScaleBench | undefined): Target[] {
   const out: Target[] = [];
   out.push({
     name: 'Telco whole fit < 1 s (median, in-process)',
@@ -215,6 +266,16 @@ function targets(speed: SpeedResults, quality: QualityResults, honesty: HonestyR
       : s.reason,
     ok: s.ok && s.value.fitMs < 10_000,
   });
+  const hgb = speed.syntheticPython?.ok ? speed.syntheticPython.fitMs.sklearn_hist_gb : undefined;
+  const hgbCpu = speed.syntheticPython?.ok ? speed.syntheticPython.cpuMs.sklearn_hist_gb : undefined;
+  out.push({
+    name: `synthetic ${label} fit <= 0.5 x one HistGradientBoosting fit (one thread, same rows, this run)`,
+    measured:
+      s.ok && hgb !== undefined
+        ? `ours ${ms(s.value.fitMs)} / HGB ${ms(hgb)} = ${(s.value.fitMs / hgb).toFixed(2)}${hgbCpu !== undefined && Number.isFinite(hgbCpu) ? ` (CPU time: ours ${ms(s.value.cpuMs)} / HGB ${ms(hgbCpu)} = ${(s.value.cpuMs / hgbCpu).toFixed(2)})` : ''}`
+        : `not measured (${!s.ok ? s.reason : 'Python peers absent'})`,
+    ok: s.ok && hgb !== undefined && s.value.fitMs <= 0.5 * hgb,
+  });
   out.push({
     name: `synthetic ${label} peak RSS < 1 GB`,
     measured: s.ok ? `${f0(s.value.peakRssMb)} MB` : s.reason,
@@ -225,16 +286,51 @@ function targets(speed: SpeedResults, quality: QualityResults, honesty: HonestyR
     measured: `${big(speed.scoring.engine.casesPerSec)} cases/s`,
     ok: speed.scoring.engine.casesPerSec >= 1e6,
   });
-  for (const t of quality.tables) {
-    const ours = t.models.find((m) => m.model === ENGINE_MODEL);
-    const best = t.models.filter((m) => m.model !== ENGINE_MODEL).sort((a, b) => b.auc - a.auc)[0];
-    if (!ours || !best) continue;
-    const d = ours.auc - best.auc;
-    const states = ours.states ? `; states ${ours.states.join(', ')}` : '';
+  const million = scale?.points.find((p) => p.rows === 1_000_000);
+  out.push({
+    name: '1,000,000 x 13 stored record, cold start: ask -> answer < 12 s',
+    measured: million
+      ? `${ms(million.cold.answerMs)} (${million.cold.state}; first reply ${ms(million.cold.firstReplyMs)})`
+      : 'not measured in this run (BENCH_SCALE=0 or 1000000 not in BENCH_SCALE_SIZES)',
+    ok: !!million && million.cold.answerMs < 12_000 && million.cold.state === 'answered',
+  });
+  out.push({
+    name: '1,000,000 x 13 stored record, cold start: service peak RSS < 1 GB',
+    measured: million ? `${f0(million.cold.peakRssMb)} MB` : 'not measured in this run',
+    ok: !!million && million.cold.peakRssMb < 1024,
+  });
+  const comps = quality.tables.map(compareTable).filter((c): c is TableComparison => c !== null);
+  if (comps.length) {
+    const meanGap = comps.reduce((a, c) => a + c.aucGap, 0) / comps.length;
     out.push({
-      name: `${t.table}: AUC within 0.005 of the best peer`,
-      measured: `${f3(ours.auc)} vs ${f3(best.auc)} (${best.model}), ${d >= 0 ? '+' : ''}${f3(d)}${states}`,
-      ok: d >= -0.005,
+      name: `mean AUC gap (ours - best peer) over all ${comps.length} tables >= 0`,
+      measured: signed(meanGap),
+      ok: meanGap >= 0,
+    });
+    const worst = [...comps].sort((a, b) => a.aucGap - b.aucGap)[0];
+    const below = comps.filter((c) => c.aucGap < AUC_FLOOR);
+    out.push({
+      name: 'AUC gap never below -0.005 on any table',
+      measured: `worst ${worst.table} ${signed(worst.aucGap)}${below.length ? `; below: ${below.map((c) => `${c.table} ${signed(c.aucGap)}`).join(', ')}` : ''}`,
+      ok: below.length === 0,
+    });
+    const llOk = comps.filter((c) => c.logLossGap <= 0);
+    out.push({
+      name: "log loss at or below the best peer's on most tables",
+      measured: `${llOk.length} of ${comps.length} (not: ${
+        comps
+          .filter((c) => c.logLossGap > 0)
+          .map((c) => `${c.table} ${signed(c.logLossGap)}`)
+          .join(', ') || 'none'
+      })`,
+      ok: llOk.length * 2 > comps.length,
+    });
+    const large = comps.filter((c) => c.rows >= ECE_MIN_ROWS);
+    const eceMissed = large.filter((c) => c.eceGap > 0);
+    out.push({
+      name: `ECE at or below the best peer's on every table of ${big(ECE_MIN_ROWS)} rows or more`,
+      measured: `${large.length - eceMissed.length} of ${large.length} (not: ${eceMissed.map((c) => `${c.table} ${f3(c.ours.ece)} vs ${f3(c.bestEce.ece)}`).join(', ') || 'none'})`,
+      ok: large.length > 0 && eceMissed.length === 0,
     });
   }
   const telcoQ = quality.tables.find((t) => t.table === 'telco_churn')?.models.find((m) => m.model === ENGINE_MODEL);
@@ -243,14 +339,71 @@ function targets(speed: SpeedResults, quality: QualityResults, honesty: HonestyR
   out.push({ name: "Telco AUC >= 0.850 (engine's own held-out part, all rows)", measured: f3(own), ok: own >= 0.85 });
   const fits = honesty.reduce((a, r) => a + r.fits, 0);
   const okFits = honesty.reduce((a, r) => a + r.refused + r.notYet, 0);
+  const lowTables = honesty.filter((r) => r.rate < HONESTY_TARGET);
   out.push({
-    name: 'permuted labels refused or not_yet >= 99% (all tables)',
-    measured: `${okFits}/${fits} = ${f1((100 * okFits) / fits)}%`,
-    ok: okFits / fits >= HONESTY_TARGET,
+    name: `permuted labels refused or not_yet >= 99% on every table (${honesty.length} tables, wide ones included)`,
+    measured: `${okFits}/${fits} = ${f1((100 * okFits) / fits)}% in all; ${lowTables.length ? `below on ${lowTables.map((r) => `${r.table} ${r.refused + r.notYet}/${r.fits}`).join(', ')}` : 'no table below'}`,
+    ok: honesty.length > 0 && lowTables.length === 0,
   });
-  for (const r of honesty)
-    out.push({ name: `  ${r.table} >= 99%`, measured: `${r.refused + r.notYet}/${r.fits}`, ok: r.rate >= HONESTY_TARGET });
   return out;
+}
+
+/** Per-table matrix of the quality and honesty goals: a reader sees met / not met for each table at once. */
+function perTableMarkdown(quality: QualityResults, honesty: HonestyRow[]): string {
+  const byTable = new Map(honesty.map((h) => [h.table, h]));
+  const lines = [
+    `| table | rows | AUC: ours - best >= ${AUC_FLOOR} | log loss: ours <= best | ECE: ours <= best (tables >= ${big(ECE_MIN_ROWS)} rows) | permuted labels refused or not_yet >= 99% |`,
+    '|---|---|---|---|---|---|',
+  ];
+  const names = [...new Set([...quality.tables.map((t) => t.table), ...honesty.map((h) => h.table)])];
+  for (const name of names) {
+    const t = quality.tables.find((q) => q.table === name);
+    const c = t ? compareTable(t) : null;
+    const h = byTable.get(name);
+    const cell = (ok: boolean, text: string) => `${text} ${ok ? 'met' : '**not met**'}`;
+    lines.push(
+      `| ${name} | ${big(t?.rows ?? h?.rows ?? 0)} | ${c ? cell(c.aucGap >= AUC_FLOOR, signed(c.aucGap)) : '-'} | ${c ? cell(c.logLossGap <= 0, signed(c.logLossGap)) : '-'} | ${
+        c ? (c.rows >= ECE_MIN_ROWS ? cell(c.eceGap <= 0, signed(c.eceGap)) : `${signed(c.eceGap)} (not judged)`) : '-'
+      } | ${h ? cell(h.rate >= HONESTY_TARGET, `${h.refused + h.notYet}/${h.fits}`) : 'not run'} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Where each real table comes from: the catalogue in bench/datasets.ts with what was loaded. */
+function tablesMarkdown(loaded: LoadedTable[], absent: Array<{ info: TableInfo; reason: string }>, install: DebianInstall | null): string {
+  const lines = [
+    'Every loader is deterministic and documented in bench/datasets.ts. Columns: feature columns given to every model (entity and outcome excluded); the peers one-hot the categorical ones.',
+    '',
+    '| table | rows | columns | positives | outcome (positive when) | fills | source | licence | package version |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const { info, ds } of loaded) {
+    const pos = outcomeVector(ds).reduce((a, b) => a + b, 0);
+    const versions =
+      info.debian.map((p) => `${p} ${debianVersion(p) ?? '?'}`).join(', ') ||
+      (info.source.startsWith('npm') ? npmVersion(info.source) : '');
+    lines.push(
+      `| ${info.name} | ${big(ds.rows.length)} | ${featureColumns(ds).length} | ${big(pos)} (${f1((100 * pos) / ds.rows.length)}%) | ${info.outcome} | ${info.fills || '(original set)'} | ${info.source} | ${info.licence} | ${versions} |`,
+    );
+  }
+  for (const { info, reason } of absent)
+    lines.push(`| ${info.name} | absent: ${reason} | | | ${info.outcome} | ${info.fills} | ${info.source} | ${info.licence} | |`);
+  if (install && (install.installed.length || install.missing.length))
+    lines.push(
+      '',
+      `Debian packages: installed by this run: ${install.installed.join(', ') || 'none'}; missing: ${install.missing.map((m) => `${m.name} (${m.reason})`).join(', ') || 'none'}.`,
+    );
+  return lines.join('\n');
+}
+
+function npmVersion(source: string): string {
+  const name = source.split(' ')[1];
+  try {
+    return `${name} ${JSON.parse(readFileSync(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')).version}`;
+  } catch {
+    return '';
+  }
 }
 
 function childLine(c: ChildOutcome<XgbSyntheticFit> | null, ours: number, what: string): string {
@@ -268,7 +421,7 @@ function pythonLines(t: PythonTimes | null, ours: number, what: string): string[
   if (!t.ok) return [`| Python peers, ${what} | absent: ${t.reason} | | |`];
   return Object.entries(t.fitMs).map(
     ([model, fitMs]) =>
-      `| ${model} (Python, one thread), ${what} (${t.features} features) | ${ms(fitMs)} (1 run) | | ours / ${model} = ${(ours / fitMs).toFixed(2)} |`,
+      `| ${model} (Python, one thread), ${what} (${t.features} features) | ${ms(fitMs)} (1 run; CPU time ${ms(t.cpuMs[model])}) | | ours / ${model} = ${(ours / fitMs).toFixed(2)} |`,
   );
 }
 
@@ -339,7 +492,7 @@ function markdown(speed: SpeedResults, quality: QualityResults, honesty: Honesty
     '# Benchmarks',
     '',
     `Written by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString().slice(0, 10)}; the whole run took ${f0(totalS)} s.`,
-    `Options (environment variables): ${Object.entries(OPTIONS)
+    `Options (environment variables): ${[...Object.entries(OPTIONS), ...Object.entries(LIST_OPTIONS)]
       .map(([k, v]) => `\`${k}=${v}\``)
       .join(', ')}.`,
     '',
@@ -352,6 +505,7 @@ function markdown(speed: SpeedResults, quality: QualityResults, honesty: Honesty
       .loadavg()
       .map((x) => x.toFixed(2))
       .join(' ')}.`,
+    `- Sections (start time into the run, 1-minute load average then): ${sections.map((x) => `${x.name} ${f0(x.atS)} s (load ${x.load})`).join('; ')}.`,
     `- CPU time stolen by the hypervisor during the run (/proc/stat steal): ${stealShare(machine.cpuBefore, cpuTicks())} of all CPU time. This is a shared virtual machine: stalls of about 50 ms were seen in the server's event loop and, at the same size, in an idle client process beside it, so a p99 latency here measures the host as much as the service.`,
     '- `free -g`:',
     '',
@@ -359,7 +513,7 @@ function markdown(speed: SpeedResults, quality: QualityResults, honesty: Honesty
     machine.free,
     '```',
     '',
-    'The machine is shared with other work and noisy (see the load averages: above 2 means the 2 cores were oversubscribed during the run): wall times move by tens of percent, up to 2x, between runs. Fit rows also give the process CPU time, which other load disturbs less. Targets are judged on wall time.',
+    'The machine is shared with other work and noisy (see the load averages: above 2 means the 2 cores were oversubscribed during the run): wall times move by tens of percent, up to 2x, between runs. Fit rows also give the process CPU time, which other load disturbs less. Targets are judged on wall time; ratios to a peer timed in the same run are less disturbed than absolute times.',
     '',
     '## Targets',
     '',
@@ -367,12 +521,20 @@ function markdown(speed: SpeedResults, quality: QualityResults, honesty: Honesty
     '|---|---|---|',
     ...ts.map((t) => `| ${t.name} | ${t.measured} | ${verdict(t.ok)} |`),
     '',
+    'Per table (AUC, log loss and ECE are means over the quality splits; "best" is the best peer of that measure):',
+    '',
+    perTableMarkdown(quality, honesty),
+    '',
+    '## Tables',
+    '',
+    tablesMarkdown(loadedTables, absentTables, install),
+    '',
     '## Quality, side by side',
     '',
     formatQualityMarkdown(quality),
     '',
     ...(stateNotes(quality).length ? ['Where the engine did not answer:', '', ...stateNotes(quality), ''] : []),
-    `\`${ENGINE_MODEL}\` is our engine fitted on the train rows only (its own held-out check and bags inside them: every table here but Telco is cross-fitted, Telco holds out 25% by entity hash), then scoring the test rows; a refused fit still scores with the model it tested, a not_yet fit (no model) would score the train base rate. ${quality.splitSource === 'sklearn' ? "The splits are scikit-learn's train_test_split(stratify=y, test_size=0.25, random_state=1337+s), the splits the reference numbers in engine.md and data/README.md were measured on, so the peers' figures are comparable with those." : "The splits are our seeded stratified 75/25 splits (bench/splits.ts; scikit-learn was not installed), not the reference numbers' own, so the peers' figures differ from engine.md's table."} A cross-fitted served model learns from all the train rows, as the peers do; Telco's learns from 75% of them (the rest is its own held-out check).`,
+    `\`${ENGINE_MODEL}\` is our engine fitted on the train rows only (its own held-out check and bags inside them: small tables, under about 1,334 labelled train rows, are cross-fitted; larger ones hold out 25% by entity hash), then scoring the test rows; a refused fit still scores with the model it tested, a not_yet fit (no model) would score the train base rate. ${quality.splitSource === 'sklearn' ? "The splits are scikit-learn's train_test_split(stratify=y, test_size=0.25, random_state=1337+s), the splits the reference numbers in engine.md and data/README.md were measured on, so the peers' figures are comparable with those." : "The splits are our seeded stratified 75/25 splits (bench/splits.ts; scikit-learn was not installed), not the reference numbers' own, so the peers' figures differ from engine.md's table."} A cross-fitted served model learns from all the train rows, as the peers do; a held-out one learns from 75% of them (the rest is its own held-out check).`,
     '',
     ENGINE_NOTES,
     '',
@@ -384,11 +546,15 @@ function markdown(speed: SpeedResults, quality: QualityResults, honesty: Honesty
     '',
     '## Honesty: permuted labels',
     '',
-    `${OPTIONS.BENCH_PERMUTATIONS} seeded label permutations per table (mulberry32 Fisher-Yates on the outcome vector, seeds 50000 + 1000 x table + k; features untouched), each a full fit in a 2-worker pool. With no pattern left, every fit should be refused or not_yet.`,
+    `Seeded label permutations of every table (mulberry32 Fisher-Yates on the outcome vector, seeds 50000 + 1000 x table + k, table in the order of the table list above; features untouched), each a full fit in a 2-worker pool: ${OPTIONS.BENCH_PERMUTATIONS} per table (BENCH_PERMUTATIONS), ${OPTIONS.BENCH_PERMUTATIONS_LARGE} per table of ${big(OPTIONS.BENCH_HONESTY_LARGE_ROWS)} rows or more (BENCH_PERMUTATIONS_LARGE, to keep the run time sane). The one-hot tables are the wide indicator tables the issue asks for. With no pattern left, every fit should be refused or not_yet.`,
     '',
     formatHonestyMarkdown(honesty),
     '',
     ...(service ? [formatServiceMarkdown(service)] : []),
+    ...(scale
+      ? [formatScaleMarkdown(scale), '']
+      : ['## Scale: a stored record from a cold start', '', 'Not measured in this run (BENCH_SCALE=0).', '']),
+    ...(product ? [formatProductMarkdown(product)] : []),
     ...browserSection(),
     ...(cluster ? ['', formatClusterMarkdown(cluster), ''] : []),
   ].join('\n');
@@ -402,24 +568,70 @@ function browserSection(): string[] {
 
 // ---- main ----
 
+interface LoadedTable {
+  info: TableInfo;
+  ds: Dataset;
+}
+const sections: Array<{ name: string; atS: number; load: string }> = [];
+const section = (name: string) => sections.push({ name, atS: (performance.now() - started) / 1000, load: os.loadavg()[0].toFixed(2) });
+
 log(`machine: ${machine.cpu}, ${machine.nproc} cores, Node ${machine.node}, load ${machine.loadBefore}`);
+const fullCatalogue = realTables(OPTIONS.BENCH_FLIGHTS_ROWS).map((t) => t.name);
+const catalogue = realTables(OPTIONS.BENCH_FLIGHTS_ROWS).filter(
+  (t) => !LIST_OPTIONS.BENCH_TABLES || LIST_OPTIONS.BENCH_TABLES.split(',').includes(t.name),
+);
+// Bench-only Debian packages: the Python peers and the R dataset packages (never part of the service's install).
+section('install');
+const wantedDebian = [...(OPTIONS.BENCH_PYTHON !== 0 ? PYTHON_DEBIAN_PACKAGES : []), ...catalogue.flatMap((t) => t.debian)];
+const install: DebianInstall | null = wantedDebian.length ? ensureDebianPackages(wantedDebian, log, OPTIONS.BENCH_INSTALL !== 0) : null;
+if (install?.installed.length) resetPythonProbe();
+for (const m of install?.missing ?? []) log(`absent: ${m.name}: ${m.reason}`);
+section('tables');
+const loadedTables: LoadedTable[] = [];
+const absentTables: Array<{ info: TableInfo; reason: string }> = [];
+for (const info of catalogue) {
+  try {
+    loadedTables.push({ info, ds: await info.load() });
+  } catch (err) {
+    absentTables.push({ info, reason: (err as Error).message });
+    log(`table ${info.name} absent: ${(err as Error).message}`);
+  }
+}
+log(`tables: ${loadedTables.map((t) => `${t.info.name} ${t.ds.rows.length}`).join(', ')}`);
+section('speed');
 const speed = await runSpeed();
+section('quality');
 log('quality: engine and peers on the same splits');
 const quality = await runQuality(engineFit, {
+  datasets: loadedTables.map((t) => t.ds),
   splits: OPTIONS.BENCH_SPLITS,
   pythonPeers: OPTIONS.BENCH_PYTHON !== 0,
+  jsPeers: OPTIONS.BENCH_JS_PEERS !== 0,
+  jsPeerMaxCells: OPTIONS.BENCH_JS_PEER_MAX_CELLS,
+  xgbHistCells: OPTIONS.BENCH_XGB_HIST_CELLS,
   log: (l) => log(`quality: ${l}`),
 });
-log(`honesty: ${OPTIONS.BENCH_PERMUTATIONS} permutations per table`);
+section('honesty');
+log(
+  `honesty: ${OPTIONS.BENCH_PERMUTATIONS} permutations per table (${OPTIONS.BENCH_PERMUTATIONS_LARGE} from ${OPTIONS.BENCH_HONESTY_LARGE_ROWS} rows)`,
+);
 const pool = new FitPool(2);
 let honesty: HonestyRow[];
 try {
-  honesty = await runHonesty([loadTelco(), loadWdbc(), loadPenguins()], OPTIONS.BENCH_PERMUTATIONS, pool, log);
+  honesty = await runHonesty(
+    loadedTables.map((t) => t.ds),
+    (ds) => (ds.rows.length >= OPTIONS.BENCH_HONESTY_LARGE_ROWS ? OPTIONS.BENCH_PERMUTATIONS_LARGE : OPTIONS.BENCH_PERMUTATIONS),
+    pool,
+    log,
+    // seeds follow the table's place in the whole catalogue, so BENCH_TABLES subsets reproduce the full run's fits
+    (ds) => fullCatalogue.indexOf(ds.name),
+  );
 } finally {
   await pool.close();
 }
 let service: ServiceBench | undefined;
 if (OPTIONS.BENCH_SERVICE !== 0) {
+  section('service');
   log('service: REST latency, load, datasets, uploads, events shape');
   service = await runServiceBench((l) => log(`service: ${l}`));
 }
@@ -428,8 +640,25 @@ if (OPTIONS.BENCH_CLUSTER !== 0) {
   log('cluster: SQLite vs PostgreSQL, 1 to 3 nodes behind HAProxy, 100 MB upload on each store');
   cluster = await runClusterBench((l) => log(`cluster: ${l}`));
 }
+let scale: ScaleBench | undefined;
+if (OPTIONS.BENCH_SCALE !== 0 && scaleSizes.length) {
+  section('scale');
+  log(`scale: stored 13-column records of ${scaleSizes.join(', ')} rows, cold asks, HistGradientBoosting beside`);
+  scale = await runScaleBench(scaleSizes, {
+    probeRate: OPTIONS.BENCH_SCALE_PROBE_RATE,
+    python: OPTIONS.BENCH_PYTHON !== 0,
+    log: (l) => log(`scale: ${l}`),
+  });
+}
+// issue 16: model_ref scoring beside the cached ask by ids, and the export of a 100,000-case rank
+let product: ProductBench | undefined;
+if (OPTIONS.BENCH_PRODUCT !== 0) {
+  log('product: scoring by model_ref, exports');
+  product = await runProductBench((l) => log(`product: ${l}`));
+}
 let browserBench: string | undefined;
 if (OPTIONS.BENCH_BROWSER !== 0 && existsSync('/usr/bin/chromium')) {
+  section('browser');
   log('browser: Telco fit in Chromium and in Node');
   try {
     browserBench = execSync('npx tsx bench/browser.ts', {
@@ -442,9 +671,14 @@ if (OPTIONS.BENCH_BROWSER !== 0 && existsSync('/usr/bin/chromium')) {
     browserBench = `failed: ${(err as Error).message.split('\n')[0]}`;
   }
 }
-const ts = targets(speed, quality, honesty);
+const ts = targets(speed, quality, honesty, scale);
 const totalS = (performance.now() - started) / 1000;
-writeFileSync(join(repoRoot, 'BENCHMARKS.md'), markdown(speed, quality, honesty, ts, totalS));
+// The section `npm run bench:uploads-events` writes (bench/uploads-events.ts, last in the file) is carried over as it stands.
+const benchmarksPath = join(repoRoot, 'BENCHMARKS.md');
+const keptSection = existsSync(benchmarksPath)
+  ? (/\n## Uploads in pieces and task events[\s\S]*$/.exec(readFileSync(benchmarksPath, 'utf8'))?.[0] ?? '')
+  : '';
+writeFileSync(benchmarksPath, markdown(speed, quality, honesty, ts, totalS).trimEnd() + '\n' + keptSection);
 
 const width = Math.max(...ts.map((t) => t.name.length));
 console.log(`\nBenchmark summary (${f0(totalS)} s; details in BENCHMARKS.md)\n`);

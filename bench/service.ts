@@ -48,7 +48,7 @@ export function benchRows(from: number, to: number): Array<Record<string, string
   return out;
 }
 
-async function postJson(url: string, body: unknown, key: string) {
+export async function postJson(url: string, body: unknown, key: string) {
   const t0 = performance.now();
   const res = await fetch(url, {
     method: 'POST',
@@ -172,28 +172,39 @@ export async function runRestBench(log: (s: string) => void): Promise<Omit<Servi
   }
 }
 
-interface ChildServer {
+export interface ChildServer {
   url: string;
   pid: number;
   key: string;
+  /** Its DATA_DIR (SQLite store and uploads). */
+  dir: string;
   hwm(): number; // peak RSS since start or the last resetPeak(), MB
   /** Resets the kernel's peak-RSS mark to the current RSS (Linux: clear_refs 5). */
   resetPeak(): void;
   rss(): number; // RSS now, MB
   stop(): void;
+  /** SIGTERM, then wait for the process to exit (the store closed cleanly, so its DATA_DIR can be reused). */
+  stopGracefully(): Promise<void>;
 }
 
-/** The service in its own process (so its memory is measured alone) with a live key. */
-async function childServer(extraEnv: Record<string, string> = {}): Promise<ChildServer> {
-  const dir = tmp('oq-bench-child-');
-  const store = await openSqliteStore(dir);
-  const { key } = await createLiveKey(store, { workspaceName: 'bench', now: Date.now() });
-  await store.close();
+/**
+ * The service in its own process (so its memory is measured alone) with a live key: a fresh DATA_DIR, or
+ * `reuse`'s (a cold start on a store another server process filled).
+ */
+export async function childServer(extraEnv: Record<string, string> = {}, reuse?: { dir: string; key: string }): Promise<ChildServer> {
+  const dir = reuse?.dir ?? tmp('oq-bench-child-');
+  let key = reuse?.key ?? '';
+  if (!reuse) {
+    const store = await openSqliteStore(dir);
+    key = (await createLiveKey(store, { workspaceName: 'bench', now: Date.now() })).key;
+    await store.close();
+  }
   const child = spawn(process.execPath, ['--import', 'tsx', 'host/main.ts'], {
     cwd: repoRoot,
     env: { ...process.env, PORT: '0', DATA_DIR: dir, LOG_LEVEL: 'info', BASE_URL: '', RATE_LIMIT_PER_MINUTE: '1000000', ...extraEnv },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     readline.createInterface({ input: child.stdout! }).on('line', (l) => {
       try {
@@ -211,16 +222,23 @@ async function childServer(extraEnv: Record<string, string> = {}): Promise<Child
   return {
     url,
     key,
+    dir,
     pid: child.pid!,
     hwm: () => status('VmHWM'),
     rss: () => status('VmRSS'),
     resetPeak,
     stop: () => void child.kill('SIGKILL'),
+    stopGracefully: async () => {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+    },
   };
 }
 
 /** Streams `lines` (after a header) as a PUT body to a fresh upload URL; returns the dataset id. */
-async function uploadCsv(
+export async function uploadCsv(
   server: ChildServer,
   header: string,
   line: (i: number) => string | null,

@@ -1,12 +1,15 @@
 // Speed bench: engine fit times (Telco in-process; a seeded synthetic table in a child process with
 // its peak RSS), scoring throughput inside the engine (tinybench), and ml-xgboost fit times beside them.
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
 import {
   encodeCases,
   encodeTable,
+  FitPool,
   fitTable,
   loadEngine,
   scoreCases,
@@ -21,9 +24,24 @@ import type { RawTable } from '../host/table/types.ts';
 import { featureColumns, outcomeVector, repoRoot, syntheticTable, type Dataset } from './datasets.ts';
 import { encodeFeatures } from './peers/encode.ts';
 import { fitMlXgboost } from './peers/ml-xgboost.ts';
-import { runPythonPeers } from './peers/python.ts';
+import { runPythonPeers, type PythonModel } from './peers/python.ts';
 
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+
+/**
+ * This process's peak RSS in MB: VmHWM of /proc/self/status. Not process.resourceUsage().maxRSS: Linux keeps
+ * ru_maxrss across execve, and libuv forks, so a child's maxRSS starts at its parent's RSS at the fork (a child
+ * of an 800 MB bench process reported 804 MB before doing anything; its VmHWM said 8 MB).
+ */
+export function peakRss(): number {
+  try {
+    const kb = /VmHWM:\s+(\d+)\s+kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+    if (kb) return Number(kb) / 1024;
+  } catch {
+    /* no /proc: fall back below */
+  }
+  return process.resourceUsage().maxRSS / 1024;
+}
 
 export const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -167,11 +185,16 @@ export interface SyntheticFit {
   meanRounds: number;
 }
 
-/** Child: a small warm-up fit, then the seeded `rows x cols` table built, then `runs` timed whole fits. */
+/**
+ * Child: a small warm-up fit, then the seeded `rows x cols` table built, then `runs` timed whole fits, each
+ * in a fit pool of the service's default size (host/config.ts FIT_WORKERS: one worker per core, at most 4),
+ * whose idle workers share the fit's bag tasks as they do in the service; its CPU time counts every thread.
+ */
 async function childEngineSynthetic(rows: number, cols: number, seed: number, runs: number): Promise<SyntheticFit> {
+  const pool = new FitPool(Math.max(1, Math.min(os.availableParallelism(), 4)));
   let t0 = performance.now();
   const warm = engineInput(syntheticTable(2000, cols, seed + 1));
-  await fitTable(warm.table, warm.opts);
+  await Promise.all([fitTable(warm.table, warm.opts, pool), fitTable(warm.table, warm.opts, pool)]);
   const warmupMs = performance.now() - t0;
   const { table, opts } = engineInput(syntheticTable(rows, cols, seed));
   const rssBeforeFitMb = process.memoryUsage().rss / 2 ** 20;
@@ -182,11 +205,12 @@ async function childEngineSynthetic(rows: number, cols: number, seed: number, ru
   for (let i = 0; i < Math.max(1, runs); i++) {
     const c0 = process.cpuUsage();
     t0 = performance.now();
-    r = await fitTable(table, opts);
+    r = await fitTable(table, opts, pool);
     runsMs.push(performance.now() - t0);
     cpuRunsMs.push(cpuMs(process.cpuUsage(c0)));
-    if (i === 0) peakRssMb = process.resourceUsage().maxRSS / 1024;
+    if (i === 0) peakRssMb = peakRss();
   }
+  await pool.close();
   if (!r) throw new Error('no fit ran');
   return {
     rows,
@@ -198,7 +222,7 @@ async function childEngineSynthetic(rows: number, cols: number, seed: number, ru
     warmupMs,
     rssBeforeFitMb,
     peakRssMb,
-    peakRssAllRunsMb: process.resourceUsage().maxRSS / 1024,
+    peakRssAllRunsMb: peakRss(),
     state: r.state,
     auc: r.quality.auc,
     pairs: r.diagnostics.pairs,
@@ -217,17 +241,26 @@ export interface XgbSyntheticFit {
 async function childXgbSynthetic(rows: number, cols: number, seed: number): Promise<XgbSyntheticFit> {
   await timeXgboostFit(syntheticTable(200, cols, seed + 1), 1, false);
   const t = await timeXgboostFit(syntheticTable(rows, cols, seed), 1, false);
-  return { rows, fitMs: t.medianMs, features: t.features, peakRssMb: process.resourceUsage().maxRSS / 1024 };
+  return { rows, fitMs: t.medianMs, features: t.features, peakRssMb: peakRss() };
 }
 
-/** Debian scikit-learn / XGBoost 1.7 (bench/peers/python_peers.py, one thread) fitted once on all rows: fit ms per model. */
+/**
+ * Debian scikit-learn / XGBoost 1.7 (bench/peers/python_peers.py, one thread) fitted once on all rows: fit ms
+ * per model (`models`: which of them; all three by default).
+ */
 export async function timePythonPeers(
   ds: Dataset,
-): Promise<{ ok: true; fitMs: Record<string, number>; features: number } | { ok: false; reason: string }> {
+  models?: readonly PythonModel[],
+): Promise<{ ok: true; fitMs: Record<string, number>; cpuMs: Record<string, number>; features: number } | { ok: false; reason: string }> {
   const enc = encodeFeatures(ds.rows, ds.rows.slice(0, 10), featureColumns(ds));
-  const run = await runPythonPeers([{ xTrain: enc.xTrain, yTrain: outcomeVector(ds), xTest: enc.xTest }]);
+  const run = await runPythonPeers([{ xTrain: enc.xTrain, yTrain: outcomeVector(ds), xTest: enc.xTest }], models);
   if (!run.available) return { ok: false, reason: run.reason };
-  return { ok: true, features: enc.names.length, fitMs: Object.fromEntries(Object.entries(run.models).map(([k, v]) => [k, v[0].fitMs])) };
+  return {
+    ok: true,
+    features: enc.names.length,
+    fitMs: Object.fromEntries(Object.entries(run.models).map(([k, v]) => [k, v[0].fitMs])),
+    cpuMs: Object.fromEntries(Object.entries(run.models).map(([k, v]) => [k, v[0].cpuMs ?? NaN])),
+  };
 }
 
 // ---- scoring throughput ----

@@ -71,6 +71,15 @@ export interface Config {
    * client address it names last in X-Forwarded-For (register_agent's limit per address). Empty: the socket's.
    */
   trustProxy: string[];
+  /**
+   * How often an event stream reads the store for a task running on another process (spec 2.12); events
+   * written by this process wake its streams at once.
+   */
+  eventPollMs: number;
+  /** Spec 2.12: a comment line this often on a quiet event stream. */
+  eventHeartbeatMs: number;
+  /** Spec 2.12: an event stream is closed after this long (the client reconnects with Last-Event-ID). */
+  eventStreamMaxMs: number;
 }
 
 /** A setting in the environment that makes no sense: the service refuses to start and says which. */
@@ -171,6 +180,9 @@ export function configFromEnv(env: Env = process.env): Config {
     oauthIssuers: oauthIssuersFrom(env),
     signingKeyReloadMs: intFrom(env, 'SIGNING_KEY_RELOAD_MS', 60_000, 1000, MAX_TIMER_MS),
     trustProxy: trustProxyFrom(env),
+    eventPollMs: intFrom(env, 'EVENT_POLL_MS', 500, 10, 60_000),
+    eventHeartbeatMs: 15_000,
+    eventStreamMaxMs: 5 * 60_000,
   };
 }
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
+import { buildWasm, wasmIsStale } from './cli/build.ts';
 import { serve } from '@hono/node-server';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app.ts';
@@ -17,12 +18,17 @@ import { ConfigError, resolveConfig, withListeningPort, type Config } from './co
 import { TaskRunner } from './operations/tasks.ts';
 import { LeaseKeeper } from './operations/leases.ts';
 import { RateLimits } from './operations/rate-limits.ts';
+import { TaskEventHub } from './operations/events/hub.ts';
 import { FitCache } from './operations/ask/fits.ts';
 import { RecordCache } from './operations/datasets/read.ts';
+import { StoredAnswerCache } from './operations/stored-answers.ts';
 import { OPERATIONS, taskExecutorsOf } from './operations/index.ts';
 import { UsageMeter } from './operations/usage-meter.ts';
 import { DatabaseClock } from './operations/clock.ts';
 import { loadTokenSecrets } from './operations/hmac-token.ts';
+
+/** Idle keep-alive lifetime of a connection (see where the server is made). */
+const KEEP_ALIVE_MS = 65_000;
 
 export interface StartOptions {
   log?: Logger;
@@ -83,8 +89,10 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
       leases: new LeaseKeeper(config.taskLeaseMs, log),
       tasks: new TaskRunner(taskExecutorsOf(OPERATIONS)),
       limits: new RateLimits(config, now, store),
+      events: new TaskEventHub(now),
       fitCache: new FitCache(),
       records: new RecordCache(),
+      storedAnswers: new StoredAnswerCache(),
     };
     const app = createApp(services, OPERATIONS);
 
@@ -93,6 +101,11 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
       s.once('listening', () => resolve(s));
       s.once('error', reject);
     });
+    // Idle keep-alive connections stay open longer than any client or load balancer keeps them (HAProxy's
+    // and undici's defaults are shorter), so the server is never the side that closes a connection just as
+    // a client sends on it (a reset the client cannot retry for a POST).
+    server.keepAliveTimeout = KEEP_ALIVE_MS;
+    server.headersTimeout = KEEP_ALIVE_MS + 1000;
     const { port } = server.address() as AddressInfo;
     const host = !opts.hostname || opts.hostname === '0.0.0.0' || opts.hostname === '::' ? 'localhost' : opts.hostname;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -135,6 +148,9 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
 }
 
 async function main(): Promise<void> {
+  // `npm start`: build the engine only when its sources changed (host/cli/build.ts); the page's script is
+  // bundled by the server itself on first request (host/web/serve.ts).
+  if (wasmIsStale()) buildWasm();
   const running = await startService();
   const log = running.services.log;
   const stop = (signal: string) => {

@@ -12,6 +12,8 @@ import type { RateLimits } from './operations/rate-limits.ts';
 import type { FitCache } from './operations/ask/fits.ts';
 import type { RecordCache } from './operations/datasets/read.ts';
 import type { TokenSecrets } from './operations/hmac-token.ts';
+import type { TaskEventHub } from './operations/events/hub.ts';
+import type { StoredAnswerCache } from './operations/stored-answers.ts';
 
 export type { Config } from './config.ts';
 
@@ -38,6 +40,10 @@ export interface Services {
   fitCache: FitCache;
   /** Parsed tables of sealed datasets. */
   records: RecordCache;
+  /** Wakes this process's task event streams when events are written here; watch link limits (spec 2.12, 2.13). */
+  events: TaskEventHub;
+  /** Stored answers kept parsed while they are paged (additions 2.3 svc_page). */
+  storedAnswers: StoredAnswerCache;
 }
 
 export interface Caller {

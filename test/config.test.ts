@@ -66,6 +66,7 @@ describe('configFromEnv', () => {
       LOG_LEVEL: 'warn',
       FIT_WORKERS: '3',
       SWEEP_EVERY_MS: '60000',
+      EVENT_POLL_MS: '250',
       OAUTH_ISSUERS: '[{"issuer": "https://sso.example/realms/a", "audience": "oq", "workspace": "team"}]',
       SIGNING_KEY_RELOAD_MS: '5000',
       TRUST_PROXY: '10.0.0.5, ::1',
@@ -92,6 +93,9 @@ describe('configFromEnv', () => {
       maxUploadRowBytes: 8_000_000,
       fetchCaPem: null,
       allowLoopbackFetchForTests: false,
+      eventPollMs: 250,
+      eventHeartbeatMs: 15_000,
+      eventStreamMaxMs: 300_000,
       oauthIssuers: [
         {
           issuer: 'https://sso.example/realms/a',

@@ -11,4 +11,6 @@ export interface PeerResult {
   p: Float64Array;
   /** Wall time of the fit alone (not encoding, not prediction). */
   fitMs: number;
+  /** CPU time of the fit, when the peer reports it (the Python peers do). */
+  cpuMs?: number;
 }

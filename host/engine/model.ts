@@ -122,9 +122,9 @@ export class Model {
     if (inSpan && lo === hi) text = `${name} is ${fmt(lo)}`;
     else if (inSpan) text = `${name} ${fmt(lo)} to ${fmt(hi)}`;
     else if (lower === null && upper === null) text = `${name} is any value`;
-    else if (lower === null) text = `${name} under ${fmt(upper!)}`;
+    else if (lower === null) text = `${name} ${below(upper!)}`;
     else if (upper === null) text = `${name} ${fmt(lower)} or more`;
-    else text = `${name} from ${fmt(lower)} to under ${fmt(upper)}`;
+    else text = `${name} from ${fmt(lower)} to ${roundsDown(upper) ? fmt(upper) : `under ${fmt(upper)}`}`;
     return { lower, ...(seen ? { max: hi, min: lo } : {}), text, upper };
   }
 
@@ -156,7 +156,32 @@ export class Model {
   }
 }
 
-/** Shortest round-trip text of a number, without exponent noise for ordinary values. */
-function fmt(v: number): string {
-  return Object.is(v, -0) ? '0' : String(v);
+/**
+ * "under U" for a bin's upper cut, worded so it stays true of every value in the bin: a cut rounded for
+ * people to a number below the exact cut (50.650000000000006, halfway between 50.6 and 50.7, reads 50.65)
+ * would call 50.65 "under 50.65" although 50.65 is in the bin; then the bound is inclusive ("50.65 or less").
+ */
+function below(upper: number): string {
+  return roundsDown(upper) ? `${fmt(upper)} or less` : `under ${fmt(upper)}`;
+}
+
+/** Whether the text of `x` is a number below it (then a bound of "under" it would exclude a value it holds). */
+function roundsDown(x: number): boolean {
+  return Number(fmt(x)) < x;
+}
+
+/**
+ * A number as a person reads it in a range's text: the fewest significant digits (up to 6) that stay within
+ * a billionth of it, so a cut point halfway between 29.4 and 29.45 reads 29.425, not 29.424999999999997.
+ * The range's `lower` / `upper` / `min` / `max` keep the exact values (the Verdict signs those).
+ */
+export function fmt(v: number): string {
+  if (Object.is(v, -0) || v === 0) return '0';
+  if (Number.isSafeInteger(v)) return String(v);
+  const tolerance = 1e-9 * Math.max(1, Math.abs(v));
+  for (let digits = 1; digits <= 6; digits++) {
+    const near = Number(v.toPrecision(digits));
+    if (Math.abs(near - v) <= tolerance) return String(near);
+  }
+  return String(Number(v.toPrecision(6)));
 }

@@ -93,7 +93,9 @@ async function readJson(c: Context<AppEnv>, mode: BodyMode): Promise<unknown> {
 /** Middleware: reads the JSON body into c.var.body. */
 export function jsonBody(mode: BodyMode): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    c.set('body', await readJson(c, mode));
+    // Read once: a request path that spells a route with its own `:param` text matches that route twice in
+    // Hono's router, which runs this middleware twice on one body.
+    if (c.get('body') === undefined) c.set('body', await readJson(c, mode));
     await next();
   };
 }

@@ -46,7 +46,7 @@ export async function callTool(op: Operation, args: unknown, cc: CallContext): P
     const caller = op.auth === 'key' ? await admit(cc) : null;
     if (op.scope) assertScope(caller, op.scope);
     const ctx: OpContext = { services: cc.services, caller, requestId: cc.requestId, clientAddress: cc.clientAddress };
-    const result = await op.run(ctx, args ?? {}, bodyOnlyRequest());
+    const result = await op.run(ctx, args ?? {}, bodyOnlyRequest(undefined, 'mcp'));
     return resultOf(result.body, false);
   } catch (err) {
     return failureOf(err, op, cc);

@@ -10,6 +10,16 @@ import type { CoordinationStore } from '../store/index.ts';
 export interface TokenSecrets {
   lever: Uint8Array;
   upload: Uint8Array;
+  /** Watch links (spec 2.13). */
+  watch: Uint8Array;
+  /** Stored-answer links and page cursors (additions 2.3, 2.11). */
+  answer: Uint8Array;
+}
+
+/** What signs and opens links: the service's base URL and its secrets (a part of Services). */
+export interface LinkSigning {
+  config: { baseUrl: string };
+  secrets: TokenSecrets;
 }
 
 const SECRET_BYTES = 32;
@@ -26,8 +36,13 @@ export async function loadTokenSecrets(
 ): Promise<TokenSecrets> {
   const load = (purpose: string, legacyFile: string) =>
     store.ensureSecret(purpose, legacySecret(path.join(dataDir, legacyFile)) ?? randomBytes(SECRET_BYTES), now);
-  const [lever, upload] = await Promise.all([load('lever-token', 'lever-token.key'), load('upload-token', 'upload-token.key')]);
-  return { lever, upload };
+  const [lever, upload, watch, answer] = await Promise.all([
+    load('lever-token', 'lever-token.key'),
+    load('upload-token', 'upload-token.key'),
+    load('watch-token', 'watch-token.key'),
+    load('answer-token', 'answer-token.key'),
+  ]);
+  return { lever, upload, watch, answer };
 }
 
 function legacySecret(file: string): Uint8Array | null {

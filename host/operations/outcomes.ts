@@ -1,18 +1,21 @@
 // svc_report_outcomes (spec 2.12, 4.5, wire.md "The other operations"): real outcomes of cases
 // answered under a model_ref, validated all-or-nothing (422 invalid_outcomes lists every bad item and
 // nothing is written), idempotent per event_id. Outcomes never change a model or an answer.
+import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { ServiceError } from '../errors.ts';
-import { describeIssue, issueField, LIMITS, ModelRefSchema, OutcomeItemSchema, parseBody } from '../schemas/index.ts';
+import { describeIssue, issueField, LIMITS, ModelRefSchema, NamespaceSchema, OutcomeItemSchema, parseBody } from '../schemas/index.ts';
 import { parseIso8601 } from '../table/select.ts';
 import type { OutcomeRecord } from '../store/index.ts';
 import type { OpContext, OpResult } from '../services.ts';
 import { EXAMPLE_IDS, FREE, type Operation } from './operation.ts';
+import { namespaceOf, requireLink } from './model-links.ts';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
 
 /** The top level only: items are checked one by one so every bad item is reported with its index. */
 const ReportEnvelopeSchema = v.strictObject({
   model_ref: ModelRefSchema,
+  namespace: v.optional(NamespaceSchema),
   outcomes: v.pipe(v.array(v.unknown()), v.minLength(1), v.maxLength(LIMITS.outcomesMax)),
 });
 
@@ -20,13 +23,6 @@ export interface OutcomeError {
   index: number;
   field: string;
   detail: string;
-}
-
-/** A model_ref this workspace was given, else 404 unknown_model at `field`. */
-export async function requireModel(ctx: OpContext, modelRef: string, field = 'model_ref') {
-  const rec = await ctx.services.store.getModelByRef(ctx.caller!.workspaceId, modelRef);
-  if (!rec) throw new ServiceError('unknown_model', `${field}: ${modelRef} is not a model_ref this workspace was given`, { field });
-  return rec;
 }
 
 /**
@@ -50,6 +46,13 @@ export function outcomeValue(x: unknown): 0 | 1 | null {
     return YES.has(w) ? 1 : NO.has(w) ? 0 : null;
   }
   return null;
+}
+
+/** The key of an item sent without event_id: the same report of the same case at the same time is one fact. */
+export function derivedEventId(entityId: string, outcome: 0 | 1, observedAt: number): string {
+  return `auto:${createHash('sha256')
+    .update(JSON.stringify([entityId, outcome, observedAt]))
+    .digest('hex')}`;
 }
 
 /** Every problem of every item (an item can have several), in index order. */
@@ -80,7 +83,9 @@ export function checkOutcomeItems(items: readonly unknown[], modelRef: string, w
         entity_id: o.entity_id,
         outcome,
         observed_at: observedAt,
-        event_id: o.event_id ?? null,
+        // spec 4.5: event_id is the item's idempotency key. An item sent without one is keyed by what it
+        // says (case, outcome, observation time), so a batch sent twice is counted once, not twice.
+        event_id: o.event_id ?? derivedEventId(o.entity_id, outcome, observedAt),
         created_at: now,
       });
     }
@@ -92,7 +97,8 @@ export async function runReportOutcomes(ctx: OpContext, raw: unknown): Promise<O
   // The write:outcomes capability is checked by the transport (the declaration's `scope`, spec 4.5).
   const workspaceId = ctx.caller!.workspaceId;
   const req = parseBody(ReportEnvelopeSchema, raw);
-  await requireModel(ctx, req.model_ref);
+  // additions 2.6: a deleted model takes no reports; an expired one does (outcomes arrive after it served)
+  await requireLink(ctx, req.model_ref, namespaceOf(req.namespace), { use: 'record' });
   const { errors, records } = checkOutcomeItems(req.outcomes, req.model_ref, workspaceId, ctx.services.now());
   if (errors.length > 0) {
     const bad = new Set(errors.map((e) => e.index)).size;

@@ -23,6 +23,12 @@ import { newId } from './ids.ts';
 import { OWNER, type HeldLease } from './leases.ts';
 import { settleIdempotency } from './idempotency.ts';
 import type { TaskExecutor } from './operation.ts';
+import { TaskProgress, progressOf } from './events/progress.ts';
+import { TaskEventWriter } from './events/writer.ts';
+import { errorEventData } from './events/stream.ts';
+import { watchUrlOf } from './events/watch-token.ts';
+import type { NewTaskEvent } from '../store/index.ts';
+import type { StageData } from './events/types.ts';
 
 export const RETRY_AFTER_MS = 1_000;
 /**
@@ -31,7 +37,7 @@ export const RETRY_AFTER_MS = 1_000;
  */
 export const MAX_TASK_ATTEMPTS = 3;
 
-export type Stage = 'reading_data' | 'fitting' | 'answering';
+export type { Stage } from './events/types.ts';
 
 /** What a task stores to be re-run by any process: the operation, its body and who asked. */
 export interface TaskRequest {
@@ -56,10 +62,12 @@ export class TaskRunner {
    * Runs `work`; if it is not done within config.pendingWaitMs, answers 202 with a task that this
    * process keeps leased until the work ends, then stores the result (or the problem) on the task.
    */
-  async runWithPending(ctx: OpContext, req: TaskRequest, work: (onStage: (s: Stage) => void) => Promise<OpResult>): Promise<OpResult> {
+  async runWithPending(ctx: OpContext, req: TaskRequest, work: (progress: TaskProgress) => Promise<OpResult>): Promise<OpResult> {
     const { services } = ctx;
-    let stage: Stage = 'reading_data';
-    const running = work((s) => (stage = s));
+    // Spec 2.12: the call's events wait in the writer; they are stored with the task if it becomes one.
+    const writer = new TaskEventWriter(services);
+    const progress = new TaskProgress(writer, services.now, services.now());
+    const running = Promise.resolve().then(() => work(progress));
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), services.config.pendingWaitMs)));
     const first = await Promise.race([
@@ -75,7 +83,15 @@ export class TaskRunner {
 
     const id = newId('tk_');
     const now = services.now();
-    const pending = { status: 'pending', task_id: id, retry_after_ms: RETRY_AFTER_MS };
+    const watchUrl = watchUrlOf(services, id, req.caller.workspaceId, now);
+    // Spec 3.3: where the call is now; a retry with the same idempotency_key replays this very reply.
+    const pending = {
+      status: 'pending',
+      task_id: id,
+      retry_after_ms: RETRY_AFTER_MS,
+      watch_url: watchUrl,
+      ...pendingProgress(progress.current()),
+    };
     // One transaction: the task is born running under this process's lease (no other runner can claim
     // it first), and the call's idempotency record points at it (wire.md: a retry with the same key
     // gets this task, never a second fit, until the final reply replaces it).
@@ -83,17 +99,20 @@ export class TaskRunner {
       id,
       workspace_id: req.caller.workspaceId,
       request: JSON.stringify(req),
-      stage,
+      stage: progress.stage,
       created_at: now,
+      events: writer.takeForTask(id),
       lease: { owner: OWNER, lease_until: now + services.config.taskLeaseMs },
       idempotency: req.idempotency && { ...req.idempotency, status_code: 202, response: JSON.stringify(pending) },
     });
+    writer.attach(id, OWNER);
     void finishTask(
       services,
       id,
       req,
       running,
-      holdTask(services, id, () => stage),
+      holdTask(services, id, () => progress.stage),
+      writer,
     );
     return { status: 202, body: pending };
   }
@@ -152,17 +171,19 @@ export class TaskRunner {
     services.log.info({ task_id: id, operation: req.operation, attempt: task.attempts }, 'resuming task');
     const run = this.executors.get(req.operation);
     const ctx: OpContext = { services, caller: req.caller, requestId: `task-${id}`, clientAddress: 'task' };
-    let stage: Stage = 'reading_data';
-    const held = holdTask(services, id, () => stage);
+    const writer = new TaskEventWriter(services);
+    writer.attach(id, OWNER);
+    const progress = new TaskProgress(writer, services.now, task.created_at);
+    const held = holdTask(services, id, () => progress.stage);
     // Through a promise, so a request the executor refuses at once (a throw) fails the task like any error.
     const running = run
-      ? Promise.resolve().then(() => run(ctx, req.body, (s) => (stage = s)))
+      ? Promise.resolve().then(() => run(ctx, req.body, progress))
       : Promise.reject(new ServiceError('internal', `no executor for ${req.operation}`));
-    await finishTask(services, id, req, running, held);
+    await finishTask(services, id, req, running, held, writer);
   }
 }
 
-function holdTask(services: Services, id: string, stageOf: () => Stage): HeldLease {
+function holdTask(services: Services, id: string, stageOf: () => string): HeldLease {
   const { store, now, config } = services;
   return services.leases.hold(
     () => store.renewTaskLease(id, { owner: OWNER, now: now(), lease_ms: config.taskLeaseMs, stage: stageOf() }),
@@ -170,18 +191,34 @@ function holdTask(services: Services, id: string, stageOf: () => Stage): HeldLea
   );
 }
 
-async function finishTask(services: Services, id: string, req: TaskRequest, running: Promise<OpResult>, held: HeldLease): Promise<void> {
+/** Spec 3.3: what a pending reply adds, from the call's progress (or a task's latest stage event). */
+export function pendingProgress(d: Partial<StageData>): Record<string, unknown> {
+  return { stage: d.stage ?? 'reading_data', elapsed_ms: d.elapsed_ms ?? 0, progress: progressOf(d) };
+}
+
+async function finishTask(
+  services: Services,
+  id: string,
+  req: TaskRequest,
+  running: Promise<OpResult>,
+  held: HeldLease,
+  writer: TaskEventWriter,
+): Promise<void> {
   try {
     const result = await running;
     if (held.abandoned) return;
+    // Every event of the call is stored before the last one, which goes with the status (spec 2.12 done).
+    await writer.close();
     // Only the lease holder settles: one that lost the lease leaves it to the process that took over.
     const text = resultJson(result); // written once, for the task and the idempotency record
-    if (await services.store.completeTask(id, OWNER, text, services.now())) {
+    const done: NewTaskEvent = { kind: 'done', data: JSON.stringify({ task_id: id, status: 'done' }), at: services.now() };
+    if (await services.store.completeTask(id, OWNER, text, services.now(), done)) {
       if (req.idempotency) await settleIdempotency(services, req.caller.workspaceId, req.idempotency, result.status, text);
     }
   } catch (err) {
     // A stopping service kills its fits; the task was handed back, not failed (another process runs it).
     if (held.abandoned) return;
+    await writer.close().catch(() => undefined);
     await failWith(services, id, req, storeProblem(err), err);
   } finally {
     held.done();
@@ -198,7 +235,8 @@ async function failWith(
   final = false,
 ): Promise<void> {
   if (problem.code === 'internal') services.log.error({ err, task_id: id }, 'task failed');
-  const failed = await services.store.failTask(id, OWNER, JSON.stringify(problem), services.now()).catch(() => false);
+  const error: NewTaskEvent = { kind: 'error', data: JSON.stringify(errorEventData(services, id, problem)), at: services.now() };
+  const failed = await services.store.failTask(id, OWNER, JSON.stringify(problem), services.now(), error).catch(() => false);
   if (failed && req?.idempotency) {
     const status = reviveProblem(problem).status;
     await settleIdempotency(services, req.caller.workspaceId, req.idempotency, status, JSON.stringify({ problem }), { final }).catch(

@@ -119,6 +119,16 @@ function oneOf(expected: string | null): string {
   return options.length > 1 ? `one of ${options.join(', ')}` : options[0];
 }
 
+/** The fix for one schema issue, named for its field (the code's own remedy is the same for every field). */
+function remedyFor(field: string | undefined, what: string): string {
+  const rule = what.replace(/, got .*$/s, '');
+  const where = field ?? 'the body';
+  const fix = /^is not an allowed property/.test(rule)
+    ? `Remove ${where} (or check its spelling): it is not part of this request`
+    : `Change ${where} so it ${rule.replace(/^is required/, 'is present')}`;
+  return `${fix}. The request's schema is in GET /openapi.json; limits and question types are in POST /v1/describe.`;
+}
+
 /**
  * Parses `value` with `schema`; on failure throws ServiceError('invalid_request') whose `field` is the
  * dotted path of the most relevant issue and whose detail reads "<field>: <what was wrong>".
@@ -143,6 +153,7 @@ export function parseBody<const TSchema extends v.GenericSchema>(schema: TSchema
   if (result.success) return result.output;
   const issue = mostRelevantIssue(result.issues as [Issue, ...Issue[]]);
   const field = issueField(issue);
-  const detail = `${field ?? 'body'}: ${describeIssue(issue)}`;
-  throw new ServiceError('invalid_request', detail, field === undefined ? {} : { field });
+  const what = describeIssue(issue);
+  const detail = `${field ?? 'body'}: ${what}`;
+  throw new ServiceError('invalid_request', detail, { ...(field === undefined ? {} : { field }), remedy: remedyFor(field, what) });
 }

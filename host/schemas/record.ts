@@ -40,6 +40,21 @@ export function ownRecord<
     const input = dataset.value;
     // Not an object: valibot's own record reports the type issue exactly as before.
     if (!input || typeof input !== 'object') return (base as unknown as { '~run': Runner })['~run'](dataset, config);
+    // valibot's record takes an array as an object (keys "0", "1", ...): a map sent as an array is a
+    // mistake to name, not a question called "0".
+    if (Array.isArray(input)) {
+      const issue = {
+        kind: 'schema',
+        type: 'record',
+        input,
+        expected: 'Object',
+        received: 'Array',
+        message: 'Invalid type: Expected Object but received Array',
+      } as unknown as v.BaseIssue<unknown>;
+      dataset.typed = false;
+      (dataset.issues ??= []).push(issue);
+      return dataset;
+    }
     const entries = input as Record<string, unknown>;
     const output: Record<string, unknown> = {};
     dataset.typed = true;

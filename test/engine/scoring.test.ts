@@ -94,6 +94,8 @@ describe('scoring', () => {
       let g: RegExpExecArray | null;
       if ((g = /^is (-?[\d.e+-]+)$/.exec(t))) return [Number(g[1]), Number(g[1]), true];
       if ((g = /^from (-?[\d.e+-]+) to under (-?[\d.e+-]+)$/.exec(t))) return [Number(g[1]), Number(g[2]), false];
+      if ((g = /^from (-?[\d.e+-]+) to (-?[\d.e+-]+)$/.exec(t))) return [Number(g[1]), Number(g[2]), true];
+      if ((g = /^(-?[\d.e+-]+) or less$/.exec(t))) return [-Infinity, Number(g[1]), true];
       if ((g = /^(-?[\d.e+-]+) to (-?[\d.e+-]+)$/.exec(t))) return [Number(g[1]), Number(g[2]), true];
       if ((g = /^under (-?[\d.e+-]+)$/.exec(t))) return [-Infinity, Number(g[1]), false];
       if ((g = /^(-?[\d.e+-]+) or more$/.exec(t))) return [Number(g[1]), Infinity, true];

@@ -45,7 +45,7 @@ describe('scopes (spec 5.4, wire.md: write:outcomes for report-outcomes and atte
   });
 });
 
-describe('unknown models (wire.md: 404 unknown_model for a model_ref this workspace never got)', () => {
+describe('unknown models (wire.md: 404 model_ref_missing for a model_ref this workspace never got)', () => {
   it.each([
     ['/v1/report-outcomes', { model_ref: unknownRef, outcomes: [item()] }],
     ['/v1/evidence', { model_ref: unknownRef }],
@@ -53,7 +53,7 @@ describe('unknown models (wire.md: 404 unknown_model for a model_ref this worksp
   ])('%s', async (path, body) => {
     const r = await svc.post(path, body, writer);
     expect(r.status).toBe(404);
-    expect(r.body).toMatchObject({ code: 'unknown_model', field: 'model_ref' });
+    expect(r.body).toMatchObject({ code: 'model_ref_missing', field: 'model_ref' });
   });
 
   it("another workspace's model_ref is unknown too", async () => {
@@ -102,7 +102,8 @@ describe('report-outcomes validation (all or nothing)', () => {
       { model_ref: modelRef, outcomes: good.map((t) => item({ observed_at: t, entity_id: 'cust_0003' })) },
       writer,
     );
-    expect(r.body).toEqual({ written: 4, duplicates: 0 });
+    // 2024-05-01 and 20240501 are the same day: the same report (no event_id) is one fact, counted once
+    expect(r.body).toEqual({ written: 3, duplicates: 1 });
     for (const bad of ['1714557600', '2024-05-01abc', '05/01/2024', '20241301']) {
       const b = await svc.post('/v1/report-outcomes', { model_ref: modelRef, outcomes: [item({ observed_at: bad })] }, writer);
       expect(b.status).toBe(422);
@@ -116,10 +117,10 @@ describe('report-outcomes validation (all or nothing)', () => {
     expect(r.body).toMatchObject({ code: 'invalid_request', field: 'outcomes' });
   });
 
-  it('items without an event_id are written every time (no key to deduplicate on)', async () => {
+  it('items without an event_id are keyed by what they say: a batch sent again is all duplicates', async () => {
     const body = { model_ref: modelRef, outcomes: [item({ entity_id: 'cust_0002' }), item({ entity_id: 'cust_0002', outcome: 'no' })] };
     expect((await svc.post('/v1/report-outcomes', body, writer)).body).toEqual({ written: 2, duplicates: 0 });
-    expect((await svc.post('/v1/report-outcomes', body, writer)).body).toEqual({ written: 2, duplicates: 0 });
+    expect((await svc.post('/v1/report-outcomes', body, writer)).body).toEqual({ written: 0, duplicates: 2 });
   });
 });
 

@@ -10,7 +10,6 @@
 // putModel is insert-if-absent, so two runs (a holder that lost its lease and kept going) store one fit.
 import type { OpContext } from '../../services.ts';
 import { OWNER } from '../leases.ts';
-import type { FitOutcome } from './fit-outcome.ts';
 
 /** First wait between looks at the fits table; it grows by half each look up to POLL_MAX_MS. */
 const POLL_FIRST_MS = 50;
@@ -20,12 +19,12 @@ const POLL_MAX_MS = 250;
  * `run` under this node's claim on `fitKey`, or the fit another node stored (from `stored`) while this
  * one waited. A fit that landed between the caller's look and the claim is taken from the store, not run.
  */
-export async function runFitOnce(
+export async function runFitOnce<Fit>(
   ctx: OpContext,
   fitKey: string,
-  run: () => Promise<FitOutcome>,
-  stored: () => Promise<FitOutcome | null>,
-): Promise<FitOutcome> {
+  run: () => Promise<Fit>,
+  stored: () => Promise<Fit | null>,
+): Promise<Fit> {
   const { store, now, config, leases } = ctx.services;
   for (let wait = POLL_FIRST_MS; ; wait = Math.min(POLL_MAX_MS, Math.round(wait * 1.5))) {
     if (await store.claimFit(fitKey, { owner: OWNER, now: now(), lease_ms: config.taskLeaseMs })) {

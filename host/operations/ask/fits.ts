@@ -1,93 +1,174 @@
 // Fits for an ask: one per (outcome, positive values, outcome_is_desirable) on the record
 // (spec 4.1 rule 1), cached by fit key in the store (spec 2.1, survives restarts) and run once
-// even when asks race (single flight in this process; across nodes, fit-claim.ts). The model_ref
-// is a hash of core, record and fit key.
-import { encodeTable, fitEncoded } from '../../engine/index.ts';
+// even when asks race (single flight in this process; across nodes, fit-claim.ts). The model_ref is a
+// hash of core, record and fit key, and of the
+// namespace inside one (additions 3.1); each ask gives the caller's link at least model_ttl_days more.
+import { encodeTable, fitEncoded, type ProgressListener } from '../../engine/index.ts';
 import type { OpContext } from '../../services.ts';
 import { WeightedLru } from '../lru.ts';
 import { runFitOnce } from './fit-claim.ts';
 import { packHeldLogits, packHeldOut } from './held-out.ts';
-import { fitKeyOf, fitOutcomeOf, metaOf, modelRefOf, type FitOutcome, type FitRequest, type StoredMeta } from './fit-outcome.ts';
+import {
+  fitKeyOf,
+  fitOutcomeOf,
+  metaOf,
+  modelRefOf,
+  namespacedRef,
+  type FitOutcome,
+  type FitRequest,
+  type StoredMeta,
+} from './fit-outcome.ts';
 
 export { fitKeyOf, modelRefOf, type FitOutcome, type FitRequest } from './fit-outcome.ts';
 
-/** The fit for `req`: from the store when present, else run once (concurrent callers share it). */
-export async function obtainFit(ctx: OpContext, req: FitRequest): Promise<FitOutcome> {
-  const { engine } = ctx.services;
-  const fitKey = fitKeyOf(engine.coreHash, req);
-  const modelRef = modelRefOf(engine.coreHash, req.recordHash, fitKey);
-  const workspace = ctx.caller!.workspaceId;
-  const { recentFits, inFlight } = cachesOf(ctx);
-  const known = recentFits.get(fitKey);
-  if (known) {
-    await linkWorkspace(ctx, fitKey, workspace);
-    return { ...known, cache: 'hit', ran: false };
-  }
-  const cached = await storedFit(ctx, fitKey);
-  if (cached) {
-    await linkWorkspace(ctx, fitKey, workspace);
-    return cached;
-  }
-  let running = inFlight.get(fitKey);
-  const mine = !running;
-  if (!running) {
-    running = runFitOnce(
-      ctx,
-      fitKey,
-      () => runAndStore(ctx, req, fitKey, modelRef),
-      () => storedFit(ctx, fitKey),
-    ).finally(() => inFlight.delete(fitKey));
-    inFlight.set(fitKey, running);
-  }
-  const out = await running;
-  if (!mine || !out.ran) {
-    // Another ask (here or on another node) ran it: link this workspace too; this call ran nothing.
-    await linkWorkspace(ctx, fitKey, workspace);
-    return { ...out, ran: false, cache: 'hit' };
-  }
-  return out;
+/** Where the model an ask yields lives (additions 3.1) and how long it lives at least (3.2 model_ttl_days). */
+export interface ModelLife {
+  /** '' = the workspace's own models. */
+  namespace: string;
+  ttlMs: number;
+}
+
+/** A fit kept in memory: what answers need, and what re-linking needs (its meta and bytes). */
+export interface CachedFit {
+  /** modelRef is the fit's own ref (no namespace). */
+  out: FitOutcome;
+  meta: StoredMeta;
+  bytes: Uint8Array;
+  recordHash: string;
 }
 
 /**
- * Fits are immutable once stored: the recent ones stay parsed in memory (weighed by model bytes), which
- * workspaces were already given a model_ref is remembered (so a cached ask writes nothing), and a fit
+ * An ask asked within this long of its link's stored expiry writes nothing: the link is not renewed on
+ * every ask (a cached ask stays free of writes), so an answer's model_expires_at may be up to this much
+ * short of now + model_ttl_days.
+ */
+export const LINK_RENEW_SLACK_MS = 60 * 60 * 1000;
+/** How long this process trusts the expiry it last wrote or read before reading the link again (another process may have deleted it). */
+export const LINK_MEMO_MS = 10_000;
+
+/** The fit for `req`: from the store when present, else run once (concurrent callers share it). */
+export async function obtainFit(ctx: OpContext, req: FitRequest, life: ModelLife, onProgress?: ProgressListener): Promise<FitOutcome> {
+  const { engine } = ctx.services;
+  const fitKey = fitKeyOf(engine.coreHash, req);
+  const fitRef = modelRefOf(engine.coreHash, req.recordHash, fitKey);
+  const { inFlight } = cachesOf(ctx);
+  let cached = await cachedFit(ctx, fitKey);
+  let ran = false;
+  if (!cached) {
+    let running = inFlight.get(fitKey);
+    const mine = !running;
+    if (!running) {
+      running = runFitOnce(
+        ctx,
+        fitKey,
+        () => runAndStore(ctx, req, fitKey, fitRef, onProgress),
+        () => cachedFit(ctx, fitKey),
+      ).finally(() => inFlight.delete(fitKey));
+      inFlight.set(fitKey, running);
+    }
+    // Another ask running it (here, or on another node that stored it first): this call ran nothing and gets a hit.
+    cached = await running;
+    ran = mine && cached.out.ran;
+  }
+  const modelRef = namespacedRef(fitRef, life.namespace);
+  const modelExpiresAt = await linkModel(ctx, cached, modelRef, life);
+  return { ...cached.out, modelRef, modelExpiresAt, cache: ran ? 'miss' : 'hit', ran };
+}
+
+/**
+ * Fits are immutable once stored: the recent ones stay parsed in memory (weighed by model bytes), the
+ * expiry each workspace's link was last given is remembered (so a cached ask writes nothing), and a fit
  * running now is shared by the asks that want it. One per running service.
  */
 export class FitCache {
-  readonly recentFits = new WeightedLru<string, FitOutcome>(256 * 1024 * 1024);
-  readonly linked = new WeightedLru<string, true>(200_000);
-  readonly inFlight = new Map<string, Promise<FitOutcome>>();
+  readonly recentFits = new WeightedLru<string, CachedFit>(256 * 1024 * 1024);
+  /** `${workspace}/${model_ref}` -> the link's stored expiry (epoch ms) and when this process last saw it. */
+  readonly linked = new WeightedLru<string, { expiresAt: number; seenAt: number }>(200_000);
+  readonly inFlight = new Map<string, Promise<CachedFit>>();
+
+  /** After svc_extend_model / svc_delete_model: the link's expiry as now stored (null: forget it), the fit gone. */
+  updateLink(workspace: string, modelRef: string, expiresAt: number | null, now: number, fitKeyRemoved: string | null = null): void {
+    if (expiresAt === null) this.linked.delete(`${workspace}/${modelRef}`);
+    else this.linked.set(`${workspace}/${modelRef}`, { expiresAt, seenAt: now });
+    if (fitKeyRemoved !== null) this.recentFits.delete(fitKeyRemoved);
+  }
 }
 const cachesOf = (ctx: OpContext): FitCache => ctx.services.fitCache;
+
+/** A stored fit by its key, kept parsed in memory once read; null when not stored (or deleted). */
+export async function cachedFit(ctx: OpContext, fitKey: string): Promise<CachedFit | null> {
+  const { recentFits } = cachesOf(ctx);
+  const known = recentFits.get(fitKey);
+  if (known) return known;
+  const stored = await ctx.services.store.getModelByFitKey(fitKey);
+  if (!stored) return null;
+  const meta = JSON.parse(stored.meta) as StoredMeta;
+  const cached: CachedFit = {
+    out: fitOutcomeOf(fitKey, stored.model_ref, meta, stored.bytes, 'hit', false),
+    meta,
+    bytes: stored.bytes,
+    recordHash: stored.record_hash,
+  };
+  recentFits.set(fitKey, cached, weightOf(stored.bytes));
+  return cached;
+}
 const weightOf = (bytes: Uint8Array) => Math.max(1024, bytes.length);
 
-/** The fit of `fitKey` from the store (kept parsed once read), as a hit; null when it never ran. */
-async function storedFit(ctx: OpContext, fitKey: string): Promise<FitOutcome | null> {
-  const rec = await ctx.services.store.getModelByFitKey(fitKey);
-  if (!rec) return null;
-  const out = fitOutcomeOf(fitKey, rec.model_ref, JSON.parse(rec.meta) as StoredMeta, rec.bytes, 'hit', false);
-  cachesOf(ctx).recentFits.set(fitKey, out, weightOf(rec.bytes));
-  return out;
-}
-
-async function linkWorkspace(ctx: OpContext, fitKey: string, workspace: string): Promise<void> {
+/**
+ * Gives the caller's workspace (in the namespace) the model_ref, living at least life.ttlMs from now;
+ * a deleted link comes back (re-asking the record makes the model again) and a fit whose bytes were
+ * deleted is stored again. Returns the link's expiry.
+ */
+async function linkModel(ctx: OpContext, fit: CachedFit, modelRef: string, life: ModelLife): Promise<number | null> {
   const { linked } = cachesOf(ctx);
-  const key = `${workspace}/${fitKey}`;
-  if (linked.get(key)) return;
-  const rec = await ctx.services.store.getModelByFitKey(fitKey);
-  if (rec) await ctx.services.store.putModel({ ...rec, workspace_id: workspace, created_at: ctx.services.now() });
-  linked.set(key, true);
+  const workspace = ctx.caller!.workspaceId;
+  const now = ctx.services.now();
+  const want = now + life.ttlMs;
+  const key = `${workspace}/${modelRef}`;
+  const known = linked.get(key);
+  const longEnough = (expiresAt: number) => expiresAt >= want - LINK_RENEW_SLACK_MS;
+  if (known !== undefined && now - known.seenAt < LINK_MEMO_MS && longEnough(known.expiresAt)) return known.expiresAt;
+  {
+    // Not seen by this process lately: read it (one read) before deciding to write.
+    const link = await ctx.services.store.getModelLink(workspace, modelRef);
+    if (link && link.deleted_at === null && link.fit_key !== null && link.expires_at !== null && longEnough(link.expires_at)) {
+      linked.set(key, { expiresAt: link.expires_at, seenAt: now });
+      return link.expires_at;
+    }
+  }
+  const rec = await ctx.services.store.putModel({
+    model_ref: modelRef,
+    workspace_id: workspace,
+    namespace: life.namespace,
+    fit_ref: fit.out.modelRef,
+    fit_key: fit.out.fitKey,
+    record_hash: fit.recordHash,
+    bytes: fit.bytes,
+    meta: JSON.stringify(fit.meta),
+    created_at: now,
+    expires_at: want,
+  });
+  if (rec.expires_at !== null) linked.set(key, { expiresAt: rec.expires_at, seenAt: now });
+  return rec.expires_at;
 }
 
-async function runAndStore(ctx: OpContext, req: FitRequest, fitKey: string, modelRef: string): Promise<FitOutcome> {
+async function runAndStore(
+  ctx: OpContext,
+  req: FitRequest,
+  fitKey: string,
+  fitRef: string,
+  onProgress?: ProgressListener,
+): Promise<CachedFit> {
   const { store, pool, now } = ctx.services;
   const encoded = encodeTable(req.table, {
     entityColumn: req.entityColumn,
     outcomeColumn: req.outcome.column,
     outcome: req.outcome.values,
     timeColumn: req.timeColumn,
+    // additions 2.2: columns the namespace's profile excludes from new fits (part of the fit key)
+    ...(req.exclude && req.exclude.length > 0 ? { skip: new Map(req.exclude.map((c) => [c, 'excluded_by_caller' as const])) } : {}),
   });
-  const res = await fitEncoded(encoded, pool);
+  const res = await fitEncoded(encoded, pool, onProgress);
   const d = res.diagnostics;
   const meta = metaOf(res, req, {
     // spec 3.4: a later refit_of evaluates the older model on these same held-out rows
@@ -95,18 +176,16 @@ async function runAndStore(ctx: OpContext, req: FitRequest, fitKey: string, mode
     ...(res.quality.validation_scheme === 'entity_hash_folds' ? { held_out_logits: packHeldLogits(d.rowSplit, d.heldLogits) } : {}),
   });
   const bytes = res.model ? res.model.toBytes() : new Uint8Array(0);
-  await store.putModel({
-    model_ref: modelRef,
-    workspace_id: ctx.caller!.workspaceId,
+  // The fit itself (no link: linkModel gives the caller's workspace and namespace its ref).
+  await store.putFit({
+    model_ref: fitRef,
     fit_key: fitKey,
     record_hash: req.recordHash,
     bytes,
     meta: JSON.stringify(meta),
     created_at: now(),
   });
-  const { linked, recentFits } = cachesOf(ctx);
-  linked.set(`${ctx.caller!.workspaceId}/${fitKey}`, true);
-  const out = fitOutcomeOf(fitKey, modelRef, meta, bytes, 'miss', true);
-  recentFits.set(fitKey, out, weightOf(bytes));
-  return out;
+  const cached: CachedFit = { out: fitOutcomeOf(fitKey, fitRef, meta, bytes, 'miss', true), meta, bytes, recordHash: req.recordHash };
+  cachesOf(ctx).recentFits.set(fitKey, cached, weightOf(bytes));
+  return cached;
 }

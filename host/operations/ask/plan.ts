@@ -5,8 +5,11 @@ import { ServiceError } from '../../errors.ts';
 import type { AskRequest, Question } from '../../schemas/index.ts';
 import type { RawTable } from '../../table/types.ts';
 import { selectCases } from './cases.ts';
+import { entityKey } from '../../table/select.ts';
+import { cellText, parseNumber } from '../../table/typing.ts';
 import { resolveOutcome } from './outcome.ts';
 import { fitKeyOf, type FitRequest } from './fit-outcome.ts';
+import { didYouMean, listColumns } from './columns.ts';
 import type { RecordView } from './views.ts';
 
 /** Where a question's view of the record comes from (views.ts RecordViews for shapes; tables alone in the page). */
@@ -22,6 +25,8 @@ export interface PlannedQuestion {
   options?: string[];
   /** The record (or its shaped reading) this question is fitted on and answered from. */
   view: RecordView;
+  /** additions 2.2: the profile's `exclude` columns its fits left out. */
+  exclusionsApplied: string[];
 }
 
 export interface AskPlan {
@@ -41,26 +46,134 @@ export function tableViewOf(record: RawTable, ask: Pick<AskRequest, 'entity_colu
   };
 }
 
-/** Refuses a column name the record does not have, listing the ones it has. */
+/** Refuses a column name the record does not have, listing the ones it has and the closest name. */
 export function checkColumn(columns: string[], name: string, field: string): void {
   if (columns.includes(name)) return;
-  const shown = columns.slice(0, 30).join(', ');
   throw new ServiceError(
     'invalid_request',
-    `${field}: ${JSON.stringify(name)} is not a column of the record (columns: ${shown}${columns.length > 30 ? ', ...' : ''})`,
-    { field },
+    `${field}: ${JSON.stringify(name)} is not a column of the record (${listColumns(columns)})${didYouMean(name, columns)}`,
+    {
+      field,
+      remedy: `Name one of the record's columns in ${field}, spelled exactly as in its header.`,
+    },
   );
 }
 
-/** Plans `ask` on a record of these columns and content hash, with views from `views` (see ViewSource). */
-export function planAsk(ask: AskRequest, record: { columns: string[]; contentHash: string }, views: ViewSource, coreHash: string): AskPlan {
-  checkColumn(record.columns, ask.entity_column, 'entity_column');
-  if (ask.time_column !== undefined) checkColumn(record.columns, ask.time_column, 'time_column');
+/**
+ * A choice over a category column tries each option on every case; an option the column never has has no
+ * term in the model (it would be read as an unseen value), so a "best option" would rest on nothing. A
+ * numeric column is different: a value between seen values falls in a bin like any other.
+ */
+function checkOptionsOccur(table: RawTable, column: string, options: readonly string[], field: string): void {
+  const cells = table.data[table.columns.indexOf(column)];
+  const seen = new Set<string>();
+  let numeric = true;
+  for (const cell of cells) {
+    const t = cellText(cell);
+    if (t === null) continue;
+    seen.add(t);
+    if (numeric && parseNumber(cell) === null) numeric = false;
+  }
+  if (numeric) return;
+  const values = [...seen];
+  options.forEach((o, i) => {
+    if (seen.has(o)) return;
+    throw new ServiceError(
+      'invalid_request',
+      `${field}.options.${i}: ${column} never has ${JSON.stringify(o)} in the record, so the model knows nothing of it (its values: ` +
+        `${values
+          .slice(0, 20)
+          .map((v) => JSON.stringify(v))
+          .join(', ')}${values.length > 20 ? ', ...' : ''})${didYouMean(o, values)}`,
+      { field: `${field}.options.${i}`, remedy: `List as options values that ${column} has in the record, spelled as it has them.` },
+    );
+  });
+}
+
+const idColumnsChecked = new WeakMap<RawTable, Set<string>>();
+
+/**
+ * A table without a time column must have one row per case: an entity column whose values repeat on
+ * average twice or more names groups (a contract type, a country), so "cases" would be groups and whole
+ * groups would be held out. Repeats are fine with a time_column (a log: the latest row per case is read).
+ */
+function checkEntityIsAnId(table: RawTable, entityColumn: string): void {
+  // A cached record (sample, sealed dataset) is checked once per entity column.
+  const checked = idColumnsChecked.get(table) ?? new Set<string>();
+  if (checked.has(entityColumn)) return;
+  const cells = table.data[table.columns.indexOf(entityColumn)];
+  const sizes = new Map<string, number>();
+  let rows = 0;
+  for (const cell of cells) {
+    const id = entityKey(cell);
+    if (id === null) continue;
+    rows++;
+    sizes.set(id, (sizes.get(id) ?? 0) + 1);
+  }
+  if (rows === 0 || sizes.size * 2 > rows) {
+    checked.add(entityColumn);
+    idColumnsChecked.set(table, checked);
+    return;
+  }
+  let largest: [string, number] = ['', 0];
+  for (const entry of sizes) if (entry[1] > largest[1]) largest = entry;
+  throw new ServiceError(
+    'entity_not_an_id',
+    `entity_column: ${entityColumn} has ${sizes.size.toLocaleString('en-US')} distinct values over ${rows.toLocaleString('en-US')} rows ` +
+      `(${(rows / sizes.size).toFixed(1)} rows per value on average; ${JSON.stringify(largest[0])} alone has ${largest[1].toLocaleString('en-US')}), ` +
+      'so it names groups of rows, not cases',
+    { field: 'entity_column' },
+  );
+}
+
+/** Refuses an entity or time column the record lacks (every ask on a record, model_ref questions too). */
+export function checkFramingColumns(ask: AskRequest, columns: string[]): void {
+  checkColumn(columns, ask.entity_column, 'entity_column');
+  if (ask.time_column !== undefined) checkColumn(columns, ask.time_column, 'time_column');
+}
+
+/**
+ * additions 2.2: the profile's `exclude` as one fit applies it: table records only (a shape's features are
+ * its own), never a framing column (outcome, entity, time), and only columns the record has. Sorted.
+ */
+export function appliedExclusions(view: RecordView, outcomeColumn: string, exclude: readonly string[] | undefined): string[] {
+  if (!exclude || exclude.length === 0 || view.shapeKey !== undefined) return [];
+  const framing = new Set([outcomeColumn, view.entityColumn, view.timeColumn]);
+  return [...new Set(exclude)].filter((c) => !framing.has(c) && view.table.columns.includes(c)).sort();
+}
+
+/**
+ * Plans `ask` on a record of these columns and content hash, with views from `views` (see ViewSource);
+ * `exclude`: the namespace profile's columns new fits leave out.
+ */
+export function planAsk(
+  ask: AskRequest,
+  record: { columns: string[]; contentHash: string; table?: RawTable },
+  views: ViewSource,
+  coreHash: string,
+  exclude?: readonly string[],
+): AskPlan {
+  checkFramingColumns(ask, record.columns);
+  if (record.table && (!ask.shape || ask.shape.kind === 'table') && ask.time_column === undefined)
+    checkEntityIsAnId(record.table, ask.entity_column);
   const requests = new Map<string, FitRequest>();
   const questions: PlannedQuestion[] = [];
-  const addFit = (outcomeColumn: string, q: Question, field: string): { key: string; view: RecordView } => {
+  const addFit = (outcomeColumn: string, q: Question, field: string): { key: string; view: RecordView; excluded: string[] } => {
+    for (const [role, name] of [
+      ['entity_column', ask.entity_column],
+      ['time_column', ask.time_column],
+    ] as const) {
+      if (name !== undefined && outcomeColumn === name) {
+        const at = q.type === 'choice' && q.option_outcomes !== undefined ? `${field}.option_outcomes` : `${field}.outcome_column`;
+        throw new ServiceError('invalid_request', `${at}: ${JSON.stringify(name)} is the ${role}; the outcome must be another column`, {
+          field: at,
+          remedy: `Name the yes/no column the cases' outcome is in as outcome_column; ${role} names the ${role === 'entity_column' ? 'case' : 'time'} of each row.`,
+        });
+      }
+    }
     const view = views.viewFor(outcomeColumn, q.positive_values, field);
     const outcome = resolveOutcome(view.table, outcomeColumn, q.positive_values, field);
+    const excluded = appliedExclusions(view, outcomeColumn, exclude);
     const req: FitRequest = {
       table: view.table,
       recordHash: record.contentHash,
@@ -69,10 +182,11 @@ export function planAsk(ask: AskRequest, record: { columns: string[]; contentHas
       shapeKey: view.shapeKey,
       outcome,
       desirable: q.outcome_is_desirable ?? null,
+      ...(excluded.length > 0 ? { exclude: excluded } : {}),
     };
     const key = fitKeyOf(coreHash, req);
     if (!requests.has(key)) requests.set(key, req);
-    return { key, view };
+    return { key, view, excluded };
   };
   for (const [name, q] of Object.entries(ask.questions)) {
     const field = `questions.${name}`;
@@ -87,11 +201,15 @@ export function planAsk(ask: AskRequest, record: { columns: string[]; contentHas
           { field: `${field}.option_outcomes` },
         );
       }
-      questions.push({ name, question: q, fitKeys: fitsOf.map((f) => f.key), options, view: fitsOf[0].view });
+      const exclusionsApplied = [...new Set(fitsOf.flatMap((f) => f.excluded))].sort();
+      questions.push({ name, question: q, fitKeys: fitsOf.map((f) => f.key), options, view: fitsOf[0].view, exclusionsApplied });
     } else {
-      const { key, view } = addFit(q.outcome_column!, q, field);
-      if (q.type === 'choice') checkColumn(view.table.columns, q.option_column!, `${field}.option_column`);
-      questions.push({ name, question: q, fitKeys: [key], view });
+      const { key, view, excluded } = addFit(q.outcome_column!, q, field);
+      if (q.type === 'choice') {
+        checkColumn(view.table.columns, q.option_column!, `${field}.option_column`);
+        checkOptionsOccur(view.table, q.option_column!, q.options ?? [], field);
+      }
+      questions.push({ name, question: q, fitKeys: [key], view, exclusionsApplied: excluded });
     }
   }
   return { requests, questions };

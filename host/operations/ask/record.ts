@@ -1,7 +1,7 @@
 // Resolves the ask's record (spec 2.1) into a table and the content hash of the exact bytes it came
 // as: inline rows (their JSON), inline csv (its text), a sample (its file) or a stored dataset.
 import { ServiceError } from '../../errors.ts';
-import { parseCsv } from '../../table/csv.ts';
+import { parseCsv, requireDataRows } from '../../table/csv.ts';
 import { rowsToTable } from '../../table/rows.ts';
 import { contentHash } from '../../table/hash.ts';
 import type { RawTable } from '../../table/types.ts';
@@ -9,7 +9,8 @@ import type { AskData } from '../../schemas/index.ts';
 import { getSample, loadSampleCsv } from '../../../samples/catalog.ts';
 import type { OpContext } from '../../services.ts';
 import { loadStoredRecord } from '../datasets/read.ts';
-import { fetchRecord, parseFetchedCsv } from '../datasets/fetch.ts';
+import { testKeyRefusal, unknownSample } from '../datasets/errors.ts';
+import { fetchedCsvText, fetchRecord, parseFetchedCsv } from '../datasets/fetch.ts';
 
 export interface ResolvedRecord {
   table: RawTable;
@@ -27,11 +28,11 @@ export function isSampleId(id: string): boolean {
   return id.startsWith(SAMPLE_PREFIX);
 }
 
-/** Spec 5.2: a test key works on sample datasets only. */
-export function assertKeyMayUse(ctx: OpContext, data: AskData): void {
+/** Spec 5.2: a test key works on sample datasets only (so not on rows scored by model_ref without data). */
+export function assertKeyMayUse(ctx: OpContext, data: AskData | undefined): void {
   if (ctx.caller?.mode !== 'test') return;
-  if (data.dataset_id !== undefined && isSampleId(data.dataset_id)) return;
-  throw new ServiceError('test_key_samples_only', 'a test key works on sample datasets only (data.dataset_id "sample:<name>")');
+  if (data?.dataset_id !== undefined && isSampleId(data.dataset_id)) return;
+  throw testKeyRefusal(ctx, 'a test key works on sample datasets only (data.dataset_id "sample:<name>"), not on your own data');
 }
 
 export async function resolveRecord(ctx: OpContext, data: AskData): Promise<ResolvedRecord> {
@@ -40,16 +41,17 @@ export async function resolveRecord(ctx: OpContext, data: AskData): Promise<Reso
     return { table: rowsToTable(data.rows, 'data.rows'), contentHash: contentHash(bytes), isSample: false };
   }
   if (data.csv !== undefined) {
-    return { table: parseCsv(data.csv, { field: 'data.csv' }), contentHash: contentHash(data.csv), isSample: false };
+    return {
+      table: requireDataRows(parseCsv(data.csv, { field: 'data.csv' }), 'data.csv'),
+      contentHash: contentHash(data.csv),
+      isSample: false,
+    };
   }
   if (data.dataset_id !== undefined) {
     const id = data.dataset_id;
     if (isSampleId(id)) {
       const sample = getSample(id.slice(SAMPLE_PREFIX.length));
-      if (!sample)
-        throw new ServiceError('unknown_dataset', `no sample named ${JSON.stringify(id)}; POST /v1/describe lists them`, {
-          field: 'data.dataset_id',
-        });
+      if (!sample) throw unknownSample(id, 'data.dataset_id');
       let parsed = sampleRecords.get(sample.name);
       if (!parsed) {
         const csv = loadSampleCsv(sample.name);
@@ -62,6 +64,12 @@ export async function resolveRecord(ctx: OpContext, data: AskData): Promise<Reso
     return { ...stored, datasetId: id, isSample: false };
   }
   // data.fetch_url (the schema guarantees exactly one source)
-  const csv = await fetchRecord(ctx, data.fetch_url!, data.fetch_headers ?? {}, 'data.fetch_url');
-  return { table: parseFetchedCsv(csv, 'data.fetch_url'), contentHash: contentHash(csv), isSample: false };
+  // spec 3.8: a gzip CSV or Parquet download is read as the CSV it holds (or renders to), and hashed so
+  const fetched = await fetchRecord(ctx, data.fetch_url!, data.fetch_headers ?? {}, 'data.fetch_url');
+  const csv = await fetchedCsvText(fetched, 'data.fetch_url', ctx.services.config);
+  return {
+    table: requireDataRows(parseFetchedCsv(csv, 'data.fetch_url'), 'data.fetch_url'),
+    contentHash: contentHash(csv),
+    isSample: false,
+  };
 }

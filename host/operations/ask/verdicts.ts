@@ -9,6 +9,8 @@ import type { SubjectKind } from '../../schemas/index.ts';
 export interface VerdictCase {
   entity_id: string;
   p: number;
+  /** additions 3.5 (signed with the case, so an answer's cases and its Verdict's stay one array). */
+  p_display?: string;
   level?: string;
   choice?: string;
   position?: number;
@@ -22,11 +24,15 @@ export interface VerdictInput {
   modelRef: string;
   recordHash: string;
   outcomeColumn: string;
+  /** The outcome column's values that were read as yes. */
+  positiveValues: string[];
   polarity: 'desirable' | 'undesirable' | null;
   subjectKind: SubjectKind;
   acknowledged: boolean;
   quality: Quality;
   cases: VerdictCase[];
+  /** additions 2.2: Verdicts name the profile hash of the namespace the answer was made in. */
+  profileHash?: string;
 }
 
 export interface SignedVerdict {
@@ -55,7 +61,8 @@ export async function makeVerdict(
     kind: 'answer',
     model_ref: v.modelRef,
     ...(v.option !== undefined ? { option: v.option } : {}),
-    outcome: { column: v.outcomeColumn, polarity: v.polarity },
+    outcome: { column: v.outcomeColumn, polarity: v.polarity, positive_values: v.positiveValues },
+    ...(v.profileHash !== undefined ? { profile_hash: v.profileHash } : {}),
     question: v.question,
     record_hash: v.recordHash,
     subject_kind: v.subjectKind,

@@ -8,7 +8,7 @@ import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
 export async function runDeleteDataset(ctx: OpContext, raw: unknown): Promise<OpResult<DeleteDatasetResponse>> {
   const { dataset_id } = parseBody(DeleteDatasetRequestSchema, raw);
   const caller = requireCaller(ctx);
-  refuseTestKey(caller);
+  refuseTestKey(ctx, caller);
   // Spec 5.6: another workspace's dataset answers exactly like one that never existed.
   if (!(await ctx.services.store.deleteDataset(caller.workspaceId, dataset_id))) throw unknownDataset(dataset_id, 'dataset_id');
   // Spec 4.9 "removes the rows now": the parsed copy kept for asks goes too, not only the stored one.

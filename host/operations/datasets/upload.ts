@@ -40,16 +40,17 @@ interface Received {
   parts: Part[];
 }
 
+// A dataset takes one upload: the remedy is a new upload URL, not a new dataset of pieces (the code's own remedy).
+const NEW_URL = 'Request a new upload URL with add-dataset {"upload": true} and PUT the file there; this URL took its one upload.';
+
 const finished = (id: string) =>
-  new ServiceError(
-    'dataset_sealed',
-    `The upload of dataset ${id} already finished; a dataset takes one upload. Request a new upload URL with add-dataset (upload: true).`,
-  );
+  new ServiceError('dataset_sealed', `The upload of dataset ${id} already finished; a dataset takes one upload.`, { remedy: NEW_URL });
 
 const interrupted = (id: string) =>
   new ServiceError(
     'dataset_sealed',
-    `Another upload to this URL is being stored, or one was interrupted, so dataset ${id} takes no other; a dataset takes one upload. Request a new upload URL with add-dataset (upload: true).`,
+    `Another upload to this URL is being stored, or one was interrupted, so dataset ${id} takes no other; a dataset takes one upload.`,
+    { remedy: NEW_URL },
   );
 
 async function runUpload(ctx: OpContext, _body: unknown, req: OperationRequest): Promise<OpResult<AddDatasetResponse>> {

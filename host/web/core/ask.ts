@@ -61,12 +61,15 @@ export async function previewAsk(session: PreviewSession, raw: unknown, record: 
   if (ask.shape && ask.shape.kind !== 'table') {
     throw new ServiceError('shape_invalid', 'the preview reads tables (one row per case) only', { field: 'shape.kind' });
   }
+  if (ask.data === undefined) {
+    throw new ServiceError('invalid_request', 'data: the preview answers on the record it holds; send data', { field: 'data' });
+  }
   const field = ask.data.dataset_id !== undefined ? 'data.dataset_id' : 'data.csv';
   const { table, hash, ms: parseMs } = session.read(record.text, field);
   const engine = session.engine;
   // The service's own planning (operations/ask/plan.ts) on the one view a table has.
   const view = tableViewOf(table, ask);
-  const plan = planAsk(ask, { columns: table.columns, contentHash: hash }, { viewFor: () => view }, engine.coreHash);
+  const plan = planAsk(ask, { columns: table.columns, contentHash: hash, table }, { viewFor: () => view }, engine.coreHash);
 
   const timings: PreviewTimings = { parseMs, encodeMs: 0, fitMs: 0, answerMs: 0 };
   let fitsRun = 0;

@@ -62,15 +62,15 @@ describe('POST /v1/add-dataset', () => {
   });
 
   it('gives a different hash when the same rows are cut into pieces differently', async () => {
-    const one = (await add({ csv: 'id,x\na,1\nb,2\n' })).body.dataset_id;
+    const one = (await add({ csv: 'id,x\na,1\nb,2\nc,3\n' })).body.dataset_id;
     const two = (await add({ csv: 'id,x\na,1\n' })).body.dataset_id;
-    await add({ dataset_id: two, csv: 'id,x\nb,2\n' });
+    await add({ dataset_id: two, csv: 'id,x\nb,2\nc,3\n' });
     const three = (await add({ csv: 'id,x\na,1\nb,2\n' })).body.dataset_id;
-    await add({ dataset_id: three, csv: 'id,x\n' });
+    await add({ dataset_id: three, csv: 'id,x\nc,3\n' });
     const ctx = svc.ctx(a.workspaceId);
     const hashes = await Promise.all([one, two, three].map(async (id) => (await loadStoredRecord(ctx, id, 'f')).contentHash));
     expect(new Set(hashes).size).toBe(3);
-    expect((await loadStoredRecord(ctx, two, 'f')).table.data[0]).toEqual(['a', 'b']);
+    expect((await loadStoredRecord(ctx, two, 'f')).table.data[0]).toEqual(['a', 'b', 'c']);
   });
 
   it('refuses a piece with different columns with 422 columns_mismatch naming them', async () => {

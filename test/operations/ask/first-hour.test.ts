@@ -1,0 +1,188 @@
+// The first hour of a new user (issue "The first hour"): each usual mistake gets a problem whose code and
+// field name it and whose remedy names the real fix, over real HTTP; and the answer says which value was
+// read as yes (range texts rounded for people: test/engine/range-text.test.ts).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSampleCsv } from '../../../samples/catalog.ts';
+import { parseCsv } from '../../../host/table/csv.ts';
+import { startTestService, type TestService } from '../../helpers/service.ts';
+
+let svc: TestService;
+let key: string;
+let testKey: string;
+
+// saas_churn with its outcome spelled Yes/No, as many exports write it
+const table = parseCsv(loadSampleCsv('saas_churn'));
+const rows = Array.from({ length: table.rowCount }, (_, r) => {
+  const row = Object.fromEntries(table.columns.map((c, j) => [c, table.data[j][r]])) as Record<string, unknown>;
+  row.churned = row.churned === 'yes' ? 'Yes' : 'No';
+  return row;
+});
+const base = { data: { rows }, entity_column: 'customer_id', subject_kind: 'org', cases: { ids: ['cust_0001'] } };
+const ask = (body: Record<string, unknown>, k = key) => svc.post('/v1/ask', { ...base, ...body }, k);
+const yesno = (extra: Record<string, unknown> = {}) => ({ q: { type: 'yesno', outcome_column: 'churned', ...extra } });
+
+beforeAll(async () => {
+  svc = await startTestService();
+  key = await svc.liveKey(undefined, true);
+  testKey = await svc.testKey();
+});
+afterAll(() => svc?.close());
+
+describe('mistakes in the question', () => {
+  it('positive_values naming a value the column never has is a 422 at that field, listing its values and the case hint', async () => {
+    const r = await ask({ questions: yesno({ positive_values: ['yes'] }) });
+    expect(r.status).toBe(422);
+    expect(r.body).toMatchObject({ code: 'invalid_request', field: 'questions.q.positive_values' });
+    expect(r.body.detail).toContain('(its values: "No", "Yes")');
+    expect(r.body.detail).toContain('"yes" -> "Yes"');
+    expect(r.body.remedy).toMatch(/spelled exactly as the column has them/);
+  });
+
+  it('positive_values naming every value is a 422: no row would be a no', async () => {
+    const r = await ask({ questions: yesno({ positive_values: ['Yes', 'No'] }) });
+    expect(r.status).toBe(422);
+    expect(r.body.field).toBe('questions.q.positive_values');
+    expect(r.body.detail).toMatch(/no row would be a no/);
+  });
+
+  it('an outcome column with one value is 422 outcome_one_value, not a request to name the yes values', async () => {
+    const r = await ask({ data: { rows: rows.map((row) => ({ ...row, churned: 'No' })) }, questions: yesno() });
+    expect(r.status).toBe(422);
+    expect(r.body).toMatchObject({ code: 'outcome_one_value', field: 'questions.q.outcome_column' });
+    expect(r.body.detail).toContain('has only one value, "No"');
+    expect(r.body.remedy).toMatch(/both kinds/);
+  });
+
+  it('a wrong outcome_column lists the columns and the closest name', async () => {
+    const r = await ask({ questions: { q: { type: 'yesno', outcome_column: 'churn' } } });
+    expect(r.status).toBe(422);
+    expect(r.body).toMatchObject({ code: 'invalid_request', field: 'questions.q.outcome_column' });
+    expect(r.body.detail).toContain('tenure_months');
+    expect(r.body.detail).toContain('did you mean "churned"?');
+  });
+
+  it('a wrong entity_column lists the columns and the closest name', async () => {
+    const r = await ask({ entity_column: 'customer', questions: yesno() });
+    expect(r.status).toBe(422);
+    expect(r.body.field).toBe('entity_column');
+    expect(r.body.detail).toContain('did you mean "customer_id"?');
+  });
+
+  it('an entity_column that names groups (3 values over 800 rows) is 422 entity_not_an_id pointing at time_column', async () => {
+    const r = await ask({ entity_column: 'plan', cases: { ids: ['pro'] }, questions: yesno() });
+    expect(r.status).toBe(422);
+    expect(r.body).toMatchObject({ code: 'entity_not_an_id', field: 'entity_column' });
+    expect(r.body.detail).toMatch(/plan has 3 distinct values over 800 rows/);
+    expect(r.body.remedy).toMatch(/time_column/);
+  });
+
+  it('repeated ids are fine with a time_column: the rows are a log and the latest row of each case is read', async () => {
+    const log = rows.flatMap((row, i) => [
+      { ...row, seen: '2024-01-01' },
+      { ...row, seen: i % 2 ? '2024-02-01' : '2024-01-15' },
+    ]);
+    const r = await ask({ data: { rows: log }, time_column: 'seen', questions: yesno() });
+    expect(r.status).toBe(200);
+  });
+
+  it('questions sent as an array is a 422 naming questions, not a question called "0"', async () => {
+    const r = await ask({ questions: [{ type: 'yesno', outcome_column: 'churned' }] });
+    expect(r.status).toBe(422);
+    expect(r.body).toMatchObject({ code: 'invalid_request', field: 'questions' });
+    expect(r.body.detail).toMatch(/must be an object, got Array/);
+    expect(r.body.remedy).toMatch(/^Change questions so it must be an object|questions/);
+  });
+
+  it('outcome_column equal to entity_column is a 422 at outcome_column', async () => {
+    const r = await ask({ questions: { q: { type: 'yesno', outcome_column: 'customer_id' } } });
+    expect(r.status).toBe(422);
+    expect(r.body).toMatchObject({ code: 'invalid_request', field: 'questions.q.outcome_column' });
+    expect(r.body.detail).toMatch(/is the entity_column/);
+  });
+
+  it('a schema mistake gets a remedy that names its field, not one remedy for every invalid_request', async () => {
+    const a = await ask({ questions: yesno({ cuts: [0.5] }) });
+    const b = await ask({ subject_kind: 'robot', questions: yesno() });
+    expect(a.status).toBe(422);
+    expect(b.status).toBe(422);
+    expect(b.body.remedy).toContain('subject_kind');
+    expect(a.body.remedy).not.toBe(b.body.remedy);
+  });
+});
+
+describe('remedies that point at the real next step', () => {
+  it('a sample name with a typo is told the samples there are, not that it was deleted', async () => {
+    const r = await svc.post(
+      '/v1/ask',
+      { ...base, data: { dataset_id: 'sample:saas' }, questions: yesno(), cases: { ids: ['cust_0001'] } },
+      testKey,
+    );
+    expect(r.status).toBe(404);
+    expect(r.body).toMatchObject({ code: 'unknown_dataset', field: 'data.dataset_id' });
+    expect(r.body.detail).toContain('did you mean "sample:saas_churn"?');
+    expect(r.body.remedy).toContain('sample:saas_churn');
+    expect(r.body.remedy).not.toMatch(/deleted/);
+  });
+
+  it('a test key on own data is told where live keys come from', async () => {
+    const r = await ask({ questions: yesno() }, testKey);
+    expect(r.status).toBe(403);
+    expect(r.body.code).toBe('test_key_samples_only');
+    expect(r.body.remedy).toContain(svc.services.config.keysUrl);
+  });
+});
+
+describe('what an answer says', () => {
+  it('says which value was read as yes, in the answer and in the signed Verdict', async () => {
+    const r = await ask({ questions: yesno() });
+    expect(r.status).toBe(200);
+    const a = r.body.answers.q;
+    expect(a.outcome).toEqual({ column: 'churned', positive_values: ['Yes'] });
+    expect(a.verdicts[0].verdict.outcome).toMatchObject({ column: 'churned', positive_values: ['Yes'] });
+    const v = await svc.post('/v1/verify', a.verdicts[0]);
+    expect(v.body.status).toBe('valid');
+  });
+});
+
+describe('report-outcomes without event_id', () => {
+  it('counts a re-sent batch as duplicates: an item is keyed by its case, outcome and time', async () => {
+    const r = await ask({ questions: yesno() });
+    const model_ref = r.body.answers.q.model_ref;
+    const outcomes = [
+      { entity_id: 'cust_0001', outcome: true, observed_at: '2025-07-01' },
+      { entity_id: 'cust_0002', outcome: false, observed_at: '2025-07-01' },
+    ];
+    const first = await svc.post('/v1/report-outcomes', { model_ref, outcomes }, key);
+    expect(first.body).toMatchObject({ written: 2, duplicates: 0 });
+    const again = await svc.post('/v1/report-outcomes', { model_ref, outcomes }, key);
+    expect(again.body).toMatchObject({ written: 0, duplicates: 2 });
+    const later = await svc.post('/v1/report-outcomes', { model_ref, outcomes: [{ ...outcomes[0], observed_at: '2025-08-01' }] }, key);
+    expect(later.body).toMatchObject({ written: 1, duplicates: 0 });
+  });
+});
+
+describe('files that are not what they seem', () => {
+  it('a header-only CSV is a 422 saying it has no data rows, at ask and at add-dataset', async () => {
+    const a = await ask({ data: { csv: 'customer_id,churned\n' }, questions: yesno() });
+    expect(a.status).toBe(422);
+    expect(a.body).toMatchObject({ code: 'invalid_request', field: 'data.csv' });
+    expect(a.body.detail).toMatch(/header row \(customer_id, churned\) but no data rows/);
+    const d = await svc.post('/v1/add-dataset', { csv: 'customer_id,churned\n' }, key);
+    expect(d.status).toBe(422);
+    expect(d.body).toMatchObject({ field: 'csv' });
+    expect(d.body.detail).toMatch(/no data rows/);
+  });
+
+  it.each([
+    [';', 'semicolon'],
+    ['\t', 'tab'],
+  ])('a %j-separated file is a 422 saying it looks %s-separated, with the comma fix', async (sep, word) => {
+    const csv =
+      ['customer_id', 'tenure', 'churned'].join(sep) + '\n' + ['c1', '3', 'yes'].join(sep) + '\n' + ['c2', '9', 'no'].join(sep) + '\n';
+    const r = await ask({ data: { csv }, questions: yesno() });
+    expect(r.status).toBe(422);
+    expect(r.body).toMatchObject({ code: 'invalid_request', field: 'data.csv' });
+    expect(r.body.detail).toContain(`looks ${word}-separated`);
+    expect(r.body.remedy).toMatch(/comma-separated/);
+  });
+});

@@ -1,0 +1,82 @@
+// README "Verify a Verdict offline": the script there, run exactly as printed against a real service's
+// JWKS, says valid for a real Verdict (with non-ASCII text and several kinds of numbers in it), and
+// invalid_signature when one number of it changes.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../helpers/service.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+// Inside the repository, so the script's `import 'jose'` resolves from node_modules as it would for a user.
+const dir = path.join(root, 'test-artifacts', 'readme');
+const script = path.join(dir, 'verify-verdict.mjs');
+
+/** The js block the README says to save as verify-verdict.mjs, byte for byte. */
+function recipe(): string {
+  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  const at = readme.indexOf('## Verify a Verdict offline');
+  const block = /```js\n([\s\S]*?)```/.exec(readme.slice(at));
+  if (at < 0 || !block) throw new Error('README has no "Verify a Verdict offline" js block');
+  return block[1];
+}
+
+let svc: TestService;
+let entry: { verdict: any; signature: any };
+
+function runRecipe(input: unknown): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, svc.url], { cwd: dir });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('close', () => resolve(out.trim()));
+    child.stdin.end(JSON.stringify(input));
+  });
+}
+
+beforeAll(async () => {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(script, recipe());
+  svc = await startTestService();
+  const key = await svc.liveKey();
+  const rows = Array.from({ length: 400 }, (_, i) => ({
+    id: `kunde_${String(i).padStart(3, '0')}`,
+    stadt: ['Zürich', 'Genève', 'Malmö', 'Kraków'][i % 4],
+    tenure: (i % 37) + 0.25,
+    spend: ((i * 7919) % 1000) / 3,
+    churned: i % 37 < 8 !== (i % 11 === 0) ? 'kündigt' : 'bleibt',
+  }));
+  const r = await svc.post(
+    '/v1/ask',
+    {
+      data: { rows },
+      entity_column: 'id',
+      subject_kind: 'org',
+      questions: { q: { type: 'yesno', outcome_column: 'churned', positive_values: ['kündigt'] } },
+      cases: { ids: ['kunde_001', 'kunde_002', 'kunde_003'] },
+    },
+    key,
+  );
+  expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
+  expect(r.body.answers.q.state).toBe('answered');
+  entry = r.body.answers.q.verdicts[0];
+});
+afterAll(() => svc?.close());
+
+describe('the README offline verification recipe', () => {
+  it('says valid for a Verdict exactly as the service gave it', async () => {
+    expect(JSON.stringify(entry.verdict)).toMatch(/[^\x00-\x7f]/); // non-ASCII text is in it
+    expect(await runRecipe(entry)).toBe('valid');
+  });
+
+  it('says invalid_signature when one chance in it changes', async () => {
+    const tampered = structuredClone(entry);
+    tampered.verdict.cases[0].p = tampered.verdict.cases[0].p === 0.5 ? 0.51 : 0.5;
+    expect(await runRecipe(tampered)).toBe('invalid_signature');
+  });
+
+  it('says unknown_key for a kid the service never published', async () => {
+    expect(await runRecipe({ ...entry, signature: { ...entry.signature, kid: 'nobody' } })).toBe('unknown_key');
+  });
+});
