@@ -2,77 +2,114 @@
 // calibrated fold model per fold, scoring its own rows), gated pairs, combining the bags into one
 // additive model, and the calibration check of a single split.
 import * as A from './abi';
-import { ldf, stf, ldi, sti, ldb, stb, ldl, stl, allocF64, allocI32, allocU8, release } from './mem';
-import { mix64 } from './hash';
-import { sortIndices } from './sort';
-import { Bag, boostMains, boostStagewise, scoreBinned, BIN_STRIDE } from './boost';
+import { ldf, stf, ldi, sti, ldb, stb, allocF64, allocI32, allocU8, release } from './mem';
+import { BIN_STRIDE } from './boost';
 import { fitLogistic1, LogisticFit } from './stats';
-import { selectPairs, boostPairs } from './pairs';
+import { selectPairs, pairsKept, PairSet, PAIR_COARSE } from './pairs';
 import { FitState } from './fit-state';
-import {
-  N_BAGS, BAG_VALID_FRACTION, MAX_BAG_TRAIN, MAX_BAG_VALID, LEARNING_RATE, PATIENCE, MAX_ROUNDS, PAIR_PATIENCE,
-  PAIR_MAX_ROUNDS, CAL_LOW, CAL_HIGH, PAIR_MIN_ROWS, CROSS_FOLDS, BAGS_PER_FOLD, SMOOTH_ROUNDS,
-  STAGEWISE_PATIENCE, STAGEWISE_MAX_ROUNDS,
-} from './tunables';
-
-/** The rows one bag draws from: training positions (row indices), their labels, how many. */
-class BagRows {
-  rows: usize = 0; // i32 [count]
-  ys: usize = 0; // f64 [count]
-  count: i32 = 0;
-}
+import { reportProgress } from './progress';
+import { buildBlock, PHASE_BAGS, PHASE_PAIRS, BAG_OUT_HEAD, PAIR_OUT_HEAD } from './tasks';
+import { N_BAGS, CAL_LOW, CAL_HIGH, PAIR_MIN_ROWS, CROSS_FOLDS, BAGS_PER_FOLD } from './tunables';
 
 // ---- 5-6. bags ----
 
 /**
- * Boosts every bag. A single split: N_BAGS bags on the training part. Cross-fitted (small records):
- * fold f's model is BAGS_PER_FOLD bags boosted on the other folds, calibrated on its own bags'
- * out-of-bag rows, and it alone scores fold f's rows. The model served averages the fold models'
- * logits; log loss is convex in the logit, so on new rows it does no worse on average than the fold
- * models whose held-out log loss is tested.
+ * Sets up the bag phase: one task per bag (tasks.ts runTaskOf). A single split: N_BAGS bags on the
+ * training part. Cross-fitted (small records): fold f's model is BAGS_PER_FOLD bags boosted on the other
+ * folds (bags f * BAGS_PER_FOLD ...), calibrated on its own bags' out-of-bag rows (afterBags), and it
+ * alone scores fold f's rows. The model served averages the fold models' logits; log loss is convex in
+ * the logit, so on new rows it does no worse on average than the fold models whose held-out log loss
+ * is tested.
  */
-export function fitBags(s: FitState): void {
+export function startBags(s: FitState): void {
   const nBags = s.crossFit ? CROSS_FOLDS * BAGS_PER_FOLD : N_BAGS;
   s.nBags = nBags;
   s.bagTerms = allocF64(nBags * s.u * BIN_STRIDE);
   s.bagIntercepts = allocF64(nBags);
-  s.bags = new Array<Bag>(nBags);
+  s.bagRounds = allocF64(nBags);
+  s.oobIdx = new Array<usize>(nBags);
+  s.oobLogit = new Array<usize>(nBags);
+  s.oobCount = new Array<i32>(nBags);
+  for (let bg = 0; bg < nBags; bg++) { s.oobIdx[bg] = 0; s.oobLogit[bg] = 0; s.oobCount[bg] = 0; }
   s.heldLogit = allocF64(s.nHeld > 0 ? s.nHeld : 1);
   s.heldBase = allocF64(s.nHeld > 0 ? s.nHeld : 1);
-  if (s.crossFit) {
-    fitFoldModels(s);
-  } else {
-    const all = new BagRows();
-    all.rows = s.trainRows; all.ys = s.yTrain; all.count = s.nTrain;
-    for (let bg = 0; bg < nBags; bg++) s.bags[bg] = runBag(s, bg, all, false);
-  }
-  let roundsSum = 0.0;
-  for (let bg = 0; bg < nBags; bg++) roundsSum += <f64>s.bags[bg].rounds;
-  s.out.setMetric(A.M_MEAN_ROUNDS, roundsSum / <f64>nBags);
+  reportProgress(A.P_BAG, 0, nBags);
+  startPhase(s, PHASE_BAGS, null);
 }
 
-function fitFoldModels(s: FitState): void {
+/** Builds the task block of a phase and clears its bookkeeping. */
+function startPhase(s: FitState, phase: i32, pairs: PairSet | null): void {
+  buildBlock(s.ctx, phase, s.u, s.nTrain, s.crossFit, s.nBags, s.uKinds, s.uBins, s.yTrain, s.rowHash, s.foldOf,
+    s.binsAll, s.n, s.trainRows, s.bagTerms, s.bagIntercepts, pairs);
+  release(s.taskDone);
+  s.taskDone = allocU8(s.nBags);
+  s.tasksLeft = s.nBags;
+}
+
+/**
+ * Takes task k's output (tasks.ts layouts) into the fit. Returns false when the output does not fit the
+ * phase (wrong length, a task put twice): the host then fails the fit.
+ */
+export function putTask(s: FitState, k: i32, out: usize, len: i32): bool {
+  const ctx = s.ctx, u = s.u;
+  if (k < 0 || k >= s.nBags || ldb(s.taskDone, k) != 0 || len < 2) return false;
+  if (ctx.phase == PHASE_BAGS) {
+    if (len < BAG_OUT_HEAD) return false;
+    const nV = <i32>ldf(out, 2);
+    if (nV < 0 || len != BAG_OUT_HEAD + u * BIN_STRIDE + 2 * nV) return false;
+    stf(s.bagIntercepts, k, ldf(out, 0));
+    stf(s.bagRounds, k, ldf(out, 1));
+    memory.copy(s.bagTerms + (<usize>(k * u * BIN_STRIDE) << 3), out + (<usize>BAG_OUT_HEAD << 3), <usize>(u * BIN_STRIDE) << 3);
+    const idx = allocI32(nV), logit = allocF64(nV);
+    const src = out + (<usize>(BAG_OUT_HEAD + u * BIN_STRIDE) << 3);
+    for (let i = 0; i < nV; i++) { sti(idx, i, <i32>ldf(src, i)); stf(logit, i, ldf(src, nV + i)); }
+    s.oobIdx[k] = idx; s.oobLogit[k] = logit; s.oobCount[k] = nV;
+  } else if (ctx.phase == PHASE_PAIRS) {
+    const ps = s.candidatePairs!;
+    const cells = PAIR_COARSE * PAIR_COARSE;
+    const nV = <i32>ldf(out, 1);
+    if (nV != s.oobCount[k] || len != PAIR_OUT_HEAD + ps.count * cells + nV) return false;
+    stf(s.pairGains, k, ldf(out, 0));
+    memory.copy(ps.tableOf(k, 0), out + (<usize>PAIR_OUT_HEAD << 3), <usize>(ps.count * cells) << 3);
+    const logit = allocF64(nV);
+    memory.copy(logit, out + (<usize>(PAIR_OUT_HEAD + ps.count * cells) << 3), <usize>nV << 3);
+    s.pairOob[k] = logit;
+  } else return false;
+  stb(s.taskDone, k, 1);
+  s.tasksLeft--;
+  // progress counts bags as their outputs come in, whichever worker ran them (any order)
+  if (ctx.phase == PHASE_BAGS) reportProgress(A.P_BAG, s.nBags - s.tasksLeft, s.nBags);
+  return true;
+}
+
+/** After every bag: the mean rounds, and (cross-fitted) each fold model's calibration and its rows' logits. */
+export function afterBags(s: FitState): void {
+  const nBags = s.nBags;
+  let roundsSum = 0.0;
+  for (let bg = 0; bg < nBags; bg++) roundsSum += ldf(s.bagRounds, bg);
+  s.out.setMetric(A.M_MEAN_ROUNDS, roundsSum / <f64>nBags);
+  if (s.crossFit) finishFolds(s);
+}
+
+function finishFolds(s: FitState): void {
   const nTrain = s.nTrain, trainRows = s.trainRows, yTrain = s.yTrain, foldOf = s.foldOf;
   const u = s.u, n = s.n, binsAll = s.binsAll, bagTerms = s.bagTerms, bagIntercepts = s.bagIntercepts;
   const sH = s.heldLogit, baseH = s.heldBase;
   let slopeSum = 0.0;
-  const fold = new BagRows();
-  fold.rows = allocI32(nTrain); fold.ys = allocF64(nTrain);
+  const foldYs = allocF64(nTrain);
   const oobSum = allocF64(nTrain), oobCount = allocF64(nTrain);
   for (let f = 0; f < CROSS_FOLDS; f++) {
     let nF = 0, posF = 0;
     for (let q = 0; q < nTrain; q++) {
       if (ldb(foldOf, q) == f) continue;
-      sti(fold.rows, nF, ldi(trainRows, q)); stf(fold.ys, nF, ldf(yTrain, q));
+      stf(foldYs, nF, ldf(yTrain, q));
       if (ldf(yTrain, q) == 1) posF++;
       nF++;
     }
-    fold.count = nF;
     const bg0 = f * BAGS_PER_FOLD;
-    for (let bg = bg0; bg < bg0 + BAGS_PER_FOLD; bg++) s.bags[bg] = runBag(s, bg, fold, true);
     memory.fill(oobSum, 0, <usize>nF << 3); memory.fill(oobCount, 0, <usize>nF << 3);
     addOutOfBag(s, bg0, BAGS_PER_FOLD, oobSum, oobCount);
-    const cal = calibration(oobSum, oobCount, fold.ys, nF);
+    const cal = calibration(oobSum, oobCount, foldYs, nF);
     slopeSum += cal.ok ? cal.b : 1;
     if (cal.ok && cal.b > 0 && (cal.b < CAL_LOW || cal.b > CAL_HIGH)) {
       s.out.setMetric(A.M_CAL_APPLIED, 1);
@@ -98,87 +135,45 @@ function fitFoldModels(s: FitState): void {
     }
   }
   s.out.setMetric(A.M_CAL_SLOPE, slopeSum / <f64>CROSS_FOLDS);
-  release(fold.rows); release(fold.ys); release(oobSum); release(oobCount);
-}
-
-// u64 key of each row of the bag being drawn (AS function pointers carry no closure)
-let bagKey: usize = 0;
-function cmpBagKey(a: i32, b: i32): i32 {
-  const x = ldl(bagKey, a), y = ldl(bagKey, b);
-  return x < y ? -1 : (x > y ? 1 : 0);
-}
-
-/**
- * Boosts bag `bg` on `from` (stagewise with smoothing rounds, or cyclic) and stores its tables in
- * s.bagTerms and its intercept in s.bagIntercepts.
- */
-function runBag(s: FitState, bg: i32, from: BagRows, stagewise: bool): Bag {
-  const rows = from.rows, ys = from.ys, nR = from.count;
-  const u = s.u, n = s.n, binsAll = s.binsAll, rowHash = s.rowHash;
-  // stratified 15% validation drawn by a key of (bag, entity hash): whole entities move together
-  const seed: u64 = mix64(<u64>(bg + 1) * 0x9e3779b97f4a7c15);
-  bagKey = allocF64(nR);
-  const posList = allocI32(nR), negList = allocI32(nR), inValid = allocU8(nR);
-  let np = 0, nn = 0;
-  for (let q = 0; q < nR; q++) {
-    stl(bagKey, q, mix64(ldl(rowHash, ldi(rows, q)) ^ seed));
-    if (ldf(ys, q) == 1) sti(posList, np++, q); else sti(negList, nn++, q);
-  }
-  sortIndices(posList, np, cmpBagKey);
-  sortIndices(negList, nn, cmpBagKey);
-  // inValid: 0 unused, 1 validation, 2 training (both stratified, drawn in bag-key order)
-  const validShare = Math.min(BAG_VALID_FRACTION, MAX_BAG_VALID / <f64>nR);
-  const vp = <i32>Math.round(<f64>np * validShare), vn = <i32>Math.round(<f64>nn * validShare);
-  const trainShare = Math.min(1.0, MAX_BAG_TRAIN / <f64>(nR - vp - vn));
-  const tp = <i32>Math.round(<f64>(np - vp) * trainShare), tn = <i32>Math.round(<f64>(nn - vn) * trainShare);
-  for (let q = 0; q < vp; q++) stb(inValid, ldi(posList, q), 1);
-  for (let q = 0; q < vn; q++) stb(inValid, ldi(negList, q), 1);
-  for (let q = vp; q < vp + tp; q++) stb(inValid, ldi(posList, q), 2);
-  for (let q = vn; q < vn + tn; q++) stb(inValid, ldi(negList, q), 2);
-  const bag = new Bag();
-  bag.u = u; bag.kinds = s.uKinds; bag.nBins = s.uBins;
-  const nV = vp + vn, nT = tp + tn;
-  bag.nV = nV; bag.nT = nT;
-  const binsT = allocU8(u * nT), binsV = allocU8(u * nV), yT = allocF64(nT), yV = allocF64(nV), vIdx = allocI32(nV);
-  bag.binsT = binsT; bag.binsV = binsV; bag.yT = yT; bag.yV = yV; bag.vIdx = vIdx;
-  let it = 0, iv = 0;
-  for (let q = 0; q < nR; q++) {
-    const r = ldi(rows, q);
-    const role = ldb(inValid, q);
-    if (role == 0) continue;
-    if (role == 1) {
-      for (let c = 0; c < u; c++) store<u8>(binsV + <usize>(c * nV + iv), load<u8>(binsAll + <usize>c * <usize>n + <usize>r));
-      stf(yV, iv, ldf(ys, q)); sti(vIdx, iv, q); iv++;
-    } else {
-      for (let c = 0; c < u; c++) store<u8>(binsT + <usize>(c * nT + it), load<u8>(binsAll + <usize>c * <usize>n + <usize>r));
-      stf(yT, it, ldf(ys, q)); it++;
-    }
-  }
-  bag.seed = seed;
-  const terms = s.bagTerms + (<usize>(bg * u * BIN_STRIDE) << 3);
-  if (stagewise) {
-    bag.smoothRounds = SMOOTH_ROUNDS;
-    boostStagewise(bag, terms, LEARNING_RATE, STAGEWISE_PATIENCE, STAGEWISE_MAX_ROUNDS);
-  } else {
-    boostMains(bag, terms, LEARNING_RATE, PATIENCE, MAX_ROUNDS);
-  }
-  stf(s.bagIntercepts, bg, bag.intercept);
-  release(bagKey); bagKey = 0;
-  release(posList); release(negList); release(inValid);
-  return bag;
+  release(foldYs); release(oobSum); release(oobCount);
 }
 
 // ---- 7. gated pairs (a single split), boosted on each bag's residuals and kept only when validation agrees ----
 
-export function fitPairs(s: FitState): void {
-  if (!s.crossFit && s.nTrain >= PAIR_MIN_ROWS && s.u >= 2) {
-    const pairs = selectPairs(s.binsAll, s.n, s.trainRows, s.nTrain, s.yTrain, s.u, s.uKinds, s.uBins, s.bagTerms,
-      s.bagIntercepts, s.nBags);
-    s.out.setMetric(A.M_PAIRS_TRIED, <f64>pairs.count);
-    if (pairs.count > 0 && boostPairs(pairs, s.bags, s.bagTerms, s.nBags, LEARNING_RATE, PAIR_PATIENCE, PAIR_MAX_ROUNDS)) {
-      s.pairs = pairs;
-    } else pairs.free();
-  }
+/**
+ * Selects the pairs to try and starts the pair phase (one task per bag); returns false when no pair
+ * is tried (cross-fitted, too few training rows or columns, or no pair with any gain).
+ */
+export function startPairs(s: FitState): bool {
+  if (s.crossFit || s.nTrain < PAIR_MIN_ROWS || s.u < 2) return false;
+  const pairs = selectPairs(s.binsAll, s.n, s.trainRows, s.nTrain, s.yTrain, s.u, s.uKinds, s.uBins, s.bagTerms,
+    s.bagIntercepts, s.nBags);
+  s.out.setMetric(A.M_PAIRS_TRIED, <f64>pairs.count);
+  if (pairs.count == 0) { pairs.free(); return false; }
+  s.candidatePairs = pairs;
+  s.pairGains = allocF64(s.nBags);
+  s.pairOob = new Array<usize>(s.nBags);
+  for (let bg = 0; bg < s.nBags; bg++) s.pairOob[bg] = 0;
+  startPhase(s, PHASE_PAIRS, pairs);
+  return true;
+}
+
+/** After every bag's pairs: keep them when enough bags agree (pairs.ts pairsKept); their logits then join the out-of-bag ones. */
+export function afterPairs(s: FitState): void {
+  const pairs = s.candidatePairs!;
+  s.candidatePairs = null;
+  if (pairsKept(s.pairGains, s.nBags)) {
+    s.pairs = pairs;
+    for (let bg = 0; bg < s.nBags; bg++) {
+      release(s.oobLogit[bg]);
+      s.oobLogit[bg] = s.pairOob[bg];
+      s.pairOob[bg] = 0;
+    }
+  } else pairs.free();
+}
+
+/** Records how many pairs the model kept. */
+export function notePairs(s: FitState): void {
   s.out.setMetric(A.M_PAIRS, s.pairs == null ? 0 : <f64>s.pairs!.count);
 }
 
@@ -270,18 +265,13 @@ export function scoreHeldOut(s: FitState): void {
 
 /** Adds bags bg0..bg0+nB-1's logits of their own validation rows into oobSum/oobCount (by position). */
 function addOutOfBag(s: FitState, bg0: i32, nB: i32, oobSum: usize, oobCount: usize): void {
-  const u = s.u, pairs = s.pairs;
   for (let bg = bg0; bg < bg0 + nB; bg++) {
-    const bag = s.bags[bg];
-    const sv = allocF64(bag.nV);
-    scoreBinned(bag.binsV, bag.nV, u, s.bagTerms + (<usize>(bg * u * BIN_STRIDE) << 3), bag.intercept, sv);
-    if (pairs != null) pairs.addBagLogits(bg, bag.binsV, bag.nV, sv);
-    for (let i = 0; i < bag.nV; i++) {
-      const q = ldi(bag.vIdx, i);
+    const idx = s.oobIdx[bg], sv = s.oobLogit[bg], nV = s.oobCount[bg];
+    for (let i = 0; i < nV; i++) {
+      const q = ldi(idx, i);
       stf(oobSum, q, ldf(oobSum, q) + ldf(sv, i));
       stf(oobCount, q, ldf(oobCount, q) + 1);
     }
-    release(sv);
   }
 }
 

@@ -3,8 +3,8 @@
 import * as A from './abi';
 import { stf, ldf, allocF64, allocI32, allocU8, release } from './mem';
 import { ColumnBins } from './binning';
-import { Bag } from './boost';
 import { PairSet } from './pairs';
+import { TaskCtx } from './tasks';
 
 /** What a fit leaves for the host (index.ts): valid until the next fit on this instance. */
 export class FitOutputs {
@@ -83,12 +83,21 @@ export class FitState {
   uKinds: usize = 0; // i32 [u]: 0 numeric, 1 categorical
   uBins: usize = 0; // i32 [u]: bins of each usable column
 
-  // ---- 5-7. bags and pairs ----
+  // ---- 5-7. bags and pairs: run as tasks (tasks.ts) the host may spread over engine instances ----
+  ctx: TaskCtx = new TaskCtx(); // the current phase's task block
+  taskDone: usize = 0; // u8 [nBags]: task k's output is in
+  tasksLeft: i32 = 0;
   nBags: i32 = 0;
-  bags: Array<Bag> = new Array<Bag>(0);
   bagTerms: usize = 0; // f64 [nBags * u * BIN_STRIDE]
   bagIntercepts: usize = 0; // f64 [nBags]
-  pairs: PairSet | null = null;
+  bagRounds: usize = 0; // f64 [nBags]: each bag's kept round
+  oobIdx: Array<usize> = new Array<usize>(0); // per bag, i32 [oobCount]: pool position of each validation row
+  oobLogit: Array<usize> = new Array<usize>(0); // per bag, f64 [oobCount]: their logits under the bag's model
+  oobCount: Array<i32> = new Array<i32>(0);
+  candidatePairs: PairSet | null = null; // pairs being tried (pair phase)
+  pairGains: usize = 0; // f64 [nBags]: each bag's gate gain from the pairs
+  pairOob: Array<usize> = new Array<usize>(0); // per bag, f64 [oobCount]: validation logits with the pairs
+  pairs: PairSet | null = null; // pairs kept
   heldLogit: usize = 0; // f64 [nHeld]: held-out rows' logits under the model tested on them
   heldBase: usize = 0; // f64 [nHeld]: the base rate each could have been given without a model
 
@@ -108,8 +117,11 @@ export class FitState {
     release(this.foldOf); release(this.foldRowCount); release(this.foldPositives);
     for (let j = 0; j < this.colBins.length; j++) release(this.colBins[j].aux);
     release(this.binsAll); release(this.yTrain); release(this.usableIdx); release(this.uKinds); release(this.uBins);
-    for (let bg = 0; bg < this.bags.length; bg++) this.bags[bg].free();
-    release(this.bagTerms); release(this.bagIntercepts);
+    this.ctx.free(); release(this.taskDone);
+    release(this.bagTerms); release(this.bagIntercepts); release(this.bagRounds); release(this.pairGains);
+    for (let bg = 0; bg < this.oobIdx.length; bg++) { release(this.oobIdx[bg]); release(this.oobLogit[bg]); }
+    for (let bg = 0; bg < this.pairOob.length; bg++) release(this.pairOob[bg]);
+    if (this.candidatePairs != null) this.candidatePairs!.free();
     if (this.pairs != null) this.pairs!.free();
     release(this.heldLogit); release(this.heldBase);
     release(this.counts); release(this.terms); release(this.posBags); release(this.negBags);

@@ -2,7 +2,10 @@
 // Every export returns a status (abi.ts); no strings cross; host/engine/abi.ts mirrors this (its
 // EngineExports is checked against these exports by test/engine/abi.test.ts).
 import * as A from './abi';
-import { runFit, outputs, CROSS_FOLDS } from './fit';
+import {
+  runFit, fitStart, fitPhase, fitTaskCount, fitAdvance, runTask, taskBlock, taskBlockLength, loadTasks, taskOutput,
+  taskOutputLength, putTaskOutput, outputs, CROSS_FOLDS,
+} from './fit';
 import { scoreRows } from './model';
 
 /** Allocates `bytes` of unmanaged memory for the host to fill (free with `release`). */
@@ -24,6 +27,15 @@ export function fit(n: i32, m: i32, entityBytes: usize, entityOffsets: usize, ou
   kinds: usize, data: usize, cards: usize): i32 {
   return runFit(n, m, entityBytes, entityOffsets, outcome, time, kinds, data, cards);
 }
+
+// A fit in phases, so its independent tasks (one per bag: boosting, then pairs) can run on other
+// instances in worker threads (fit.ts fitStart): the results are put back by task index, so they do not
+// depend on which instance ran which task or in what order they finished.
+export {
+  fitStart, fitPhase, fitTaskCount, fitAdvance, runTask, taskBlock, taskBlockLength, loadTasks, taskOutput,
+  taskOutputLength, putTaskOutput,
+};
+
 export function fitMetrics(): usize { return outputs.metrics; }
 export function fitExclusions(): usize { return outputs.exclusions; }
 export function fitColumnAuc(): usize { return outputs.columnAuc; }

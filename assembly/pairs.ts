@@ -1,7 +1,7 @@
 // Gated pair terms (engine.md step 7): pairs ranked by the gain of a 4-quadrant split of the main
 // model's residuals (FAST), the top few boosted per bag on coarse bins, and kept only when rows the
 // early stopping never saw agree across bags.
-import { ldf, stf, ldi, sti, allocF64, allocI32, release } from './mem';
+import { ldf, stf, ldi, sti, allocF64, allocI32, allocU8, release } from './mem';
 import { Bag, BIN_STRIDE, scoreBinned } from './boost';
 import { rowLogLoss, sigmoid } from './stats';
 import { sortIndices } from './sort';
@@ -31,11 +31,14 @@ export class PairSet {
   colB(p: i32): i32 { return ldi(this.cols, p * 2 + 1); }
   coarse(c: i32, fine: i32): i32 { return ldi(this.coarseOf, c * BIN_STRIDE + fine); }
 
-  /** Adds a bag's pair logits to the logits of rows binned column-major (bins [c * nRows + i]). */
-  addBagLogits(bag: i32, bins: usize, nRows: i32, out: usize): void {
+  /**
+   * Adds one bag's pair logits (its tables at `tables`, pairCount x COARSE x COARSE) to the logits of
+   * rows binned column-major (bins [c * nRows + i]).
+   */
+  addTableLogits(tables: usize, bins: usize, nRows: i32, out: usize): void {
     for (let p = 0; p < this.count; p++) {
       const a = this.colA(p), b = this.colB(p);
-      const t = this.tableOf(bag, p);
+      const t = tables + (<usize>(p * COARSE * COARSE) << 3);
       for (let i = 0; i < nRows; i++) {
         const ca = this.coarse(a, <i32>load<u8>(bins + <usize>(a * nRows + i)));
         const cb = this.coarse(b, <i32>load<u8>(bins + <usize>(b * nRows + i)));
@@ -228,17 +231,25 @@ export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: us
   release(mean);
   const nPairs = u * (u - 1) / 2;
   const gains = allocF64(nPairs), pa = allocI32(nPairs), pb = allocI32(nPairs), idx = allocI32(nPairs);
+  // each training row's coarse bin in every column, once (the pair loop below reads two bytes a row)
+  const coarseRows = allocU8(u * nRows);
+  for (let c = 0; c < u; c++) {
+    const src = bins + <usize>c * <usize>n, dst = coarseRows + <usize>c * <usize>nRows;
+    for (let q = 0; q < nRows; q++) store<u8>(dst + <usize>q, <u8>ps.coarse(c, <i32>load<u8>(src + <usize>ldi(rows, q))));
+  }
   let k = 0;
   for (let a = 0; a < u; a++) {
+    const colA = coarseRows + <usize>a * <usize>nRows;
     for (let b = a + 1; b < u; b++) {
       memory.fill(HG, 0, <usize>(COARSE * COARSE) << 3);
       memory.fill(HH, 0, <usize>(COARSE * COARSE) << 3);
       memory.fill(HN, 0, <usize>(COARSE * COARSE) << 3);
+      const colB = coarseRows + <usize>b * <usize>nRows;
       for (let q = 0; q < nRows; q++) {
-        const r = ldi(rows, q);
-        const o = ps.coarse(a, <i32>load<u8>(bins + <usize>a * <usize>n + <usize>r)) * COARSE
-          + ps.coarse(b, <i32>load<u8>(bins + <usize>b * <usize>n + <usize>r));
-        stf(HG, o, ldf(HG, o) + ldf(g, q)); stf(HH, o, ldf(HH, o) + ldf(h, q)); stf(HN, o, ldf(HN, o) + 1);
+        const o = (<usize>load<u8>(colA + <usize>q) * <usize>COARSE + <usize>load<u8>(colB + <usize>q)) << 3;
+        store<f64>(HG + o, load<f64>(HG + o) + load<f64>(g + (<usize>q << 3)));
+        store<f64>(HH + o, load<f64>(HH + o) + load<f64>(h + (<usize>q << 3)));
+        store<f64>(HN + o, load<f64>(HN + o) + 1);
       }
       stf(gains, k, bestQuadrantGain(ldi(ps.nCoarse, a), ldi(ps.nCoarse, b), 0));
       sti(pa, k, a); sti(pb, k, b); sti(idx, k, k);
@@ -254,7 +265,7 @@ export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: us
   for (let p = 0; p < count; p++) { sti(ps.cols, p * 2, ldi(pa, ldi(idx, p))); sti(ps.cols, p * 2 + 1, ldi(pb, ldi(idx, p))); }
   ps.tables = allocF64(nBags * count * COARSE * COARSE + 1);
   ps.final = allocF64(count * COARSE * COARSE + 1);
-  release(gains); release(pa); release(pb); release(idx); release(g); release(h);
+  release(gains); release(pa); release(pb); release(idx); release(g); release(h); release(coarseRows);
   return ps;
 }
 
@@ -265,78 +276,80 @@ const DCELL = allocF64(COARSE * COARSE);
 const MCELL = allocF64(COARSE * COARSE); // [i, t] then 4 f64 Newton steps at +8
 
 /**
- * Boosts the pairs in every bag on top of the bag's main terms. Early stopping watches the even
- * validation rows; the odd ones, never used to stop, decide whether the pairs are kept: they must
- * lower the log loss in at least MIN_BAGS_AGREE bags and on the whole.
+ * Boosts the pairs in one bag on top of its main terms (`terms`, intercept in bag.intercept); writes the
+ * best round's tables to `best` (pairCount x COARSE x COARSE, zeroed by the caller). Early stopping
+ * watches the even validation rows; the odd ones, never used to stop, are the gate: returns how much
+ * the pairs lowered their log loss (fit.ts keeps the pairs only when enough bags agree, pairsKept).
  */
-export function boostPairs(ps: PairSet, bags: Array<Bag>, bagTerms: usize, nBags: i32, lr: f64,
-  patience: i32, maxRounds: i32): bool {
+export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, lr: f64, patience: i32, maxRounds: i32): f64 {
+  const cells = COARSE * COARSE;
+  const u = bag.u, nT = bag.nT, nV = bag.nV;
+  const sT = allocF64(nT), eT = allocF64(nT), sV = allocF64(nV);
+  scoreBinned(bag.binsT, nT, u, terms, bag.intercept, sT);
+  scoreBinned(bag.binsV, nV, u, terms, bag.intercept, sV);
+  const work = allocF64(ps.count * cells);
+  // coarse cell of every row for every pair, computed once
+  const cellT = allocI32(ps.count * nT), cellV = allocI32(ps.count * nV);
+  for (let p = 0; p < ps.count; p++) {
+    const a = ps.colA(p), b = ps.colB(p);
+    for (let i = 0; i < nT; i++) sti(cellT, p * nT + i, ps.coarse(a, <i32>load<u8>(bag.binsT + <usize>(a * nT + i))) * COARSE + ps.coarse(b, <i32>load<u8>(bag.binsT + <usize>(b * nT + i))));
+    for (let i = 0; i < nV; i++) sti(cellV, p * nV + i, ps.coarse(a, <i32>load<u8>(bag.binsV + <usize>(a * nV + i))) * COARSE + ps.coarse(b, <i32>load<u8>(bag.binsV + <usize>(b * nV + i))));
+  }
+  const startStop = halfLoss(sV, bag.yV, nV, 0), startGate = halfLoss(sV, bag.yV, nV, 1);
+  let bestStop = startStop, bestGate = startGate;
+  let bestRound = 0, round = 0;
+  for (let i = 0; i < nT; i++) stf(eT, i, Math.exp(ldf(sT, i))); // odds; steps multiply them
+  while (round < maxRounds) {
+    round++;
+    for (let p = 0; p < ps.count; p++) {
+      memory.fill(HG, 0, <usize>cells << 3); memory.fill(HH, 0, <usize>cells << 3); memory.fill(HN, 0, <usize>cells << 3);
+      for (let i = 0; i < nT; i++) {
+        const o = ldi(cellT, p * nT + i);
+        const e = ldf(eT, i);
+        const pr = e / (1 + e);
+        stf(HG, o, ldf(HG, o) + (pr - ldf(bag.yT, i))); stf(HH, o, ldf(HH, o) + pr * (1 - pr)); stf(HN, o, ldf(HN, o) + 1);
+      }
+      const ca = ldi(ps.nCoarse, ps.colA(p)), cb = ldi(ps.nCoarse, ps.colB(p));
+      if (bestQuadrantGain(ca, cb, SPLIT) <= 0) continue;
+      const ci = ldi(SPLIT, 0), ct = ldi(SPLIT, 1);
+      const d00 = lr * ldf(SPLIT + 8, 0), d01 = lr * ldf(SPLIT + 8, 1), d10 = lr * ldf(SPLIT + 8, 2), d11 = lr * ldf(SPLIT + 8, 3);
+      const w = work + (<usize>(p * cells) << 3);
+      const m00 = Math.exp(d00), m01 = Math.exp(d01), m10 = Math.exp(d10), m11 = Math.exp(d11);
+      for (let x = 0; x < COARSE; x++) for (let y = 0; y < COARSE; y++) {
+        const o = x * COARSE + y;
+        const d = x <= ci ? (y <= ct ? d00 : d01) : (y <= ct ? d10 : d11);
+        stf(DCELL, o, d);
+        stf(MCELL, o, x <= ci ? (y <= ct ? m00 : m01) : (y <= ct ? m10 : m11));
+        stf(w, o, ldf(w, o) + d);
+      }
+      for (let i = 0; i < nT; i++) {
+        const o = ldi(cellT, p * nT + i);
+        stf(eT, i, ldf(eT, i) * ldf(MCELL, o));
+      }
+      for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(DCELL, ldi(cellV, p * nV + i)));
+    }
+    const stop = halfLoss(sV, bag.yV, nV, 0);
+    if (stop < bestStop) {
+      bestStop = stop; bestRound = round;
+      bestGate = halfLoss(sV, bag.yV, nV, 1);
+      memory.copy(best, work, <usize>(ps.count * cells) << 3);
+    } else if (round - bestRound >= patience) break;
+  }
+  release(sT); release(eT); release(sV); release(work); release(cellT); release(cellV);
+  return startGate - bestGate;
+}
+
+/**
+ * Whether the pairs are kept, from each bag's gate gain in bag order: they must lower the odd
+ * validation rows' log loss in at least MIN_BAGS_AGREE bags and on the whole.
+ */
+export function pairsKept(gains: usize, nBags: i32): bool {
   let agree = 0;
   let totalGain = 0.0;
-  const cells = COARSE * COARSE;
   for (let bg = 0; bg < nBags; bg++) {
-    const bag = bags[bg];
-    const u = bag.u, nT = bag.nT, nV = bag.nV;
-    const terms = bagTerms + (<usize>(bg * u * BIN_STRIDE) << 3);
-    const sT = allocF64(nT), eT = allocF64(nT), sV = allocF64(nV);
-    scoreBinned(bag.binsT, nT, u, terms, bag.intercept, sT);
-    scoreBinned(bag.binsV, nV, u, terms, bag.intercept, sV);
-    const work = allocF64(ps.count * cells);
-    const best = ps.tableOf(bg, 0);
-    // coarse cell of every row for every pair, computed once
-    const cellT = allocI32(ps.count * nT), cellV = allocI32(ps.count * nV);
-    for (let p = 0; p < ps.count; p++) {
-      const a = ps.colA(p), b = ps.colB(p);
-      for (let i = 0; i < nT; i++) sti(cellT, p * nT + i, ps.coarse(a, <i32>load<u8>(bag.binsT + <usize>(a * nT + i))) * COARSE + ps.coarse(b, <i32>load<u8>(bag.binsT + <usize>(b * nT + i))));
-      for (let i = 0; i < nV; i++) sti(cellV, p * nV + i, ps.coarse(a, <i32>load<u8>(bag.binsV + <usize>(a * nV + i))) * COARSE + ps.coarse(b, <i32>load<u8>(bag.binsV + <usize>(b * nV + i))));
-    }
-    const startStop = halfLoss(sV, bag.yV, nV, 0), startGate = halfLoss(sV, bag.yV, nV, 1);
-    let bestStop = startStop, bestGate = startGate;
-    let bestRound = 0, round = 0;
-    for (let i = 0; i < nT; i++) stf(eT, i, Math.exp(ldf(sT, i))); // odds; steps multiply them
-    while (round < maxRounds) {
-      round++;
-      for (let p = 0; p < ps.count; p++) {
-        memory.fill(HG, 0, <usize>cells << 3); memory.fill(HH, 0, <usize>cells << 3); memory.fill(HN, 0, <usize>cells << 3);
-        for (let i = 0; i < nT; i++) {
-          const o = ldi(cellT, p * nT + i);
-          const e = ldf(eT, i);
-          const pr = e / (1 + e);
-          stf(HG, o, ldf(HG, o) + (pr - ldf(bag.yT, i))); stf(HH, o, ldf(HH, o) + pr * (1 - pr)); stf(HN, o, ldf(HN, o) + 1);
-        }
-        const ca = ldi(ps.nCoarse, ps.colA(p)), cb = ldi(ps.nCoarse, ps.colB(p));
-        if (bestQuadrantGain(ca, cb, SPLIT) <= 0) continue;
-        const ci = ldi(SPLIT, 0), ct = ldi(SPLIT, 1);
-        const d00 = lr * ldf(SPLIT + 8, 0), d01 = lr * ldf(SPLIT + 8, 1), d10 = lr * ldf(SPLIT + 8, 2), d11 = lr * ldf(SPLIT + 8, 3);
-        const w = work + (<usize>(p * cells) << 3);
-        const m00 = Math.exp(d00), m01 = Math.exp(d01), m10 = Math.exp(d10), m11 = Math.exp(d11);
-        for (let x = 0; x < COARSE; x++) for (let y = 0; y < COARSE; y++) {
-          const o = x * COARSE + y;
-          const d = x <= ci ? (y <= ct ? d00 : d01) : (y <= ct ? d10 : d11);
-          stf(DCELL, o, d);
-          stf(MCELL, o, x <= ci ? (y <= ct ? m00 : m01) : (y <= ct ? m10 : m11));
-          stf(w, o, ldf(w, o) + d);
-        }
-        for (let i = 0; i < nT; i++) {
-          const o = ldi(cellT, p * nT + i);
-          stf(eT, i, ldf(eT, i) * ldf(MCELL, o));
-        }
-        for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(DCELL, ldi(cellV, p * nV + i)));
-      }
-      const stop = halfLoss(sV, bag.yV, nV, 0);
-      if (stop < bestStop) {
-        bestStop = stop; bestRound = round;
-        bestGate = halfLoss(sV, bag.yV, nV, 1);
-        memory.copy(best, work, <usize>(ps.count * cells) << 3);
-      } else if (round - bestRound >= patience) break;
-    }
-    const gain = startGate - bestGate;
+    const gain = ldf(gains, bg);
     if (gain > 0) agree++;
     totalGain += gain;
-    release(sT); release(eT); release(sV); release(work); release(cellT); release(cellV);
-    // The decision cannot change once the bags left could not reach MIN_BAGS_AGREE: stop early
-    // (the pairs are dropped either way, so the result is the same and the work is saved).
-    if (agree + (nBags - bg - 1) < MIN_BAGS_AGREE) return false;
   }
   return agree >= MIN_BAGS_AGREE && totalGain > 0;
 }

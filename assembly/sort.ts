@@ -52,3 +52,35 @@ export function sortF64(p: usize, n: i32): void {
   if (src != p) memory.copy(p, src, <usize>n << 3);
   heap.free(scratch);
 }
+
+/**
+ * Sorts `n` indices at `idx` by their u64 key `keys[index]` ascending, equal keys by ascending index:
+ * the order sortIndices gives with that comparator, by a stable least-significant-digit radix sort
+ * (four 16-bit digits; the indices must come in ascending order).
+ */
+export function sortByU64Key(idx: usize, n: i32, keys: usize): void {
+  if (n < 2) return;
+  const count = allocI32(65536);
+  let src = idx;
+  let dst = allocI32(n);
+  const scratch = dst;
+  for (let shift: u64 = 0; shift < 64; shift += 16) {
+    memory.fill(count, 0, 65536 << 2);
+    for (let i = 0; i < n; i++) {
+      const d = <i32>((load<u64>(keys + (<usize>ldi(src, i) << 3)) >> shift) & 0xffff);
+      sti(count, d, ldi(count, d) + 1);
+    }
+    let sum = 0;
+    for (let d = 0; d < 65536; d++) { const c = ldi(count, d); sti(count, d, sum); sum += c; }
+    for (let i = 0; i < n; i++) {
+      const v = ldi(src, i);
+      const d = <i32>((load<u64>(keys + (<usize>v << 3)) >> shift) & 0xffff);
+      const at = ldi(count, d);
+      sti(dst, at, v);
+      sti(count, d, at + 1);
+    }
+    const t = src; src = dst; dst = t;
+  }
+  if (src != idx) memory.copy(idx, src, <usize>n << 2);
+  release(scratch); release(count);
+}

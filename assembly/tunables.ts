@@ -14,10 +14,9 @@ export const MAX_ROUNDS: i32 = 3000;
 export const PAIR_PATIENCE: i32 = 25; // pair tables are few and coarse: they settle sooner
 export const PAIR_MAX_ROUNDS: i32 = 400;
 export const MIN_HELD_CLASS: i32 = 20; // positives and negatives needed in the held-out part
-export const MIN_TRAIN_MINORITY: i32 = 50; // and max(50, 5 x usable columns) of the rarer class in training
-// engine.md suggests 5 per usable column; 3 keeps a wide table of a few hundred rows answerable, and the
-// held-out test still guards every answer.
-export const PER_COLUMN_MINORITY: i32 = 3;
+// and 50 of the rarer class in training, however many columns: not_yet means too few to test at all, and
+// the held-out test (not a count of columns) decides whether a wide table's pattern holds
+export const MIN_TRAIN_MINORITY: i32 = 50;
 export const RESTATES_AUC: f64 = 0.985; // a single column this good on held-in rows restates the outcome
 // one-sided alpha 0.005 over the larger of DeLong's error and the null spread (stats.ts aucZ): at 0.01,
 // permuted labels were answered too close to the 1% the honesty target allows

@@ -2,12 +2,14 @@
 // its peak RSS), scoring throughput inside the engine (tinybench), and ml-xgboost fit times beside them.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
 import {
   encodeCases,
   encodeTable,
+  FitPool,
   fitTable,
   loadEngine,
   scoreCases,
@@ -183,11 +185,16 @@ export interface SyntheticFit {
   meanRounds: number;
 }
 
-/** Child: a small warm-up fit, then the seeded `rows x cols` table built, then `runs` timed whole fits. */
+/**
+ * Child: a small warm-up fit, then the seeded `rows x cols` table built, then `runs` timed whole fits, each
+ * in a fit pool of the service's default size (host/config.ts FIT_WORKERS: one worker per core, at most 4),
+ * whose idle workers share the fit's bag tasks as they do in the service; its CPU time counts every thread.
+ */
 async function childEngineSynthetic(rows: number, cols: number, seed: number, runs: number): Promise<SyntheticFit> {
+  const pool = new FitPool(Math.max(1, Math.min(os.availableParallelism(), 4)));
   let t0 = performance.now();
   const warm = engineInput(syntheticTable(2000, cols, seed + 1));
-  await fitTable(warm.table, warm.opts);
+  await Promise.all([fitTable(warm.table, warm.opts, pool), fitTable(warm.table, warm.opts, pool)]);
   const warmupMs = performance.now() - t0;
   const { table, opts } = engineInput(syntheticTable(rows, cols, seed));
   const rssBeforeFitMb = process.memoryUsage().rss / 2 ** 20;
@@ -198,11 +205,12 @@ async function childEngineSynthetic(rows: number, cols: number, seed: number, ru
   for (let i = 0; i < Math.max(1, runs); i++) {
     const c0 = process.cpuUsage();
     t0 = performance.now();
-    r = await fitTable(table, opts);
+    r = await fitTable(table, opts, pool);
     runsMs.push(performance.now() - t0);
     cpuRunsMs.push(cpuMs(process.cpuUsage(c0)));
     if (i === 0) peakRssMb = peakRss();
   }
+  await pool.close();
   if (!r) throw new Error('no fit ran');
   return {
     rows,

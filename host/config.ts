@@ -1,5 +1,6 @@
 // Every setting of the service in one place: the Config type, its defaults, and how each is read from the
 // environment (README "Configuration"). The server, the keys CLI and the tests all resolve it here, once.
+import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { OAuthConfigError, parseOAuthIssuers, type TrustedIssuer } from './signing/oauth-config.ts';
@@ -74,6 +75,22 @@ export interface Config {
   allowLoopbackFetchForTests: boolean;
   /** Spec 5.1: identity providers whose access tokens are accepted (OAUTH_ISSUERS); empty: svck_ keys only. */
   oauthIssuers: TrustedIssuer[];
+  /** How often the signing keys are read again from the store, so a key rotated elsewhere is signed with here. */
+  signingKeyReloadMs: number;
+  /**
+   * Addresses of the load balancers in front (TRUST_PROXY): a request from one of them is counted against the
+   * client address it names last in X-Forwarded-For (register_agent's limit per address). Empty: the socket's.
+   */
+  trustProxy: string[];
+  /**
+   * How often an event stream reads the store for a task running on another process (spec 2.12); events
+   * written by this process wake its streams at once.
+   */
+  eventPollMs: number;
+  /** Spec 2.12: a comment line this often on a quiet event stream. */
+  eventHeartbeatMs: number;
+  /** Spec 2.12: an event stream is closed after this long (the client reconnects with Last-Event-ID). */
+  eventStreamMaxMs: number;
 }
 
 /** A setting in the environment that makes no sense: the service refuses to start and says which. */
@@ -124,6 +141,20 @@ function oauthIssuersFrom(env: Env): TrustedIssuer[] {
   }
 }
 
+/** TRUST_PROXY: comma-separated IP addresses (IPv4 or IPv6), each as the socket reports the proxy's. */
+function trustProxyFrom(env: Env): string[] {
+  if (!isSet(env, 'TRUST_PROXY')) return [];
+  const list = env.TRUST_PROXY!.split(',').map((a) => a.trim());
+  for (const a of list) {
+    if (isIP(a) === 0) {
+      throw new ConfigError(
+        `TRUST_PROXY must list the IP addresses of your load balancers, comma-separated (e.g. 127.0.0.1,10.0.0.5), got ${JSON.stringify(a)}`,
+      );
+    }
+  }
+  return list;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** The Config for this environment (README "Configuration"); unset or empty variables take the defaults. */
@@ -164,6 +195,11 @@ export function configFromEnv(env: Env = process.env): Config {
     fetchCaPem: null,
     allowLoopbackFetchForTests: false,
     oauthIssuers: oauthIssuersFrom(env),
+    signingKeyReloadMs: intFrom(env, 'SIGNING_KEY_RELOAD_MS', 60_000, 1000, MAX_TIMER_MS),
+    trustProxy: trustProxyFrom(env),
+    eventPollMs: intFrom(env, 'EVENT_POLL_MS', 500, 10, 60_000),
+    eventHeartbeatMs: 15_000,
+    eventStreamMaxMs: 5 * 60_000,
   };
 }
 
@@ -191,8 +227,9 @@ const REQUEST_THREAD_MB = 600;
 /** A parsed JSON body takes up to about this many times its bytes (objects and strings of the rows). */
 const PARSED_BODY_FACTOR = 3;
 /**
- * A task thread beyond its capped heap, MiB: its code, native buffers and the engine's wasm memory during a
- * fit, which the heap cap does not count (measured with a 1,000,000 x 13 record: BENCHMARKS.md "Overload").
+ * Per FIT_WORKERS beyond a task thread's capped heap, MiB: the thread's code and native buffers, and a fit
+ * worker's wasm memory during a fit, which no heap cap counts (measured with a 1,000,000 x 13 record:
+ * BENCHMARKS.md "Overload").
  */
 const TASK_THREAD_EXTRA_MB = 700;
 

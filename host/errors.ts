@@ -12,7 +12,13 @@ export type ProblemCode =
   | 'scope_required'
   | 'unknown_dataset'
   | 'unknown_task'
-  | 'unknown_model'
+  | 'unknown_link'
+  | 'watch_link_expired'
+  | 'watch_streams_limited'
+  | 'model_ref_missing'
+  | 'model_expired'
+  | 'model_deleted'
+  | 'answer_expired'
   | 'not_found'
   | 'method_not_allowed'
   | 'dataset_sealed'
@@ -27,6 +33,12 @@ export type ProblemCode =
   | 'shape_invalid'
   | 'shape_empty'
   | 'columns_mismatch'
+  | 'upload_piece_out_of_order'
+  | 'upload_session_mismatch'
+  | 'upload_pieces_missing'
+  | 'upload_already_complete'
+  | 'upload_corrupt'
+  | 'upload_unreadable'
   | 'invalid_outcomes'
   | 'idempotency_key_reused'
   | 'fetch_refused'
@@ -87,10 +99,41 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     title: 'Unknown task',
     remedy: 'Poll a task_id returned by an ask of this workspace within the last 24 hours.',
   },
-  unknown_model: {
+  watch_link_expired: {
+    status: 410,
+    title: 'The watch link expired',
+    remedy: 'A watch link works for 24 hours, as long as its answer is kept. Ask again for a new task and link.',
+  },
+  watch_streams_limited: {
+    status: 429,
+    title: 'Too many watchers of this task',
+    remedy: 'At most 5 streams of one task are open at once and 60 open a minute: wait retry_after_ms, then reconnect.',
+  },
+  model_ref_missing: {
     status: 404,
     title: 'Unknown model_ref',
-    remedy: 'Use a model_ref returned by an answered ask of this workspace.',
+    remedy:
+      'Use a model_ref returned by an answered ask of this workspace, with the namespace that ask named (a model of another namespace or workspace is unknown here).',
+  },
+  model_expired: {
+    status: 410,
+    title: 'The model expired',
+    remedy: 'An expired model cannot be renewed: ask again on the record (with model_ttl_days) to get a model, then score with it.',
+  },
+  model_deleted: {
+    status: 410,
+    title: 'The model was deleted',
+    remedy: 'A deleted model answers nothing: ask again on the record to fit a new one (billed as a fit).',
+  },
+  unknown_link: {
+    status: 404,
+    title: 'Unknown or altered link',
+    remedy: 'Use a cursor, answer_url or results_url exactly as an answer gave it.',
+  },
+  answer_expired: {
+    status: 410,
+    title: 'The stored answer expired',
+    remedy: 'Answers are kept 24 hours: ask again (with response_format or export) to get a new link.',
   },
   not_found: { status: 404, title: 'No such endpoint', remedy: 'See POST /v1/describe for the operations.' },
   method_not_allowed: { status: 405, title: 'Method not allowed', remedy: 'Operations are POST with a JSON body.' },
@@ -153,6 +196,39 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     status: 422,
     title: 'Columns differ from the dataset',
     remedy: 'Every piece of a dataset must have exactly the same columns as the first.',
+  },
+  upload_piece_out_of_order: {
+    status: 409,
+    title: 'Piece out of order',
+    remedy: 'Send the pieces 0, 1, 2, ... in order: resend from next_piece (a piece sent twice is ignored).',
+  },
+  upload_session_mismatch: {
+    status: 409,
+    title: 'Another upload session',
+    remedy:
+      'Send every piece and /complete with the x-upload-session of piece 0; to start the upload over, send piece 0 with a new session.',
+  },
+  upload_pieces_missing: {
+    status: 409,
+    title: 'Pieces missing',
+    remedy: 'Send the pieces from next_piece on, then /complete again; the pieces already received are kept until the link expires.',
+  },
+  upload_already_complete: {
+    status: 409,
+    title: 'Upload already completed',
+    remedy: 'The dataset is stored: ask with its dataset_id. For another file, request a new upload with add-dataset (upload: true).',
+  },
+  upload_corrupt: {
+    status: 422,
+    title: 'The uploaded file cannot be read',
+    remedy:
+      'Nothing of it was kept. Check the file (gzip -t for gzip; a Parquet reader for Parquet; CSV must be UTF-8), then upload it again from piece 0 with a new x-upload-session.',
+  },
+  upload_unreadable: {
+    status: 422,
+    title: 'The file holds columns this service does not read',
+    remedy:
+      'Write the Parquet file with flat columns of text, numbers, booleans, dates or times (no lists, maps, groups or raw bytes), or send CSV.',
   },
   invalid_outcomes: {
     status: 422,

@@ -4,10 +4,12 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
+import { buildWasm, wasmIsStale } from './cli/build.ts';
 import { serve } from '@hono/node-server';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app.ts';
 import { StoreError } from './store/index.ts';
+import { FitPool } from './engine/index.ts';
 import { startSweeper } from './operations/datasets/sweeper.ts';
 import type { Services } from './services.ts';
 import { ConfigError, memoryBoundMb, resolveConfig, withListeningPort, type Config } from './config.ts';
@@ -46,14 +48,15 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
   const env = opts.env ?? process.env;
   const config = resolveConfig(env, overrides);
   const log = opts.log ?? pino({ level: config.logLevel });
-  const now = opts.now ?? Date.now;
 
   // The task threads (the fits, and reading large records) are this process's TaskHost; they open their
   // own services on the same store when first needed.
-  const threads = new TaskThreads(config, log);
+  const pool = new FitPool(config.fitWorkers);
+  const threads = new TaskThreads(config, log, pool);
   const opened = await openServices(config, {
     log,
-    now,
+    now: opts.now,
+    pool,
     taskHost: threads,
     recordCacheCells: REQUEST_THREAD_RECORD_CELLS,
     usageFlushMs: 1000,
@@ -99,17 +102,22 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
         await services.leases.stop();
         await threads.close();
         await opened.close();
+        await pool.close();
       })());
     log.info({ url, data_dir: config.dataDir, base_url: config.baseUrl, memory_bound_mb: memoryBoundMb(config) }, 'listening');
     return { url, services, server, close };
   } catch (err) {
     await threads.close();
     await opened.close();
+    await pool.close();
     throw err;
   }
 }
 
 async function main(): Promise<void> {
+  // `npm start`: build the engine only when its sources changed (host/cli/build.ts); the page's script is
+  // bundled by the server itself on first request (host/web/serve.ts).
+  if (wasmIsStale()) buildWasm();
   const running = await startService();
   const log = running.services.log;
   const stop = (signal: string) => {

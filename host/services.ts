@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Store } from './store/index.ts';
 import type { KeyRing } from './signing/index.ts';
-import type { EngineModule } from './engine/index.ts';
+import type { EngineModule, FitRunner } from './engine/index.ts';
 import type { UsageMeter } from './operations/usage-meter.ts';
 import type { LeaseKeeper } from './operations/leases.ts';
 import type { TaskRunner } from './operations/tasks.ts';
@@ -12,6 +12,9 @@ import type { RateLimits } from './operations/rate-limits.ts';
 import type { Admission } from './operations/admission.ts';
 import type { FitCache } from './operations/ask/fits.ts';
 import type { RecordCache } from './operations/datasets/read.ts';
+import type { TokenSecrets } from './operations/hmac-token.ts';
+import type { TaskEventHub } from './operations/events/hub.ts';
+import type { StoredAnswerCache } from './operations/stored-answers.ts';
 
 export type { Config } from './config.ts';
 
@@ -19,11 +22,18 @@ export interface Services {
   config: Config;
   store: Store;
   keyRing: KeyRing;
-  /** The compiled engine; fits run in the thread that asks (a task thread), never the request thread. */
+  /** The compiled engine (scoring runs where the call is; fits run in the fit pool's workers). */
   engine: EngineModule;
+  /**
+   * Where fits run: the process's fit workers, whose idle workers share each fit's bags. A task thread
+   * reaches them through the request thread (host/task-threads.ts), so its heap holds the table, not the fit.
+   */
+  pool: FitRunner;
   log: Logger;
-  /** Injected clock (tests move time); epoch ms. */
+  /** Injected clock (tests move time); epoch ms. On PostgreSQL the database server's (operations/clock.ts). */
   now: () => number;
+  /** The HMAC secrets of lever and upload tokens, shared through the store by every node. */
+  secrets: TokenSecrets;
   /** The usage ledger's batching writer (host/operations/usage-meter.ts). */
   usage: UsageMeter;
   /** Leases this process holds on pending tasks and in-flight idempotent calls. */
@@ -38,6 +48,10 @@ export interface Services {
   fitCache: FitCache;
   /** Parsed tables of sealed datasets. */
   records: RecordCache;
+  /** Wakes this process's task event streams when events are written here; watch link limits (spec 2.12, 2.13). */
+  events: TaskEventHub;
+  /** Stored answers kept parsed while they are paged (additions 2.3 svc_page). */
+  storedAnswers: StoredAnswerCache;
 }
 
 export interface Caller {

@@ -1,14 +1,18 @@
 // The task threads of this process (the TaskHost of host/operations/tasks.ts, issue 21): up to FIT_WORKERS
 // worker threads, each with its own heap (capped at TASK_MEMORY_MB), event loop and services, each running
-// one task at a time. A task's record is read, typed and fitted there, so the request thread keeps
-// answering while it runs, and a task that outgrows its heap ends its thread, not the process. Threads
+// one task at a time. A task's record is read, typed and encoded there, and its fits run in this process's
+// fit pool (a thread sends the encoded table here; the pool's idle workers share each fit's bags), so the
+// request thread keeps answering while it runs, and a task that outgrows its heap ends its thread, not the
+// process. The task's events (stage and answer) come back here, where the task's lease is held. Threads
 // start when first needed; all but one end after a minute idle. Their log lines come back to this
 // process's logger.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { ThreadLost, type Stage, type TaskHost, type TaskJob, type TaskOutcome } from './operations/tasks.ts';
-import type { ThreadMessage, ThreadData } from './task-thread.ts';
+import type { FitRunner } from './engine/index.ts';
+import { ThreadLost, type TaskHost, type TaskJob, type TaskOutcome } from './operations/tasks.ts';
+import type { EventSink } from './operations/events/types.ts';
+import type { ThreadMessage, ThreadData, ToThread } from './task-thread.ts';
 
 const ENTRY_URL = new URL('./task-thread-entry.mjs', import.meta.url);
 /** An idle thread ends after this long (its heap goes with it); the next task starts a new one. */
@@ -24,7 +28,7 @@ const LEVELS: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fa
 
 interface Job {
   id: string;
-  onStage: (s: Stage) => void;
+  events: EventSink;
   resolve: (o: TaskOutcome) => void;
   reject: (err: Error) => void;
 }
@@ -48,10 +52,11 @@ export class TaskThreads implements TaskHost {
   constructor(
     private readonly config: Config,
     private readonly log: Logger,
+    private readonly pool: FitRunner,
     readonly size = config.fitWorkers,
   ) {}
 
-  run(job: TaskJob, onStage: (s: Stage) => void): Promise<TaskOutcome> {
+  run(job: TaskJob, events: EventSink): Promise<TaskOutcome> {
     if (this.closed) return Promise.reject(new ThreadLost('the service is stopping', false, false));
     const thread = this.idle.pop() ?? this.spawn();
     if (thread.idleTimer) clearTimeout(thread.idleTimer);
@@ -59,8 +64,9 @@ export class TaskThreads implements TaskHost {
     thread.runs++;
     thread.worker.ref();
     return new Promise<TaskOutcome>((resolve, reject) => {
-      thread.job = { id: job.id, onStage, resolve, reject };
-      thread.worker.postMessage({ type: 'run', id: job.id, request: job.request, now: job.now });
+      thread.job = { id: job.id, events, resolve, reject };
+      const run: ToThread = { type: 'run', id: job.id, request: job.request, now: job.now, startedAt: job.startedAt };
+      thread.worker.postMessage(run);
     });
   }
 
@@ -95,7 +101,9 @@ export class TaskThreads implements TaskHost {
     if (msg.type === 'log') return relog(log, msg.line);
     const job = thread.job;
     if (!job || msg.id !== job.id) return;
-    if (msg.type === 'stage') return job.onStage(msg.stage);
+    if (msg.type === 'stage') return job.events.stage(msg.data);
+    if (msg.type === 'answer') return job.events.answer(msg.data);
+    if (msg.type === 'fit') return this.fitFor(thread, msg.fit, msg.input);
     thread.job = null;
     job.resolve(msg.outcome);
     if (this.closed) return void this.end(thread, null);
@@ -110,6 +118,27 @@ export class TaskThreads implements TaskHost {
       void this.end(thread, null);
     }, IDLE_MS);
     thread.idleTimer.unref();
+  }
+
+  /** Runs a thread's fit in the pool; its progress reports and its end go back to the thread. */
+  private fitFor(thread: Thread, fit: number, input: Extract<ThreadMessage, { type: 'fit' }>['input']): void {
+    const send = (m: ToThread, transfer: ArrayBuffer[] = []) => {
+      if (!thread.gone) thread.worker.postMessage(m, transfer);
+    };
+    this.pool
+      .run(input, (stage, done, total) => send({ type: 'fitProgress', fit, stage, done, total }))
+      .then(
+        (out) =>
+          send({ type: 'fitDone', fit, out }, [
+            out.metrics.buffer,
+            out.exclusions.buffer,
+            out.columnAuc.buffer,
+            out.rowSplit.buffer,
+            out.heldLogits.buffer,
+            out.model.buffer,
+          ] as ArrayBuffer[]),
+        (err: Error & { failure?: string }) => send({ type: 'fitFailed', fit, error: err.message, failure: err.failure ?? 'trap' }),
+      );
   }
 
   /** Ends a thread once: its job (if any) is rejected with `lost`. */

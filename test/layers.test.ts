@@ -40,6 +40,7 @@ const LAYER: Record<string, number> = {
 const HOMES: Array<[RegExp, string[]]> = [
   [/^arquero$/, ['table']],
   [/^jose$/, ['signing']],
+  [/^hyparquet(-compressors)?$/, ['table']],
   [/^(better-sqlite3|pg)$/, ['store']],
   [/^hono(\/|$)|^@hono\//, ['http', 'mcp', 'openapi', 'web', 'app.ts', 'main.ts']],
   [/^@modelcontextprotocol\//, ['mcp']],

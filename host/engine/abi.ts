@@ -10,6 +10,11 @@ export const OK = 0;
 export const ERR_BAD_INPUT = 1;
 export const ERR_BAD_MODEL = 2;
 
+/** Phases of a fit in progress (assembly/fit.ts fitStart): each is fitTaskCount() tasks, one per bag. */
+export const PHASE_DONE = 0;
+export const PHASE_BAGS = 1;
+export const PHASE_PAIRS = 2;
+
 export const STATE_NAMES = ['answered', 'refused', 'not_yet'] as const;
 export type AnswerState = (typeof STATE_NAMES)[number];
 
@@ -27,6 +32,15 @@ export const EXCL_NONE = 0;
 export const EXCL_CONSTANT = 1;
 export const EXCL_RESTATES = 2;
 export const EXCL_HOST = 3;
+
+// Progress codes of the engine's reportProgress(stage, done, total) import (assembly/progress.ts).
+export const P_ORDER = 1;
+export const P_SPLIT = 2;
+export const P_SPLIT_FOLDS = 3;
+export const P_BINNING = 4;
+export const P_BAG = 5;
+export const P_PAIRS = 6;
+export const P_DECIDE = 7;
 
 export const ROW_TRAIN = 0;
 export const ROW_HELD_OUT = 1;
@@ -89,6 +103,17 @@ export interface EngineExports {
   alloc(bytes: number): number;
   release(ptr: number): void;
   fit(n: number, m: number, eb: number, eo: number, y: number, t: number, k: number, d: number, c: number): number;
+  fitStart(n: number, m: number, eb: number, eo: number, y: number, t: number, k: number, d: number, c: number): number;
+  fitPhase(): number;
+  fitTaskCount(): number;
+  fitAdvance(): number;
+  runTask(k: number): number;
+  taskBlock(): number;
+  taskBlockLength(): number;
+  loadTasks(ptr: number, len: number): number;
+  taskOutput(): number;
+  taskOutputLength(): number;
+  putTaskOutput(k: number, ptr: number, len: number): number;
   fitMetrics(): number;
   fitExclusions(): number;
   fitColumnAuc(): number;

@@ -1,10 +1,19 @@
 // Encodes a table of cases into the engine's typed arrays (engine.md step 3): column typing,
 // sorted dictionaries, and the columns the host excludes with their reason. Strings stay here.
 import type { Cell, RawTable } from '../table/types.ts';
-import { inferColumn, encodeNumeric, encodeCategorical, isMissing } from '../table/typing.ts';
+import { encodeCategorical, isMissing, parseNumber } from '../table/typing.ts';
 import { entityKey, timeReaderFor } from '../table/select.ts';
 
-export type ExclusionWhy = 'entity' | 'time' | 'identifier' | 'constant' | 'restates_outcome' | 'unusable' | 'outcome';
+export type ExclusionWhy =
+  | 'entity'
+  | 'time'
+  | 'identifier'
+  | 'constant'
+  | 'restates_outcome'
+  | 'unusable'
+  | 'outcome'
+  // additions 2.2: a namespace profile's `exclude`
+  | 'excluded_by_caller';
 
 export interface EncodedColumn {
   name: string;
@@ -46,19 +55,23 @@ export function encodeTable(table: RawTable, opts: EncodeOptions): EncodedTable 
   if (entityIdx < 0) throw new Error(`entity column ${opts.entityColumn} is not in the table`);
   const entityIds: string[] = new Array(n);
   const enc = new TextEncoder();
-  const parts: Uint8Array[] = new Array(n);
   const offsets = new Int32Array(n + 1);
+  // UTF-8 of every id into one growing buffer (encodeInto: no array per row); at most 3 bytes a UTF-16 unit
+  let entityBytes = new Uint8Array(Math.max(64, n * 16));
   let total = 0;
   for (let r = 0; r < n; r++) {
     const id = entityKey(table.data[entityIdx][r] as Cell) ?? '';
     entityIds[r] = id;
-    parts[r] = enc.encode(id);
     offsets[r] = total;
-    total += parts[r].length;
+    if (total + id.length * 3 > entityBytes.length) {
+      const grown = new Uint8Array(Math.max(entityBytes.length * 2, total + id.length * 3));
+      grown.set(entityBytes.subarray(0, total));
+      entityBytes = grown;
+    }
+    total += enc.encodeInto(id, entityBytes.subarray(total)).written;
   }
   offsets[n] = total;
-  const entityBytes = new Uint8Array(total);
-  for (let r = 0; r < n; r++) entityBytes.set(parts[r], offsets[r]);
+  entityBytes = entityBytes.slice(0, total);
 
   let time: Float64Array | null = null;
   if (opts.timeColumn !== undefined) {
@@ -81,15 +94,38 @@ export function encodeTable(table: RawTable, opts: EncodeOptions): EncodedTable 
   return { nRows: n, entityIds, entityBytes, entityOffsets: offsets, outcome: opts.outcome, time, columns };
 }
 
+/**
+ * Types and encodes one column in as few passes as the answer allows: numbers are read once into the
+ * values the engine gets (typing.ts inferColumn and encodeNumeric would read each cell twice and keep a
+ * set of every distinct number, which encoding does not need); a column found not to be numeric is
+ * encoded as categories, and its dictionary gives the distinct count the identifier check needs.
+ */
 function encodeColumn(name: string, cells: Cell[]): EncodedColumn {
-  const info = inferColumn(cells);
-  if (info.kind === 'empty') return { name, kind: 'skip', why: 'constant' };
-  if (info.kind === 'numeric') return { name, kind: 'numeric', values: encodeNumeric(cells) };
-  const present = cells.length - info.missing;
-  if (present >= IDENTIFIER_MIN_VALUES && info.distinct >= IDENTIFIER_DISTINCT_SHARE * present) {
+  const n = cells.length;
+  const values = new Float64Array(n);
+  let missing = 0;
+  let numeric = true;
+  for (let r = 0; r < n; r++) {
+    const cell = cells[r];
+    if (isMissing(cell)) {
+      values[r] = NaN;
+      missing++;
+      continue;
+    }
+    const x = parseNumber(cell);
+    if (x === null) {
+      numeric = false;
+      break;
+    }
+    values[r] = x;
+  }
+  if (numeric) return missing === n ? { name, kind: 'skip', why: 'constant' } : { name, kind: 'numeric', values };
+  const { codes, dictionary } = encodeCategorical(cells);
+  let present = 0;
+  for (let r = 0; r < n; r++) if (codes[r] >= 0) present++;
+  if (present >= IDENTIFIER_MIN_VALUES && dictionary.length >= IDENTIFIER_DISTINCT_SHARE * present) {
     return { name, kind: 'skip', why: 'identifier' };
   }
-  const { codes, dictionary } = encodeCategorical(cells);
   return { name, kind: 'categorical', codes, dictionary };
 }
 

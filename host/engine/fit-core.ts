@@ -1,8 +1,10 @@
-// Runs one fit on a fresh engine instance: copies the encoded table in, calls `fit`, copies the
-// numbers out. Synchronous; called inside a worker thread (Node) or directly (browser preview).
-import { KIND_CATEGORICAL, KIND_NUMERIC, KIND_SKIP, METRIC_COUNT, OK, type EngineExports } from './abi.ts';
+// Runs one fit on a fresh engine instance: copies the encoded table in, runs its phases (fitStart, each
+// phase's tasks, fitAdvance), copies the numbers out. Synchronously in one thread (browser preview, tests),
+// or with each phase's tasks shared with helper instances in other worker threads (pool.ts).
+import { KIND_CATEGORICAL, KIND_NUMERIC, KIND_SKIP, METRIC_COUNT, OK, PHASE_DONE, type EngineExports } from './abi.ts';
+import { EngineError } from './errors.ts';
 import type { EncodedTable } from './encode.ts';
-import { callEngine, instantiate, type EngineModule } from './wasm.ts';
+import { callEngine, instantiate, type EngineModule, type ProgressListener } from './wasm.ts';
 
 /** The plain numbers a fit produces (structured-clone friendly). */
 export interface RawFitOutput {
@@ -40,8 +42,33 @@ export function copyIn(ex: EngineExports, arr: ArrayBufferView): number {
   return p;
 }
 
-export function runFitSync(mod: EngineModule, input: FitInput): RawFitOutput {
-  const ex = instantiate(mod);
+/**
+ * Runs the tasks of one phase somewhere and puts each output back into the fit's instance. `runHere(k)`
+ * runs task k on the fit's own instance (its output goes in at once); `put(k, out)` takes an output
+ * computed on a helper instance (runHelperTasks). Every task must be in when the promise settles.
+ */
+export interface PhaseRunner {
+  (phase: PhaseWork): Promise<void>;
+}
+export interface PhaseWork {
+  phase: number;
+  count: number;
+  /** The task block helpers load (a copy, safe to transfer). */
+  block(): Uint8Array;
+  runHere(k: number): void;
+  put(k: number, out: Float64Array): void;
+}
+
+interface Started {
+  ex: EngineExports;
+  n: number;
+  m: number;
+  status: number;
+}
+
+/** `onProgress` hears the engine's own progress reports (wasm.ts ProgressListener; spec 2.12). */
+function startFit(mod: EngineModule, input: FitInput, onProgress?: ProgressListener): Started {
+  const ex = instantiate(mod, onProgress);
   const n = input.nRows;
   const m = input.columns.length;
   const eb = copyIn(ex, input.entityBytes);
@@ -64,18 +91,110 @@ export function runFitSync(mod: EngineModule, input: FitInput): RawFitOutput {
   const kp = copyIn(ex, kinds),
     dp = copyIn(ex, ptrs),
     cp = copyIn(ex, cards);
-  const status = callEngine('a fit', () => ex.fit(n, m, eb, eo, y, t, kp, dp, cp));
-  if (status !== OK) {
-    return {
-      status,
-      metrics: new Float64Array(METRIC_COUNT),
-      exclusions: new Int32Array(m),
-      columnAuc: new Float64Array(m),
-      rowSplit: new Uint8Array(n),
-      heldLogits: new Float64Array(n).fill(NaN),
-      model: new Float64Array(0),
-    };
+  const status = callEngine('a fit', () => ex.fitStart(n, m, eb, eo, y, t, kp, dp, cp));
+  return { ex, n, m, status };
+}
+
+/** The work of the phase under way on the fit's instance. */
+function phaseWork(ex: EngineExports): PhaseWork {
+  return {
+    phase: ex.fitPhase(),
+    count: ex.fitTaskCount(),
+    block: () => new Uint8Array(ex.memory.buffer, ex.taskBlock(), ex.taskBlockLength()).slice(),
+    runHere: (k) =>
+      check(
+        callEngine('a fit task', () => ex.runTask(k)),
+        `task ${k}`,
+      ),
+    put: (k, out) => {
+      const p = copyIn(ex, out);
+      const st = callEngine('a fit task', () => ex.putTaskOutput(k, p, out.length));
+      ex.release(p);
+      check(st, `the output of task ${k}`);
+    },
+  };
+}
+
+function check(status: number, what: string): void {
+  if (status !== OK) throw new EngineError('bad_input', `the engine refused ${what} (status ${status})`);
+}
+
+function finishFit(ex: EngineExports): void {
+  check(
+    callEngine('a fit', () => ex.fitAdvance()),
+    'the end of a phase',
+  );
+}
+
+/**
+ * A whole fit in this thread on one fresh instance (the browser preview, tests, a pool of one): every
+ * task of each phase here, in task order. The same bits as a fit whose tasks ran on helpers.
+ */
+export function runFitSync(mod: EngineModule, input: FitInput, onProgress?: ProgressListener): RawFitOutput {
+  const f = startFit(mod, input, onProgress);
+  if (f.status !== OK) return failedOutput(f);
+  while (f.ex.fitPhase() !== PHASE_DONE) {
+    const work = phaseWork(f.ex);
+    for (let k = 0; k < work.count; k++) work.runHere(k);
+    finishFit(f.ex);
   }
+  return readOutput(f);
+}
+
+/** A whole fit whose phases are run by `runPhase` (a worker thread sharing tasks with idle workers). */
+export async function runFitShared(
+  mod: EngineModule,
+  input: FitInput,
+  runPhase: PhaseRunner,
+  onProgress?: ProgressListener,
+): Promise<RawFitOutput> {
+  const f = startFit(mod, input, onProgress);
+  if (f.status !== OK) return failedOutput(f);
+  while (f.ex.fitPhase() !== PHASE_DONE) {
+    await runPhase(phaseWork(f.ex));
+    finishFit(f.ex);
+  }
+  return readOutput(f);
+}
+
+/**
+ * A helper's part of a phase: a fresh instance loads the task block, then runs the tasks `claim` hands
+ * out (-1: none left) and gives each output to `emit`.
+ */
+export function runHelperTasks(
+  mod: EngineModule,
+  block: Uint8Array,
+  claim: () => number,
+  emit: (k: number, out: Float64Array) => void,
+): void {
+  const ex = instantiate(mod);
+  const p = copyIn(ex, block);
+  check(
+    callEngine('a fit task', () => ex.loadTasks(p, block.length)),
+    'a task block',
+  );
+  for (let k = claim(); k >= 0; k = claim()) {
+    check(
+      callEngine('a fit task', () => ex.runTask(k)),
+      `task ${k}`,
+    );
+    emit(k, new Float64Array(ex.memory.buffer, ex.taskOutput(), ex.taskOutputLength()).slice());
+  }
+}
+
+function failedOutput(f: Started): RawFitOutput {
+  return {
+    status: f.status,
+    metrics: new Float64Array(METRIC_COUNT),
+    exclusions: new Int32Array(f.m),
+    columnAuc: new Float64Array(f.m),
+    rowSplit: new Uint8Array(f.n),
+    heldLogits: new Float64Array(f.n).fill(NaN),
+    model: new Float64Array(0),
+  };
+}
+
+function readOutput({ ex, n, m, status }: Started): RawFitOutput {
   // Views are re-created after the call: memory growth detaches earlier ones (toolchain.md).
   const buf = ex.memory.buffer;
   const metrics = new Float64Array(buf, ex.fitMetrics(), METRIC_COUNT).slice();

@@ -1,24 +1,50 @@
-// A small pool of fit workers (default: one per core). Fits queue when all are busy; a worker that
-// dies is replaced and its fit fails with a clear error.
+// A small pool of fit workers (default: one per core). A fit runs in one worker (its coordinator); the
+// tasks of each of its phases (one per bag) are shared with workers that are idle meanwhile, so one fit
+// uses every core the pool has. Fits queue when all workers are busy; a worker that dies is replaced and
+// its fit fails with a clear error (a helper that dies costs only time: the coordinator redoes its task).
 import { Worker } from 'node:worker_threads';
 import os from 'node:os';
 import type { FitInput, RawFitOutput } from './fit-core.ts';
-import { EngineError, type EngineFailure } from './errors.ts';
+import type { ProgressListener } from './wasm.ts';
+import { EngineError } from './errors.ts';
+import type { FromWorker, ToWorker } from './worker.ts';
+
+/** Runs one fit somewhere: a FitPool, or (in a task thread) the request thread's pool through messages. */
+export interface FitRunner {
+  run(input: FitInput, onProgress?: ProgressListener): Promise<RawFitOutput>;
+}
 
 interface Job {
   id: number;
   input: FitInput;
+  onProgress?: ProgressListener;
   resolve: (out: RawFitOutput) => void;
   reject: (err: Error) => void;
 }
 
+/** A phase of a running fit whose tasks idle workers may take (claimed through the shared counter). */
+interface Phase {
+  jobId: number;
+  seq: number;
+  block: Uint8Array;
+  claim: Int32Array;
+  count: number;
+  coordinator: Worker;
+  helpers: number;
+  /** The coordinator has claimed its last task and waits for the helpers' outputs. */
+  waiting: boolean;
+}
+
+type Busy = { kind: 'fit'; job: Job } | { kind: 'help'; phase: Phase };
+
 const WORKER_URL = new URL('./worker-entry.mjs', import.meta.url);
 
-export class FitPool {
+export class FitPool implements FitRunner {
   private readonly size: number;
   private readonly idle: Worker[] = [];
-  private readonly busy = new Map<Worker, Job>();
+  private readonly busy = new Map<Worker, Busy>();
   private readonly queue: Job[] = [];
+  private readonly phases = new Map<string, Phase>();
   private nextId = 1;
   private closed = false;
   private live = 0;
@@ -27,41 +53,148 @@ export class FitPool {
     this.size = size;
   }
 
-  run(input: FitInput): Promise<RawFitOutput> {
+  /** Runs one fit; `onProgress` hears the engine's progress reports as the coordinating worker posts them. */
+  run(input: FitInput, onProgress?: ProgressListener): Promise<RawFitOutput> {
     if (this.closed) return Promise.reject(new EngineError('pool_closed', 'the fit pool is closed (the server is shutting down)'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, input, resolve, reject });
+      this.queue.push({ id: this.nextId++, input, onProgress, resolve, reject });
       this.pump();
     });
+  }
+
+  private send(w: Worker, msg: ToWorker, transfer: ArrayBuffer[] = []): void {
+    w.postMessage(msg, transfer);
   }
 
   private spawn(): Worker {
     // Workers run TypeScript through tsx's loader, like the main process.
     const w = new Worker(WORKER_URL);
     this.live++;
-    w.on('message', (msg: { id: number; out?: RawFitOutput; error?: string; failure?: EngineFailure }) => {
-      const job = this.busy.get(w);
-      if (!job || job.id !== msg.id) return;
-      this.busy.delete(w);
-      if (msg.out) job.resolve(msg.out);
-      else job.reject(new EngineError(msg.failure ?? 'trap', msg.error ?? 'fit failed'));
-      this.idle.push(w);
-      this.pump();
-    });
+    w.on('message', (msg: FromWorker) => this.onMessage(w, msg));
     w.on('error', (err) => this.onDeath(w, new EngineError('worker_died', `a fit worker failed: ${err.message}`)));
     w.on('exit', (code) => this.onDeath(w, new EngineError('worker_died', `a fit worker exited with code ${code}`)));
     w.unref();
     return w;
   }
 
+  private onMessage(w: Worker, msg: FromWorker): void {
+    const b = this.busy.get(w);
+    switch (msg.type) {
+      case 'done':
+      case 'failed': {
+        if (!b || b.kind !== 'fit' || b.job.id !== msg.id) return;
+        this.dropPhases(msg.id);
+        this.setIdle(w);
+        if (msg.type === 'done') b.job.resolve(msg.out);
+        else b.job.reject(new EngineError(msg.failure ?? 'trap', msg.error ?? 'fit failed'));
+        this.pump();
+        return;
+      }
+      case 'progress':
+        if (b?.kind === 'fit' && b.job.id === msg.id) {
+          try {
+            b.job.onProgress?.(msg.stage, msg.done, msg.total);
+          } catch {
+            // a listener's fault is not the fit's
+          }
+        }
+        return;
+      case 'phase': {
+        if (!b || b.kind !== 'fit' || b.job.id !== msg.id) return;
+        const phase: Phase = {
+          jobId: msg.id,
+          seq: msg.seq,
+          block: msg.block,
+          claim: new Int32Array(msg.claim),
+          count: msg.count,
+          coordinator: w,
+          helpers: 0,
+          waiting: false,
+        };
+        this.phases.set(`${msg.id}:${msg.seq}`, phase);
+        this.enlist(phase);
+        return;
+      }
+      case 'waiting': {
+        const phase = this.phases.get(`${msg.id}:${msg.seq}`);
+        if (!phase) return;
+        phase.waiting = true;
+        this.maybeClose(phase);
+        return;
+      }
+      case 'result': {
+        const phase = this.phases.get(`${msg.id}:${msg.seq}`);
+        if (phase) this.send(phase.coordinator, { type: 'result', seq: msg.seq, k: msg.k, out: msg.out }, [msg.out.buffer as ArrayBuffer]);
+        return;
+      }
+      case 'helped': {
+        if (!b || b.kind !== 'help') return;
+        this.setIdle(w);
+        b.phase.helpers--;
+        this.maybeClose(b.phase);
+        this.pump();
+        return;
+      }
+    }
+  }
+
+  /** Idle workers (spawning up to the pool's size) join a phase while it has tasks nobody claimed. */
+  private enlist(phase: Phase): void {
+    while (!this.closed && this.queue.length === 0 && phase.helpers < phase.count - 1 && this.unclaimed(phase)) {
+      let w = this.idle.pop();
+      if (!w) {
+        if (this.live >= this.size) return;
+        w = this.spawn();
+      }
+      this.busy.set(w, { kind: 'help', phase });
+      phase.helpers++;
+      w.ref();
+      this.send(w, {
+        type: 'help',
+        id: phase.jobId,
+        seq: phase.seq,
+        block: phase.block,
+        claim: phase.claim.buffer as SharedArrayBuffer,
+        count: phase.count,
+      });
+    }
+  }
+
+  private unclaimed(phase: Phase): boolean {
+    return !phase.waiting && Atomics.load(phase.claim, 0) < phase.count;
+  }
+
+  /** Tells the coordinator no more helper outputs will come, once it waits and no helper is left. */
+  private maybeClose(phase: Phase): void {
+    const key = `${phase.jobId}:${phase.seq}`;
+    if (!phase.waiting || phase.helpers > 0 || this.phases.get(key) !== phase) return;
+    this.phases.delete(key);
+    this.send(phase.coordinator, { type: 'helpersDone', seq: phase.seq });
+  }
+
+  private dropPhases(jobId: number): void {
+    for (const [key, phase] of this.phases) if (phase.jobId === jobId) this.phases.delete(key);
+  }
+
+  private setIdle(w: Worker): void {
+    this.busy.delete(w);
+    this.idle.push(w);
+  }
+
   private onDeath(w: Worker, err: Error): void {
-    const job = this.busy.get(w);
-    const wasKnown = job !== undefined || this.idle.includes(w);
+    const b = this.busy.get(w);
+    const wasKnown = b !== undefined || this.idle.includes(w);
     this.busy.delete(w);
     const i = this.idle.indexOf(w);
     if (i >= 0) this.idle.splice(i, 1);
     if (wasKnown) this.live--;
-    if (job) job.reject(err);
+    if (b?.kind === 'fit') {
+      this.dropPhases(b.job.id);
+      b.job.reject(err);
+    } else if (b?.kind === 'help') {
+      b.phase.helpers--;
+      this.maybeClose(b.phase);
+    }
     if (!this.closed) this.pump();
   }
 
@@ -73,10 +206,11 @@ export class FitPool {
         w = this.spawn();
       }
       const job = this.queue.shift()!;
-      this.busy.set(w, job);
+      this.busy.set(w, { kind: 'fit', job });
       w.ref();
-      w.postMessage({ id: job.id, input: job.input });
+      this.send(w, { type: 'fit', id: job.id, input: job.input });
     }
+    for (const phase of this.phases.values()) this.enlist(phase);
     for (const w of this.idle) w.unref();
   }
 

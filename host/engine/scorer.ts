@@ -45,6 +45,54 @@ export class NotScoreable extends Error {
   }
 }
 
+/** additions 3.5: what keeps one case from being scored (blanks are scored as the record's blanks). */
+export interface CaseProblem {
+  missing_columns?: string[];
+  /** column -> the values the model never saw: new categories, or non-numbers in a numeric column. */
+  unseen_values?: Record<string, Cell[]>;
+}
+
+/**
+ * The rows of `cases` the model cannot read, by row: a column the model uses that the table lacks (or,
+ * with `absent`, that the row's object lacks), a category its fit never saw, or a value that is not a
+ * number in a numeric column. `ignore`: columns the caller fills in itself.
+ */
+export function unreadableRows(
+  model: Model,
+  cases: RawTable,
+  absent?: (column: string, row: number) => boolean,
+  ignore?: ReadonlySet<string>,
+): Map<number, CaseProblem> {
+  const problems = new Map<number, CaseProblem>();
+  const problemOf = (r: number) => {
+    let p = problems.get(r);
+    if (!p) problems.set(r, (p = {}));
+    return p;
+  };
+  const unseen = (r: number, column: string, value: Cell) => {
+    const p = problemOf(r);
+    ((p.unseen_values ??= {})[column] ??= []).push(value);
+  };
+  model.columns.forEach((col, j) => {
+    if (col.kind === 'unused' || ignore?.has(col.name)) return;
+    const c = cases.columns.indexOf(col.name);
+    if (c < 0) {
+      for (let r = 0; r < cases.rowCount; r++) (problemOf(r).missing_columns ??= []).push(col.name);
+      return;
+    }
+    const cells = cases.data[c];
+    for (let r = 0; r < cases.rowCount; r++) {
+      const cell = cells[r];
+      if (isMissing(cell)) {
+        if (absent?.(col.name, r)) (problemOf(r).missing_columns ??= []).push(col.name);
+      } else if (col.kind === 'numeric') {
+        if (parseNumber(cell) === null) unseen(r, col.name, cell);
+      } else if (model.codeOf(j, cellText(cell)!) < 0) unseen(r, col.name, cell);
+    }
+  });
+  return problems;
+}
+
 const instances = new WeakMap<EngineModule, EngineExports>();
 
 function engineFor(mod: EngineModule): EngineExports {
@@ -138,7 +186,7 @@ export function scoreCases(mod: EngineModule, model: Model, cases: RawTable): Sc
 }
 
 // One frozen object per distinct reason in a scored batch (column, bin, strength, value): 10,000
-// cases repeat a few hundred reasons, and a Verdict writes each one's text once (canonicalJsonShared).
+// cases repeat a few hundred reasons, which an answer and its Verdict then hold once in memory.
 // Kept with the batch's output, so it lives exactly as long as the batch: keyed by number, then by
 // the value itself (a Map tells 7 from "7").
 const batchReasons = new WeakMap<ScoreOutput, Map<number, Map<string | number | null, ReasonOut>>>();

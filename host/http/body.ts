@@ -107,6 +107,9 @@ async function readJson(c: Context<AppEnv>, mode: BodyMode, guard: boolean, hold
 export function jsonBody(mode: BodyMode, opts: { guard?: boolean } = {}): MiddlewareHandler<AppEnv> {
   const guard = opts.guard ?? true;
   return async (c, next) => {
+    // Read once: a request path that spells a route with its own `:param` text matches that route twice in
+    // Hono's router, which runs this middleware twice on one body.
+    if (c.get('body') !== undefined) return next();
     // Issue 21: the body's bytes count against the process's body budget until the reply is made.
     const held = c.get('services').admission.reserveBody();
     try {

@@ -19,7 +19,7 @@ export interface CallContext {
 /** Spec 5: the same key check as the REST bearer middleware, then the same per-workspace limit. */
 async function admit(cc: CallContext): Promise<Caller> {
   const caller = await authenticate(cc.services, cc.authorization);
-  cc.services.limits.admitWorkspace(caller.workspaceId);
+  await cc.services.limits.admitWorkspace(caller.workspaceId);
   return caller;
 }
 
@@ -49,7 +49,7 @@ export async function callTool(op: Operation, args: unknown, cc: CallContext): P
     // The arguments are the operation's body: the same rule as a REST body (host/http/body.ts).
     assertPlainJson(args ?? {});
     const ctx: OpContext = { services: cc.services, caller, requestId: cc.requestId, clientAddress: cc.clientAddress };
-    const result = await op.run(ctx, args ?? {}, bodyOnlyRequest());
+    const result = await op.run(ctx, args ?? {}, bodyOnlyRequest(undefined, 'mcp'));
     return resultOf(result.body, false);
   } catch (err) {
     return failureOf(err, op, cc);

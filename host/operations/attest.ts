@@ -9,7 +9,8 @@ import type { OpContext, OpResult } from '../services.ts';
 import { newId } from './ids.ts';
 import { verifyLeverToken } from './lever-token.ts';
 import { leverTargets } from './levers.ts';
-import { parseIsoTime, requireModel } from './outcomes.ts';
+import { parseIsoTime } from './outcomes.ts';
+import { namespaceOf, requireModel } from './model-links.ts';
 import { EXAMPLE_IDS, FREE, type Operation } from './operation.ts';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
 
@@ -38,7 +39,7 @@ export async function runAttest(ctx: OpContext, raw: unknown): Promise<OpResult>
   const workspaceId = ctx.caller!.workspaceId;
   const req = parseBody(AttestRequestSchema, raw);
   const { config, store, now } = ctx.services;
-  const grant = verifyLeverToken(config, req.lever_token);
+  const grant = verifyLeverToken(ctx.services.secrets, req.lever_token);
   if (grant.modelRef !== req.model_ref || grant.entityId !== req.entity_id) {
     throw new ServiceError(
       'invalid_request',
@@ -54,7 +55,7 @@ export async function runAttest(ctx: OpContext, raw: unknown): Promise<OpResult>
       field: 'acted_at',
     });
   }
-  const rec = await requireModel(ctx, req.model_ref);
+  const rec = await requireModel(ctx, req.model_ref, namespaceOf(req.namespace), { use: 'record' });
   const model = rec.bytes.length > 0 ? Model.fromBytes(rec.bytes) : null;
   const desirable = (JSON.parse(rec.meta) as { desirable?: boolean | null }).desirable;
   const j = model ? model.columns.findIndex((c) => c.name === grant.feature) : -1;

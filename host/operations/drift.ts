@@ -29,7 +29,7 @@ import { aucComponents, pairedDifference, zAgainstChance, type AucComponents } f
 import { pickRows } from './ask/cases.ts';
 import { unpackHeldLogits, unpackHeldOut } from './ask/held-out.ts';
 import type { FitOutcome } from './ask/fits.ts';
-import { requireModel } from './outcomes.ts';
+import { namespaceOf, requireModel } from './model-links.ts';
 import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation } from './operation.ts';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
 
@@ -196,7 +196,7 @@ export async function storeDrift(ctx: OpContext, modelRef: string, drift: DriftR
 /** svc_drift: the stored report of a refit, or no_prior for a model_ref fitted without refit_of. */
 export async function runDrift(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const req = parseBody(DriftRequestSchema, raw);
-  const rec = await requireModel(ctx, req.model_ref);
+  const rec = await requireModel(ctx, req.model_ref, namespaceOf(req.namespace), { use: 'record' });
   if (!rec.refit_of) {
     const report = { basis: 'this model_ref was not fitted with refit_of, so there is nothing to compare it with' };
     return { status: 200, body: { pattern: 'no_prior', recommendation: 'keep', report } };

@@ -11,7 +11,7 @@
 import { EvidenceRequestSchema, parseBody } from '../schemas/index.ts';
 import type { AttestationRecord, OutcomeRecord } from '../store/index.ts';
 import type { OpContext, OpResult } from '../services.ts';
-import { requireModel } from './outcomes.ts';
+import { namespaceOf, requireLink } from './model-links.ts';
 import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation } from './operation.ts';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
 
@@ -81,7 +81,7 @@ function positives(m: Map<string, 0 | 1>): number {
 
 export async function runEvidence(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const req = parseBody(EvidenceRequestSchema, raw);
-  await requireModel(ctx, req.model_ref);
+  await requireLink(ctx, req.model_ref, namespaceOf(req.namespace), { use: 'record' });
   const { store } = ctx.services;
   const ws = ctx.caller!.workspaceId;
   const [outcomes, attestations] = await Promise.all([store.listOutcomes(ws, req.model_ref), store.listAttestations(ws, req.model_ref)]);

@@ -2,13 +2,14 @@
 // any client running build/engine.wasm) scores new rows bit-identically to the service's scoring.
 import * as v from 'valibot';
 import { ServiceError } from '../errors.ts';
-import { ModelRefSchema, parseBody } from '../schemas/index.ts';
+import { ModelRefSchema, NamespaceSchema, parseBody } from '../schemas/index.ts';
 import { Model } from '../engine/model.ts';
 import type { OpContext, OpResult } from '../services.ts';
 import { modelToJson } from '../engine/model-json.ts';
 import { EXAMPLE_IDS, FREE, type Operation } from './operation.ts';
+import { namespaceOf, requireModel } from './model-links.ts';
 
-export const ExportModelRequestSchema = v.strictObject({ model_ref: ModelRefSchema });
+export const ExportModelRequestSchema = v.strictObject({ model_ref: ModelRefSchema, namespace: v.optional(NamespaceSchema) });
 
 /** engine/model.ts ModelHeader: the column names and dictionaries that stay out of the wasm. */
 const ModelHeaderSchema = v.strictObject({
@@ -46,17 +47,19 @@ export const ExportModelResponseSchema = v.strictObject({
 export type ExportModelResponse = v.InferOutput<typeof ExportModelResponseSchema>;
 
 async function runExportModel(ctx: OpContext, raw: unknown): Promise<OpResult> {
-  const { model_ref } = parseBody(ExportModelRequestSchema, raw);
-  const rec = await ctx.services.store.getModelByRef(ctx.caller!.workspaceId, model_ref);
-  if (!rec) {
-    throw new ServiceError('unknown_model', `model_ref ${model_ref} was not given to this workspace by an answer`, { field: 'model_ref' });
-  }
+  const { model_ref, namespace } = parseBody(ExportModelRequestSchema, raw);
+  // The model serves the page's scoring: an expired or deleted one is refused like a model_ref question.
+  const rec = await requireModel(ctx, model_ref, namespaceOf(namespace), { use: 'serve' });
   const meta = JSON.parse(rec.meta) as { state?: ExportModelResponse['state']; quality?: ExportModelResponse['quality'] };
   if (rec.bytes.length === 0) {
     // not_yet (or no usable column): the fit made no model, so there is nothing to score with
-    throw new ServiceError('unknown_model', `model_ref ${model_ref} names a fit that holds no model (state ${meta.state ?? 'unknown'})`, {
-      field: 'model_ref',
-    });
+    throw new ServiceError(
+      'model_ref_missing',
+      `model_ref ${model_ref} names a fit that holds no model (state ${meta.state ?? 'unknown'})`,
+      {
+        field: 'model_ref',
+      },
+    );
   }
   const model = Model.fromBytes(rec.bytes);
   const body: ExportModelResponse = {
@@ -81,7 +84,7 @@ export const exportModelOperation: Operation = {
     'Returns a model this workspace was given a model_ref for (by an answered ask) as JSON: the header (column names, ' +
     'kinds and dictionaries) and the engine f64 array as base64. Loaded into the preview page at / (or any client ' +
     'running build/engine.wasm with this core_hash), it scores new rows bit-identically to the service. A model_ref ' +
-    'of another workspace, or of a fit that made no model (not_yet), is unknown_model. ' +
+    'of another workspace, or of a fit that made no model (not_yet), is model_ref_missing. ' +
     FREE,
   request: ExportModelRequestSchema,
   response: ExportModelResponseSchema,

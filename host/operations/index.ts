@@ -16,7 +16,15 @@ import { evidenceOperation } from './evidence.ts';
 import { registerOperation } from './register.ts';
 import { exportModelOperation } from './export-model.ts';
 import { uploadOperation } from './datasets/upload.ts';
+import { uploadCompleteOperation, uploadPieceOperation } from './datasets/upload-pieces.ts';
 import { healthzOperation, jwksOperation } from './well-known.ts';
+import { taskEventsOperation, taskResultOperation } from './task-events.ts';
+import { watchEventsOperation } from './watch-events.ts';
+import { profileOperation } from './profile.ts';
+import { pageOperation } from './page.ts';
+import { extendModelOperation } from './extend-model.ts';
+import { deleteModelOperation } from './delete-model.ts';
+import { downloadAnswerOperation } from './download-answer.ts';
 
 export type { Operation } from './operation.ts';
 
@@ -33,8 +41,19 @@ export const OPERATIONS: readonly Operation[] = [
   attestOperation,
   evidenceOperation,
   registerOperation,
+  // contract 1.1 (additions 2.2, 2.3, 2.5, 2.6, 2.11)
+  profileOperation,
+  pageOperation,
+  extendModelOperation,
+  deleteModelOperation,
+  downloadAnswerOperation,
   exportModelOperation,
   uploadOperation,
+  uploadCompleteOperation,
+  uploadPieceOperation,
+  taskEventsOperation,
+  watchEventsOperation,
+  taskResultOperation,
   jwksOperation,
   healthzOperation,
 ];

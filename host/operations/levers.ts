@@ -107,6 +107,8 @@ export function leversForCases(
   cases: RawTable,
   entityIds: readonly string[],
   scored: readonly CaseReasons[],
+  /** additions 2.2 profile `fixed`: columns an action cannot change get no lever. */
+  fixed?: ReadonlySet<string>,
 ): Lever[][] {
   const out = scoreCases(deps.engine, model, cases);
   const m = model.columns.length;
@@ -115,7 +117,7 @@ export function leversForCases(
   const memo = new Map<string, LeverTargets | null>();
   return scored.map((s, r) =>
     s.reasons.flatMap((reason) => {
-      if (reason.likelihood_direction !== harmful) return [];
+      if (reason.likelihood_direction !== harmful || fixed?.has(reason.feature_label)) return [];
       const j = index.get(reason.feature_label);
       if (j === undefined) return [];
       const bin = out.bins[r * m + j];

@@ -4,7 +4,7 @@
 // the table of these in host/operations/index.ts; nothing else registers an operation.
 import type * as v from 'valibot';
 import type { OpContext, OpResult } from '../services.ts';
-import type { Stage } from './tasks.ts';
+import type { TaskProgress } from './events/progress.ts';
 
 /** MCP tool annotations (spec 4.13); every hint is set explicitly. */
 export interface ToolHints {
@@ -27,8 +27,12 @@ export interface OperationExample {
  */
 export type BodyMode = 'json' | 'json-optional' | 'none' | 'stream';
 
+/** Which transport carried the call (additions 3.7: over MCP a large answer is paged; REST answers whole). */
+export type Transport = 'rest' | 'mcp';
+
 /** What a transport knows of the request besides its JSON body (path parameters, headers, raw body). */
 export interface OperationRequest {
+  transport: Transport;
   params: Readonly<Record<string, string>>;
   header(name: string): string | undefined;
   query(name: string): string | undefined;
@@ -38,8 +42,8 @@ export interface OperationRequest {
   signal: AbortSignal;
 }
 
-/** Re-runs a stored request of an operation that went pending (spec 3.2), reporting its stage as it goes. */
-export type TaskExecutor = (ctx: OpContext, body: unknown, onStage: (s: Stage) => void) => Promise<OpResult>;
+/** Re-runs a stored request of an operation that went pending (spec 3.2), reporting its progress as it goes (spec 2.12). */
+export type TaskExecutor = (ctx: OpContext, body: unknown, progress: TaskProgress) => Promise<OpResult>;
 
 export interface Operation {
   /** The spec's operation name (svc_ask, register_agent), or a route's own (export_model, jwks). */
@@ -61,6 +65,8 @@ export interface Operation {
   request?: v.GenericSchema;
   /** The JSON reply's schema; absent for replies that are not JSON objects described in the document. */
   response?: v.GenericSchema;
+  /** The reply's content type when it is not JSON (an event stream); absent: application/json. */
+  produces?: string;
   /** The success status (spec 4.12: register_agent answers 201). */
   status: 200 | 201;
   /** Spec 3.2: may answer 202 with {status: "pending", task_id, retry_after_ms}. */
@@ -78,8 +84,8 @@ export interface Operation {
 }
 
 /** A request with nothing but a JSON body (MCP tool calls, tests calling operations directly). */
-export function bodyOnlyRequest(signal: AbortSignal = new AbortController().signal): OperationRequest {
-  return { params: {}, header: () => undefined, query: () => undefined, stream: null, signal };
+export function bodyOnlyRequest(signal: AbortSignal = new AbortController().signal, transport: Transport = 'rest'): OperationRequest {
+  return { transport, params: {}, header: () => undefined, query: () => undefined, stream: null, signal };
 }
 
 /** Spec 4.13 hints of a read-only operation. */
@@ -96,6 +102,8 @@ export const EXAMPLE_IDS = {
   modelRef: 'mr1_6f1c2b9e4a7d40c58e3b91d2a0f4c7e1',
   taskId: 'tk_01jz8q4m6r2v9x3k7n5p0w1c8d',
   datasetId: 'ds_01jz8q4m6r2v9x3k7n5p0w1c8d',
+  // An svc_page cursor is a signed position (operations/stored-answers.ts); this one is unsigned, for the shape only.
+  cursor: 'eyJ3Ijoid3NfZXhhbXBsZSIsImEiOiJzYV9leGFtcGxlIiwiZSI6MTc2NDAwMDAwMCwibyI6NjB9.c2lnbmF0dXJlLW5vdC1mcm9tLXRoaXMtc2VydmljZS0',
   // A lever token is a signed payload (operations/lever-token.ts); this one is unsigned, for the shape only.
   leverToken:
     'eyJtIjoibXIxXzZmMWMyYjllNGE3ZDQwYzU4ZTNiOTFkMmEwZjRjN2UxIiwiZSI6ImN1c3RfMDAwMSIsImYiOiJzdXBwb3J0X3RpY2tldHMiLCJiIjo1LCJkIjoiZGVjcmVhc2UifQ.' +

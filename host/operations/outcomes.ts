@@ -4,16 +4,18 @@
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { ServiceError } from '../errors.ts';
-import { describeIssue, issueField, LIMITS, ModelRefSchema, OutcomeItemSchema, parseBody } from '../schemas/index.ts';
+import { describeIssue, issueField, LIMITS, ModelRefSchema, NamespaceSchema, OutcomeItemSchema, parseBody } from '../schemas/index.ts';
 import { parseIso8601 } from '../table/select.ts';
 import type { OutcomeRecord } from '../store/index.ts';
 import type { OpContext, OpResult } from '../services.ts';
 import { EXAMPLE_IDS, FREE, type Operation } from './operation.ts';
+import { namespaceOf, requireLink } from './model-links.ts';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
 
 /** The top level only: items are checked one by one so every bad item is reported with its index. */
 const ReportEnvelopeSchema = v.strictObject({
   model_ref: ModelRefSchema,
+  namespace: v.optional(NamespaceSchema),
   outcomes: v.pipe(v.array(v.unknown()), v.minLength(1), v.maxLength(LIMITS.outcomesMax)),
 });
 
@@ -21,13 +23,6 @@ export interface OutcomeError {
   index: number;
   field: string;
   detail: string;
-}
-
-/** A model_ref this workspace was given, else 404 unknown_model at `field`. */
-export async function requireModel(ctx: OpContext, modelRef: string, field = 'model_ref') {
-  const rec = await ctx.services.store.getModelByRef(ctx.caller!.workspaceId, modelRef);
-  if (!rec) throw new ServiceError('unknown_model', `${field}: ${modelRef} is not a model_ref this workspace was given`, { field });
-  return rec;
 }
 
 /**
@@ -102,7 +97,8 @@ export async function runReportOutcomes(ctx: OpContext, raw: unknown): Promise<O
   // The write:outcomes capability is checked by the transport (the declaration's `scope`, spec 4.5).
   const workspaceId = ctx.caller!.workspaceId;
   const req = parseBody(ReportEnvelopeSchema, raw);
-  await requireModel(ctx, req.model_ref);
+  // additions 2.6: a deleted model takes no reports; an expired one does (outcomes arrive after it served)
+  await requireLink(ctx, req.model_ref, namespaceOf(req.namespace), { use: 'record' });
   const { errors, records } = checkOutcomeItems(req.outcomes, req.model_ref, workspaceId, ctx.services.now());
   if (errors.length > 0) {
     const bad = new Set(errors.map((e) => e.index)).size;

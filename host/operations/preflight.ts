@@ -10,7 +10,7 @@
 //   engine bins them); reported as max(AUC, 1 - AUC).
 // - blocking: outcome_not_yes_no, no_labeled_rows, outcome_has_one_value, outcome_restated_by:<column>
 //   (AUC >= 0.985, the engine's own restates bar), no_usable_predictors, too_few_positives_per_predictor
-//   and too_few_negatives_per_predictor (under 4 per usable predictor: the engine's per-column bar).
+//   and too_few_negatives_per_predictor (under 4 per usable predictor).
 // - advisory: columns nearly restating the outcome (AUC >= 0.9), names that look recorded after the
 //   outcome, 4 to 10 positives per predictor, fewer than 80 of either class (the engine will likely
 //   answer not_yet), ambiguous columns, several rows per entity, date columns.
@@ -32,7 +32,8 @@ import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
 
 export const RESTATES_AUC = 0.985;
 export const NEARLY_RESTATES_AUC = 0.9;
-// The engine needs 3 of the rarer class per usable column in its 75% training part: 4 over all rows.
+// Preflight's own rule of thumb for an answer worth believing: 4 of each class per usable predictor.
+// The engine no longer scales its not_yet bar with columns (its held-out test judges wide tables).
 export const BLOCKING_PER_PREDICTOR = 4;
 export const ADVISORY_PER_PREDICTOR = 10;
 /** About what the engine needs of each class before it answers (20 held out at 25%). */

@@ -29,6 +29,12 @@ import type { Caller, OpContext, OpResult, Services } from '../services.ts';
 import { newId } from './ids.ts';
 import { OWNER, type HeldLease } from './leases.ts';
 import { settleIdempotency } from './idempotency.ts';
+import { progressOf } from './events/progress.ts';
+import { TaskEventWriter } from './events/writer.ts';
+import { errorEventData } from './events/stream.ts';
+import { watchUrlOf } from './events/watch-token.ts';
+import type { NewTaskEvent } from '../store/index.ts';
+import type { EventSink, StageData } from './events/types.ts';
 
 export const RETRY_AFTER_MS = 1_000;
 /**
@@ -37,7 +43,7 @@ export const RETRY_AFTER_MS = 1_000;
  */
 export const MAX_TASK_ATTEMPTS = 3;
 
-export type Stage = 'reading_data' | 'fitting' | 'answering';
+export type { Stage } from './events/types.ts';
 
 /** What a task stores to be re-run by any process: the operation, its body and who asked. */
 export interface TaskRequest {
@@ -68,6 +74,8 @@ export interface TaskJob {
   request: string;
   /** services.now() when the job is sent: the thread's clock follows the service's (an injected one too). */
   now: number;
+  /** When the task began (elapsed_ms of its events counts from here). */
+  startedAt: number;
 }
 
 /** What a task counted toward the usage ledger, for this process's meter (usage-meter.ts). */
@@ -89,7 +97,7 @@ export type TaskOutcome = ({ ok: true; status: number; text: string } | { ok: fa
  */
 export interface TaskHost {
   readonly size: number;
-  run(job: TaskJob, onStage: (s: Stage) => void): Promise<TaskOutcome>;
+  run(job: TaskJob, events: EventSink): Promise<TaskOutcome>;
   close(): Promise<void>;
 }
 
@@ -126,6 +134,8 @@ export class TaskRunner {
   /** Tasks of this process by what they compute (SubmitOptions.key): ends when the task settles. */
   private readonly keyed = new Map<string, Promise<void>>();
   private readonly settledTasks = new Map<string, () => void>();
+  /** The latest stage of each task this process runs (lease renewals and pending replies). */
+  private readonly latest = new Map<string, Partial<StageData>>();
 
   constructor(readonly host: TaskHost) {}
 
@@ -149,7 +159,17 @@ export class TaskRunner {
     const { services } = ctx;
     const { store, config } = services;
     const id = newId('tk_');
-    const pending: OpResult = { status: 202, body: { status: 'pending', task_id: id, retry_after_ms: RETRY_AFTER_MS } };
+    // Spec 3.3: where the call is now (its latest stage when the wait ends); a retry with the same
+    // idempotency_key replays the reply stored with the task (its first stage).
+    const pendingOf = (d: Partial<StageData>) => ({
+      status: 'pending',
+      task_id: id,
+      retry_after_ms: RETRY_AFTER_MS,
+      watch_url: watchUrlOf(services, id, req.caller.workspaceId, createdAt),
+      ...pendingProgress(d),
+    });
+    const createdAt = services.now();
+    const pending = { status: 202, body: pendingOf({ stage: 'reading_data' }) };
     const request = JSON.stringify(req);
     const startsNow = !this.stopped && this.inUse < this.host.size;
     if (startsNow) this.inUse++;
@@ -158,14 +178,13 @@ export class TaskRunner {
       // it first) or pending, and the call's idempotency record points at it (wire.md: a retry with the
       // same key gets this task, never a second fit, until the final reply replaces it).
       await services.admission.admitTask(req.caller.workspaceId, startsNow, () => {
-        const now = services.now();
         return store.createTask({
           id,
           workspace_id: req.caller.workspaceId,
           request,
           stage: 'reading_data',
-          created_at: now,
-          lease: startsNow ? { owner: OWNER, lease_until: now + config.taskLeaseMs } : undefined,
+          created_at: createdAt,
+          lease: startsNow ? { owner: OWNER, lease_until: createdAt + config.taskLeaseMs } : undefined,
           idempotency: req.idempotency && { ...req.idempotency, status_code: 202, response: JSON.stringify(pending.body) },
         });
       });
@@ -189,11 +208,11 @@ export class TaskRunner {
         if (this.waiters.delete(id)) resolve(null);
       }, waitMs);
     });
-    if (startsNow) void this.runClaimed(services, id, req, request, 'reading_data');
+    if (startsNow) void this.runClaimed(services, id, req, request, createdAt);
     else this.kick(services);
     const got = await delivered;
     clearTimeout(timer);
-    if (got === null) return pending;
+    if (got === null) return { status: 202, body: pendingOf(this.latest.get(id) ?? { stage: 'reading_data' }) };
     if ('error' in got) throw got.error;
     return got.result;
   }
@@ -277,22 +296,38 @@ export class TaskRunner {
       return;
     }
     services.log.info({ task_id: id, operation: req.operation, attempt: task.attempts }, 'resuming task');
-    await this.runClaimed(services, id, req, task.request, (task.stage as Stage | null) ?? 'reading_data');
+    await this.runClaimed(services, id, req, task.request, task.created_at);
   }
 
-  /** Runs a task this process holds the lease of on its promised thread, then records how it ended. */
-  private async runClaimed(services: Services, id: string, req: TaskRequest, request: string, from: Stage): Promise<void> {
-    let stage = from;
-    const held = holdTask(services, id, () => stage);
+  /**
+   * Runs a task this process holds the lease of on its promised thread, then records how it ended. The
+   * thread's events are stored here under this process's lease (spec 2.12), the latest stage kept for
+   * the lease renewals and for a pending reply.
+   */
+  private async runClaimed(services: Services, id: string, req: TaskRequest, request: string, startedAt: number): Promise<void> {
+    const writer = new TaskEventWriter(services);
+    writer.attach(id, OWNER);
+    this.latest.set(id, { stage: 'reading_data' });
+    const held = holdTask(services, id, () => this.latest.get(id)?.stage ?? 'reading_data');
+    const events: EventSink = {
+      stage: (d) => {
+        this.latest.set(id, d);
+        writer.stage(d);
+      },
+      answer: (d) => writer.answer(d),
+    };
     try {
-      const outcome = await this.runOnThread(services, id, request, (s) => (stage = s));
+      const outcome = await this.runOnThread(services, id, request, startedAt, events);
       const waiter = this.waiters.get(id);
       this.waiters.delete(id);
+      // Every event of the call is stored before the last one, which goes with the status (spec 2.12 done).
+      await writer.close().catch(() => undefined);
       await this.finish(services, id, req, outcome, held, waiter);
     } catch (err) {
       services.log.error({ err, task_id: id }, 'recording a task failed');
     } finally {
       held.done();
+      this.latest.delete(id);
       this.settled(id);
     }
   }
@@ -336,7 +371,7 @@ export class TaskRunner {
       }
       const { status, text } = outcome;
       if (inline && !req.idempotency) await store.discardTask(id, OWNER);
-      else if (await store.completeTask(id, OWNER, text, services.now())) {
+      else if (await store.completeTask(id, OWNER, text, services.now(), doneEvent(services, id))) {
         if (req.idempotency) await settleIdempotency(services, req.caller.workspaceId, req.idempotency, status, text);
       }
       waiter?.({ result: replyOf(status, text) });
@@ -351,9 +386,9 @@ export class TaskRunner {
    * answered here: one that ran out of heap on this task alone fails it (record_too_large); one that had run
    * other tasks before hands it back to the queue to try on a fresh thread; any other loss is a 503 to retry.
    */
-  private async runOnThread(services: Services, id: string, request: string, onStage: (s: Stage) => void): Promise<Settled> {
+  private async runOnThread(services: Services, id: string, request: string, startedAt: number, events: EventSink): Promise<Settled> {
     try {
-      const outcome = await this.host.run({ id, request, now: services.now() }, onStage);
+      const outcome = await this.host.run({ id, request, now: services.now(), startedAt }, events);
       // The thread counted; this process's meter writes (a thread may end before its own would).
       for (const u of outcome.usage ?? []) services.usage.add(u.workspace_id, u.kind, u.count, u.at);
       return outcome;
@@ -400,7 +435,7 @@ export class ThreadLost extends Error {
 
 type Settled = TaskOutcome | { requeue: true };
 
-function holdTask(services: Services, id: string, stageOf: () => Stage): HeldLease {
+function holdTask(services: Services, id: string, stageOf: () => string): HeldLease {
   const { store, now, config } = services;
   return services.leases.hold(
     () => store.renewTaskLease(id, { owner: OWNER, now: now(), lease_ms: config.taskLeaseMs, stage: stageOf() }),
@@ -422,6 +457,16 @@ function replyOf(status: number, text: string): OpResult {
   };
 }
 
+/** Spec 3.3: what a pending reply adds, from the call's progress (or a task's latest stage event). */
+export function pendingProgress(d: Partial<StageData>): Record<string, unknown> {
+  return { stage: d.stage ?? 'reading_data', elapsed_ms: d.elapsed_ms ?? 0, progress: progressOf(d) };
+}
+
+/** Spec 2.12: the stream's last event, stored with the task's final status. */
+function doneEvent(services: Services, id: string): NewTaskEvent {
+  return { kind: 'done', data: JSON.stringify({ task_id: id, status: 'done' }), at: services.now() };
+}
+
 /** `final`: a task given up after repeated crashes; its key keeps the problem (running it again would crash again). */
 async function failWith(
   services: Services,
@@ -432,7 +477,8 @@ async function failWith(
   final = false,
 ): Promise<void> {
   if (problem.code === 'internal') services.log.error({ err, task_id: id }, 'task failed');
-  const failed = await services.store.failTask(id, OWNER, JSON.stringify(problem), services.now()).catch(() => false);
+  const error: NewTaskEvent = { kind: 'error', data: JSON.stringify(errorEventData(services, id, problem)), at: services.now() };
+  const failed = await services.store.failTask(id, OWNER, JSON.stringify(problem), services.now(), error).catch(() => false);
   if (failed && req?.idempotency) {
     const status = reviveProblem(problem).status;
     await settleIdempotency(services, req.caller.workspaceId, req.idempotency, status, JSON.stringify({ problem }), { final }).catch(

@@ -7,6 +7,7 @@ import type { Store } from '../store/index.ts';
 
 export interface Pending {
   workspace_id: string;
+  namespace: string;
   kind: UsageKind;
   count: number;
   at: number; // the latest event of this month's bucket
@@ -41,16 +42,17 @@ export class UsageMeter {
     return out;
   }
 
-  /** Counts `count` of `kind` for the workspace at time `at` (written by the next flush). */
-  add(workspace_id: string, kind: UsageKind, count: number, at: number): void {
+  /** Counts `count` of `kind` for the workspace's namespace ('' = its own) at time `at` (written by the next flush). */
+  add(workspace_id: string, kind: UsageKind, count: number, at: number, namespace = ''): void {
     if (count <= 0) return;
-    // months are kept apart so a month's total (free fits are per month) never takes another's counts
-    const key = `${workspace_id}\u0000${kind}\u0000${monthOf(at)}`;
+    // months are kept apart so a month's total (free fits are per month) never takes another's counts;
+    // namespaces too (additions 3.1: usage is metered per namespace)
+    const key = `${workspace_id}\u0000${namespace}\u0000${kind}\u0000${monthOf(at)}`;
     const p = this.pending.get(key);
     if (p) {
       p.count += count;
       p.at = Math.max(p.at, at);
-    } else this.pending.set(key, { workspace_id, kind, count, at });
+    } else this.pending.set(key, { workspace_id, namespace, kind, count, at });
   }
 
   /** Writes what has collected; a failed write keeps its counts for the next flush. */
@@ -63,7 +65,7 @@ export class UsageMeter {
         try {
           await this.store.recordUsage(batch[i]);
         } catch (err) {
-          for (const p of batch.slice(i)) this.add(p.workspace_id, p.kind, p.count, p.at);
+          for (const p of batch.slice(i)) this.add(p.workspace_id, p.kind, p.count, p.at, p.namespace);
           this.onError(err);
           return;
         }

@@ -1,6 +1,8 @@
 // Spec 2.1, 2.4 and 2.6: the svc_ask request — record source, cases, top level and its cross-field rules.
 import * as v from 'valibot';
 import {
+  ModelDaysSchema,
+  NamespaceSchema,
   CsvSchema,
   FetchHeadersSchema,
   FetchUrlSchema,
@@ -39,8 +41,12 @@ export const CasesSchema = v.pipe(
 
 export const SUBJECT_KINDS = ['person', 'org', 'object', 'event', 'other'] as const;
 
+/** additions 3.6: full (default), concise (no Verdicts; the whole at page.answer_url), compact (also lean cases). */
+export const RESPONSE_FORMATS = ['full', 'concise', 'compact'] as const;
+
 const AskObjectSchema = v.strictObject({
-  data: AskDataSchema,
+  // additions 3.2: optional when every question has a model_ref and the cases are rows
+  data: v.optional(AskDataSchema),
   entity_column: NonEmptyStringSchema,
   subject_kind: v.picklist(SUBJECT_KINDS),
   questions: QuestionsSchema,
@@ -50,6 +56,11 @@ const AskObjectSchema = v.strictObject({
   band: v.optional(v.boolean()),
   acknowledge_decision_support: v.optional(v.boolean()),
   idempotency_key: v.optional(v.pipe(v.string(), v.minLength(1), maxChars(LIMITS.idempotencyKeyMax))),
+  // additions 3.1, 3.2, 3.6
+  namespace: v.optional(NamespaceSchema),
+  model_ttl_days: v.optional(ModelDaysSchema),
+  response_format: v.optional(v.picklist(RESPONSE_FORMATS)),
+  export: v.optional(v.picklist(['csv'])),
 });
 
 /** Spec 2.6: the ask request with its top-level rules. */
@@ -60,6 +71,14 @@ export const AskRequestSchema = v.pipe(
     if (ask.cases === undefined) {
       const needy = Object.entries(ask.questions).find(([, q]) => q.type !== 'rank');
       if (needy) report('cases', `is required: question ${needy[0]} is a ${needy[1].type} question (only rank may omit cases)`);
+    }
+    // additions 3.2: a model_ref question scores cases.rows, or cases.ids read from data in the same call.
+    if (ask.data === undefined) {
+      const fitted = Object.entries(ask.questions).find(([, q]) => q.type === 'choice' || q.model_ref === undefined);
+      if (fitted) report('data', `is required: question ${fitted[0]} has no model_ref, so it is fitted on the record`);
+      else if (ask.cases?.rows === undefined) {
+        report('data', 'is required unless the cases are rows (cases.ids and whole-record ranks are read from the record)');
+      }
     }
     // Spec 2.6: person subjects turn on decision-support safeguards.
     if (ask.subject_kind === 'person' && ask.acknowledge_decision_support !== true) {

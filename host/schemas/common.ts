@@ -34,6 +34,8 @@ export const DATASET_ID_PATTERN = /^ds_[0-9a-z]{20,40}$/;
 export const RECORD_ID_PATTERN = /^(?:ds_[0-9a-z]{20,40}|sample:.+)$/;
 export const TASK_ID_PATTERN = /^tk_[0-9a-z]{20,40}$/;
 export const MODEL_REF_PATTERN = /^mr1_[0-9a-f]{32}$/;
+/** additions 2: a namespace inside a workspace (one customer of a builder's product). */
+export const NAMESPACE_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 export const QUESTION_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const FILENAME_PATTERN = /^[A-Za-z0-9._-]{1,120}$/;
 
@@ -72,6 +74,13 @@ export const RecordIdSchema = v.pipe(
 export const TaskIdSchema = v.pipe(v.string(), v.regex(TASK_ID_PATTERN));
 /** Spec 2.3/2.8: a model reference. */
 export const ModelRefSchema = v.pipe(v.string(), v.regex(MODEL_REF_PATTERN));
+/** additions 2, 3.1: omitted = the workspace's own models. */
+export const NamespaceSchema = v.pipe(
+  v.string(),
+  v.regex(NAMESPACE_PATTERN, 'must be 1 to 64 of a-z 0-9 _ - starting with a letter or digit (pattern ^[a-z0-9][a-z0-9_-]{0,63}$)'),
+);
+/** additions 2.5, 3.2: model lifetimes in days. */
+export const ModelDaysSchema = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(365));
 
 // ownRecord, not v.record: a column named constructor, prototype or __proto__ is a column like any other.
 const RowObjectSchema = ownRecord(v.string(), v.unknown());

@@ -24,7 +24,12 @@ import {
   RegisterResponseSchema,
   ReportOutcomesResponseSchema,
   VerifyResponseSchema,
+  ProfileResponseSchema,
+  PageResponseSchema,
+  ExtendModelResponseSchema,
+  DeleteModelResponseSchema,
 } from './responses.ts';
+import { DeleteModelRequestSchema, ExtendModelRequestSchema, PageRequestSchema, ProfileRequestSchema } from './product.ts';
 
 export * from './common.ts';
 export * from './shape.ts';
@@ -33,6 +38,7 @@ export * from './ask.ts';
 export * from './datasets.ts';
 export * from './operations.ts';
 export * from './responses.ts';
+export * from './product.ts';
 export { parseBody, issueField, describeIssue, mostRelevantIssue } from './parse.ts';
 
 /** Spec 4: request body schema per operation (register_agent takes no body). */
@@ -48,6 +54,10 @@ export const REQUEST_SCHEMAS = {
   svc_delete_dataset: DeleteDatasetRequestSchema,
   svc_attest: AttestRequestSchema,
   svc_evidence: EvidenceRequestSchema,
+  svc_profile: ProfileRequestSchema,
+  svc_page: PageRequestSchema,
+  svc_extend_model: ExtendModelRequestSchema,
+  svc_delete_model: DeleteModelRequestSchema,
 } as const;
 
 /** Spec 4: success response body schema per operation. */
@@ -64,6 +74,10 @@ export const RESPONSE_SCHEMAS = {
   svc_attest: AttestResponseSchema,
   svc_evidence: EvidenceResponseSchema,
   register_agent: RegisterResponseSchema,
+  svc_profile: ProfileResponseSchema,
+  svc_page: PageResponseSchema,
+  svc_extend_model: ExtendModelResponseSchema,
+  svc_delete_model: DeleteModelResponseSchema,
 } as const;
 
 export type OperationName = keyof typeof REQUEST_SCHEMAS;

@@ -1,10 +1,14 @@
 // Spec 4.3-4.11 and wire.md "The other operations": requests of the supporting operations.
 import * as v from 'valibot';
-import { LIMITS, maxChars, ModelRefSchema, NonEmptyStringSchema, RecordIdSchema, TaskIdSchema } from './common.ts';
+import { LIMITS, maxChars, ModelRefSchema, NamespaceSchema, NonEmptyStringSchema, RecordIdSchema, TaskIdSchema } from './common.ts';
 import { ownRecord } from './record.ts';
 
 /** Spec 4.3: follow a pending ask. */
-export const PollRequestSchema = v.strictObject({ task_id: TaskIdSchema });
+export const PollRequestSchema = v.strictObject({
+  task_id: TaskIdSchema,
+  // additions 3.3: without compact, polling returns the full answer
+  response_format: v.optional(v.picklist(['full', 'compact'])),
+});
 
 /** Spec 4.4: check a stored table or sample before asking. */
 export const PreflightRequestSchema = v.strictObject({
@@ -25,11 +29,12 @@ export const OutcomeItemSchema = v.strictObject({
 /** Spec 4.5/8: 1 to 10,000 outcomes for one model_ref. */
 export const ReportOutcomesRequestSchema = v.strictObject({
   model_ref: ModelRefSchema,
+  namespace: v.optional(NamespaceSchema),
   outcomes: v.pipe(v.array(OutcomeItemSchema), v.minLength(1), v.maxLength(LIMITS.outcomesMax)),
 });
 
 /** Spec 4.6: compare a refit with the fit it replaced. */
-export const DriftRequestSchema = v.strictObject({ model_ref: ModelRefSchema });
+export const DriftRequestSchema = v.strictObject({ model_ref: ModelRefSchema, namespace: v.optional(NamespaceSchema) });
 
 /** Spec 2.11: a Verdict allows further properties; pass it on exactly as received. */
 export const VerdictSchema = v.looseObject({ verdict_id: v.string(), kind: v.string() });
@@ -45,6 +50,7 @@ export const DescribeRequestSchema = v.strictObject({});
 /** Spec 4.10 (shape decided in wire.md): record that a case was acted on through a lever. */
 export const AttestRequestSchema = v.strictObject({
   model_ref: ModelRefSchema,
+  namespace: v.optional(NamespaceSchema),
   entity_id: NonEmptyStringSchema,
   lever_token: NonEmptyStringSchema,
   post_value: v.union([v.string(), v.number(), v.boolean()], 'must be a string, number or boolean'),
@@ -53,7 +59,7 @@ export const AttestRequestSchema = v.strictObject({
 });
 
 /** Spec 4.11 (shape decided in wire.md): outcomes of cases acted on versus not acted on. */
-export const EvidenceRequestSchema = v.strictObject({ model_ref: ModelRefSchema });
+export const EvidenceRequestSchema = v.strictObject({ model_ref: ModelRefSchema, namespace: v.optional(NamespaceSchema) });
 
 export type PollRequest = v.InferOutput<typeof PollRequestSchema>;
 export type PreflightRequest = v.InferOutput<typeof PreflightRequestSchema>;

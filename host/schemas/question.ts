@@ -9,19 +9,26 @@ export const DEFAULT_LEVELS = ['unlikely', 'possible', 'likely', 'very_likely'] 
 export const DEFAULT_CUTS = [0.25, 0.5, 0.75] as const;
 export const DEFAULT_TOP_K = 20;
 
-/** Fields every question type takes (spec 2.3). */
+/**
+ * Fields every question type takes (spec 2.3). outcome_column is required unless the question names a
+ * model_ref (checked below): the model's own outcome is used then (additions 3.2).
+ */
 const common = {
-  outcome_column: NonEmptyStringSchema,
+  outcome_column: v.optional(NonEmptyStringSchema),
   outcome_is_desirable: v.optional(v.boolean()),
   positive_values: v.optional(v.pipe(v.array(v.string()), v.minLength(1))),
   refit_of: v.optional(ModelRefSchema),
 };
 
-const YesNoQuestionSchema = v.strictObject({ type: v.literal('yesno'), ...common });
+/** additions 3.2: score from an existing model, no fit (yesno, score and rank only). */
+const byModel = { model_ref: v.optional(ModelRefSchema) };
+
+const YesNoQuestionSchema = v.strictObject({ type: v.literal('yesno'), ...common, ...byModel });
 
 const ScoreQuestionSchema = v.strictObject({
   type: v.literal('score'),
   ...common,
+  ...byModel,
   levels: v.optional(v.pipe(v.array(NonEmptyStringSchema), v.minLength(LIMITS.levelsMin), v.maxLength(LIMITS.levelsMax))),
   cuts: v.optional(
     v.pipe(v.array(v.pipe(v.number(), v.gtValue(0), v.ltValue(1))), v.minLength(LIMITS.cutsMin), v.maxLength(LIMITS.cutsMax)),
@@ -45,6 +52,7 @@ const ChoiceQuestionSchema = v.strictObject({
 const RankQuestionSchema = v.strictObject({
   type: v.literal('rank'),
   ...common,
+  ...byModel,
   top_k: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(LIMITS.topKMax))),
 });
 
@@ -97,6 +105,14 @@ export const QuestionSchema = v.pipe(
   objectRule<v.InferOutput<typeof QuestionVariantSchema>>((q, report) => {
     if (q.type === 'score') checkScore(q, report);
     if (q.type === 'choice') checkChoice(q, report);
+    else if (q.model_ref === undefined && q.outcome_column === undefined) {
+      report('outcome_column', 'is required (unless the question names a model_ref to score with)');
+    } else if (q.model_ref !== undefined && q.refit_of !== undefined) {
+      report(
+        'refit_of',
+        'a question with model_ref scores with that model and fits nothing, so there is nothing to refit; drop one of them',
+      );
+    }
   }),
 );
 

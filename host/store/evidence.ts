@@ -5,18 +5,32 @@ import type { AttestationRecord, EvidenceStore, OutcomeRecord, UsageStore } from
 export function usageQueries(db: SqlClient): UsageStore {
   return {
     async recordUsage(e) {
-      await db.run('INSERT INTO usage_ledger (workspace_id, kind, count, at) VALUES (?, ?, ?, ?)', [e.workspace_id, e.kind, e.count, e.at]);
+      await db.run('INSERT INTO usage_ledger (workspace_id, namespace, kind, count, at) VALUES (?, ?, ?, ?, ?)', [
+        e.workspace_id,
+        e.namespace ?? '',
+        e.kind,
+        e.count,
+        e.at,
+      ]);
     },
 
-    async getMonthlyUsage(workspace_id, at) {
+    async getMonthlyUsage(workspace_id, at, namespace) {
       // Free fits are counted per UTC calendar month.
       const d = new Date(at);
       const start = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
       const end = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
-      const rows = await db.all<{ kind: string; total: unknown }>(
-        'SELECT kind, SUM(count) AS total FROM usage_ledger WHERE workspace_id = ? AND at >= ? AND at < ? GROUP BY kind',
-        [workspace_id, start, end],
-      );
+      // additions 3.1: metered per namespace; the workspace's total is the sum over its namespaces.
+      const rows =
+        namespace === undefined
+          ? await db.all<{ kind: string; total: unknown }>(
+              'SELECT kind, SUM(count) AS total FROM usage_ledger WHERE workspace_id = ? AND at >= ? AND at < ? GROUP BY kind',
+              [workspace_id, start, end],
+            )
+          : await db.all<{ kind: string; total: unknown }>(
+              `SELECT kind, SUM(count) AS total FROM usage_ledger
+               WHERE workspace_id = ? AND namespace = ? AND at >= ? AND at < ? GROUP BY kind`,
+              [workspace_id, namespace, start, end],
+            );
       const total = (kind: string) => toCount(rows.find((r) => r.kind === kind)?.total);
       return { month: new Date(start).toISOString().slice(0, 7), fits: total('fit'), decisions: total('decision') };
     },

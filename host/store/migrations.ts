@@ -28,6 +28,22 @@ export interface Migration {
 //    5.7-7.1 s with pglz and 1.3-1.6 s with lz4; reading 1.0-1.6 s with either; on disk 68 MB with
 //    pglz, 79 MB with lz4 (109 MB uncompressed). Values stored before keep pglz and stay readable.
 //    SQLite stores blobs as they are: nothing to do there.
+// 5: contract 1.1 "ship a product" (additions 3.1, 2.2, 2.5, 2.6, 2.11, 3.7): a model link belongs to a
+//    namespace of its workspace ('' = the workspace's own), names the shared fit it serves (`fit_ref`: a
+//    namespaced model_ref differs from its fit's), and has an expiry and a deletion time (kept as a
+//    tombstone, so a deleted ref answers 410 rather than 404); links from before expire 90 days (the
+//    default model_ttl_days) after they were made. Usage is metered per namespace. Large answers are kept
+//    24 hours in parts of about 1 MiB (answer_url, export CSV, svc_page cursors), and each namespace may
+//    have a profile.
+// 6: `task_events`: the events of a task's stream (spec 2.12), numbered per task, written by the node
+//    running the task and read by any node serving the stream.
+// 7: `upload_sessions`: an upload in pieces under way (spec 3.8), its session, format and progress; its
+//    pieces are the dataset's pieces, unread until the upload completes.
+// 8: what N nodes on one database must share beyond the data (README "More than one machine"): the HMAC
+//    secrets of lever and upload tokens (were files under each node's DATA_DIR), rate-limit counters per
+//    fixed window (PostgreSQL only counts there; SQLite keeps counting in its one process), the last run of
+//    each periodic job (the sweeper runs once per period across the cluster), and claims on fits being
+//    run (the same fit asked on several nodes at once runs once).
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -202,6 +218,147 @@ ALTER TABLE dataset_pieces ALTER COLUMN content SET COMPRESSION lz4;
 ALTER TABLE fits ALTER COLUMN bytes SET COMPRESSION lz4;
 `,
     },
+  },
+  {
+    version: 5,
+    name: 'namespaces, model expiry and deletion, usage per namespace, stored answers, profiles',
+    sql: {
+      sqlite: `
+ALTER TABLE workspace_models ADD COLUMN namespace TEXT NOT NULL DEFAULT '';
+ALTER TABLE workspace_models ADD COLUMN fit_ref TEXT;
+ALTER TABLE workspace_models ADD COLUMN expires_at BIGINT;
+ALTER TABLE workspace_models ADD COLUMN deleted_at BIGINT;
+UPDATE workspace_models SET fit_ref = model_ref, expires_at = linked_at + 7776000000;
+CREATE INDEX workspace_models_by_fit ON workspace_models (fit_ref);
+ALTER TABLE usage_ledger ADD COLUMN namespace TEXT NOT NULL DEFAULT '';
+CREATE TABLE stored_answers (
+  workspace_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  parts INTEGER NOT NULL,
+  byte_count BIGINT NOT NULL,
+  created_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL,
+  PRIMARY KEY (workspace_id, id)
+);
+CREATE INDEX stored_answers_by_expiry ON stored_answers (expires_at);
+CREATE TABLE stored_answer_parts (
+  answer_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  content {{BYTES}} NOT NULL,
+  expires_at BIGINT NOT NULL,
+  PRIMARY KEY (answer_id, seq)
+);
+CREATE INDEX stored_answer_parts_by_expiry ON stored_answer_parts (expires_at);
+CREATE TABLE profiles (
+  workspace_id TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  body TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  PRIMARY KEY (workspace_id, namespace)
+);
+`,
+      // as migration 4: answer parts are bytea of about 1 MiB, written and read whole
+      postgres: `
+ALTER TABLE workspace_models ADD COLUMN namespace TEXT NOT NULL DEFAULT '';
+ALTER TABLE workspace_models ADD COLUMN fit_ref TEXT;
+ALTER TABLE workspace_models ADD COLUMN expires_at BIGINT;
+ALTER TABLE workspace_models ADD COLUMN deleted_at BIGINT;
+UPDATE workspace_models SET fit_ref = model_ref, expires_at = linked_at + 7776000000;
+CREATE INDEX workspace_models_by_fit ON workspace_models (fit_ref);
+ALTER TABLE usage_ledger ADD COLUMN namespace TEXT NOT NULL DEFAULT '';
+CREATE TABLE stored_answers (
+  workspace_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  parts INTEGER NOT NULL,
+  byte_count BIGINT NOT NULL,
+  created_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL,
+  PRIMARY KEY (workspace_id, id)
+);
+CREATE INDEX stored_answers_by_expiry ON stored_answers (expires_at);
+CREATE TABLE stored_answer_parts (
+  answer_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  content {{BYTES}} NOT NULL,
+  expires_at BIGINT NOT NULL,
+  PRIMARY KEY (answer_id, seq)
+);
+CREATE INDEX stored_answer_parts_by_expiry ON stored_answer_parts (expires_at);
+CREATE TABLE profiles (
+  workspace_id TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  body TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  PRIMARY KEY (workspace_id, namespace)
+);
+ALTER TABLE stored_answer_parts ALTER COLUMN content SET COMPRESSION lz4;
+`,
+    },
+  },
+  {
+    version: 6,
+    name: 'task events',
+    sql: `
+CREATE TABLE task_events (
+  task_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  data TEXT NOT NULL,
+  at BIGINT NOT NULL,
+  PRIMARY KEY (task_id, seq)
+);
+`,
+  },
+  {
+    version: 7,
+    name: 'upload sessions',
+    sql: `
+CREATE TABLE upload_sessions (
+  dataset_id TEXT PRIMARY KEY,
+  session TEXT NOT NULL,
+  format TEXT NOT NULL,
+  pieces INTEGER NOT NULL,
+  bytes BIGINT NOT NULL,
+  rows BIGINT NOT NULL,
+  header TEXT,
+  open_row INTEGER NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+`,
+  },
+  {
+    version: 8,
+    name: 'shared token secrets, rate-limit windows, periodic jobs and fit claims for several nodes',
+    sql: `
+CREATE TABLE service_secrets (
+  purpose TEXT PRIMARY KEY,
+  secret {{BYTES}} NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE TABLE rate_windows (
+  bucket TEXT NOT NULL,
+  window_start BIGINT NOT NULL,
+  count BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL,
+  PRIMARY KEY (bucket, window_start)
+);
+CREATE INDEX rate_windows_by_expiry ON rate_windows (expires_at);
+CREATE TABLE cluster_jobs (
+  name TEXT PRIMARY KEY,
+  last_run BIGINT NOT NULL,
+  owner TEXT NOT NULL
+);
+CREATE TABLE fit_claims (
+  fit_key TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  lease_until BIGINT NOT NULL
+);
+`,
   },
 ];
 

@@ -72,6 +72,49 @@ export interface NewDatasetPiece {
 export type AppendPieceResult =
   { ok: true; seq: number; dataset: DatasetRecord } | { ok: false; reason: 'unknown_dataset' | 'dataset_sealed' | 'out_of_order' };
 
+/** Spec 3.8: how the pieces of an upload are read; gzip and Parquet are kept as sent (passed through). */
+export type UploadFormat = 'csv' | 'gzip' | 'parquet';
+
+/** An upload in pieces under way (spec 3.8): who sends it, what it is, how far it has got. */
+export interface UploadSessionRecord {
+  dataset_id: string;
+  session: string;
+  format: UploadFormat;
+  /** Pieces received: 0 .. pieces-1 are stored, `pieces` is the next index. */
+  pieces: number;
+  bytes: number;
+  /** CSV: data rows so far, the header row (UTF-8), and whether the last piece ended inside a row. */
+  rows: number;
+  header: string | null;
+  open_row: boolean;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface NewUploadPiece {
+  workspace_id: string;
+  dataset_id: string;
+  session: string;
+  index: number;
+  /** Only read for piece 0: the format the whole upload takes. */
+  format: UploadFormat;
+  content: Bytes;
+  /** The bytes this piece adds to the file (its payload), its data rows (CSV), its header (CSV piece 0). */
+  bytes: number;
+  rows: number;
+  header: string | null;
+  open_row: boolean;
+  at: number;
+}
+
+export type UploadPieceResult =
+  | { ok: true; resent: boolean; upload: UploadSessionRecord }
+  | { ok: false; reason: 'unknown_dataset' | 'complete' | 'session_mismatch' | 'out_of_order'; upload: UploadSessionRecord | null };
+
+export type CompleteUploadResult =
+  | { ok: true; dataset: DatasetRecord }
+  | { ok: false; reason: 'unknown_dataset' | 'complete' | 'session_mismatch' | 'pieces_missing'; upload: UploadSessionRecord | null };
+
 /** A fit as cached by fit key; shared by every workspace (it depends only on record content). */
 export interface FitRecord {
   model_ref: string;
@@ -82,22 +125,53 @@ export interface FitRecord {
   created_at: number;
 }
 
-/** A fit as seen by one workspace that was given its model_ref. */
-export interface ModelRecord extends FitRecord {
-  workspace_id: string;
-  refit_of: string | null;
-  linked_at: number; // when this workspace first got the model_ref
-}
-
-export interface NewModel {
+/** A workspace's link to a model_ref (additions 3.1): the namespace it serves, its fit, its life. */
+export interface ModelLink {
+  /** The ref this link answers to (a namespaced ref differs from its fit's). */
   model_ref: string;
   workspace_id: string;
+  /** '' = the workspace's own models (no namespace). */
+  namespace: string;
+  /** The fits row it serves (fits.model_ref). */
+  fit_ref: string;
+  /** The fit's key; null once the fit's bytes were deleted (every link to it deleted). */
+  fit_key: string | null;
+  refit_of: string | null;
+  linked_at: number; // when this workspace first got the model_ref
+  /** Epoch ms after which it serves no scoring and cannot be extended (additions 2.5, 3.11 model_expired). */
+  expires_at: number | null;
+  /** Set by svc_delete_model (additions 2.6); the link stays as a tombstone so the ref answers model_deleted. */
+  deleted_at: number | null;
+}
+
+/** A fit as seen by one workspace (and namespace) that was given its model_ref: the link and the fit. */
+export interface ModelRecord extends FitRecord, Omit<ModelLink, 'fit_key'> {}
+
+export interface NewModel {
+  /** The ref the workspace is given: the fit's own, or a namespaced one (ask/fit-outcome.ts). */
+  model_ref: string;
+  workspace_id: string;
+  namespace?: string;
+  /** The fits row's ref (default model_ref). */
+  fit_ref?: string;
   fit_key: string;
   record_hash: string;
   bytes: Bytes;
   meta: string;
   refit_of?: string | null;
   created_at: number;
+  /**
+   * The link lives at least until then (an existing later expiry is kept); a deleted link comes back with
+   * exactly this. null keeps what is stored.
+   */
+  expires_at?: number | null;
+}
+
+/** What svc_delete_model did: whether the link was live, and the fit key whose bytes went with it. */
+export interface DeleteModelResult {
+  deleted: boolean;
+  /** The fit whose bytes were removed (no live link to it was left), so caches drop it too. */
+  fit_key_removed: string | null;
 }
 
 export type TaskStatus = 'pending' | 'running' | 'done' | 'failed';
@@ -131,6 +205,24 @@ export interface NewTask {
    * and the task id in the same transaction, so a retry finds the task, never a second fit.
    */
   idempotency?: { operation: string; key: string; status_code: number; response: string };
+  /** Events the call made before it became a task (spec 2.12), stored with it as seq 1, 2, ... */
+  events?: NewTaskEvent[];
+}
+
+/** Spec 2.12 event kinds of a task's stream. */
+export type TaskEventKind = 'stage' | 'answer' | 'done' | 'error';
+
+export interface NewTaskEvent {
+  kind: TaskEventKind;
+  /** The event's `data` as JSON text. */
+  data: string;
+  at: number;
+}
+
+/** A stored event: `seq` is its SSE id, counting 1, 2, ... per task (spec 4 item 7: integer ids). */
+export interface TaskEventRecord extends NewTaskEvent {
+  task_id: string;
+  seq: number;
 }
 
 export interface ClaimOptions {
@@ -176,6 +268,8 @@ export type UsageKind = 'fit' | 'decision';
 
 export interface UsageEntry {
   workspace_id: string;
+  /** additions 3.1: usage is metered per namespace ('' = the workspace's own). */
+  namespace?: string;
   kind: UsageKind;
   count: number;
   at: number;
@@ -224,4 +318,45 @@ export interface SweepResult {
   idempotency: number;
   tasks: number;
   datasets: string[];
+  answers: number;
+}
+
+export type StoredAnswerKind = 'json' | 'csv';
+
+/** An answer kept for 24 hours (additions 2.11, 3.7): written in parts, readable once `parts` is set. */
+export interface StoredAnswer {
+  workspace_id: string;
+  id: string;
+  kind: StoredAnswerKind;
+  parts: number;
+  byte_count: number;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface StoredAnswerPart {
+  answer_id: string;
+  seq: number; // 1, 2, ...
+  content: Bytes | string;
+  expires_at: number;
+}
+
+/** A namespace's profile (additions 2.2): the JSON body and its hash. */
+export interface ProfileRecord {
+  workspace_id: string;
+  namespace: string; // '' = the workspace's own
+  body: string; // JSON text
+  hash: string;
+  updated_at: number;
+}
+
+/** One count in a fixed window of a rate limit (CoordinationStore.countInWindow). */
+export interface WindowCount {
+  /** What is counted, e.g. `workspace:<id>` or `register:<address>`. */
+  bucket: string;
+  /** Epoch ms at which the window starts; with the bucket it names the counter. */
+  window_start: number;
+  /** When the counter may be swept (the window's end). */
+  expires_at: number;
+  limit: number;
 }

@@ -25,8 +25,8 @@ const TAB = 9;
  */
 export function parseCsv(text: string, opts: CsvOptions = {}): RawTable {
   const field = opts.field ?? 'data.csv';
-  const fail = (detail: string): never => {
-    throw new ServiceError('invalid_request', detail, { field });
+  const fail = (detail: string, remedy?: string): never => {
+    throw new ServiceError('invalid_request', detail, { field, ...(remedy ? { remedy } : {}) });
   };
   const n = text.length;
   let i = n > 0 && text.charCodeAt(0) === 0xfeff ? 1 : 0;
@@ -100,6 +100,7 @@ export function parseCsv(text: string, opts: CsvOptions = {}): RawTable {
 
     if (columns === null) {
       columns = checkHeader(header, fail);
+      if (columns.length === 1) refuseOtherDelimiter(columns[0], fail);
       width = columns.length;
       data = columns.map(() => []);
     } else {
@@ -110,6 +111,41 @@ export function parseCsv(text: string, opts: CsvOptions = {}): RawTable {
 
   if (columns === null) fail('The CSV has no header row.');
   return { columns: columns as string[], data: data as Cell[][], rowCount };
+}
+
+/** A CSV for a record must hold cases: a header with no rows under it is a mistake to name, not an empty record. */
+export function requireDataRows(table: RawTable, field: string): RawTable {
+  if (table.rowCount > 0) return table;
+  throw new ServiceError(
+    'invalid_request',
+    `${field}: the CSV has a header row (${table.columns.slice(0, 10).join(', ')}${table.columns.length > 10 ? ', ...' : ''}) but no data rows`,
+    {
+      field,
+      remedy: 'Send the CSV with its rows under the header, one line per row.',
+    },
+  );
+}
+
+const OTHER_DELIMITERS: ReadonlyArray<[string, string]> = [
+  [';', 'semicolon'],
+  ['\t', 'tab'],
+  ['|', 'pipe'],
+];
+
+/**
+ * A file saved with another separator (a European spreadsheet's `;`, a TSV's tab) reads as one column
+ * whose name holds the separator: say so, rather than answer from a table of one column.
+ */
+function refuseOtherDelimiter(name: string, fail: (detail: string, remedy?: string) => never): void {
+  for (const [sep, word] of OTHER_DELIMITERS) {
+    if (name.split(sep).length >= 3) {
+      fail(
+        `The CSV reads as one column named ${JSON.stringify(name.length > 80 ? name.slice(0, 77) + '...' : name)}: it looks ${word}-separated ` +
+          `(${JSON.stringify(sep)}).`,
+        `Save or export the file as comma-separated CSV (fields separated by ",", quoted with " where they hold commas), then send it again.`,
+      );
+    }
+  }
 }
 
 /** Trims header names and refuses empty or repeated ones (the header is line 1 after blank lines). */

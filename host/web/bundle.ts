@@ -45,9 +45,12 @@ export async function buildPreviewBundle(): Promise<string> {
   return result.outputFiles[0].text;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+/** Writes build/web/preview.js (the server serves it when esbuild is not installed). */
+export async function writePreviewBundle(): Promise<void> {
   const js = await buildPreviewBundle();
   mkdirSync(path.dirname(BUNDLE_PATH), { recursive: true });
   writeFileSync(BUNDLE_PATH, js);
   console.log(`wrote ${path.relative(process.cwd(), BUNDLE_PATH)} (${(js.length / 1024).toFixed(0)} KiB)`);
 }
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await writePreviewBundle();

@@ -22,7 +22,8 @@ async function loadSamples(): Promise<Map<string, { info: SampleInfo; text: stri
   const out = new Map<string, { info: SampleInfo; text: string }>();
   let samples: SampleInfo[] = [];
   try {
-    samples = ((await describeService()).samples ?? []).filter((s: SampleInfo) => s.shape === 'table');
+    // Every sample: tables are previewed here; logs (events, series, ...) are asked of the service (section 3).
+    samples = (await describeService()).samples ?? [];
   } catch {
     return out; // a page without the service's samples still previews a picked file
   }
@@ -49,7 +50,11 @@ async function boot(): Promise<PreviewApp> {
   );
 
   const sampleSelect = byId<HTMLSelectElement>('sample');
-  setOptions(sampleSelect, [['', '(choose)'], ...[...samples.keys()].map((n): [string, string] => [n, n])], '');
+  const sampleLabel = (n: string) => {
+    const shape = samples.get(n)!.info.shape;
+    return shape === 'table' ? n : `${n} (${shape} log: asked of the service)`;
+  };
+  setOptions(sampleSelect, [['', '(choose)'], ...[...samples.keys()].map((n): [string, string] => [n, sampleLabel(n)])], '');
   sampleSelect.addEventListener('change', () => sampleSelect.value && app.selectSample(sampleSelect.value));
   byId<HTMLInputElement>('file').addEventListener('change', async (ev) => {
     const file = (ev.target as HTMLInputElement).files?.[0];
@@ -71,7 +76,7 @@ async function boot(): Promise<PreviewApp> {
     app.askService(key()).catch(() => undefined);
   });
   byId('export-model').addEventListener('click', () => app.loadServiceModel(key()).catch(() => undefined));
-  // Section 5: a model_ref and the key it was given to (blank: the key of section 4).
+  // Section 4: a model_ref and the key it was given to (blank: the key of section 3).
   byId<HTMLFormElement>('model-form').addEventListener('submit', (ev) => {
     ev.preventDefault();
     const modelKey = byId<HTMLInputElement>('model-key').value.trim() || key();

@@ -1,5 +1,5 @@
 // Determinism (engine.md "Determinism rules"): the same rows give the same model bits, whatever the
-// run, thread, process or row order; one changed value changes them.
+// run, thread, number of workers, process or row order; one changed value changes them.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,8 @@ let f: Fixture;
 let first: FitResult;
 let firstBytes: Uint8Array;
 let firstP: Float64Array;
+/** A small record: cross-fitted, 32 bag tasks of stagewise boosting. */
+const wideSmall = syntheticFixture(600, 12, 5);
 
 const pOf = (r: FitResult) => scoreCases(mod, r.model!, casesOf(f)).p;
 
@@ -38,15 +40,29 @@ describe('determinism', () => {
     expect(again.quality).toEqual(first.quality);
   });
 
-  describe('in a worker thread', () => {
-    let pool: FitPool;
-    beforeAll(() => void (pool = new FitPool(1)));
-    afterAll(() => pool.close());
+  describe('in worker threads', () => {
+    // A fit's bag and pair tasks are shared with the pool's idle workers and put back by task index:
+    // with 2 or 8 workers they run on other instances, finishing in whatever order the threads go.
+    const pools: FitPool[] = [];
+    afterAll(() => Promise.all(pools.map((p) => p.close())));
 
-    it('gives the same model bytes as the in-process fit', async () => {
-      const inWorker = await fit(f, pool);
-      expect(sha256(inWorker.model!.toBytes())).toBe(sha256(firstBytes));
-      expect(inWorker.quality).toEqual(first.quality);
+    it.each([1, 2, 8])('gives the same model bytes with %i workers as the in-process fit', async (workers) => {
+      const pool = new FitPool(workers);
+      pools.push(pool);
+      for (const table of [f, wideSmall]) {
+        const want = table === f ? first : await fit(table);
+        const inPool = await fit(table, pool);
+        expect(sha256(inPool.model!.toBytes())).toBe(sha256(want.model!.toBytes()));
+        expect(inPool.quality).toEqual(want.quality);
+      }
+    });
+
+    it('two fits at once in a pool of 2 give the same bytes as each alone', async () => {
+      const pool = new FitPool(2);
+      pools.push(pool);
+      const [a, b] = await Promise.all([fit(f, pool), fit(wideSmall, pool)]);
+      expect(sha256(a.model!.toBytes())).toBe(sha256(firstBytes));
+      expect(sha256(b.model!.toBytes())).toBe(sha256((await fit(wideSmall)).model!.toBytes()));
     });
   });
 

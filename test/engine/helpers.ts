@@ -9,7 +9,7 @@ import { rowsToTable } from '../../host/table/rows.ts';
 import { cellText, yesNoMeaning } from '../../host/table/typing.ts';
 import type { Cell, RawTable } from '../../host/table/types.ts';
 import { syntheticTable, type Dataset } from '../../bench/datasets.ts';
-import { mulberry32, shuffleInPlace } from '../../bench/prng.ts';
+import { below, mulberry32, shuffleInPlace, uniform } from '../../bench/prng.ts';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -113,4 +113,29 @@ export function sha256(bytes: ArrayBufferView): string {
 /** The bytes of a Float64Array, for bit-for-bit comparisons (NaN payloads and -0 included). */
 export function bitsOf(a: Float64Array): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+/**
+ * A wide indicator-heavy table like a credit file one-hot encoded: `rows` rows, 8 categorical variables
+ * of 4 to 11 levels each as one 0/1 column per level (60 indicators), 4 numbers, outcome about 20% yes,
+ * drawn from a planted logit on two of the variables and one number. Under the old bar of 3 rarer-class
+ * training rows per usable column, 1,000 rows of it were not_yet.
+ */
+export function wideIndicatorFixture(rows: number, seed: number): Fixture {
+  const next = mulberry32(seed);
+  const levels = [4, 5, 6, 7, 8, 9, 10, 11];
+  const out: Record<string, Cell>[] = [];
+  for (let i = 0; i < rows; i++) {
+    const row: Record<string, Cell> = { applicant_id: `a${String(i).padStart(5, '0')}` };
+    const cat = levels.map((k) => below(next, k));
+    cat.forEach((v, j) => {
+      for (let l = 0; l < levels[j]; l++) row[`var${j}=${l}`] = v === l ? 1 : 0;
+    });
+    const x = Array.from({ length: 4 }, () => Math.round((uniform(next) + uniform(next) + uniform(next) - 1.5) * 1000) / 1000);
+    x.forEach((v, j) => (row[`num${j}`] = v));
+    const logit = -2.2 + [0, 0.4, 0.8, 1.2][cat[0]] + (cat[1] === 0 ? 1 : cat[1] === 4 ? -0.8 : 0) + 1.2 * x[0];
+    row.defaulted = uniform(next) < 1 / (1 + Math.exp(-logit)) ? 'yes' : 'no';
+    out.push(row);
+  }
+  return datasetFixture({ name: 'wide', rows: out, entityColumn: 'applicant_id', outcomeColumn: 'defaulted', positiveValue: 'yes' });
 }

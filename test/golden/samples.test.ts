@@ -29,7 +29,9 @@ function stableVerdict(v: Record<string, unknown>): Record<string, unknown> {
 }
 
 function stableAnswer(answer: Record<string, any>): Record<string, unknown> {
-  const out: Record<string, any> = { ...answer };
+  // model_expires_at is a time (the link's expiry, 90 days after the ask by default)
+  const { model_expires_at: _expires, ...rest } = answer;
+  const out: Record<string, any> = { ...rest };
   if (Array.isArray(out.verdicts)) {
     out.verdicts = out.verdicts.map((x: any) => ({
       ...(x.option !== undefined ? { option: x.option } : {}),

@@ -46,6 +46,11 @@ const validBodies = (): Record<string, object> => ({
   '/v1/export-model': { model_ref: MODEL_REF },
   '/v1/describe': {},
   '/v1/verify': verifyBody,
+  '/v1/uploads/:token/complete': { pieces: 1 },
+  '/v1/profile': { namespace: 'acme' },
+  '/v1/page': { cursor: 'x'.repeat(20) },
+  '/v1/extend-model': { model_ref: MODEL_REF, days: 30 },
+  '/v1/delete-model': { model_ref: MODEL_REF },
 });
 
 const jsonRoutes = OPERATIONS.filter((r) => r.method === 'POST' && (r.body === 'json' || r.body === 'json-optional'));
@@ -68,7 +73,8 @@ describe('keyed routes refuse callers without a usable key', () => {
   for (const route of keyedRoutes) {
     for (const c of cases) {
       it(`${route.method} ${route.path} with ${c.name} is 401 unauthorized`, async () => {
-        const r = await call(svc.url, route.path, validBodies()[route.path], { headers: c.headers() });
+        const body = route.method === 'GET' ? undefined : validBodies()[route.path];
+        const r = await call(svc.url, route.path, body, { headers: c.headers(), method: route.method });
         expectProblem(r, 401, 'unauthorized', svc.services.config.baseUrl);
         expect(r.res.headers.get('www-authenticate')).toMatch(/^Bearer/);
       });
@@ -86,6 +92,20 @@ describe('a test key works on sample datasets only (spec 5.2)', () => {
     // spec 5.4: reporting outcomes needs write:outcomes, which test keys never have
     { route: '/v1/report-outcomes', body: () => validBodies()['/v1/report-outcomes'], status: 403, code: 'scope_required' },
     { route: '/v1/attest', body: () => validBodies()['/v1/attest'], status: 403, code: 'scope_required' },
+    // additions 3.10: write:outcomes also gates svc_delete_model
+    { route: '/v1/delete-model', body: () => validBodies()['/v1/delete-model'], status: 403, code: 'scope_required' },
+    // additions 3.2: scoring rows by model_ref without data is the caller's own data
+    {
+      route: '/v1/ask',
+      body: () => ({
+        entity_column: 'id',
+        subject_kind: 'org',
+        questions: { q: { type: 'yesno', model_ref: MODEL_REF } },
+        cases: { rows: [{ id: 'a', x: 1 }] },
+      }),
+      status: 403,
+      code: 'test_key_samples_only',
+    },
   ];
   for (const c of ownData) {
     it(`${c.route} on the caller's own data with a test key is ${c.status} ${c.code}`, async () => {
@@ -101,7 +121,7 @@ describe('a test key works on sample datasets only (spec 5.2)', () => {
 });
 
 describe('body errors on every route that reads a body', () => {
-  const needsScope = new Set(['/v1/report-outcomes', '/v1/attest']);
+  const needsScope = new Set(['/v1/report-outcomes', '/v1/attest', '/v1/delete-model']);
   const keyFor = (route: { auth: string; path: string }) => (route.auth !== 'key' ? undefined : needsScope.has(route.path) ? scoped : live);
   for (const route of jsonRoutes) {
     const path = route.path;

@@ -27,6 +27,8 @@ export async function connectMcp(baseUrl: string, opts: ConnectOptions = {}): Pr
 export function withoutCallIdentity(reply: any): any {
   const copy = structuredClone(reply);
   for (const answer of Object.values<any>(copy.answers ?? {})) {
+    // additions 3.4: when this workspace's link to the model expires (set when it first got the model)
+    delete answer.model_expires_at;
     for (const entry of answer.verdicts ?? []) {
       delete entry.signature;
       delete entry.verdict.verdict_id;

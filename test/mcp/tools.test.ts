@@ -42,6 +42,12 @@ const HINTS: Record<string, { readOnlyHint: boolean; destructiveHint: boolean; i
   svc_attest: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   svc_evidence: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   register_agent: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  // contract 1.1 (additions 2, "Read-only", "Idempotent", "Destructive"): svc_page is read-only; profile writes
+  // (whole replace) and svc_extend_model (sets expiry) are idempotent; svc_delete_model is idempotent and destructive
+  svc_profile: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  svc_page: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  svc_extend_model: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  svc_delete_model: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
 };
 
 describe('tools/list', () => {

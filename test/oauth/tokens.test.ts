@@ -175,14 +175,14 @@ describe('the write:outcomes capability over REST', () => {
 
   it('a token whose scope holds write:outcomes gets past the capability check (to the unknown model_ref)', async () => {
     const t = await a.mint(claimsAt(clock, { org: 'acme', scope: 'openid write:outcomes' }));
-    expectProblem(await call(svc.url, '/v1/report-outcomes', report, { key: t }), 404, 'unknown_model');
+    expectProblem(await call(svc.url, '/v1/report-outcomes', report, { key: t }), 404, 'model_ref_missing');
   });
 
   it('a capability read from a nested roles claim (issuer b: realm_access.roles)', async () => {
     const without = await b.mint(claimsAt(clock, { realm_access: { roles: ['reader'] } }), { key: bKey, typ: 'at+jwt' });
     expectProblem(await call(svc.url, '/v1/report-outcomes', report, { key: without }), 403, 'scope_required');
     const holder = await b.mint(claimsAt(clock, { realm_access: { roles: ['reader', 'outcome-writer'] } }), { key: bKey, typ: 'at+jwt' });
-    expectProblem(await call(svc.url, '/v1/report-outcomes', report, { key: holder }), 404, 'unknown_model');
+    expectProblem(await call(svc.url, '/v1/report-outcomes', report, { key: holder }), 404, 'model_ref_missing');
     // The value must be a whole role or scope, not a part of one.
     const part = await a.mint(claimsAt(clock, { org: 'acme', scope: 'write:outcomes-later' }));
     expectProblem(await call(svc.url, '/v1/report-outcomes', report, { key: part }), 403, 'scope_required');
@@ -219,6 +219,6 @@ describe('over MCP', () => {
     const without = await toolOutcome(await a.mint(claimsAt(clock, { org: 'acme' })), 'svc_report_outcomes', args);
     expect(without.structuredContent).toMatchObject({ status: 403, code: 'scope_required' });
     const holder = await toolOutcome(await a.mint(claimsAt(clock, { org: 'acme', scope: 'write:outcomes' })), 'svc_report_outcomes', args);
-    expect(holder.structuredContent).toMatchObject({ status: 404, code: 'unknown_model' });
+    expect(holder.structuredContent).toMatchObject({ status: 404, code: 'model_ref_missing' });
   });
 });

@@ -117,7 +117,7 @@ describe('workspaces, datasets and the usage ledger', () => {
     expect(reported.res.status, JSON.stringify(reported.json)).toBe(200);
     // A workspace never given this model_ref (spec 5.6) cannot report on it, capability or not.
     const stranger = await tokenA('alice', 'never-asked', 'write:outcomes');
-    expectProblem(await call(svc.url, '/v1/report-outcomes', report, { key: stranger }), 404, 'unknown_model');
+    expectProblem(await call(svc.url, '/v1/report-outcomes', report, { key: stranger }), 404, 'model_ref_missing');
   });
 });
 

@@ -110,23 +110,23 @@ describe('refit_of and svc_drift', () => {
     expect(a.drift.report.old_missing_columns).toEqual(['support_tickets']);
   });
 
-  it('refit_of naming a model_ref this workspace never got is 404 unknown_model at questions.q.refit_of', async () => {
+  it('refit_of naming a model_ref this workspace never got is 404 model_ref_missing at questions.q.refit_of', async () => {
     const rows = churnRows({ seed: 8, rows: 200 });
     const ask = churnAsk(rows, { refit_of: 'mr1_' + '0'.repeat(32) }, { cases: { ids: ['c00001'] } });
     const r = await svc.post('/v1/ask', ask, key);
     expect(r.status).toBe(404);
-    expect(r.body).toMatchObject({ code: 'unknown_model', field: 'questions.q.refit_of' });
+    expect(r.body).toMatchObject({ code: 'model_ref_missing', field: 'questions.q.refit_of' });
     const other = await svc.liveKey('drift-other');
     const theirs = await svc.post('/v1/ask', churnAsk(rows, { refit_of: baseRef }, { cases: { ids: ['c00001'] } }), other);
     expect(theirs.status).toBe(404);
-    expect(theirs.body.code).toBe('unknown_model');
+    expect(theirs.body.code).toBe('model_ref_missing');
   });
 
-  it('svc_drift on a model_ref of another workspace is 404 unknown_model', async () => {
+  it('svc_drift on a model_ref of another workspace is 404 model_ref_missing', async () => {
     const other = await svc.liveKey('drift-other');
     const r = await svc.post('/v1/drift', { model_ref: baseRef }, other);
     expect(r.status).toBe(404);
-    expect(r.body).toMatchObject({ code: 'unknown_model', field: 'model_ref' });
+    expect(r.body).toMatchObject({ code: 'model_ref_missing', field: 'model_ref' });
   });
 });
 

@@ -45,7 +45,7 @@ describe('scopes (spec 5.4, wire.md: write:outcomes for report-outcomes and atte
   });
 });
 
-describe('unknown models (wire.md: 404 unknown_model for a model_ref this workspace never got)', () => {
+describe('unknown models (wire.md: 404 model_ref_missing for a model_ref this workspace never got)', () => {
   it.each([
     ['/v1/report-outcomes', { model_ref: unknownRef, outcomes: [item()] }],
     ['/v1/evidence', { model_ref: unknownRef }],
@@ -53,7 +53,7 @@ describe('unknown models (wire.md: 404 unknown_model for a model_ref this worksp
   ])('%s', async (path, body) => {
     const r = await svc.post(path, body, writer);
     expect(r.status).toBe(404);
-    expect(r.body).toMatchObject({ code: 'unknown_model', field: 'model_ref' });
+    expect(r.body).toMatchObject({ code: 'model_ref_missing', field: 'model_ref' });
   });
 
   it("another workspace's model_ref is unknown too", async () => {

@@ -111,12 +111,14 @@ describe('the usage meter', () => {
     meter.add('ws', 'fit', 1, feb1);
     meter.add('other', 'decision', 7, feb1);
     meter.add('ws', 'fit', 0, feb1); // nothing to count
+    meter.add('ws', 'decision', 6, feb1, 'acme'); // additions 3.1: a namespace is metered apart
     await meter.flush();
     expect(rows).toEqual([
-      { workspace_id: 'ws', kind: 'decision', count: 5, at: jan31 },
-      { workspace_id: 'ws', kind: 'decision', count: 5, at: feb1 },
-      { workspace_id: 'ws', kind: 'fit', count: 1, at: feb1 },
-      { workspace_id: 'other', kind: 'decision', count: 7, at: feb1 },
+      { workspace_id: 'ws', namespace: '', kind: 'decision', count: 5, at: jan31 },
+      { workspace_id: 'ws', namespace: '', kind: 'decision', count: 5, at: feb1 },
+      { workspace_id: 'ws', namespace: '', kind: 'fit', count: 1, at: feb1 },
+      { workspace_id: 'other', namespace: '', kind: 'decision', count: 7, at: feb1 },
+      { workspace_id: 'ws', namespace: 'acme', kind: 'decision', count: 6, at: feb1 },
     ]);
     rows.length = 0;
     meter.add('ws', 'decision', 4, feb1);
@@ -126,7 +128,7 @@ describe('the usage meter', () => {
     expect(errors).toHaveLength(1);
     meter.add('ws', 'decision', 1, feb1);
     await meter.close();
-    expect(rows).toEqual([{ workspace_id: 'ws', kind: 'decision', count: 5, at: feb1 }]);
+    expect(rows).toEqual([{ workspace_id: 'ws', namespace: '', kind: 'decision', count: 5, at: feb1 }]);
   });
 
   it('a service that stops writes the counts it still held', async () => {

@@ -39,7 +39,7 @@ describeStores('sweep', ({ openStore }) => {
     await store.createTask({ id: 'tk_running', workspace_id: 'ws_1', request: '{}', created_at: old });
     await store.claimTask('tk_running', { owner: 'a', now: fresh, lease_ms: 60_000 });
 
-    expect(await store.sweep(T0)).toEqual({ idempotency: 1, tasks: 1, datasets: ['ds_old'] });
+    expect(await store.sweep(T0)).toEqual({ idempotency: 1, tasks: 1, datasets: ['ds_old'], answers: 0 });
     expect(await store.getIdempotency('ws_1', 'svc_ask', 'old')).toBeNull();
     expect(await store.getIdempotency('ws_1', 'svc_ask', 'fresh')).not.toBeNull();
     expect(await store.getTask('ws_1', 'tk_old')).toBeNull();
@@ -47,7 +47,7 @@ describeStores('sweep', ({ openStore }) => {
     expect(await store.getTask('ws_1', 'tk_running')).not.toBeNull();
     expect(await store.getDataset('ws_1', 'ds_old')).toBeNull();
     expect(await store.getDataset('ws_1', 'ds_fresh')).not.toBeNull();
-    expect(await store.sweep(T0)).toEqual({ idempotency: 0, tasks: 0, datasets: [] });
+    expect(await store.sweep(T0)).toEqual({ idempotency: 0, tasks: 0, datasets: [], answers: 0 });
   });
 
   it('takes a shorter retention when given', async () => {

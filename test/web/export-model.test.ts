@@ -133,8 +133,15 @@ describe('POST /v1/export-model', () => {
     );
     expect(r.status).toBe(200);
     const scored = scoreRows(engine, modelFromJson(exported.model as ModelJson), rowsToTable(rows, 'cases.rows'), 'customer_id');
-    expect(scored.map((s) => s.p)).toEqual(r.body.answers.q.cases.map((c: Obj) => c.p));
-    scored.forEach((s, i) => expect(Object.is(s.p, r.body.answers.q.cases[i].p)).toBe(true));
+    expect(scored.map((s) => s.p)).toEqual(r.body.answers.q.cases.map((c: Obj) => c.p ?? null));
+    scored.forEach((s, i) => expect(Object.is(s.p ?? undefined, r.body.answers.q.cases[i].p)).toBe(true));
+    // contract 1.1: the unseen category is a not_scoreable case for both, naming the value
+    expect(r.body.answers.q.cases[2]).toMatchObject({
+      entity_id: 'new_3',
+      state: 'not_scoreable',
+      not_scoreable: { unseen_values: { plan: ['platinum'] } },
+    });
+    expect(scored[2].not_scoreable).toEqual(r.body.answers.q.cases[2].not_scoreable);
   });
 
   it("charts the model's strongest terms from its own term tables", () => {
@@ -146,15 +153,15 @@ describe('POST /v1/export-model', () => {
     for (const bar of terms[0].bars) expect(Object.is(bar.term, model.terms(j)[bar.bin])).toBe(true);
   });
 
-  it('answers 404 unknown_model for a model_ref this workspace was never given', async () => {
+  it('answers 404 model_ref_missing for a model_ref this workspace was never given', async () => {
     const other = await svc.liveKey('someone-else');
     const r = await svc.post('/v1/export-model', { model_ref: answer.model_ref }, other);
     expect(r.status).toBe(404);
-    expect(r.body.code).toBe('unknown_model');
+    expect(r.body.code).toBe('model_ref_missing');
     expect(r.body.field).toBe('model_ref');
     const unknown = await svc.post('/v1/export-model', { model_ref: 'mr1_' + '0'.repeat(32) }, key);
     expect(unknown.status).toBe(404);
-    expect(unknown.body.code).toBe('unknown_model');
+    expect(unknown.body.code).toBe('model_ref_missing');
   });
 
   it('needs a key and a well-formed model_ref', async () => {

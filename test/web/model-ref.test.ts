@@ -56,7 +56,9 @@ function rowsOf(t: RawTable): Obj[] {
   return Array.from({ length: t.rowCount }, (_, r) => Object.fromEntries(t.columns.map((c, j) => [c, t.data[j][r]])));
 }
 
-const pickCase = (c: Obj) => ({ entity_id: c.entity_id, p: c.p, reasons: c.reasons });
+/** What the page and the service must agree on: chance and reasons, or why a row is not scored (contract 1.1). */
+const pickCase = (c: Obj) =>
+  c.not_scoreable ? { entity_id: c.entity_id, not_scoreable: c.not_scoreable } : { entity_id: c.entity_id, p: c.p, reasons: c.reasons };
 
 /** The exact outputs of the page's last scoring, decoded from their little-endian bytes. */
 async function pageExact(): Promise<{ p: Float64Array; contributions: Float64Array; columns: number }> {
@@ -117,7 +119,7 @@ describe('scoring in the page with a model_ref fitted on the server', () => {
     await page.fill('#model-ref', 'mr1_' + '0'.repeat(32));
     await page.fill('#model-key', key);
     expect(await andWait(() => page.click('#load-model'))).toBe('error');
-    expect(await page.textContent('#model-line')).toContain('unknown_model');
+    expect(await page.textContent('#model-line')).toContain('model_ref_missing');
     expect(await page.isDisabled('#score-record')).toBe(true);
   });
 
@@ -186,7 +188,9 @@ describe('scoring in the page with a model_ref fitted on the server', () => {
     const rows = await page.evaluate(() => window.oqPreview.app!.scoring.last!.rows);
     expect(rows.map((x: Obj) => x.entity_id)).toEqual(['new_01', 'new_02', 'new_03', 'new_04', 'new_05']);
     expect(rows.map(pickCase)).toEqual(theirs.cases.map(pickCase));
-    rows.forEach((x: Obj, i: number) => expect(Object.is(x.p, theirs.cases[i].p), x.entity_id).toBe(true));
+    rows.forEach((x: Obj, i: number) => expect(Object.is(x.p ?? undefined, theirs.cases[i].p), x.entity_id).toBe(true));
+    // an unseen category (satellite, three_year) is not scored, by the page as by the service
+    expect(theirs.cases.filter((c: Obj) => c.state === 'not_scoreable').map((c: Obj) => c.entity_id)).toEqual(['new_04', 'new_05']);
 
     const mine = await pageExact();
     const node = scoreCases(svc.services.engine, stored, newTable);

@@ -1,12 +1,16 @@
 // Builds each question's answer from its fit(s) and the scored cases (spec 2.8-2.10, 4.1 rules
-// 3-6): yesno, score levels, choice over options, rank; refusals and not_yet; band; Verdicts.
+// 3-6): yesno, score levels, choice over options, rank; refusals and not_yet; band; Verdicts. Contract
+// 1.1 adds per-case not_scoreable results, p_display, decision and next[], model_expires_at,
+// model_columns and a namespace profile's sentences (additions 3.4, 3.5, 2.2).
 import { ServiceError } from '../../errors.ts';
 import { DEFAULT_CUTS, DEFAULT_LEVELS, DEFAULT_TOP_K, type Question, type SubjectKind } from '../../schemas/index.ts';
 import { parseNumber } from '../../table/typing.ts';
 import type { RawTable } from '../../table/types.ts';
 import type { EngineModule } from '../../engine/wasm.ts';
 import type { FitOutcome } from './fit-outcome.ts';
-import { compareIds, pickRows, type CaseSet } from './cases.ts';
+import { compareIds, inRequestOrder, pickRows, readableCases, type CaseSet } from './cases.ts';
+import { decisionOf, nextSteps, type NextContext } from './next-steps.ts';
+import { saysOf, type AnswerProfile } from './says.ts';
 import { scoreTable, type ScoredCase } from './scoring.ts';
 import { bandOf } from './band.ts';
 import type { SignedVerdict, VerdictCase, VerdictInput } from './verdicts.ts';
@@ -38,11 +42,23 @@ export interface AnswerInput {
   subjectKind: SubjectKind;
   acknowledged: boolean;
   band: boolean;
+  /** additions 2.2: the namespace's profile (sentences, fixed columns, its hash in Verdicts). */
+  profile?: AnswerProfile;
+  /** additions 3.4 next[]: what the caller may do next (the service only; the page has none). */
+  next?: NextContext;
 }
 
 export interface BuiltAnswer {
   body: Record<string, unknown>;
+  /** Answered cases (billed on the caller's own data). */
   billable: number;
+  /** Cases the answer covers, answered or not (0 for refused and not_yet). */
+  asked: number;
+  /**
+   * additions 3.2 export: every case of the answer in order, for the CSV (a rank: every ranked case, not
+   * only its top_k, then the unreadable ones). Built lazily, one case at a time.
+   */
+  allCases?: () => Iterable<Record<string, unknown>>;
 }
 
 type CaseResult = Record<string, unknown> & { entity_id: string };
@@ -69,10 +85,38 @@ function unansweredBody(q: Question, fit: FitOutcome, extra: Record<string, unkn
 }
 
 export async function buildAnswer(a: AnswerInput): Promise<BuiltAnswer> {
+  const built = await buildBody(a);
+  const body = built.body;
+  // additions 3.4: model_expires_at (choice: the earliest of its models) and model_columns
+  const expiries = a.fits.map((f) => f.modelExpiresAt).filter((x): x is number => typeof x === 'number');
+  if (expiries.length > 0) body.model_expires_at = new Date(Math.min(...expiries)).toISOString();
+  const model = a.fits.length === 1 ? a.fits[0].model : null;
+  if (model && a.question.type !== 'choice') body.model_columns = model.usedColumns();
+  if (a.profile) {
+    body.profile = { hash: a.profile.hash, display: a.profile.display, exclusions_applied: a.profile.exclusionsApplied };
+    if (model && a.profile.fixed.size > 0) {
+      // additions 2.2: fixed columns stay in the model, get no lever, and are listed as fixed_by_caller
+      const fixed = model.usedColumns().filter((c) => a.profile!.fixed.has(c));
+      if (fixed.length > 0 && body.quality) {
+        const q = body.quality as { excluded_columns?: unknown[] };
+        body.quality = {
+          ...q,
+          excluded_columns: [...(q.excluded_columns ?? []), ...fixed.map((column) => ({ column, why: 'fixed_by_caller' }))],
+        };
+      }
+    }
+  }
+  // additions 3.4: decision restates state; next[] says what to do from the answer alone
+  body.decision = decisionOf(body.state as string);
+  if (a.next) body.next = nextSteps(a.next, a.name, body);
+  return built;
+}
+
+async function buildBody(a: AnswerInput): Promise<BuiltAnswer> {
   const q = a.question;
   if (q.type === 'choice' && q.option_outcomes !== undefined) return choiceByOutcomes(a);
   const fit = a.fits[0];
-  if (fit.state !== 'answered' || !fit.model) return { body: unansweredBody(q, fit), billable: 0 };
+  if (fit.state !== 'answered' || !fit.model) return { body: unansweredBody(q, fit), billable: 0, asked: 0 };
   switch (q.type) {
     case 'yesno':
     case 'score':
@@ -82,6 +126,13 @@ export async function buildAnswer(a: AnswerInput): Promise<BuiltAnswer> {
     case 'choice':
       return choiceByColumn(a, fit);
   }
+}
+
+/** additions 3.5 p_display: whole percent, `<1%` below 0.005, `>99%` from 0.995. */
+export function pDisplayOf(p: number): string {
+  if (p < 0.005) return '<1%';
+  if (p >= 0.995) return '>99%';
+  return `${Math.round(p * 100)}%`;
 }
 
 function answeredBase(q: Question, fit: FitOutcome): Record<string, unknown> {
@@ -97,7 +148,7 @@ function answeredBase(q: Question, fit: FitOutcome): Record<string, unknown> {
   };
 }
 
-function levelOf(q: Question, p: number): string | undefined {
+export function levelOf(q: Question, p: number): string | undefined {
   if (q.type !== 'score') return undefined;
   const levels = q.levels ?? [...DEFAULT_LEVELS];
   const cuts = q.cuts ?? [...DEFAULT_CUTS];
@@ -121,10 +172,12 @@ function caseResult(
   const out: CaseResult = { entity_id: id };
   if (signed.level !== undefined) out.level = signed.level;
   out.p = s.p;
+  out.p_display = pDisplayOf(s.p);
   if (signed.position !== undefined) out.position = signed.position;
   out.reasons = s.reasons;
   if (levers) out.levers = levers;
   if (a.band) Object.assign(out, bandOf(fit.quality, s, a.subjectKind));
+  if (a.profile && out.refused !== true) out.says = saysOf(a.profile, a.question, out);
   return out;
 }
 
@@ -134,7 +187,7 @@ function caseResult(
  * from the signed text (reply-json.ts); otherwise copies without the extras.
  */
 function signedCases(cases: CaseResult[], a: AnswerInput, levers: Lever[][] | null): VerdictCase[] {
-  return levers || a.band ? cases.map(verdictCase) : (cases as unknown as VerdictCase[]);
+  return levers || a.band || a.profile ? cases.map(verdictCase) : (cases as unknown as VerdictCase[]);
 }
 
 /** The Verdict's fields of a case result (spec 2.9 subset signed by wire.md), in canonical key order. */
@@ -144,6 +197,7 @@ function verdictCase(c: CaseResult): VerdictCase {
   v.entity_id = c.entity_id;
   if (c.level !== undefined) v.level = c.level as string;
   v.p = c.p as number;
+  v.p_display = c.p_display as string;
   if (c.position !== undefined) v.position = c.position as number;
   v.reasons = c.reasons as unknown[];
   return v;
@@ -183,6 +237,7 @@ async function sign(a: AnswerInput, fit: FitOutcome, cases: VerdictCase[], optio
     acknowledged: a.acknowledged,
     quality: fit.quality,
     cases,
+    profileHash: a.profile?.hash,
   });
 }
 
@@ -196,38 +251,65 @@ function leversOf(
 ): Lever[][] | null {
   const desirable = a.question.outcome_is_desirable;
   if (desirable === undefined) return null;
-  return leversForCases(a.deps, fit.model!, fit.modelRef, desirable, table, ids, scored);
+  return leversForCases(a.deps, fit.model!, fit.modelRef, desirable, table, ids, scored, a.profile?.fixed);
+}
+
+/** The answer's cases in request order: the answered ones, and each unreadable or unknown one as not_scoreable. */
+function allInOrder(cs: CaseSet, answered: CaseResult[]): CaseResult[] {
+  return inRequestOrder(cs, answered) as CaseResult[];
 }
 
 async function simpleAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer> {
-  const scored = scoreTable(a.deps.engine, fit.model!, a.cases.table);
-  const levers = leversOf(a, fit, a.cases.table, a.cases.entityIds, scored);
-  const cases = scored.map((s, r) => caseResult(a, fit, a.cases.entityIds[r], s, { level: levelOf(a.question, s.p) }, levers?.[r]));
-  const verdicts = [await sign(a, fit, signedCases(cases, a, levers))];
-  return { body: { ...answeredBase(a.question, fit), cases, ...verdictsField(verdicts) }, billable: cases.length };
+  const cs = readableCases(a.cases, [fit.model!]);
+  const scored = scoreTable(a.deps.engine, fit.model!, cs.table);
+  const levers = leversOf(a, fit, cs.table, cs.entityIds, scored);
+  const cases = scored.map((s, r) => caseResult(a, fit, cs.entityIds[r], s, { level: levelOf(a.question, s.p) }, levers?.[r]));
+  const verdicts = cases.length > 0 ? [await sign(a, fit, signedCases(cases, a, levers))] : [];
+  const all = allInOrder(cs, cases);
+  return {
+    body: { ...answeredBase(a.question, fit), cases: all, ...verdictsField(verdicts) },
+    billable: cases.length,
+    asked: cs.total,
+    allCases: () => all,
+  };
 }
+
+/** additions 3.4: a rank lists its first 100 unreadable cases, and their count. */
+const NOT_SCOREABLE_LISTED = 100;
 
 async function rankAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer> {
   const q = a.question as Extract<Question, { type: 'rank' }>;
-  const scored = scoreTable(a.deps.engine, fit.model!, a.cases.table);
+  const cs = readableCases(a.cases, [fit.model!]);
+  const scored = scoreTable(a.deps.engine, fit.model!, cs.table);
   const order = scored.map((_, r) => r);
   // spec 4.1 rule 6: highest chance first; ties by entity id so the order is deterministic
-  order.sort((x, y) => scored[y].p - scored[x].p || compareIds(a.cases.entityIds[x], a.cases.entityIds[y]));
+  order.sort((x, y) => scored[y].p - scored[x].p || compareIds(cs.entityIds[x], cs.entityIds[y]));
   const topK = Math.min(q.top_k ?? DEFAULT_TOP_K, order.length);
   const top = order.slice(0, topK);
   const levers = leversOf(
     a,
     fit,
-    pickRows(a.cases.table, top),
-    top.map((r) => a.cases.entityIds[r]),
+    pickRows(cs.table, top),
+    top.map((r) => cs.entityIds[r]),
     top.map((r) => scored[r]),
   );
-  const ranked = top.map((r, i) => caseResult(a, fit, a.cases.entityIds[r], scored[r], { position: i + 1 }, levers?.[i]));
-  const verdicts = [await sign(a, fit, signedCases(ranked, a, levers))];
-  return {
-    body: { ...answeredBase(q, fit), ranked, ranked_total: order.length, ...verdictsField(verdicts) },
-    billable: ranked.length,
+  const ranked = top.map((r, i) => caseResult(a, fit, cs.entityIds[r], scored[r], { position: i + 1 }, levers?.[i]));
+  const verdicts = ranked.length > 0 ? [await sign(a, fit, signedCases(ranked, a, levers))] : [];
+  const unreadable = cs.skipped.map((s) => s.result);
+  const body: Record<string, unknown> = { ...answeredBase(q, fit), ranked, ranked_total: order.length, ...verdictsField(verdicts) };
+  if (unreadable.length > 0) {
+    body.not_scoreable = unreadable.slice(0, NOT_SCOREABLE_LISTED);
+    body.not_scoreable_total = unreadable.length;
+  }
+  const allCases = function* () {
+    yield* ranked;
+    for (let i = topK; i < order.length; i++) {
+      const r = order[i];
+      yield caseResult({ ...a, band: false }, fit, cs.entityIds[r], scored[r], { position: i + 1 });
+    }
+    yield* unreadable;
   };
+  return { body, billable: ranked.length, asked: cs.total, allCases };
 }
 
 /** A copy of the case table with `column` set to `value` on every row (added when absent). */
@@ -251,12 +333,13 @@ function pick(options: string[], p: Record<string, number>, best: 'max' | 'min')
  */
 function choiceCases(
   a: AnswerInput,
+  entityIds: readonly string[],
   options: string[],
   perOption: ScoredCase[][],
   qualityOf: (option: number) => FitOutcome['quality'],
 ): CaseResult[] {
   const desirable = a.question.outcome_is_desirable;
-  return a.cases.entityIds.map((id, r) => {
+  return entityIds.map((id, r) => {
     const p: Record<string, number> = {};
     options.forEach((o, i) => setOwn(p, o, perOption[i][r].p));
     const most = pick(options, p, 'max');
@@ -264,8 +347,19 @@ function choiceCases(
     const choice = desirable ? most : least;
     const ci = options.indexOf(choice);
     const chosen = perOption[ci][r];
-    const out: CaseResult = { entity_id: id, p, most_likely: most, least_likely: least, choice, reasons: chosen.reasons };
+    const pDisplay: Record<string, string> = {};
+    options.forEach((o) => setOwn(pDisplay, o, pDisplayOf(p[o])));
+    const out: CaseResult = {
+      entity_id: id,
+      p,
+      p_display: pDisplay,
+      most_likely: most,
+      least_likely: least,
+      choice,
+      reasons: chosen.reasons,
+    };
     if (a.band) Object.assign(out, bandOf(qualityOf(ci), chosen, a.subjectKind));
+    if (a.profile && out.refused !== true) out.says = saysOf(a.profile, a.question, out);
     return out;
   });
 }
@@ -276,12 +370,13 @@ async function choiceByColumn(a: AnswerInput, fit: FitOutcome): Promise<BuiltAns
   const options = q.options!;
   const model = fit.model!;
   const j = model.columns.findIndex((c) => c.name === column);
-  const notInPattern = () => ({
+  const notInPattern = (): BuiltAnswer => ({
     body: {
       ...unansweredBody(q, { ...fit, state: 'refused', reasons: ['option_not_in_pattern'], needs: null }),
       detail: `${column} makes no difference to ${q.outcome_column} in this record`,
     },
     billable: 0,
+    asked: 0,
   });
   if (j < 0) {
     throw new ServiceError(
@@ -294,6 +389,8 @@ async function choiceByColumn(a: AnswerInput, fit: FitOutcome): Promise<BuiltAns
   }
   if (model.columns[j].kind === 'unused') return notInPattern();
   const numeric = model.columns[j].kind === 'numeric';
+  // the option column is set per option, so a case row need not carry it
+  const cs = readableCases(a.cases, [model], new Set([column]));
   const perOption: ScoredCase[][] = options.map((o, i) => {
     let value: string | number = o;
     if (numeric) {
@@ -305,16 +402,22 @@ async function choiceByColumn(a: AnswerInput, fit: FitOutcome): Promise<BuiltAns
       }
       value = x;
     }
-    return scoreTable(a.deps.engine, model, withColumn(a.cases.table, column, value));
+    return scoreTable(a.deps.engine, model, withColumn(cs.table, column, value));
   });
-  const differs = a.cases.entityIds.some((_, r) => perOption.some((s) => s[r].p !== perOption[0][r].p));
-  if (!differs) return notInPattern();
-  const cases = choiceCases(a, options, perOption, () => fit.quality);
+  const differs = cs.entityIds.some((_, r) => perOption.some((s) => s[r].p !== perOption[0][r].p));
+  if (!differs && cs.entityIds.length > 0) return notInPattern();
+  const cases = choiceCases(a, cs.entityIds, options, perOption, () => fit.quality);
   const verdicts: Array<SignedVerdict | null> = [];
-  for (let i = 0; i < options.length; i++) {
+  for (let i = 0; i < options.length && cases.length > 0; i++) {
     verdicts.push(await sign(a, fit, optionCases(cases, options[i], perOption[i]), options[i]));
   }
-  return { body: { ...answeredBase(q, fit), cases, ...verdictsField(verdicts) }, billable: cases.length };
+  const all = allInOrder(cs, cases);
+  return {
+    body: { ...answeredBase(q, fit), cases: all, ...verdictsField(verdicts) },
+    billable: cases.length,
+    asked: cs.total,
+    allCases: () => all,
+  };
 }
 
 async function choiceByOutcomes(a: AnswerInput): Promise<BuiltAnswer> {
@@ -325,12 +428,16 @@ async function choiceByOutcomes(a: AnswerInput): Promise<BuiltAnswer> {
   const firstBad = a.fits.findIndex((f) => f.state !== 'answered' || !f.model);
   if (firstBad >= 0) {
     const bad = a.fits[firstBad];
-    return { body: { ...unansweredBody(q, bad, { model_refs, option: options[firstBad] }), model_ref: undefined }, billable: 0 };
+    return { body: { ...unansweredBody(q, bad, { model_refs, option: options[firstBad] }), model_ref: undefined }, billable: 0, asked: 0 };
   }
-  const perOption = a.fits.map((f) => scoreTable(a.deps.engine, f.model!, a.cases.table));
-  const cases = choiceCases(a, options, perOption, (i) => a.fits[i].quality);
+  const cs = readableCases(
+    a.cases,
+    a.fits.map((f) => f.model!),
+  );
+  const perOption = a.fits.map((f) => scoreTable(a.deps.engine, f.model!, cs.table));
+  const cases = choiceCases(a, cs.entityIds, options, perOption, (i) => a.fits[i].quality);
   const verdicts: Array<SignedVerdict | null> = [];
-  for (let i = 0; i < options.length; i++) {
+  for (let i = 0; i < options.length && cases.length > 0; i++) {
     const o = options[i];
     const v = await a.deps.sign?.({
       question: a.name,
@@ -345,9 +452,11 @@ async function choiceByOutcomes(a: AnswerInput): Promise<BuiltAnswer> {
       acknowledged: a.acknowledged,
       quality: a.fits[i].quality,
       cases: optionCases(cases, o, perOption[i]),
+      profileHash: a.profile?.hash,
     });
     verdicts.push(v ?? null);
   }
+  const all = allInOrder(cs, cases);
   const body = {
     type: 'choice',
     state: 'answered',
@@ -355,8 +464,8 @@ async function choiceByOutcomes(a: AnswerInput): Promise<BuiltAnswer> {
     model_refs,
     polarity: polarityOf(q),
     quality: Object.fromEntries(options.map((o, i) => [o, a.fits[i].quality])),
-    cases,
+    cases: all,
     ...verdictsField(verdicts),
   };
-  return { body, billable: cases.length };
+  return { body, billable: cases.length, asked: cs.total, allCases: () => all };
 }

@@ -17,6 +17,8 @@ export interface FitRequest {
   shapeKey?: string;
   outcome: ResolvedOutcome;
   desirable: boolean | null;
+  /** additions 2.2 profile `exclude`: columns this fit leaves out (applied ones only, sorted); part of the fit key. */
+  exclude?: readonly string[];
 }
 
 /** What an answer needs from a fit, whether it ran now or came from the store. */
@@ -40,6 +42,8 @@ export interface FitOutcome {
   diagnostics: Record<string, unknown>;
   /** The outcome column and the values read as yes (an answer says which). */
   outcome: { column: string; positive_values: string[] };
+  /** additions 3.4 model_expires_at: when the caller's link to this model expires (the service only). */
+  modelExpiresAt?: number | null;
 }
 
 /** A fit as the store keeps it beside the model bytes. */
@@ -69,6 +73,8 @@ export function fitKeyOf(coreHash: string, req: FitRequest): string {
       positives: req.outcome.positiveValues,
       desirable: req.desirable,
       ...(req.shapeKey !== undefined ? { shape: req.shapeKey } : {}),
+      // absent when nothing is excluded, so fit keys (and model_refs) without a profile never change
+      ...(req.exclude && req.exclude.length > 0 ? { exclude: [...req.exclude] } : {}),
     }),
   );
 }
@@ -76,6 +82,16 @@ export function fitKeyOf(coreHash: string, req: FitRequest): string {
 /** wire.md: mr1_ + 32 hex of a hash of core hash + record content hash + fit key. */
 export function modelRefOf(coreHash: string, recordHash: string, fitKey: string): string {
   return 'mr1_' + sha256Hex(`mr1|${coreHash}|${recordHash}|${fitKey}`).slice(0, 32);
+}
+
+/**
+ * additions 3.1: a model fitted inside a namespace serves only that namespace, under its own ref (a hash
+ * of the fit's ref and the namespace); the workspace's own models ('' namespace) keep the fit's ref, so
+ * 1.0 refs and every golden answer are unchanged.
+ */
+export function namespacedRef(fitRef: string, namespace: string): string {
+  if (namespace === '') return fitRef;
+  return 'mr1_' + sha256Hex(`mr1ns|${fitRef}|${namespace}`).slice(0, 32);
 }
 
 /** The meta kept with a fit's model; `extra` adds diagnostics only the service keeps (held-out rows for drift). */

@@ -1,21 +1,58 @@
 // Fits for an ask: one per (outcome, positive values, outcome_is_desirable) on the record
 // (spec 4.1 rule 1), cached by fit key in the store (spec 2.1, survives restarts) and run once
-// even when asks race (single flight). The model_ref is a hash of core, record and fit key.
+// even when asks race (single flight in this process; across nodes, fit-claim.ts). The model_ref is a
+// hash of core, record and fit key, and of the
+// namespace inside one (additions 3.1); each ask gives the caller's link at least model_ttl_days more.
 //
 // Issue 21: what a workspace sees never depends on another workspace's asks. The computation is shared
 // (the same bytes and question give the same model, so a fit another workspace already ran is reused),
-// but cache, fits_run and billing are per workspace: the first ask of a fit in a workspace is a `miss`
-// with fits_run 1 and bills the fit as if it ran; later ones are hits. Such an ask also takes as long as
-// the fit took when it ran (FitOutcome.holdMs, held in ask/index.ts), and it runs as a task like any
-// cold ask, so neither its timing nor its admission tells it apart from a fit run for it alone.
-import { encodeTable, fitEncoded } from '../../engine/index.ts';
+// but cache, fits_run and billing are per workspace (and namespace): the first ask of a fit under a
+// model_ref is a `miss` with fits_run 1 and bills the fit as if it ran; later ones are hits. Such an ask
+// also takes as long as the fit took when it ran (FitOutcome.holdMs, held in ask/index.ts), and it runs as
+// a task like any cold ask, so neither its timing nor its admission tells it apart from a fit run for it.
+import { encodeTable, fitEncoded, type ProgressListener } from '../../engine/index.ts';
 import type { OpContext } from '../../services.ts';
 import { WeightedLru } from '../lru.ts';
+import { runFitOnce } from './fit-claim.ts';
 import { RunAsTask } from '../tasks.ts';
 import { packHeldLogits, packHeldOut } from './held-out.ts';
-import { fitKeyOf, fitOutcomeOf, metaOf, modelRefOf, type FitOutcome, type FitRequest, type StoredMeta } from './fit-outcome.ts';
+import {
+  fitKeyOf,
+  fitOutcomeOf,
+  metaOf,
+  modelRefOf,
+  namespacedRef,
+  type FitOutcome,
+  type FitRequest,
+  type StoredMeta,
+} from './fit-outcome.ts';
 
 export { fitKeyOf, modelRefOf, type FitOutcome, type FitRequest } from './fit-outcome.ts';
+
+/** Where the model an ask yields lives (additions 3.1) and how long it lives at least (3.2 model_ttl_days). */
+export interface ModelLife {
+  /** '' = the workspace's own models. */
+  namespace: string;
+  ttlMs: number;
+}
+
+/** A fit kept in memory: what answers need, and what re-linking needs (its meta and bytes). */
+export interface CachedFit {
+  /** modelRef is the fit's own ref (no namespace). */
+  out: FitOutcome;
+  meta: StoredMeta;
+  bytes: Uint8Array;
+  recordHash: string;
+}
+
+/**
+ * An ask asked within this long of its link's stored expiry writes nothing: the link is not renewed on
+ * every ask (a cached ask stays free of writes), so an answer's model_expires_at may be up to this much
+ * short of now + model_ttl_days.
+ */
+export const LINK_RENEW_SLACK_MS = 60 * 60 * 1000;
+/** How long this process trusts the expiry it last wrote or read before reading the link again (another process may have deleted it). */
+export const LINK_MEMO_MS = 10_000;
 
 export interface ObtainOptions {
   /**
@@ -31,69 +68,63 @@ export interface ObtainOptions {
   sample?: boolean;
 }
 
-/** The fit for `req` as this workspace sees it: its own (hit), reused from the store (miss), or run now (miss). */
-export async function obtainFit(ctx: OpContext, req: FitRequest, opts: ObtainOptions = {}): Promise<FitOutcome> {
+/**
+ * The fit for `req` as this workspace (and namespace) sees it: its own (hit), one that exists taken over
+ * (miss), or run now, once across asks, threads and nodes (miss).
+ */
+export async function obtainFit(
+  ctx: OpContext,
+  req: FitRequest,
+  life: ModelLife,
+  onProgress?: ProgressListener,
+  opts: ObtainOptions = {},
+): Promise<FitOutcome> {
   const { engine } = ctx.services;
   const fitKey = fitKeyOf(engine.coreHash, req);
-  const modelRef = modelRefOf(engine.coreHash, req.recordHash, fitKey);
+  const fitRef = modelRefOf(engine.coreHash, req.recordHash, fitKey);
+  const modelRef = namespacedRef(fitRef, life.namespace);
   const workspace = ctx.caller!.workspaceId;
-  const stored = await knownFit(ctx, fitKey);
+  const stored = await cachedFit(ctx, fitKey);
   if (stored) {
-    if (await isLinked(ctx, workspace, fitKey, modelRef)) return { ...stored, cache: 'hit', ran: false };
-    if (opts.sample) return takeOver(ctx, workspace, fitKey, { ...stored, fitMs: 0 });
-    if (opts.quick) throw new RunAsTask('the fit is new to this workspace', `${workspace}/${fitKey}`);
-    return takeOver(ctx, workspace, fitKey, stored);
+    if (await hasLiveLink(ctx, workspace, modelRef)) return linked(ctx, stored, modelRef, life, 'hit');
+    if (opts.sample) return takeOver(ctx, stored, modelRef, life, 0);
+    if (opts.quick) throw new RunAsTask('the fit is new to this workspace', `${workspace}/${modelRef}`);
+    return takeOver(ctx, stored, modelRef, life, stored.out.fitMs ?? 0);
   }
   if (opts.quick) throw new RunAsTask('the fit has not run', fitKey);
   const { inFlight } = cachesOf(ctx);
   let running = inFlight.get(fitKey);
   const mine = !running;
   if (!running) {
-    running = runAndStore(ctx, req, fitKey, modelRef).finally(() => inFlight.delete(fitKey));
+    running = runFitOnce(
+      ctx,
+      fitKey,
+      () => runAndStore(ctx, req, fitKey, fitRef, onProgress),
+      () => cachedFit(ctx, fitKey),
+    ).finally(() => inFlight.delete(fitKey));
     inFlight.set(fitKey, running);
   }
-  const out = await running;
-  if (mine) return out;
-  // Another ask ran it: a hit when that ask was this workspace's, else this workspace's first (a miss).
-  if (await isLinked(ctx, workspace, fitKey, modelRef)) return { ...out, cache: 'hit', ran: false, holdMs: 0 };
-  return takeOver(ctx, workspace, fitKey, out);
+  const cached = await running;
+  // Run here for this call: this workspace's miss, with the fit's own time already spent.
+  if (mine && cached.out.ran) return linked(ctx, cached, modelRef, life, 'miss');
+  // Another ask (here, or on another node) ran it: a hit when that was this workspace's, else its first.
+  if (await hasLiveLink(ctx, workspace, modelRef)) return linked(ctx, cached, modelRef, life, 'hit');
+  return takeOver(ctx, cached, modelRef, life, cached.out.fitMs ?? 0);
 }
 
-/**
- * Fits are immutable once stored: the recent ones stay parsed in memory (weighed by model bytes), which
- * workspaces were already given a model_ref is remembered (so a cached ask writes nothing), and a fit
- * running now is shared by the asks that want it. One per running service (and per task thread).
- */
-export class FitCache {
-  readonly recentFits = new WeightedLru<string, FitOutcome>(256 * 1024 * 1024);
-  readonly linked = new WeightedLru<string, true>(200_000);
-  readonly inFlight = new Map<string, Promise<FitOutcome>>();
-  /** Workspaces being given a fit now, so two of its asks at once bill it once. */
-  readonly linking = new Map<string, Promise<FitOutcome>>();
-}
-const cachesOf = (ctx: OpContext): FitCache => ctx.services.fitCache;
-const weightOf = (bytes: Uint8Array) => Math.max(1024, bytes.length);
-
-/** The stored fit of `fitKey` (kept parsed once read), or null when it never ran. */
-async function knownFit(ctx: OpContext, fitKey: string): Promise<FitOutcome | null> {
-  const { recentFits } = cachesOf(ctx);
-  const known = recentFits.get(fitKey);
-  if (known) return known;
-  const cached = await ctx.services.store.getModelByFitKey(fitKey);
-  if (!cached) return null;
-  const out = fitOutcomeOf(fitKey, cached.model_ref, JSON.parse(cached.meta) as StoredMeta, cached.bytes, 'hit', false);
-  recentFits.set(fitKey, out, weightOf(cached.bytes));
-  return out;
+/** The caller's link made or renewed, and the fit as this call reports it. */
+async function linked(ctx: OpContext, fit: CachedFit, modelRef: string, life: ModelLife, cache: 'hit' | 'miss'): Promise<FitOutcome> {
+  const modelExpiresAt = await linkModel(ctx, fit, modelRef, life);
+  return { ...fit.out, modelRef, modelExpiresAt, cache, ran: cache === 'miss', holdMs: 0 };
 }
 
-/** Whether this workspace was already given this fit (its link in the store). */
-async function isLinked(ctx: OpContext, workspace: string, fitKey: string, modelRef: string): Promise<boolean> {
-  const { linked } = cachesOf(ctx);
-  const key = `${workspace}/${fitKey}`;
-  if (linked.get(key)) return true;
-  if (!(await ctx.services.store.getModelByRef(workspace, modelRef))) return false;
-  linked.set(key, true);
-  return true;
+/** Whether the workspace holds a live (not deleted) link to `modelRef` (one read unless seen lately). */
+async function hasLiveLink(ctx: OpContext, workspace: string, modelRef: string): Promise<boolean> {
+  const known = cachesOf(ctx).linked.get(`${workspace}/${modelRef}`);
+  if (known !== undefined && ctx.services.now() - known.seenAt < LINK_MEMO_MS) return true;
+  const link = await ctx.services.store.getModelLink(workspace, modelRef);
+  // a deleted or expired link is gone: asking the record again makes the model anew (billed as a fit)
+  return !!link && link.deleted_at === null && link.fit_key !== null && (link.expires_at === null || link.expires_at > ctx.services.now());
 }
 
 /**
@@ -101,35 +132,118 @@ async function isLinked(ctx: OpContext, workspace: string, fitKey: string, model
  * miss, fits_run 1, billed), held for as long as the fit took. Two such asks at once: the second waits
  * for the first and is then a hit, as it would be had the fit run for the first.
  */
-async function takeOver(ctx: OpContext, workspace: string, fitKey: string, fit: FitOutcome): Promise<FitOutcome> {
-  const { linking, linked } = cachesOf(ctx);
-  const key = `${workspace}/${fitKey}`;
+async function takeOver(ctx: OpContext, fit: CachedFit, modelRef: string, life: ModelLife, holdMs: number): Promise<FitOutcome> {
+  const { linking } = cachesOf(ctx);
+  const key = `${ctx.caller!.workspaceId}/${modelRef}`;
   const first = linking.get(key);
   if (first) {
-    await first;
-    return { ...fit, cache: 'hit', ran: false, holdMs: 0 };
+    await first.catch(() => undefined);
+    return linked(ctx, fit, modelRef, life, 'hit');
   }
-  const link = (async (): Promise<FitOutcome> => {
-    const rec = await ctx.services.store.getModelByFitKey(fitKey);
-    if (rec) await ctx.services.store.putModel({ ...rec, workspace_id: workspace, created_at: ctx.services.now() });
-    linked.set(key, true);
-    return { ...fit, cache: 'miss', ran: true, holdMs: fit.fitMs ?? 0 };
-  })().finally(() => linking.delete(key));
+  const link = (async (): Promise<FitOutcome> => ({ ...(await linked(ctx, fit, modelRef, life, 'miss')), holdMs }))().finally(() =>
+    linking.delete(key),
+  );
   linking.set(key, link);
   return link;
 }
 
-async function runAndStore(ctx: OpContext, req: FitRequest, fitKey: string, modelRef: string): Promise<FitOutcome> {
-  const { store, now } = ctx.services;
+/**
+ * Fits are immutable once stored: the recent ones stay parsed in memory (weighed by model bytes), the
+ * expiry each workspace's link was last given is remembered (so a cached ask writes nothing), and a fit
+ * running now is shared by the asks that want it. One per running service.
+ */
+export class FitCache {
+  readonly recentFits = new WeightedLru<string, CachedFit>(256 * 1024 * 1024);
+  /** `${workspace}/${model_ref}` -> the link's stored expiry (epoch ms) and when this process last saw it. */
+  readonly linked = new WeightedLru<string, { expiresAt: number; seenAt: number }>(200_000);
+  readonly inFlight = new Map<string, Promise<CachedFit>>();
+  /** Workspaces being given a fit now (`${workspace}/${model_ref}`), so two of its asks at once bill it once. */
+  readonly linking = new Map<string, Promise<FitOutcome>>();
+
+  /** After svc_extend_model / svc_delete_model: the link's expiry as now stored (null: forget it), the fit gone. */
+  updateLink(workspace: string, modelRef: string, expiresAt: number | null, now: number, fitKeyRemoved: string | null = null): void {
+    if (expiresAt === null) this.linked.delete(`${workspace}/${modelRef}`);
+    else this.linked.set(`${workspace}/${modelRef}`, { expiresAt, seenAt: now });
+    if (fitKeyRemoved !== null) this.recentFits.delete(fitKeyRemoved);
+  }
+}
+const cachesOf = (ctx: OpContext): FitCache => ctx.services.fitCache;
+
+/** A stored fit by its key, kept parsed in memory once read; null when not stored (or deleted). */
+export async function cachedFit(ctx: OpContext, fitKey: string): Promise<CachedFit | null> {
+  const { recentFits } = cachesOf(ctx);
+  const known = recentFits.get(fitKey);
+  if (known) return known;
+  const stored = await ctx.services.store.getModelByFitKey(fitKey);
+  if (!stored) return null;
+  const meta = JSON.parse(stored.meta) as StoredMeta;
+  const cached: CachedFit = {
+    out: fitOutcomeOf(fitKey, stored.model_ref, meta, stored.bytes, 'hit', false),
+    meta,
+    bytes: stored.bytes,
+    recordHash: stored.record_hash,
+  };
+  recentFits.set(fitKey, cached, weightOf(stored.bytes));
+  return cached;
+}
+const weightOf = (bytes: Uint8Array) => Math.max(1024, bytes.length);
+
+/**
+ * Gives the caller's workspace (in the namespace) the model_ref, living at least life.ttlMs from now;
+ * a deleted link comes back (re-asking the record makes the model again) and a fit whose bytes were
+ * deleted is stored again. Returns the link's expiry.
+ */
+async function linkModel(ctx: OpContext, fit: CachedFit, modelRef: string, life: ModelLife): Promise<number | null> {
+  const { linked } = cachesOf(ctx);
+  const workspace = ctx.caller!.workspaceId;
+  const now = ctx.services.now();
+  const want = now + life.ttlMs;
+  const key = `${workspace}/${modelRef}`;
+  const known = linked.get(key);
+  const longEnough = (expiresAt: number) => expiresAt >= want - LINK_RENEW_SLACK_MS;
+  if (known !== undefined && now - known.seenAt < LINK_MEMO_MS && longEnough(known.expiresAt)) return known.expiresAt;
+  {
+    // Not seen by this process lately: read it (one read) before deciding to write.
+    const link = await ctx.services.store.getModelLink(workspace, modelRef);
+    if (link && link.deleted_at === null && link.fit_key !== null && link.expires_at !== null && longEnough(link.expires_at)) {
+      linked.set(key, { expiresAt: link.expires_at, seenAt: now });
+      return link.expires_at;
+    }
+  }
+  const rec = await ctx.services.store.putModel({
+    model_ref: modelRef,
+    workspace_id: workspace,
+    namespace: life.namespace,
+    fit_ref: fit.out.modelRef,
+    fit_key: fit.out.fitKey,
+    record_hash: fit.recordHash,
+    bytes: fit.bytes,
+    meta: JSON.stringify(fit.meta),
+    created_at: now,
+    expires_at: want,
+  });
+  if (rec.expires_at !== null) linked.set(key, { expiresAt: rec.expires_at, seenAt: now });
+  return rec.expires_at;
+}
+
+async function runAndStore(
+  ctx: OpContext,
+  req: FitRequest,
+  fitKey: string,
+  fitRef: string,
+  onProgress?: ProgressListener,
+): Promise<CachedFit> {
+  const { store, pool, now } = ctx.services;
   const started = performance.now();
   const encoded = encodeTable(req.table, {
     entityColumn: req.entityColumn,
     outcomeColumn: req.outcome.column,
     outcome: req.outcome.values,
     timeColumn: req.timeColumn,
+    // additions 2.2: columns the namespace's profile excludes from new fits (part of the fit key)
+    ...(req.exclude && req.exclude.length > 0 ? { skip: new Map(req.exclude.map((c) => [c, 'excluded_by_caller' as const])) } : {}),
   });
-  // In this thread: a task thread runs one task at a time, and the request thread never fits.
-  const res = await fitEncoded(encoded);
+  const res = await fitEncoded(encoded, pool, onProgress);
   const d = res.diagnostics;
   const meta = metaOf(res, req, {
     // spec 3.4: a later refit_of evaluates the older model on these same held-out rows
@@ -139,18 +253,16 @@ async function runAndStore(ctx: OpContext, req: FitRequest, fitKey: string, mode
   // How long encoding and fitting took: another workspace's first ask of this fit takes as long (issue 21).
   meta.fit_ms = Math.round(performance.now() - started);
   const bytes = res.model ? res.model.toBytes() : new Uint8Array(0);
-  await store.putModel({
-    model_ref: modelRef,
-    workspace_id: ctx.caller!.workspaceId,
+  // The fit itself (no link: linkModel gives the caller's workspace and namespace its ref).
+  await store.putFit({
+    model_ref: fitRef,
     fit_key: fitKey,
     record_hash: req.recordHash,
     bytes,
     meta: JSON.stringify(meta),
     created_at: now(),
   });
-  const { linked, recentFits } = cachesOf(ctx);
-  linked.set(`${ctx.caller!.workspaceId}/${fitKey}`, true);
-  const out = fitOutcomeOf(fitKey, modelRef, meta, bytes, 'miss', true);
-  recentFits.set(fitKey, { ...out, cache: 'hit', ran: false }, weightOf(bytes));
-  return out;
+  const cached: CachedFit = { out: fitOutcomeOf(fitKey, fitRef, meta, bytes, 'miss', true), meta, bytes, recordHash: req.recordHash };
+  cachesOf(ctx).recentFits.set(fitKey, cached, weightOf(bytes));
+  return cached;
 }

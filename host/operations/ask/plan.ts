@@ -25,6 +25,8 @@ export interface PlannedQuestion {
   options?: string[];
   /** The record (or its shaped reading) this question is fitted on and answered from. */
   view: RecordView;
+  /** additions 2.2: the profile's `exclude` columns its fits left out. */
+  exclusionsApplied: string[];
 }
 
 export interface AskPlan {
@@ -124,20 +126,39 @@ function checkEntityIsAnId(table: RawTable, entityColumn: string): void {
   );
 }
 
-/** Plans `ask` on a record of these columns and content hash, with views from `views` (see ViewSource). */
+/** Refuses an entity or time column the record lacks (every ask on a record, model_ref questions too). */
+export function checkFramingColumns(ask: AskRequest, columns: string[]): void {
+  checkColumn(columns, ask.entity_column, 'entity_column');
+  if (ask.time_column !== undefined) checkColumn(columns, ask.time_column, 'time_column');
+}
+
+/**
+ * additions 2.2: the profile's `exclude` as one fit applies it: table records only (a shape's features are
+ * its own), never a framing column (outcome, entity, time), and only columns the record has. Sorted.
+ */
+export function appliedExclusions(view: RecordView, outcomeColumn: string, exclude: readonly string[] | undefined): string[] {
+  if (!exclude || exclude.length === 0 || view.shapeKey !== undefined) return [];
+  const framing = new Set([outcomeColumn, view.entityColumn, view.timeColumn]);
+  return [...new Set(exclude)].filter((c) => !framing.has(c) && view.table.columns.includes(c)).sort();
+}
+
+/**
+ * Plans `ask` on a record of these columns and content hash, with views from `views` (see ViewSource);
+ * `exclude`: the namespace profile's columns new fits leave out.
+ */
 export function planAsk(
   ask: AskRequest,
   record: { columns: string[]; contentHash: string; table?: RawTable },
   views: ViewSource,
   coreHash: string,
+  exclude?: readonly string[],
 ): AskPlan {
-  checkColumn(record.columns, ask.entity_column, 'entity_column');
-  if (ask.time_column !== undefined) checkColumn(record.columns, ask.time_column, 'time_column');
+  checkFramingColumns(ask, record.columns);
   if (record.table && (!ask.shape || ask.shape.kind === 'table') && ask.time_column === undefined)
     checkEntityIsAnId(record.table, ask.entity_column);
   const requests = new Map<string, FitRequest>();
   const questions: PlannedQuestion[] = [];
-  const addFit = (outcomeColumn: string, q: Question, field: string): { key: string; view: RecordView } => {
+  const addFit = (outcomeColumn: string, q: Question, field: string): { key: string; view: RecordView; excluded: string[] } => {
     for (const [role, name] of [
       ['entity_column', ask.entity_column],
       ['time_column', ask.time_column],
@@ -152,6 +173,7 @@ export function planAsk(
     }
     const view = views.viewFor(outcomeColumn, q.positive_values, field);
     const outcome = resolveOutcome(view.table, outcomeColumn, q.positive_values, field);
+    const excluded = appliedExclusions(view, outcomeColumn, exclude);
     const req: FitRequest = {
       table: view.table,
       recordHash: record.contentHash,
@@ -160,10 +182,11 @@ export function planAsk(
       shapeKey: view.shapeKey,
       outcome,
       desirable: q.outcome_is_desirable ?? null,
+      ...(excluded.length > 0 ? { exclude: excluded } : {}),
     };
     const key = fitKeyOf(coreHash, req);
     if (!requests.has(key)) requests.set(key, req);
-    return { key, view };
+    return { key, view, excluded };
   };
   for (const [name, q] of Object.entries(ask.questions)) {
     const field = `questions.${name}`;
@@ -178,14 +201,15 @@ export function planAsk(
           { field: `${field}.option_outcomes` },
         );
       }
-      questions.push({ name, question: q, fitKeys: fitsOf.map((f) => f.key), options, view: fitsOf[0].view });
+      const exclusionsApplied = [...new Set(fitsOf.flatMap((f) => f.excluded))].sort();
+      questions.push({ name, question: q, fitKeys: fitsOf.map((f) => f.key), options, view: fitsOf[0].view, exclusionsApplied });
     } else {
-      const { key, view } = addFit(q.outcome_column!, q, field);
+      const { key, view, excluded } = addFit(q.outcome_column!, q, field);
       if (q.type === 'choice') {
         checkColumn(view.table.columns, q.option_column!, `${field}.option_column`);
         checkOptionsOccur(view.table, q.option_column!, q.options ?? [], field);
       }
-      questions.push({ name, question: q, fitKeys: [key], view });
+      questions.push({ name, question: q, fitKeys: [key], view, exclusionsApplied: excluded });
     }
   }
   return { requests, questions };

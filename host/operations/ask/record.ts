@@ -1,7 +1,7 @@
 // Resolves the ask's record (spec 2.1) into a table and the content hash of the exact bytes it came
 // as: inline rows (their JSON), inline csv (its text), a sample (its file) or a stored dataset.
 import { ServiceError } from '../../errors.ts';
-import { parseCsv } from '../../table/csv.ts';
+import { parseCsv, requireDataRows } from '../../table/csv.ts';
 import { rowsToTable } from '../../table/rows.ts';
 import { contentHash } from '../../table/hash.ts';
 import type { RawTable } from '../../table/types.ts';
@@ -10,7 +10,7 @@ import { getSample, loadSampleCsv } from '../../../samples/catalog.ts';
 import type { OpContext } from '../../services.ts';
 import { loadStoredRecord } from '../datasets/read.ts';
 import { testKeyRefusal, unknownSample } from '../datasets/errors.ts';
-import { fetchRecord, parseFetchedCsv } from '../datasets/fetch.ts';
+import { fetchedCsvText, fetchRecord, parseFetchedCsv } from '../datasets/fetch.ts';
 import { RunAsTask } from '../tasks.ts';
 
 export interface ResolvedRecord {
@@ -29,10 +29,10 @@ export function isSampleId(id: string): boolean {
   return id.startsWith(SAMPLE_PREFIX);
 }
 
-/** Spec 5.2: a test key works on sample datasets only. */
-export function assertKeyMayUse(ctx: OpContext, data: AskData): void {
+/** Spec 5.2: a test key works on sample datasets only (so not on rows scored by model_ref without data). */
+export function assertKeyMayUse(ctx: OpContext, data: AskData | undefined): void {
   if (ctx.caller?.mode !== 'test') return;
-  if (data.dataset_id !== undefined && isSampleId(data.dataset_id)) return;
+  if (data?.dataset_id !== undefined && isSampleId(data.dataset_id)) return;
   throw testKeyRefusal(ctx, 'a test key works on sample datasets only (data.dataset_id "sample:<name>"), not on your own data');
 }
 
@@ -46,7 +46,11 @@ export async function resolveRecord(ctx: OpContext, data: AskData, opts: { quick
     return { table: rowsToTable(data.rows, 'data.rows'), contentHash: contentHash(bytes), isSample: false };
   }
   if (data.csv !== undefined) {
-    return { table: parseCsv(data.csv, { field: 'data.csv' }), contentHash: contentHash(data.csv), isSample: false };
+    return {
+      table: requireDataRows(parseCsv(data.csv, { field: 'data.csv' }), 'data.csv'),
+      contentHash: contentHash(data.csv),
+      isSample: false,
+    };
   }
   if (data.dataset_id !== undefined) {
     const id = data.dataset_id;
@@ -66,6 +70,12 @@ export async function resolveRecord(ctx: OpContext, data: AskData, opts: { quick
   }
   // data.fetch_url (the schema guarantees exactly one source)
   if (opts.quick) throw new RunAsTask('the record is downloaded');
-  const csv = await fetchRecord(ctx, data.fetch_url!, data.fetch_headers ?? {}, 'data.fetch_url');
-  return { table: parseFetchedCsv(csv, 'data.fetch_url'), contentHash: contentHash(csv), isSample: false };
+  // spec 3.8: a gzip CSV or Parquet download is read as the CSV it holds (or renders to), and hashed so
+  const fetched = await fetchRecord(ctx, data.fetch_url!, data.fetch_headers ?? {}, 'data.fetch_url');
+  const csv = await fetchedCsvText(fetched, 'data.fetch_url', ctx.services.config);
+  return {
+    table: requireDataRows(parseFetchedCsv(csv, 'data.fetch_url'), 'data.fetch_url'),
+    contentHash: contentHash(csv),
+    isSample: false,
+  };
 }

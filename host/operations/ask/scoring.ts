@@ -16,6 +16,7 @@ export interface ScoredCase {
 export const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 
 export function scoreTable(engine: EngineModule, model: Model, cases: RawTable): ScoredCase[] {
+  if (cases.rowCount === 0) return [];
   let out;
   try {
     out = scoreCases(engine, model, cases);

@@ -9,6 +9,8 @@ import type { SubjectKind } from '../../schemas/index.ts';
 export interface VerdictCase {
   entity_id: string;
   p: number;
+  /** additions 3.5 (signed with the case, so an answer's cases and its Verdict's stay one array). */
+  p_display?: string;
   level?: string;
   choice?: string;
   position?: number;
@@ -29,6 +31,8 @@ export interface VerdictInput {
   acknowledged: boolean;
   quality: Quality;
   cases: VerdictCase[];
+  /** additions 2.2: Verdicts name the profile hash of the namespace the answer was made in. */
+  profileHash?: string;
 }
 
 export interface SignedVerdict {
@@ -58,6 +62,7 @@ export async function makeVerdict(
     model_ref: v.modelRef,
     ...(v.option !== undefined ? { option: v.option } : {}),
     outcome: { column: v.outcomeColumn, polarity: v.polarity, positive_values: v.positiveValues },
+    ...(v.profileHash !== undefined ? { profile_hash: v.profileHash } : {}),
     question: v.question,
     record_hash: v.recordHash,
     subject_kind: v.subjectKind,

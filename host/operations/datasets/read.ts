@@ -3,6 +3,8 @@ import { ServiceError } from '../../errors.ts';
 import type { RawTable } from '../../table/types.ts';
 import type { OpContext } from '../../services.ts';
 import { RecordHasher, TableConcatenator, decodePiece, pieceTable } from './pieces.ts';
+import { csvPartsOf, storedFile } from './stored-file.ts';
+import type { UploadFormat } from '../../store/index.ts';
 import { requireCaller, unknownDataset } from './errors.ts';
 import { WeightedLru } from '../lru.ts';
 import { RunAsTask } from '../tasks.ts';
@@ -47,7 +49,11 @@ export async function loadStoredRecord(ctx: OpContext, id: string, field: string
   const caller = requireCaller(ctx);
   const { store, now } = ctx.services;
   const dataset = await store.getDataset(caller.workspaceId, id);
-  if (!dataset) throw unknownDataset(id, field);
+  if (!dataset) {
+    // Deleted, perhaps through another node: its parsed rows go from this node's memory too.
+    ctx.services.records.forget(id);
+    throw unknownDataset(id, field);
+  }
   if (dataset.status === 'awaiting_upload') {
     throw new ServiceError(
       'invalid_request',
@@ -69,10 +75,25 @@ export async function loadStoredRecord(ctx: OpContext, id: string, field: string
   const hasher = new RecordHasher();
   const tables = new TableConcatenator();
   try {
+    let passedThrough: Exclude<UploadFormat, 'csv'> | null = null;
     for await (const stored of store.listDatasetPieces(caller.workspaceId, id)) {
       const piece = decodePiece(stored.content);
+      if (piece.upload === 'gzip' || piece.upload === 'parquet') {
+        passedThrough = piece.upload;
+        break;
+      }
       hasher.add(piece);
       tables.add(pieceTable(piece, field));
+    }
+    if (passedThrough !== null) {
+      // spec 3.8: a gzip or Parquet upload is kept as sent and read here as the CSV it holds
+      const file = await storedFile(store, caller.workspaceId, id);
+      const { uploadPartBytes, maxUploadRowBytes } = ctx.services.config;
+      const parts = csvPartsOf(passedThrough, file, { field, partBytes: uploadPartBytes, maxRowBytes: maxUploadRowBytes });
+      for (let r = await parts.next(); !r.done; r = await parts.next()) {
+        hasher.add(r.value);
+        tables.add(pieceTable(r.value, field));
+      }
     }
   } catch (err) {
     if (err instanceof ServiceError) throw err;

@@ -89,7 +89,7 @@ async function runUpload(ctx: OpContext, _body: unknown, req: OperationRequest):
   const declared = req.header('content-length');
   const declaredBytes = declared !== undefined && /^\d+$/.test(declared) ? Number(declared) : undefined;
   const { store, config } = ctx.services;
-  const grant = verifyUploadToken(config, token, ctx.services.now());
+  const grant = verifyUploadToken(ctx.services.secrets, token, ctx.services.now());
   const dataset = await store.getDataset(grant.workspaceId, grant.datasetId);
   if (!dataset) throw unknownDataset(grant.datasetId, 'upload_url');
   if (dataset.status !== 'awaiting_upload') throw finished(dataset.id);

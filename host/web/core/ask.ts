@@ -61,6 +61,9 @@ export async function previewAsk(session: PreviewSession, raw: unknown, record: 
   if (ask.shape && ask.shape.kind !== 'table') {
     throw new ServiceError('shape_invalid', 'the preview reads tables (one row per case) only', { field: 'shape.kind' });
   }
+  if (ask.data === undefined) {
+    throw new ServiceError('invalid_request', 'data: the preview answers on the record it holds; send data', { field: 'data' });
+  }
   const field = ask.data.dataset_id !== undefined ? 'data.dataset_id' : 'data.csv';
   const { table, hash, ms: parseMs } = session.read(record.text, field);
   const engine = session.engine;

@@ -1,6 +1,7 @@
 // Renders one answer (the service's shape, spec 2.8-2.10): state first, then quality, then the cases
 // with their chances, levels or choices, and reasons with the range of the bin each value fell in.
 import { el, fmt } from './dom.ts';
+import { chancesChart } from './chart.ts';
 
 type Obj = Record<string, any>;
 const SHOWN = 300;
@@ -8,18 +9,37 @@ const SHOWN = 300;
 /** `middle` (the terms chart) goes between the quality and the cases. */
 export function answerView(answer: Obj, source: 'preview' | 'service', middle?: Node): HTMLElement {
   const state = String(answer.state);
+  const fit =
+    answer.cache === 'hit'
+      ? el('abbr', { title: 'The fit for this record and question was made before and reused: nothing was refitted.' }, 'fit reused')
+      : el('abbr', { title: 'The model was fitted for this question now.' }, 'fitted now');
   const head = el(
     'div',
     { class: 'answer-head' },
     el('span', { class: `state state-${state}`, 'data-state': state }, state),
-    el('span', { class: 'muted' }, ` ${answer.type} · fit ${answer.cache ?? '–'} · `),
+    el('span', { class: 'muted' }, ` ${answer.type} · `, fit, ' · '),
     el('code', { class: 'model-ref' }, answer.model_ref ?? Object.values(answer.model_refs ?? {}).join(', ') ?? ''),
   );
   const parts: Node[] = [head];
+  // spec 2.3: which column was learned and which of its values were read as yes
+  if (answer.outcome) {
+    parts.push(
+      el(
+        'p',
+        { class: 'outcome-line', id: 'outcome-line' },
+        'Outcome: ',
+        el('code', {}, `${answer.outcome.column} = ${(answer.outcome.positive_values as string[]).join(' or ')}`),
+        el('span', { class: 'muted' }, ' (the rows read as yes; every other value is no)'),
+      ),
+    );
+  }
   if (state !== 'answered') parts.push(unanswered(answer));
-  if (answer.quality) parts.push(qualityView(answer.quality.auc !== undefined ? answer.quality : Object.values(answer.quality)[0]));
-  if (middle) parts.push(middle);
+  const quality = answer.quality ? (answer.quality.auc !== undefined ? answer.quality : Object.values(answer.quality)[0]) : null;
+  if (quality) parts.push(qualityView(quality));
   const rows: Obj[] = answer.cases ?? answer.ranked ?? [];
+  const chances = rows.map((c) => c.p).filter((p): p is number => typeof p === 'number');
+  if (chances.length > 0) parts.push(chancesChart(chances, (quality as Obj | null)?.base_rate ?? null));
+  if (middle) parts.push(middle);
   if (rows.length > 0) parts.push(casesTable(rows, answer, source));
   return el('div', { class: 'answer' }, ...parts);
 }
@@ -44,7 +64,15 @@ function qualityView(q: Obj): HTMLElement {
   return el(
     'dl',
     { class: 'quality' },
-    el('dt', {}, 'Held-out AUC'),
+    el(
+      'dt',
+      {},
+      el(
+        'abbr',
+        { title: 'How well the chances order the held-out rows: 0.5 is a coin toss, 1 is perfect. Held-out rows were not used to fit.' },
+        'Held-out AUC',
+      ),
+    ),
     el('dd', { id: 'quality-auc' }, `${fmt(q.auc)}${interval}`),
     el('dt', {}, 'Validation'),
     el(
@@ -56,9 +84,31 @@ function qualityView(q: Obj): HTMLElement {
     ),
     el('dt', {}, 'Base rate'),
     el('dd', {}, fmt(q.base_rate)),
-    el('dt', {}, 'Top-decile lift'),
+    el(
+      'dt',
+      {},
+      el(
+        'abbr',
+        {
+          title:
+            'How much more often the outcome happens among the tenth of held-out cases with the highest chance than among all of them.',
+        },
+        'Top-decile lift',
+      ),
+    ),
     el('dd', {}, `${fmt(q.top_decile_lift, 2)} (top fifth ${fmt(q.realised_lift, 2)})`),
-    el('dt', {}, 'Brier / log loss'),
+    el(
+      'dt',
+      {},
+      el(
+        'abbr',
+        {
+          title:
+            'Two measures of how close the chances are to what happened on held-out rows (lower is better): the mean squared gap (Brier) and the mean surprise (log loss).',
+        },
+        'Brier / log loss',
+      ),
+    ),
     el('dd', {}, `${fmt(q.brier)} / ${fmt(q.log_loss)}`),
     el('dt', {}, 'Left out'),
     el('dd', {}, excluded || 'none'),

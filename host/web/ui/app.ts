@@ -1,5 +1,5 @@
 // The page's controller: holds the engine, the samples and the record in memory, runs the preview,
-// asks the service, compares the two, and scores rows with a model (section 5). Everything it needs is
+// asks the service, compares the two, and scores rows with a model (section 4). Everything it needs is
 // fetched once at load; a model is fetched only when the person loads one from the service.
 import type { EngineModule } from '../../engine/wasm.ts';
 import { parseCsv } from '../../table/csv.ts';
@@ -33,7 +33,7 @@ export class PreviewApp {
   lastAsk: Obj | null = null;
   lastService: Obj | null = null;
   lastAgreement: Agreement | null = null;
-  /** Section 5: the model rows are scored with (this page's fit, or one loaded from the service). */
+  /** Section 4: the model rows are scored with (this page's fit, or one loaded from the service). */
   readonly scoring: ScorePanel;
 
   constructor(
@@ -53,11 +53,30 @@ export class PreviewApp {
     const { table } = this.session.read(text, sample ? 'data.dataset_id' : 'data.csv');
     this.record = { text, label, sample, ...(sample ? { datasetId: sample.dataset_id } : {}) };
     this.form.setRecord(table, sample);
+    const logOnly = sample !== undefined && sample.shape !== 'table';
     fill(
       'record-line',
       `${label}: ${table.rowCount} rows, ${table.columns.length} columns (${table.columns.join(', ')}).${sample ? ' ' + sample.description : ''}`,
+      logOnly
+        ? el(
+            'strong',
+            {},
+            ` This sample is a ${sample.shape} log, read through a shape; this page previews tables (one row per case) only. ` +
+              'Section 3 sends its ready ask to the service.',
+          )
+        : '',
     );
-    byId<HTMLButtonElement>('run').disabled = false;
+    byId<HTMLButtonElement>('run').disabled = logOnly;
+    // A new record: the last answer and comparison were of another one.
+    byId('result').hidden = true;
+    fill('agreement', '');
+    fill('service-line', '');
+    fill('run-line', '');
+    this.form.form.dataset.logOnly = String(logOnly);
+    // A log sample is asked of the service with its own ready ask (spec 4.8 `try`); there is no preview to compare.
+    this.lastAsk = logOnly ? { ...sample.try } : null;
+    this.lastPreview = null;
+    byId<HTMLButtonElement>('ask-service').disabled = !logOnly;
   }
 
   selectSample(name: string): void {
@@ -116,13 +135,25 @@ export class PreviewApp {
     byId<HTMLButtonElement>('export-model').disabled = !answer.model_ref;
   }
 
-  /** Sends the same ask to /v1/ask and compares every case. */
-  async askService(key: string): Promise<Agreement> {
-    if (!this.lastAsk || !this.lastPreview) throw new Error('Run the preview first.');
+  /** Sends the same ask to /v1/ask and compares every case; a log sample's ask is shown as the service answered it. */
+  async askService(key: string): Promise<Agreement | null> {
+    if (!this.lastAsk) throw new Error('Run the preview first.');
+    if (!this.lastPreview) return this.askServiceOnly(key);
     this.status('busy');
     fill('service-line', 'Asking the service…');
     try {
-      const body = await askService(this.lastAsk, key, (p) => fill('service-line', `The service is fitting (pending ${p.task_id})…`));
+      let live = false;
+      const body = await askService(
+        this.lastAsk,
+        key,
+        (p) => live || fill('service-line', `The service is fitting (pending ${p.task_id})…`),
+        // spec 2.12: the service's own stages, live, as its event stream sends them
+        (stage) => {
+          live = true;
+          const share = typeof stage.frac === 'number' ? ` (${Math.round(stage.frac * 100)}%)` : '';
+          fill('service-line', `The service: ${stage.message}${share}`);
+        },
+      );
       this.lastService = body;
       const agreement = compareAnswers(this.lastPreview.body, body);
       this.lastAgreement = agreement;
@@ -133,6 +164,27 @@ export class PreviewApp {
       fill('agreement', agreementView(agreement));
       this.status('done');
       return agreement;
+    } catch (err) {
+      fill('service-line', el('span', { class: 'error' }, errorText(err)));
+      this.status('error');
+      throw err;
+    }
+  }
+
+  /** A log sample: the service's answer on its own (the page cannot read the log, so there is nothing to compare). */
+  private async askServiceOnly(key: string): Promise<null> {
+    this.status('busy');
+    fill('service-line', 'Asking the service…');
+    try {
+      const body = await askService(this.lastAsk!, key, (p) => fill('service-line', `The service is fitting (pending ${p.task_id})…`));
+      this.lastService = body;
+      fill(
+        'service-line',
+        `The service answered (fits run ${body.fits_run}); this page does not read logs, so there is no preview to compare.`,
+      );
+      fill('agreement', answerView((body.answers as Obj).q, 'service'));
+      this.status('done');
+      return null;
     } catch (err) {
       fill('service-line', el('span', { class: 'error' }, errorText(err)));
       this.status('error');
@@ -160,7 +212,7 @@ export class PreviewApp {
       const whose = this.lastService ? "service's" : "page's";
       const line =
         answer.type === 'choice'
-          ? `Loaded the service's model ${exported.model_ref}; section 5 scores new rows with it (choice answers score each option, so they are compared in section 4).`
+          ? `Loaded the service's model ${exported.model_ref}; section 4 scores new rows with it (choice answers score each option, so they are compared in section 3).`
           : `The service's model ${exported.model_ref}, scored in this page: ${equal} of ${cases.length} cases have the ${whose} p bit for bit.`;
       fill(
         'service-line',
@@ -178,7 +230,7 @@ export class PreviewApp {
 
   /**
    * Issue 8: loads any model_ref the service gave `key` (POST /v1/export-model), fitted on the server, so
-   * section 5 scores rows with it here exactly as the service scores them.
+   * section 4 scores rows with it here exactly as the service scores them.
    */
   async loadModelRef(modelRef: string, key: string): Promise<void> {
     this.status('busy');

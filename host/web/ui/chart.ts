@@ -5,7 +5,9 @@ import { el, svg } from './dom.ts';
 
 const W = 460;
 const H = 190;
-const PAD = { left: 70, right: 12, top: 26, bottom: 44 };
+// Room below the plot for tick labels turned 30 degrees: 22 characters of 11 px text need about 60 px.
+const PAD = { left: 92, right: 12, top: 26, bottom: 66 };
+const H_TOTAL = H + PAD.bottom - 44;
 
 export function termsChart(columns: ColumnTerms[], pairs: number): HTMLElement {
   if (columns.length === 0) return el('p', { class: 'muted' }, 'The model uses no column.');
@@ -18,7 +20,7 @@ export function termsChart(columns: ColumnTerms[], pairs: number): HTMLElement {
     el(
       'figcaption',
       {},
-      `Each column's contribution to the log-odds by bin, strongest column first. Above the line: the bin raises the chance against the average case; below: lowers it. Hover a bar for its range.${note}`,
+      `Each column's contribution by bin, strongest column first, on the log-odds scale (0 is the average case; +0.69 doubles the odds, -0.69 halves them). Above the line: the bin raises the chance; below: lowers it. Hover a bar for its range.${note}`,
     ),
   );
 }
@@ -27,7 +29,7 @@ function panel(c: ColumnTerms): SVGElement {
   const n = c.bars.length;
   const maxAbs = Math.max(0.05, ...c.bars.map((b) => Math.abs(b.term)));
   const plotW = W - PAD.left - PAD.right;
-  const plotH = H - PAD.top - PAD.bottom;
+  const plotH = H - PAD.top - 44;
   const zeroY = PAD.top + plotH / 2;
   const y = (t: number) => zeroY - (t / maxAbs) * (plotH / 2);
   const step = plotW / Math.max(1, n);
@@ -58,7 +60,7 @@ function panel(c: ColumnTerms): SVGElement {
     );
     if (i % every === 0 || i === n - 1) {
       const lx = PAD.left + i * step + step / 2;
-      const ly = H - PAD.bottom + 12;
+      const ly = PAD.top + plotH + 12;
       labels.push(
         svg(
           'text',
@@ -70,9 +72,14 @@ function panel(c: ColumnTerms): SVGElement {
   });
   return svg(
     'svg',
-    { viewBox: `0 0 ${W} ${H}`, class: 'panel', role: 'img', 'aria-label': `${c.column}: contribution by bin` },
+    { viewBox: `0 0 ${W} ${H_TOTAL}`, class: 'panel', role: 'img', 'aria-label': `${c.column}: contribution by bin` },
     svg('text', { x: PAD.left, y: 16, class: 'panel-title' }, `${c.column}`),
-    svg('text', { x: W - PAD.right, y: 16, class: 'panel-note', 'text-anchor': 'end' }, `typical move ${c.strength.toFixed(2)} logit`),
+    svg(
+      'text',
+      { x: W - PAD.right, y: 16, class: 'panel-note', 'text-anchor': 'end' },
+      `typical move: odds x${Math.exp(c.strength).toFixed(2)}`,
+      svg('title', {}, `A typical case's bin moves the log-odds by ${c.strength.toFixed(2)} from the average case.`),
+    ),
     svg('line', { x1: PAD.left, x2: W - PAD.right, y1: zeroY, y2: zeroY, class: 'zero' }),
     svg('text', { x: PAD.left - 6, y: (PAD.top + 4).toFixed(1), class: 'axis', 'text-anchor': 'end' }, `+${maxAbs.toFixed(2)}`),
     svg('text', { x: PAD.left - 6, y: (zeroY + 4).toFixed(1), class: 'axis', 'text-anchor': 'end' }, '0'),
@@ -83,5 +90,64 @@ function panel(c: ColumnTerms): SVGElement {
 }
 
 function short(label: string): string {
-  return label.length > 18 ? label.slice(0, 17) + '…' : label;
+  return label.length > 22 ? label.slice(0, 21) + '…' : label;
+}
+
+const CW = 460;
+const CH = 150;
+const CPAD = { left: 40, right: 12, top: 22, bottom: 30 };
+const BINS = 20;
+
+/**
+ * The chances of the answered cases as a histogram of 20 bins from 0 to 1, with the base rate (the share
+ * of yes among the labeled rows) as a line: how spread the chances are, and on which side of it.
+ */
+export function chancesChart(ps: readonly number[], baseRate: number | null): HTMLElement {
+  const counts = new Array<number>(BINS).fill(0);
+  for (const p of ps) counts[Math.min(BINS - 1, Math.floor(p * BINS))]++;
+  const top = Math.max(1, ...counts);
+  const plotW = CW - CPAD.left - CPAD.right;
+  const plotH = CH - CPAD.top - CPAD.bottom;
+  const x = (p: number) => CPAD.left + p * plotW;
+  const bars = counts.map((n, i) =>
+    svg(
+      'rect',
+      {
+        x: (x(i / BINS) + 1).toFixed(1),
+        y: (CPAD.top + plotH - (n / top) * plotH).toFixed(1),
+        width: (plotW / BINS - 2).toFixed(1),
+        height: ((n / top) * plotH).toFixed(1),
+        class: 'hist',
+      },
+      svg('title', {}, `${n} case${n === 1 ? '' : 's'} with a chance from ${(i / BINS).toFixed(2)} to ${((i + 1) / BINS).toFixed(2)}`),
+    ),
+  );
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((t) =>
+    svg('text', { x: x(t).toFixed(1), y: CH - CPAD.bottom + 14, class: 'tick', 'text-anchor': 'middle' }, t.toFixed(2)),
+  );
+  const base =
+    baseRate === null
+      ? []
+      : [
+          svg('line', { x1: x(baseRate).toFixed(1), x2: x(baseRate).toFixed(1), y1: CPAD.top - 6, y2: CPAD.top + plotH, class: 'base' }),
+          svg('text', { x: (x(baseRate) + 4).toFixed(1), y: CPAD.top - 8, class: 'panel-note' }, `base rate ${baseRate.toFixed(3)}`),
+        ];
+  return el(
+    'figure',
+    { class: 'chances', id: 'chances-chart' },
+    svg(
+      'svg',
+      { viewBox: `0 0 ${CW} ${CH}`, class: 'panel', role: 'img', 'aria-label': 'How many cases got each chance' },
+      svg('line', { x1: CPAD.left, x2: CW - CPAD.right, y1: CPAD.top + plotH, y2: CPAD.top + plotH, class: 'zero' }),
+      svg('text', { x: CPAD.left - 6, y: CPAD.top + 4, class: 'axis', 'text-anchor': 'end' }, String(top)),
+      ...bars,
+      ...ticks,
+      ...base,
+    ),
+    el(
+      'figcaption',
+      {},
+      `The chance p of each of the ${ps.length} case${ps.length === 1 ? '' : 's'} answered, in bins of 0.05; the line is the base rate, the share of yes among the labeled rows.`,
+    ),
+  );
 }

@@ -65,7 +65,13 @@ export function scoredRowsView(rows: ScoredRow[], from: string, exact?: Float64A
               {},
               el('td', {}, i + 1),
               el('td', {}, s.entity_id ?? ''),
-              el('td', { class: 'num', title: exact ? `unrounded ${String(exact[i])}` : undefined }, s.p.toFixed(6)),
+              s.p === null
+                ? el(
+                    'td',
+                    { class: 'num', title: 'the model cannot read this row (a missing column or a value it never saw)' },
+                    'not scoreable',
+                  )
+                : el('td', { class: 'num', title: exact ? `unrounded ${String(exact[i])}` : undefined }, s.p.toFixed(6)),
               el('td', {}, s.reasons.map((r) => `${r.likelihood_direction === 'higher' ? '▲' : '▼'} ${r.range.text}`).join('; ')),
             ),
           ),

@@ -18,6 +18,20 @@ export interface SampleInfo {
 
 const MAX_CASE_IDS = 10_000; // spec 8
 
+/** Names an outcome column usually has (whole words of the name, any case). */
+const OUTCOME_WORDS =
+  /(^|_|\b)(churn(ed)?|outcome|label|target|converted|conversion|default(ed)?|lapsed|failed|failure|won|lost|responded|response|cancel(l?ed)?|fraud|defect|clicked|bought|purchased|retained|renewed|left|y)($|_|\b)/i;
+
+/**
+ * The column to propose as the outcome of a picked file: a two-valued column named like an outcome
+ * (`churn`, `converted`, `label`, ...), the last such if several; none when no name says so (the person
+ * chooses: the first two-valued column is as often `paperless_billing` as the outcome).
+ */
+export function guessOutcome(table: RawTable, exclude: readonly string[]): string | undefined {
+  const named = table.columns.filter((c) => !exclude.includes(c) && OUTCOME_WORDS.test(c) && distinctValues(table, c, 3).length === 2);
+  return named[named.length - 1];
+}
+
 const input = (id: string) => byId<HTMLInputElement>(id);
 const select = (id: string) => byId<HTMLSelectElement>(id);
 const list = (s: string) =>
@@ -58,9 +72,11 @@ export class QuestionForm {
   setRecord(table: RawTable, sample?: SampleInfo): void {
     this.table = table;
     const cols: Array<[string, string]> = table.columns.map((c) => [c, c]);
-    const two = table.columns.filter((c) => distinctValues(table, c, 3).length === 2);
-    setOptions(select('entity'), cols, sample?.entity_column ?? table.columns[0]);
-    setOptions(select('outcome'), cols, sample?.outcome_column ?? two[two.length - 1] ?? table.columns[table.columns.length - 1]);
+    const entity = sample?.entity_column ?? table.columns[0];
+    setOptions(select('entity'), cols, entity);
+    const outcome = sample?.outcome_column ?? guessOutcome(table, [entity]);
+    // No name says which column is the outcome: the person picks it (the form will not submit without one).
+    setOptions(select('outcome'), outcome === undefined ? [['', '(choose the yes/no column)'], ...cols] : cols, outcome ?? '');
     setOptions(select('time'), [['', '(none)'], ...cols], '');
     setOptions(select('option-column'), cols, select('option-column').value);
     const q = sample?.try.questions.q ?? { type: 'yesno' };

@@ -160,3 +160,29 @@ describe('report-outcomes without event_id', () => {
     expect(later.body).toMatchObject({ written: 1, duplicates: 0 });
   });
 });
+
+describe('files that are not what they seem', () => {
+  it('a header-only CSV is a 422 saying it has no data rows, at ask and at add-dataset', async () => {
+    const a = await ask({ data: { csv: 'customer_id,churned\n' }, questions: yesno() });
+    expect(a.status).toBe(422);
+    expect(a.body).toMatchObject({ code: 'invalid_request', field: 'data.csv' });
+    expect(a.body.detail).toMatch(/header row \(customer_id, churned\) but no data rows/);
+    const d = await svc.post('/v1/add-dataset', { csv: 'customer_id,churned\n' }, key);
+    expect(d.status).toBe(422);
+    expect(d.body).toMatchObject({ field: 'csv' });
+    expect(d.body.detail).toMatch(/no data rows/);
+  });
+
+  it.each([
+    [';', 'semicolon'],
+    ['\t', 'tab'],
+  ])('a %j-separated file is a 422 saying it looks %s-separated, with the comma fix', async (sep, word) => {
+    const csv =
+      ['customer_id', 'tenure', 'churned'].join(sep) + '\n' + ['c1', '3', 'yes'].join(sep) + '\n' + ['c2', '9', 'no'].join(sep) + '\n';
+    const r = await ask({ data: { csv }, questions: yesno() });
+    expect(r.status).toBe(422);
+    expect(r.body).toMatchObject({ code: 'invalid_request', field: 'data.csv' });
+    expect(r.body.detail).toContain(`looks ${word}-separated`);
+    expect(r.body.remedy).toMatch(/comma-separated/);
+  });
+});

@@ -232,16 +232,47 @@ describe('question types', () => {
     expect(bad.body.code).toBe('row_not_scoreable');
     expect(bad.body.field).toBe('cases');
     for (const col of ['tenure_months', 'support_tickets', 'logins_last_30d']) expect(bad.body.detail).toContain(col);
+    for (const col of ['tenure_months', 'support_tickets', 'logins_last_30d']) expect(bad.body.missing_columns).toContain(col);
+  });
+
+  it('a row lacking a column beside readable rows is a per-case not_scoreable naming it, unbilled (contract 1.1)', async () => {
+    const good = {
+      customer_id: 'new_1',
+      tenure_months: 3,
+      monthly_charges: 50,
+      support_tickets: 9,
+      logins_last_30d: 1,
+      plan: 'basic',
+      seats: 2,
+    };
+    const { support_tickets: _gone, ...lacking } = { ...good, customer_id: 'new_2' };
+    const r = await ask({ questions: { q: { type: 'yesno', outcome_column: 'churned' } }, cases: { rows: [good, lacking] } });
+    expect(r.status).toBe(200);
+    const [a, b] = r.body.answers.q.cases;
+    expect(typeof a.p).toBe('number');
+    expect(b).toEqual({ entity_id: 'new_2', state: 'not_scoreable', not_scoreable: { missing_columns: ['support_tickets'] }, row: 1 });
+    expect(r.body.billable_decisions).toBe(1);
   });
 });
 
 describe('ask errors', () => {
-  it('unknown_case_id names the field cases.ids', async () => {
-    const r = await ask({ questions: { q: { type: 'yesno', outcome_column: 'churned' } }, cases: { ids: ['cust_0001', 'nobody'] } });
+  it('unknown_case_id names the field cases.ids when no id of the call is known', async () => {
+    const r = await ask({ questions: { q: { type: 'yesno', outcome_column: 'churned' } }, cases: { ids: ['somebody', 'nobody'] } });
     expect(r.status).toBe(422);
     expect(r.body.code).toBe('unknown_case_id');
     expect(r.body.field).toBe('cases.ids');
     expect(r.body.detail).toContain('nobody');
+  });
+
+  it('an unknown id beside known ones is a per-case not_scoreable {unknown_id: true}, unbilled; the others are answered (contract 1.1)', async () => {
+    const r = await ask({ questions: { q: { type: 'yesno', outcome_column: 'churned' } }, cases: { ids: ['cust_0001', 'nobody'] } });
+    expect(r.status).toBe(200);
+    const [known, unknown] = r.body.answers.q.cases;
+    expect(known.entity_id).toBe('cust_0001');
+    expect(typeof known.p).toBe('number');
+    expect(unknown).toEqual({ entity_id: 'nobody', state: 'not_scoreable', not_scoreable: { unknown_id: true } });
+    expect(r.body.billable_decisions).toBe(1);
+    expect(r.body.answers.q.verdicts[0].verdict.cases.map((c: any) => c.entity_id)).toEqual(['cust_0001']);
   });
 
   it('positive_values_required when the outcome is not two recognisable values, and positive_values fixes it', async () => {

@@ -1,0 +1,260 @@
+// The independent units of a fit (one bag's boosting, one bag's pair boosting) and their inputs and
+// outputs as flat blocks, so the host can run them on other engine instances (worker threads) and put
+// the results back in a fixed order: a task reads only its block and its index, so its result is the
+// same bits whichever instance ran it (engine.md "Determinism rules").
+import { PHASE_DONE, PHASE_BAGS, PHASE_PAIRS } from './abi';
+import { ldf, stf, ldi, sti, ldb, stb, ldl, stl, allocF64, allocI32, allocU8, release } from './mem';
+import { mix64 } from './hash';
+import { sortByU64Key } from './sort';
+import { Bag, boostMains, boostStagewise, scoreBinned, BIN_STRIDE } from './boost';
+import { PairSet, boostPairsBag, PAIR_COARSE } from './pairs';
+import {
+  BAG_VALID_FRACTION, MAX_BAG_TRAIN, MAX_BAG_VALID, LEARNING_RATE, PATIENCE, MAX_ROUNDS, PAIR_PATIENCE,
+  PAIR_MAX_ROUNDS, BAGS_PER_FOLD, SMOOTH_ROUNDS, STAGEWISE_PATIENCE, STAGEWISE_MAX_ROUNDS,
+} from './tunables';
+
+export { PHASE_DONE, PHASE_BAGS, PHASE_PAIRS } from './abi';
+
+const HEADER_BYTES: i32 = 32; // i32 [8]: phase, u, nTrain, crossFit, nBags, pairCount, 0, 0
+/** Bytes rounded up to a multiple of 8 (every section of a block starts 8-byte aligned). */
+@inline function pad8(bytes: i32): i32 { return (bytes + 7) & ~7; }
+
+/**
+ * What a task reads: the training positions (canonical order) with their labels, entity hashes, folds
+ * and bins of every usable column; for pair tasks also every bag's main terms and the selected pairs.
+ * All pointers point into one block (`block`), which the context owns.
+ */
+export class TaskCtx {
+  phase: i32 = PHASE_DONE;
+  u: i32 = 0;
+  nTrain: i32 = 0;
+  crossFit: bool = false;
+  nBags: i32 = 0;
+  kinds: usize = 0; // i32 [u]: 0 numeric, 1 categorical
+  nBins: usize = 0; // i32 [u]
+  ys: usize = 0; // f64 [nTrain]
+  hash: usize = 0; // u64 [nTrain]: entity hash of each training position
+  fold: usize = 0; // u8 [nTrain]
+  bins: usize = 0; // u8 [c * nTrain + q]
+  bagTerms: usize = 0; // f64 [nBags * u * BIN_STRIDE] (pairs)
+  bagIntercepts: usize = 0; // f64 [nBags] (pairs)
+  pairs: PairSet | null = null; // views into the block (pairs); never freed on its own
+  block: usize = 0;
+  blockLen: i32 = 0;
+
+  free(): void { release(this.block); this.block = 0; this.blockLen = 0; this.phase = PHASE_DONE; }
+}
+
+/** Bytes of a block for these sizes. */
+function blockBytes(phase: i32, u: i32, nTrain: i32, nBags: i32, pairCount: i32): i32 {
+  let b = HEADER_BYTES + 2 * pad8(u << 2) + (nTrain << 3) * 2 + pad8(nTrain) + pad8(u * nTrain);
+  if (phase == PHASE_PAIRS) {
+    b += ((nBags * u * BIN_STRIDE) << 3) + (nBags << 3) + pad8(pairCount * 2 * 4) + pad8(u * BIN_STRIDE * 4) + pad8(u << 2);
+  }
+  return b;
+}
+
+/** Points the context's fields into its block (the header says the sizes). */
+function bindBlock(ctx: TaskCtx): void {
+  const p = ctx.block;
+  ctx.phase = ldi(p, 0); ctx.u = ldi(p, 1); ctx.nTrain = ldi(p, 2); ctx.crossFit = ldi(p, 3) != 0; ctx.nBags = ldi(p, 4);
+  const pairCount = ldi(p, 5);
+  const u = ctx.u, nTrain = ctx.nTrain, nBags = ctx.nBags;
+  let at = p + <usize>HEADER_BYTES;
+  ctx.kinds = at; at += <usize>pad8(u << 2);
+  ctx.nBins = at; at += <usize>pad8(u << 2);
+  ctx.ys = at; at += <usize>(nTrain << 3);
+  ctx.hash = at; at += <usize>(nTrain << 3);
+  ctx.fold = at; at += <usize>pad8(nTrain);
+  ctx.bins = at; at += <usize>pad8(u * nTrain);
+  ctx.pairs = null;
+  if (ctx.phase == PHASE_PAIRS) {
+    ctx.bagTerms = at; at += <usize>((nBags * u * BIN_STRIDE) << 3);
+    ctx.bagIntercepts = at; at += <usize>(nBags << 3);
+    const ps = new PairSet();
+    ps.count = pairCount; ps.u = u; ps.nBags = nBags; ps.nBins = ctx.nBins;
+    ps.cols = at; at += <usize>pad8(pairCount * 2 * 4);
+    ps.coarseOf = at; at += <usize>pad8(u * BIN_STRIDE * 4);
+    ps.nCoarse = at; at += <usize>pad8(u << 2);
+    ctx.pairs = ps;
+  }
+}
+
+/**
+ * Builds the block of a phase from the fit's arrays (main instance). `bins` is the fit's full binned
+ * matrix [c * n + row] and `trainRows` the training rows; pairs are given for PHASE_PAIRS.
+ */
+export function buildBlock(ctx: TaskCtx, phase: i32, u: i32, nTrain: i32, crossFit: bool, nBags: i32, kinds: usize,
+  nBins: usize, yTrain: usize, rowHash: usize, foldOf: usize, bins: usize, n: i32, trainRows: usize,
+  bagTerms: usize, bagIntercepts: usize, pairs: PairSet | null): void {
+  ctx.free();
+  const pairCount = pairs == null ? 0 : pairs.count;
+  const len = blockBytes(phase, u, nTrain, nBags, pairCount);
+  ctx.block = allocU8(len); ctx.blockLen = len;
+  const p = ctx.block;
+  sti(p, 0, phase); sti(p, 1, u); sti(p, 2, nTrain); sti(p, 3, crossFit ? 1 : 0); sti(p, 4, nBags); sti(p, 5, pairCount);
+  bindBlock(ctx);
+  memory.copy(ctx.kinds, kinds, <usize>u << 2);
+  memory.copy(ctx.nBins, nBins, <usize>u << 2);
+  memory.copy(ctx.ys, yTrain, <usize>nTrain << 3);
+  for (let q = 0; q < nTrain; q++) {
+    const r = ldi(trainRows, q);
+    stl(ctx.hash, q, ldl(rowHash, r));
+    stb(ctx.fold, q, crossFit ? ldb(foldOf, q) : 0);
+  }
+  for (let c = 0; c < u; c++) {
+    const src = bins + <usize>c * <usize>n, dst = ctx.bins + <usize>c * <usize>nTrain;
+    for (let q = 0; q < nTrain; q++) store<u8>(dst + <usize>q, load<u8>(src + <usize>ldi(trainRows, q)));
+  }
+  if (phase == PHASE_PAIRS) {
+    memory.copy(ctx.bagTerms, bagTerms, <usize>(nBags * u * BIN_STRIDE) << 3);
+    memory.copy(ctx.bagIntercepts, bagIntercepts, <usize>nBags << 3);
+    const ps = ctx.pairs!, src = pairs!;
+    memory.copy(ps.cols, src.cols, <usize>(pairCount * 2) << 2);
+    memory.copy(ps.coarseOf, src.coarseOf, <usize>(u * BIN_STRIDE) << 2);
+    memory.copy(ps.nCoarse, src.nCoarse, <usize>u << 2);
+  }
+}
+
+/** A helper instance takes a block copied from the main instance (the host allocated and filled it). */
+export function loadBlock(ctx: TaskCtx, ptr: usize, len: i32): bool {
+  ctx.free();
+  if (len < HEADER_BYTES) return false;
+  const phase = ldi(ptr, 0), u = ldi(ptr, 1), nTrain = ldi(ptr, 2), nBags = ldi(ptr, 4), pairCount = ldi(ptr, 5);
+  if ((phase != PHASE_BAGS && phase != PHASE_PAIRS) || u < 1 || nTrain < 1 || nBags < 1 || pairCount < 0) return false;
+  if (blockBytes(phase, u, nTrain, nBags, pairCount) != len) return false;
+  ctx.block = ptr; ctx.blockLen = len;
+  bindBlock(ctx);
+  return true;
+}
+
+// ---- running one task ----
+
+/** The positions one bag draws from, their labels, how many. */
+class BagRows {
+  rows: usize = 0; // i32 [count]: training positions
+  ys: usize = 0; // f64 [count]
+  count: i32 = 0;
+  free(): void { release(this.rows); release(this.ys); }
+}
+
+/** Bag bg's pool: every training position, or (cross-fitted) those outside the bag's fold. */
+function bagPool(ctx: TaskCtx, bg: i32): BagRows {
+  const from = new BagRows();
+  const nTrain = ctx.nTrain;
+  from.rows = allocI32(nTrain); from.ys = allocF64(nTrain);
+  const f = ctx.crossFit ? bg / BAGS_PER_FOLD : -1;
+  let k = 0;
+  for (let q = 0; q < nTrain; q++) {
+    if (ctx.crossFit && ldb(ctx.fold, q) == f) continue;
+    sti(from.rows, k, q); stf(from.ys, k, ldf(ctx.ys, q)); k++;
+  }
+  from.count = k;
+  return from;
+}
+
+// u64 key of each row of the bag being drawn
+let bagKey: usize = 0;
+
+/**
+ * Draws bag bg from its pool: a stratified 15% validation part keyed on (bag, entity hash), so whole
+ * entities move together, and a stratified training part of at most MAX_BAG_TRAIN rows; each gathered
+ * into contiguous column-major bins.
+ */
+function drawBag(ctx: TaskCtx, bg: i32, from: BagRows): Bag {
+  const rows = from.rows, ys = from.ys, nR = from.count;
+  const u = ctx.u, nTrain = ctx.nTrain, bins = ctx.bins;
+  const seed: u64 = mix64(<u64>(bg + 1) * 0x9e3779b97f4a7c15);
+  bagKey = allocF64(nR);
+  const posList = allocI32(nR), negList = allocI32(nR), inValid = allocU8(nR);
+  let np = 0, nn = 0;
+  for (let q = 0; q < nR; q++) {
+    stl(bagKey, q, mix64(ldl(ctx.hash, ldi(rows, q)) ^ seed));
+    if (ldf(ys, q) == 1) sti(posList, np++, q); else sti(negList, nn++, q);
+  }
+  sortByU64Key(posList, np, bagKey); // = sortIndices(posList, np, by key), radix
+  sortByU64Key(negList, nn, bagKey);
+  // inValid: 0 unused, 1 validation, 2 training (both stratified, drawn in bag-key order)
+  const validShare = Math.min(BAG_VALID_FRACTION, MAX_BAG_VALID / <f64>nR);
+  const vp = <i32>Math.round(<f64>np * validShare), vn = <i32>Math.round(<f64>nn * validShare);
+  const trainShare = Math.min(1.0, MAX_BAG_TRAIN / <f64>(nR - vp - vn));
+  const tp = <i32>Math.round(<f64>(np - vp) * trainShare), tn = <i32>Math.round(<f64>(nn - vn) * trainShare);
+  for (let q = 0; q < vp; q++) stb(inValid, ldi(posList, q), 1);
+  for (let q = 0; q < vn; q++) stb(inValid, ldi(negList, q), 1);
+  for (let q = vp; q < vp + tp; q++) stb(inValid, ldi(posList, q), 2);
+  for (let q = vn; q < vn + tn; q++) stb(inValid, ldi(negList, q), 2);
+  const bag = new Bag();
+  bag.u = u; bag.kinds = ctx.kinds; bag.nBins = ctx.nBins;
+  const nV = vp + vn, nT = tp + tn;
+  bag.nV = nV; bag.nT = nT;
+  const binsT = allocU8(u * nT), binsV = allocU8(u * nV), yT = allocF64(nT), yV = allocF64(nV), vIdx = allocI32(nV);
+  bag.binsT = binsT; bag.binsV = binsV; bag.yT = yT; bag.yV = yV; bag.vIdx = vIdx;
+  let it = 0, iv = 0;
+  for (let q = 0; q < nR; q++) {
+    const r = ldi(rows, q);
+    const role = ldb(inValid, q);
+    if (role == 0) continue;
+    if (role == 1) {
+      for (let c = 0; c < u; c++) store<u8>(binsV + <usize>(c * nV + iv), load<u8>(bins + <usize>c * <usize>nTrain + <usize>r));
+      stf(yV, iv, ldf(ys, q)); sti(vIdx, iv, q); iv++;
+    } else {
+      for (let c = 0; c < u; c++) store<u8>(binsT + <usize>(c * nT + it), load<u8>(bins + <usize>c * <usize>nTrain + <usize>r));
+      stf(yT, it, ldf(ys, q)); it++;
+    }
+  }
+  bag.seed = seed;
+  release(bagKey); bagKey = 0;
+  release(posList); release(negList); release(inValid);
+  return bag;
+}
+
+// Output layouts (f64 arrays):
+//   bag task:  [0] intercept [1] rounds [2] nV [3] validation loss, terms [u * BIN_STRIDE],
+//              then per validation row its position in the bag's pool and its logit under the bag's mains
+//   pair task: [0] gate gain [1] nV, tables [pairCount * COARSE * COARSE],
+//              then per validation row its logit under the bag's mains and pairs
+export const BAG_OUT_HEAD: i32 = 4;
+export const PAIR_OUT_HEAD: i32 = 2;
+
+/** Runs task k of the context's phase; returns its output (f64 array, caller releases) and its length. */
+export function runTaskOf(ctx: TaskCtx, k: i32): usize {
+  const from = bagPool(ctx, k);
+  const bag = drawBag(ctx, k, from);
+  const u = ctx.u, nV = bag.nV;
+  let out: usize = 0;
+  if (ctx.phase == PHASE_BAGS) {
+    outLen = BAG_OUT_HEAD + u * BIN_STRIDE + 2 * nV;
+    out = allocF64(outLen);
+    const terms = out + (<usize>BAG_OUT_HEAD << 3);
+    if (ctx.crossFit) {
+      bag.smoothRounds = SMOOTH_ROUNDS;
+      boostStagewise(bag, terms, LEARNING_RATE, STAGEWISE_PATIENCE, STAGEWISE_MAX_ROUNDS);
+    } else {
+      boostMains(bag, terms, LEARNING_RATE, PATIENCE, MAX_ROUNDS);
+    }
+    stf(out, 0, bag.intercept); stf(out, 1, <f64>bag.rounds); stf(out, 2, <f64>nV); stf(out, 3, bag.validLoss);
+    const idx = terms + (<usize>(u * BIN_STRIDE) << 3), logit = idx + (<usize>nV << 3);
+    for (let i = 0; i < nV; i++) stf(idx, i, <f64>ldi(bag.vIdx, i));
+    scoreBinned(bag.binsV, nV, u, terms, bag.intercept, logit);
+  } else {
+    const ps = ctx.pairs!;
+    const cells = PAIR_COARSE * PAIR_COARSE;
+    outLen = PAIR_OUT_HEAD + ps.count * cells + nV;
+    out = allocF64(outLen);
+    const tables = out + (<usize>PAIR_OUT_HEAD << 3);
+    const terms = ctx.bagTerms + (<usize>(k * u * BIN_STRIDE) << 3);
+    const intercept = ldf(ctx.bagIntercepts, k);
+    bag.intercept = intercept;
+    const gain = boostPairsBag(ps, bag, terms, tables, LEARNING_RATE, PAIR_PATIENCE, PAIR_MAX_ROUNDS);
+    stf(out, 0, gain); stf(out, 1, <f64>nV);
+    const logit = tables + (<usize>(ps.count * cells) << 3);
+    scoreBinned(bag.binsV, nV, u, terms, intercept, logit);
+    ps.addTableLogits(tables, bag.binsV, nV, logit);
+  }
+  bag.free();
+  from.free();
+  return out;
+}
+
+/** Length (f64 slots) of the output runTaskOf returned last. */
+export let outLen: i32 = 0;
