@@ -25,6 +25,11 @@ import { resultJson, type OpContext } from './services.ts';
 export interface ThreadData {
   config: Config;
   index: number;
+  /**
+   * The service runs on an injected clock (tests): a task sees the instant its job was sent, as that clock
+   * moves only when its owner moves it. Otherwise the thread's clock runs on from it in real time.
+   */
+  heldClock: boolean;
 }
 
 /** What a thread posts back: a log line, an event of the task it runs, a fit to run, or how that task ended. */
@@ -49,14 +54,15 @@ export function threadRecordCacheCells(taskMemoryMb: number): number {
 
 if (!parentPort) throw new Error('task-thread.ts runs in a worker thread (host/task-threads.ts)');
 const port = parentPort;
-const { config } = workerData as ThreadData;
+const { config, heldClock } = workerData as ThreadData;
 const post = (m: ThreadMessage) => port.postMessage(m);
 const log = pino({ level: config.logLevel }, { write: (line: string) => post({ type: 'log', line }) });
 const executors = taskExecutorsOf(OPERATIONS);
 let opening: Promise<OpenServices> | null = null;
 /** The service's clock minus this thread's, as of the last job (so an injected clock reaches the thread). */
 let clockOffset = 0;
-const now = () => Date.now() + clockOffset;
+let jobNow = 0;
+const now = heldClock ? () => jobNow : () => Date.now() + clockOffset;
 
 /** Fits this thread asked the request thread's pool for, by number. */
 const fits = new Map<number, { onProgress?: ProgressListener; resolve: (o: RawFitOutput) => void; reject: (e: Error) => void }>();
@@ -78,6 +84,7 @@ const remotePool: FitRunner = {
 port.on('message', (msg: ToThread) => {
   if (msg.type === 'run') {
     clockOffset = msg.now - Date.now();
+    jobNow = msg.now;
     currentTask = msg.id;
     void runTask(msg.id, msg.request, msg.startedAt);
     return;

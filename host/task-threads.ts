@@ -53,6 +53,8 @@ export class TaskThreads implements TaskHost {
     private readonly config: Config,
     private readonly log: Logger,
     private readonly pool: FitRunner,
+    /** The service's clock is injected (tests): threads hold each job's instant (ThreadData.heldClock). */
+    private readonly heldClock = false,
     readonly size = config.fitWorkers,
   ) {}
 
@@ -78,7 +80,7 @@ export class TaskThreads implements TaskHost {
   }
 
   private spawn(): Thread {
-    const data: ThreadData = { config: this.config, index: ++this.spawned };
+    const data: ThreadData = { config: this.config, index: ++this.spawned, heldClock: this.heldClock };
     const worker = new Worker(ENTRY_URL, {
       workerData: data,
       // The heap bound of one task: past it V8 ends this thread (ERR_WORKER_OUT_OF_MEMORY), never the process.

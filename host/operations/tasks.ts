@@ -81,6 +81,8 @@ export interface TaskJob {
 /** What a task counted toward the usage ledger, for this process's meter (usage-meter.ts). */
 export interface UsageCount {
   workspace_id: string;
+  /** additions 3.1: usage is metered per namespace ('' = the workspace's own). */
+  namespace?: string;
   kind: UsageKind;
   count: number;
   at: number;
@@ -185,7 +187,7 @@ export class TaskRunner {
           stage: 'reading_data',
           created_at: createdAt,
           lease: startsNow ? { owner: OWNER, lease_until: createdAt + config.taskLeaseMs } : undefined,
-          idempotency: req.idempotency && { ...req.idempotency, status_code: 202, response: JSON.stringify(pending.body) },
+          idempotency: req.idempotency && { ...req.idempotency, status_code: 202, response: JSON.stringify(pending.body), owner: OWNER },
         });
       });
     } catch (err) {
@@ -390,7 +392,7 @@ export class TaskRunner {
     try {
       const outcome = await this.host.run({ id, request, now: services.now(), startedAt }, events);
       // The thread counted; this process's meter writes (a thread may end before its own would).
-      for (const u of outcome.usage ?? []) services.usage.add(u.workspace_id, u.kind, u.count, u.at);
+      for (const u of outcome.usage ?? []) services.usage.add(u.workspace_id, u.kind, u.count, u.at, u.namespace ?? '');
       return outcome;
     } catch (err) {
       if (err instanceof ThreadLost) {

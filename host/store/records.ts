@@ -204,7 +204,14 @@ export interface NewTask {
    * The in-flight idempotency record of the call that became this task: given this reply (the 202)
    * and the task id in the same transaction, so a retry finds the task, never a second fit.
    */
-  idempotency?: { operation: string; key: string; status_code: number; response: string };
+  idempotency?: {
+    operation: string;
+    key: string;
+    status_code: number;
+    response: string;
+    /** The process holding the record in flight (the task's creator, also when the task is queued without a lease). */
+    owner?: string;
+  };
   /** Events the call made before it became a task (spec 2.12), stored with it as seq 1, 2, ... */
   events?: NewTaskEvent[];
 }

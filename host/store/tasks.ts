@@ -109,7 +109,7 @@ export function taskQueries(db: SqlClient): TaskStore {
           await tx.run(
             `UPDATE idempotency_records SET status_code = ?, response = ?, task_id = ?, lease_owner = NULL, lease_until = NULL
              WHERE workspace_id = ? AND operation = ? AND idempotency_key = ? AND status_code = 0 AND lease_owner = ?`,
-            [idem.status_code, idem.response, rec.id, rec.workspace_id, idem.operation, idem.key, rec.lease_owner],
+            [idem.status_code, idem.response, rec.id, rec.workspace_id, idem.operation, idem.key, idem.owner ?? rec.lease_owner],
           );
         }
         return rec;

@@ -115,6 +115,8 @@ export interface ModelStore {
   getModelByRef(workspace_id: string, model_ref: string): Promise<ModelRecord | null>;
   /** The link alone (also a deleted one, whose fit may be gone). */
   getModelLink(workspace_id: string, model_ref: string): Promise<ModelLink | null>;
+  /** Whether the workspace holds a link to the fit `fit_ref` in any namespace, not deleted and not expired at `now`. */
+  hasLiveFitLink(workspace_id: string, fit_ref: string, now: number): Promise<boolean>;
   /** Sets a live link's expiry; false when unknown or deleted. */
   setModelExpiry(workspace_id: string, model_ref: string, expires_at: number): Promise<boolean>;
   /** Marks the link deleted and deletes its fit's bytes when no live link to that fit is left (one transaction). */

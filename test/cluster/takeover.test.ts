@@ -55,14 +55,19 @@ it('loses no task of a node killed with SIGKILL mid-fit: each is taken over once
     expect(r.body.status).toBe('done');
     expect(r.body.answers.q.state).toBe('answered');
   }
+  const attempts: number[] = [];
   for (const id of ids) {
-    // started by the killed node (attempt 1), taken over by exactly one other (attempt 2), never by two
+    // started by the killed node (attempt 1) or queued there for a thread (FIT_WORKERS 1), then taken by
+    // exactly one other node (attempt 2, or 1 for a task that never started), never by two
     const resumes = resumesOf(id);
     expect(resumes).toHaveLength(1);
-    expect(resumes[0].attempt).toBe(2);
     expect([1, 2]).toContain(resumes[0].node);
-    expect((await c.store.getTask(workspaceId, id))?.attempts).toBe(2);
+    const stored = (await c.store.getTask(workspaceId, id))?.attempts;
+    expect(resumes[0].attempt).toBe(stored);
+    attempts.push(stored!);
   }
+  // the one the killed node was running when it died
+  expect(attempts.filter((a) => a === 2)).toHaveLength(1);
   // The retry after the end replays the final answer the taking node stored.
   const after = await post(others[1].url, '/v1/ask', asks[0], key);
   expect(after.status).toBe(200);

@@ -34,6 +34,11 @@ export interface ModelLife {
   /** '' = the workspace's own models. */
   namespace: string;
   ttlMs: number;
+  /**
+   * Read links from the store, never this process's memo of them: a task (the request thread sent it
+   * because the link was missing or gone, so another process's memo may be stale: deleted, expired).
+   */
+  freshLinks?: boolean;
 }
 
 /** A fit kept in memory: what answers need, and what re-linking needs (its meta and bytes). */
@@ -84,9 +89,11 @@ export async function obtainFit(
   const fitRef = modelRefOf(engine.coreHash, req.recordHash, fitKey);
   const modelRef = namespacedRef(fitRef, life.namespace);
   const workspace = ctx.caller!.workspaceId;
+  // only the request thread's quick attempt trusts the memo of links (a cached ask stays free of reads)
+  if (!opts.quick) life = { ...life, freshLinks: true };
   const stored = await cachedFit(ctx, fitKey);
   if (stored) {
-    if (await hasLiveLink(ctx, workspace, modelRef)) return linked(ctx, stored, modelRef, life, 'hit');
+    if (await hasLiveLink(ctx, workspace, modelRef, fitRef, life)) return linked(ctx, stored, modelRef, life, 'hit');
     if (opts.sample) return takeOver(ctx, stored, modelRef, life, 0);
     if (opts.quick) throw new RunAsTask('the fit is new to this workspace', `${workspace}/${modelRef}`);
     return takeOver(ctx, stored, modelRef, life, stored.out.fitMs ?? 0);
@@ -108,7 +115,7 @@ export async function obtainFit(
   // Run here for this call: this workspace's miss, with the fit's own time already spent.
   if (mine && cached.out.ran) return linked(ctx, cached, modelRef, life, 'miss');
   // Another ask (here, or on another node) ran it: a hit when that was this workspace's, else its first.
-  if (await hasLiveLink(ctx, workspace, modelRef)) return linked(ctx, cached, modelRef, life, 'hit');
+  if (await hasLiveLink(ctx, workspace, modelRef, fitRef, life)) return linked(ctx, cached, modelRef, life, 'hit');
   return takeOver(ctx, cached, modelRef, life, cached.out.fitMs ?? 0);
 }
 
@@ -118,13 +125,15 @@ async function linked(ctx: OpContext, fit: CachedFit, modelRef: string, life: Mo
   return { ...fit.out, modelRef, modelExpiresAt, cache, ran: cache === 'miss', holdMs: 0 };
 }
 
-/** Whether the workspace holds a live (not deleted) link to `modelRef` (one read unless seen lately). */
-async function hasLiveLink(ctx: OpContext, workspace: string, modelRef: string): Promise<boolean> {
-  const known = cachesOf(ctx).linked.get(`${workspace}/${modelRef}`);
+/**
+ * Whether the workspace already holds this fit: a live link to `modelRef` (one read unless seen lately), or
+ * to the same fit in another of its namespaces (its computation is the workspace's own either way).
+ */
+async function hasLiveLink(ctx: OpContext, workspace: string, modelRef: string, fitRef: string, life: ModelLife): Promise<boolean> {
+  const known = life.freshLinks ? undefined : cachesOf(ctx).linked.get(`${workspace}/${modelRef}`);
   if (known !== undefined && ctx.services.now() - known.seenAt < LINK_MEMO_MS) return true;
-  const link = await ctx.services.store.getModelLink(workspace, modelRef);
   // a deleted or expired link is gone: asking the record again makes the model anew (billed as a fit)
-  return !!link && link.deleted_at === null && link.fit_key !== null && (link.expires_at === null || link.expires_at > ctx.services.now());
+  return ctx.services.store.hasLiveFitLink(workspace, fitRef, ctx.services.now());
 }
 
 /**
@@ -199,7 +208,7 @@ async function linkModel(ctx: OpContext, fit: CachedFit, modelRef: string, life:
   const now = ctx.services.now();
   const want = now + life.ttlMs;
   const key = `${workspace}/${modelRef}`;
-  const known = linked.get(key);
+  const known = life.freshLinks ? undefined : linked.get(key);
   const longEnough = (expiresAt: number) => expiresAt >= want - LINK_RENEW_SLACK_MS;
   if (known !== undefined && now - known.seenAt < LINK_MEMO_MS && longEnough(known.expiresAt)) return known.expiresAt;
   {

@@ -21,18 +21,18 @@ async function upload(csv: string): Promise<{ status: number; body: any; dataset
 
 describe('refused when stored', () => {
   it.each([
-    ['a header alone (csv)', { csv: 'id,x,churned\n' }, 'csv', /header row but no data rows/],
+    // the CSV reader names header-only files and other separators itself (table/csv.ts, shared with the page)
+    ['a header alone (csv)', { csv: 'id,x,churned\n' }, 'csv', /header row .*but no data rows/],
     ['a header and blank lines (csv)', { csv: 'id,x,churned\n\n  \n' }, 'csv', /no data rows/],
-    ['semicolons (csv)', { csv: 'id;x;churned\na;1;yes\nb;2;no\n' }, 'csv', /separated by semicolons, not commas/],
-    ['tabs (csv)', { csv: 'id\tx\tchurned\na\t1\tyes\n' }, 'csv', /separated by tabs/],
-    ['one column (csv)', { csv: 'id\na\nb\n' }, 'csv', /single column \("id"\)/],
-    ['one column (rows)', { rows: [{ id: 'a' }, { id: 'b' }] }, 'rows', /single column/],
+    ['semicolons (csv)', { csv: 'id;x;churned\na;1;yes\nb;2;no\n' }, 'csv', /semicolon-separated/],
+    ['tabs (csv)', { csv: 'id\tx\tchurned\na\t1\tyes\n' }, 'csv', /tab-separated/],
+    ['one column (csv)', { csv: 'id\na\nb\n' }, 'csv', /single column \("id"\).*nothing was stored/],
+    ['one column (rows)', { rows: [{ id: 'a' }, { id: 'b' }] }, 'rows', /single column.*nothing was stored/],
   ])('add-dataset: %s is 422 naming the field', async (_name, body, field, detail) => {
     const r = await svc.post('/v1/add-dataset', body, key);
     expect(r.status).toBe(422);
     expect(r.body).toMatchObject({ code: 'invalid_request', field });
     expect(r.body.detail).toMatch(detail);
-    expect(r.body.detail).toMatch(/nothing was stored/);
     expect(r.body.remedy).toMatch(/comma|rows|column/);
   });
 
@@ -48,7 +48,7 @@ describe('refused when stored', () => {
 
   it.each([
     ['a header alone', 'id,x,churned\n', /no data rows/],
-    ['semicolons', 'id;x;churned\na;1;yes\n', /separated by semicolons/],
+    ['semicolons', 'id;x;churned\na;1;yes\n', /semicolon-separated/],
   ])('upload: %s is 422 and the dataset stays awaiting its upload', async (_name, csv, detail) => {
     const r = await upload(csv);
     expect(r.status).toBe(422);

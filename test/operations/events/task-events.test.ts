@@ -81,8 +81,10 @@ describe('GET /v1/tasks/{task_id}/events', () => {
       expect(STAGES).toContain(d.stage);
       expect(typeof d.message).toBe('string');
       expect(Number.isInteger(d.elapsed_ms)).toBe(true);
-      expect(d.facts.rows).toBe(10_000);
+      // the task thread's first event may come before its read of the record (a fresh stream starts there)
+      if (d.step !== 'reading') expect(d.facts.rows).toBe(10_000);
     }
+    expect(stages.filter((d) => d.step !== 'reading').length).toBeGreaterThan(0);
     const fitting = stages.filter((d) => d.step === 'fitting' && d.bags !== undefined);
     expect(fitting.length).toBeGreaterThan(0);
     expect(fitting.some((d) => /fitting bag \d+ of \d+/.test(d.message))).toBe(true);
