@@ -78,6 +78,15 @@ export const M_PAIRS_TRIED: i32 = 31;
 export const M_FOLDS: i32 = 32; // folds of the held-out check: 1 for a single split
 export const METRIC_COUNT: i32 = 33;
 
+// Progress codes of the imported reportProgress(stage, done, total) (progress.ts): `done` of `total`.
+export const P_ORDER: i32 = 1; // rows in canonical order: n of n
+export const P_SPLIT: i32 = 2; // single held-out split made: done = training rows, total = held-out rows
+export const P_SPLIT_FOLDS: i32 = 3; // cross-fitted instead: done = training rows, total = held-out rows
+export const P_BINNING: i32 = 4; // columns binned and guarded: j of m
+export const P_BAG: i32 = 5; // bags boosted: k of n (0 of n when the bags begin)
+export const P_PAIRS: i32 = 6; // pair terms: 0 of 1 when the check begins
+export const P_DECIDE: i32 = 7; // the held-out decision: 0 of 1 when it begins
+
 // Model layout: a flat f64 array (little-endian bytes when serialised).
 //   [0] MODEL_MAGIC  [1] nCols  [2] intercept  [3] nPairs  [4] nBags  [5] calibration slope
 //   [6 .. 6+nCols)            offset of each column section

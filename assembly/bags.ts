@@ -7,6 +7,7 @@ import { BIN_STRIDE } from './boost';
 import { fitLogistic1, LogisticFit } from './stats';
 import { selectPairs, pairsKept, PairSet, PAIR_COARSE } from './pairs';
 import { FitState } from './fit-state';
+import { reportProgress } from './progress';
 import { buildBlock, PHASE_BAGS, PHASE_PAIRS, BAG_OUT_HEAD, PAIR_OUT_HEAD } from './tasks';
 import { N_BAGS, CAL_LOW, CAL_HIGH, PAIR_MIN_ROWS, CROSS_FOLDS, BAGS_PER_FOLD } from './tunables';
 
@@ -32,6 +33,7 @@ export function startBags(s: FitState): void {
   for (let bg = 0; bg < nBags; bg++) { s.oobIdx[bg] = 0; s.oobLogit[bg] = 0; s.oobCount[bg] = 0; }
   s.heldLogit = allocF64(s.nHeld > 0 ? s.nHeld : 1);
   s.heldBase = allocF64(s.nHeld > 0 ? s.nHeld : 1);
+  reportProgress(A.P_BAG, 0, nBags);
   startPhase(s, PHASE_BAGS, null);
 }
 
@@ -75,6 +77,8 @@ export function putTask(s: FitState, k: i32, out: usize, len: i32): bool {
   } else return false;
   stb(s.taskDone, k, 1);
   s.tasksLeft--;
+  // progress counts bags as their outputs come in, whichever worker ran them (any order)
+  if (ctx.phase == PHASE_BAGS) reportProgress(A.P_BAG, s.nBags - s.tasksLeft, s.nBags);
   return true;
 }
 

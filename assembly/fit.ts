@@ -11,6 +11,7 @@ import { FitOutputs, FitState } from './fit-state';
 import { startBags, putTask, afterBags, startPairs, afterPairs, notePairs, combine, calibrate, scoreHeldOut } from './bags';
 import { TaskCtx, PHASE_DONE, PHASE_BAGS, runTaskOf, outLen, loadBlock } from './tasks';
 import { buildModel } from './model';
+import { reportProgress } from './progress';
 import {
   HELD_OUT_FRACTION, MIN_HELD_CLASS, MIN_TRAIN_MINORITY, RESTATES_AUC, Z_AUC, Z_LOG_LOSS,
   Z_INTERVAL, PAIR_MIN_ROWS, CROSS_FOLDS,
@@ -50,8 +51,10 @@ export function fitStart(
   s.kinds = k; s.data = d; s.cards = c;
 
   orderRows(s); // 1
+  reportProgress(A.P_ORDER, n, n);
   splitEntities(s); // 2
   splitRows(s);
+  reportProgress(s.crossFit ? A.P_SPLIT_FOLDS : A.P_SPLIT, s.nTrain, s.nHeld);
   binColumns(s); // 3-4
   if (notYet(s) || noPredictors(s)) { s.free(); return A.OK; } // 9a
   startBags(s); // 5-6: the bag phase
@@ -74,6 +77,7 @@ export function fitAdvance(): i32 {
   if (s.tasksLeft != 0) return A.ERR_BAD_INPUT;
   if (s.ctx.phase == PHASE_BAGS) {
     afterBags(s);
+    reportProgress(A.P_PAIRS, 0, 1);
     if (startPairs(s)) return A.OK; // 7: the pair phase
   } else afterPairs(s);
   notePairs(s);
@@ -83,6 +87,7 @@ export function fitAdvance(): i32 {
     calibrate(s); // 10 (cross-fitted folds calibrated their own bags in afterBags)
     scoreHeldOut(s);
   }
+  reportProgress(A.P_DECIDE, 0, 1);
   decide(s); // 9b
   // the model is served whatever the state, so a refusal can still be explained and compared
   buildModel(s);
@@ -351,6 +356,7 @@ function binColumns(s: FitState): void {
   s.yTrain = yTrain;
   for (let q = 0; q < nTrain; q++) stf(yTrain, q, ldf(s.outcome, ldi(trainRows, q)));
   for (let j = 0; j < m; j++) {
+    reportProgress(A.P_BINNING, j, m);
     const kj = ldi(s.kinds, j);
     if (kj == A.KIND_SKIP) { sti(out.exclusions, j, A.EXCL_HOST); colBins[j] = new ColumnBins(); continue; }
     const p = <usize>ldi(s.data, j);
@@ -375,6 +381,7 @@ function binColumns(s: FitState): void {
     sti(usableIdx, u, j);
     u++;
   }
+  reportProgress(A.P_BINNING, m, m);
   s.u = u;
   out.setMetric(A.M_USABLE_COLUMNS, <f64>u);
   // the usable columns as the bags see them

@@ -22,6 +22,7 @@ import { formatHonestyMarkdown, HONESTY_TARGET, runHonesty, type HonestyRow } fr
 import { PYTHON_DEBIAN_PACKAGES, resetPythonProbe } from './peers/python.ts';
 import { formatScaleMarkdown, runScaleBench, type ScaleBench } from './scale.ts';
 import { formatServiceMarkdown, runServiceBench, type ServiceBench } from './service.ts';
+import { formatClusterMarkdown, runClusterBench, type ClusterBench } from './cluster.ts';
 import {
   compareTable,
   ENGINE_MODEL,
@@ -67,6 +68,7 @@ const OPTIONS = {
   BENCH_SCORE_CASES: num('BENCH_SCORE_CASES', 10_000),
   BENCH_PYTHON: num('BENCH_PYTHON', 1),
   BENCH_SERVICE: num('BENCH_SERVICE', 1),
+  BENCH_CLUSTER: num('BENCH_CLUSTER', 1),
   BENCH_PRODUCT: num('BENCH_PRODUCT', 1),
   BENCH_BROWSER: num('BENCH_BROWSER', 1),
   BENCH_SCALE: num('BENCH_SCALE', 1),
@@ -555,6 +557,7 @@ function markdown(speed: SpeedResults, quality: QualityResults, honesty: Honesty
     ...(product ? [formatProductMarkdown(product)] : []),
     ...browserSection(),
     ...sectionAsItStands('## Track record'),
+    ...(cluster ? ['', formatClusterMarkdown(cluster), ''] : []),
   ].join('\n');
 }
 
@@ -647,6 +650,11 @@ if (OPTIONS.BENCH_SERVICE !== 0) {
   log('service: REST latency, load, datasets, uploads, events shape');
   service = await runServiceBench((l) => log(`service: ${l}`));
 }
+let cluster: ClusterBench | undefined;
+if (OPTIONS.BENCH_CLUSTER !== 0) {
+  log('cluster: SQLite vs PostgreSQL, 1 to 3 nodes behind HAProxy, 100 MB upload on each store');
+  cluster = await runClusterBench((l) => log(`cluster: ${l}`));
+}
 let scale: ScaleBench | undefined;
 if (OPTIONS.BENCH_SCALE !== 0 && scaleSizes.length) {
   section('scale');
@@ -680,7 +688,12 @@ if (OPTIONS.BENCH_BROWSER !== 0 && existsSync('/usr/bin/chromium')) {
 }
 const ts = targets(speed, quality, honesty, scale);
 const totalS = (performance.now() - started) / 1000;
-writeFileSync(join(repoRoot, 'BENCHMARKS.md'), markdown(speed, quality, honesty, ts, totalS));
+// The section `npm run bench:uploads-events` writes (bench/uploads-events.ts, last in the file) is carried over as it stands.
+const benchmarksPath = join(repoRoot, 'BENCHMARKS.md');
+const keptSection = existsSync(benchmarksPath)
+  ? (/\n## Uploads in pieces and task events[\s\S]*$/.exec(readFileSync(benchmarksPath, 'utf8'))?.[0] ?? '')
+  : '';
+writeFileSync(benchmarksPath, markdown(speed, quality, honesty, ts, totalS).trimEnd() + '\n' + keptSection);
 
 const width = Math.max(...ts.map((t) => t.name.length));
 console.log(`\nBenchmark summary (${f0(totalS)} s; details in BENCHMARKS.md)\n`);

@@ -37,7 +37,7 @@ export function createApp(services: Services, ops: readonly Operation[] = OPERAT
     c.set('services', services);
     await next();
   });
-  app.use('*', requestId(), clientAddress(), accessLog());
+  app.use('*', requestId(), clientAddress(services.config.trustProxy), accessLog());
 
   const methodsByPath = mountOperations(app, ops);
   // The same operations as MCP tools and as an OpenAPI document (spec 4.13).

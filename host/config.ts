@@ -1,5 +1,6 @@
 // Every setting of the service in one place: the Config type, its defaults, and how each is read from the
 // environment (README "Configuration"). The server, the keys CLI and the tests all resolve it here, once.
+import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { OAuthConfigError, parseOAuthIssuers, type TrustedIssuer } from './signing/oauth-config.ts';
@@ -42,8 +43,19 @@ export interface Config {
   maxBodyBytes: number;
   /** Lease of pending work; a task or in-flight idempotent call unrenewed this long is taken over by any process. */
   taskLeaseMs: number;
-  /** Fit worker threads of this process. */
+  /**
+   * Task threads of this process (FIT_WORKERS): each runs one cold ask at a time (reading its record, the
+   * fit, the answer) on its own heap and event loop, so the request thread never stalls on one.
+   */
   fitWorkers: number;
+  /** Heap limit of each task thread in MiB (V8 old generation); a task that needs more fails alone. */
+  taskMemoryMb: number;
+  /** Tasks waiting for a thread, over the whole service (the store's pending tasks); past it, 503 server_busy. */
+  taskQueueMax: number;
+  /** Queued plus running tasks of one workspace; past it, 429 workspace_busy. */
+  workspaceTasksMax: number;
+  /** Bytes of request bodies being read and worked on at once; past it, 503 server_busy. */
+  bodyMemoryBytes: number;
   /** How often expired datasets, tasks and idempotency records are swept (spec 8 retention). */
   sweepEveryMs: number;
   /** wire.md "Datasets": largest presigned upload in bytes. */
@@ -63,6 +75,22 @@ export interface Config {
   allowLoopbackFetchForTests: boolean;
   /** Spec 5.1: identity providers whose access tokens are accepted (OAUTH_ISSUERS); empty: svck_ keys only. */
   oauthIssuers: TrustedIssuer[];
+  /** How often the signing keys are read again from the store, so a key rotated elsewhere is signed with here. */
+  signingKeyReloadMs: number;
+  /**
+   * Addresses of the load balancers in front (TRUST_PROXY): a request from one of them is counted against the
+   * client address it names last in X-Forwarded-For (register_agent's limit per address). Empty: the socket's.
+   */
+  trustProxy: string[];
+  /**
+   * How often an event stream reads the store for a task running on another process (spec 2.12); events
+   * written by this process wake its streams at once.
+   */
+  eventPollMs: number;
+  /** Spec 2.12: a comment line this often on a quiet event stream. */
+  eventHeartbeatMs: number;
+  /** Spec 2.12: an event stream is closed after this long (the client reconnects with Last-Event-ID). */
+  eventStreamMaxMs: number;
 }
 
 /** A setting in the environment that makes no sense: the service refuses to start and says which. */
@@ -113,6 +141,20 @@ function oauthIssuersFrom(env: Env): TrustedIssuer[] {
   }
 }
 
+/** TRUST_PROXY: comma-separated IP addresses (IPv4 or IPv6), each as the socket reports the proxy's. */
+function trustProxyFrom(env: Env): string[] {
+  if (!isSet(env, 'TRUST_PROXY')) return [];
+  const list = env.TRUST_PROXY!.split(',').map((a) => a.trim());
+  for (const a of list) {
+    if (isIP(a) === 0) {
+      throw new ConfigError(
+        `TRUST_PROXY must list the IP addresses of your load balancers, comma-separated (e.g. 127.0.0.1,10.0.0.5), got ${JSON.stringify(a)}`,
+      );
+    }
+  }
+  return list;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** The Config for this environment (README "Configuration"); unset or empty variables take the defaults. */
@@ -139,6 +181,12 @@ export function configFromEnv(env: Env = process.env): Config {
     taskLeaseMs: intFrom(env, 'TASK_LEASE_MS', 15_000, 100, MAX_TIMER_MS),
     // One worker per core, at most 4 by default: each fit of a large record holds its own copy of the table.
     fitWorkers: intFrom(env, 'FIT_WORKERS', Math.max(1, Math.min(os.availableParallelism(), 4)), 1, 64),
+    // 2 GiB of heap holds the reading, typing and encoding of a 1,000,000 x 13 record with room to spare
+    // (BENCHMARKS.md "Overload"); a thread's wasm memory comes on top.
+    taskMemoryMb: intFrom(env, 'TASK_MEMORY_MB', 2048, 64, 1_048_576),
+    taskQueueMax: intFrom(env, 'TASK_QUEUE_MAX', 64, 0, 1_000_000),
+    workspaceTasksMax: intFrom(env, 'WORKSPACE_TASKS_MAX', 4, 1, 1_000_000),
+    bodyMemoryBytes: intFrom(env, 'BODY_MEMORY_MB', 256, 1, 1_048_576) * 1024 * 1024,
     sweepEveryMs: intFrom(env, 'SWEEP_EVERY_MS', 10 * 60_000, 1000, MAX_TIMER_MS),
     maxUploadBytes: intFrom(env, 'UPLOAD_MAX_BYTES', 100_000_000, 1),
     uploadPartBytes: 1024 * 1024,
@@ -147,6 +195,11 @@ export function configFromEnv(env: Env = process.env): Config {
     fetchCaPem: null,
     allowLoopbackFetchForTests: false,
     oauthIssuers: oauthIssuersFrom(env),
+    signingKeyReloadMs: intFrom(env, 'SIGNING_KEY_RELOAD_MS', 60_000, 1000, MAX_TIMER_MS),
+    trustProxy: trustProxyFrom(env),
+    eventPollMs: intFrom(env, 'EVENT_POLL_MS', 500, 10, 60_000),
+    eventHeartbeatMs: 15_000,
+    eventStreamMaxMs: 5 * 60_000,
   };
 }
 
@@ -164,4 +217,28 @@ export function withListeningPort(config: Config, env: Env, overrides: Partial<C
   config.port = port;
   config.baseUrl = url;
   if (overrides.keysUrl === undefined && !env.KEYS_URL) config.keysUrl = `${url}/keys`;
+}
+
+/**
+ * What the request thread holds besides request bodies, MiB: its code and heap at rest, the records it keeps
+ * parsed (at most 2,000,000 cells) and the fitted models it keeps (README "Overload and memory").
+ */
+const REQUEST_THREAD_MB = 600;
+/** A parsed JSON body takes up to about this many times its bytes (objects and strings of the rows). */
+const PARSED_BODY_FACTOR = 3;
+/**
+ * Per FIT_WORKERS beyond a task thread's capped heap, MiB: the thread's code and native buffers, and a fit
+ * worker's wasm memory during a fit, which no heap cap counts (measured with a 1,000,000 x 13 record:
+ * BENCHMARKS.md "Overload").
+ */
+const TASK_THREAD_EXTRA_MB = 700;
+
+/**
+ * The documented bound on the process's resident memory, MiB, for these settings: the request thread, the
+ * request bodies it may hold (BODY_MEMORY_MB, parsed), and each task thread's capped heap (TASK_MEMORY_MB)
+ * with what it holds outside the heap. Whatever the load, admission keeps the process under it.
+ */
+export function memoryBoundMb(c: Pick<Config, 'fitWorkers' | 'taskMemoryMb' | 'bodyMemoryBytes'>): number {
+  const bodies = Math.ceil((c.bodyMemoryBytes / (1024 * 1024)) * PARSED_BODY_FACTOR);
+  return REQUEST_THREAD_MB + bodies + c.fitWorkers * (c.taskMemoryMb + TASK_THREAD_EXTRA_MB);
 }

@@ -12,10 +12,12 @@ export type ProblemCode =
   | 'scope_required'
   | 'unknown_dataset'
   | 'unknown_task'
+  | 'unknown_link'
+  | 'watch_link_expired'
+  | 'watch_streams_limited'
   | 'model_ref_missing'
   | 'model_expired'
   | 'model_deleted'
-  | 'unknown_link'
   | 'answer_expired'
   | 'not_found'
   | 'method_not_allowed'
@@ -31,6 +33,12 @@ export type ProblemCode =
   | 'shape_invalid'
   | 'shape_empty'
   | 'columns_mismatch'
+  | 'upload_piece_out_of_order'
+  | 'upload_session_mismatch'
+  | 'upload_pieces_missing'
+  | 'upload_already_complete'
+  | 'upload_corrupt'
+  | 'upload_unreadable'
   | 'invalid_outcomes'
   | 'idempotency_key_reused'
   | 'fetch_refused'
@@ -44,6 +52,11 @@ export type ProblemCode =
   | 'preview_not_built'
   | 'store_unavailable'
   | 'issuer_unavailable'
+  | 'server_busy'
+  | 'workspace_busy'
+  | 'record_too_large'
+  | 'headers_too_large'
+  | 'bad_request'
   | 'internal';
 
 interface CodeInfo {
@@ -85,6 +98,16 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     status: 404,
     title: 'Unknown task',
     remedy: 'Poll a task_id returned by an ask of this workspace within the last 24 hours.',
+  },
+  watch_link_expired: {
+    status: 410,
+    title: 'The watch link expired',
+    remedy: 'A watch link works for 24 hours, as long as its answer is kept. Ask again for a new task and link.',
+  },
+  watch_streams_limited: {
+    status: 429,
+    title: 'Too many watchers of this task',
+    remedy: 'At most 5 streams of one task are open at once and 60 open a minute: wait retry_after_ms, then reconnect.',
   },
   model_ref_missing: {
     status: 404,
@@ -174,6 +197,39 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     title: 'Columns differ from the dataset',
     remedy: 'Every piece of a dataset must have exactly the same columns as the first.',
   },
+  upload_piece_out_of_order: {
+    status: 409,
+    title: 'Piece out of order',
+    remedy: 'Send the pieces 0, 1, 2, ... in order: resend from next_piece (a piece sent twice is ignored).',
+  },
+  upload_session_mismatch: {
+    status: 409,
+    title: 'Another upload session',
+    remedy:
+      'Send every piece and /complete with the x-upload-session of piece 0; to start the upload over, send piece 0 with a new session.',
+  },
+  upload_pieces_missing: {
+    status: 409,
+    title: 'Pieces missing',
+    remedy: 'Send the pieces from next_piece on, then /complete again; the pieces already received are kept until the link expires.',
+  },
+  upload_already_complete: {
+    status: 409,
+    title: 'Upload already completed',
+    remedy: 'The dataset is stored: ask with its dataset_id. For another file, request a new upload with add-dataset (upload: true).',
+  },
+  upload_corrupt: {
+    status: 422,
+    title: 'The uploaded file cannot be read',
+    remedy:
+      'Nothing of it was kept. Check the file (gzip -t for gzip; a Parquet reader for Parquet; CSV must be UTF-8), then upload it again from piece 0 with a new x-upload-session.',
+  },
+  upload_unreadable: {
+    status: 422,
+    title: 'The file holds columns this service does not read',
+    remedy:
+      'Write the Parquet file with flat columns of text, numbers, booleans, dates or times (no lists, maps, groups or raw bytes), or send CSV.',
+  },
   invalid_outcomes: {
     status: 422,
     title: 'Invalid outcomes',
@@ -237,6 +293,34 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     title: "The identity provider's keys could not be fetched",
     remedy:
       'Retry after retry_after_ms with the same token; if it persists, the operator should check that the issuer is reachable from the service.',
+  },
+  server_busy: {
+    status: 503,
+    title: 'The service is at capacity',
+    remedy:
+      'Every fit slot and the queue of waiting fits are taken. Send the same call again after Retry-After seconds; asks whose fits are already made are still answered at once.',
+  },
+  workspace_busy: {
+    status: 429,
+    title: 'This workspace has as many fits running or queued as it may',
+    remedy:
+      'Wait for a pending ask to finish (follow its task_id with svc_poll), then send this call again after retry_after_ms; asks whose fits are already made are still answered at once.',
+  },
+  record_too_large: {
+    status: 422,
+    title: 'The record needs more memory than one task may use',
+    remedy:
+      'Send a record with fewer rows or columns (or ask about a part of it); the operator can raise TASK_MEMORY_MB. Retrying the same call fails the same way.',
+  },
+  headers_too_large: {
+    status: 431,
+    title: 'Request headers too large',
+    remedy: 'Send the request with smaller headers: an Authorization header holds only the key or access token.',
+  },
+  bad_request: {
+    status: 400,
+    title: 'Malformed HTTP request',
+    remedy: 'Send a well-formed HTTP/1.1 request (a request line, headers, then the body its Content-Length or chunking declares).',
   },
   internal: { status: 500, title: 'Internal error', remedy: 'Retry; if it persists, report the request_id.' },
 };

@@ -1,6 +1,5 @@
-// The one entry: config from env, logger, store, signing keys, engine, fit pool, createApp, serve.
+// The one entry: config from env, logger, the services (host/services-open.ts), task threads, createApp, serve.
 // `startService` does the same for tests (port 0, a temp DATA_DIR) and hands back a close().
-import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -9,21 +8,21 @@ import { buildWasm, wasmIsStale } from './cli/build.ts';
 import { serve } from '@hono/node-server';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app.ts';
-import { openStore, StoreError } from './store/index.ts';
-import { KeyRing } from './signing/index.ts';
-import { FitPool, loadEngine } from './engine/index.ts';
+import { StoreError } from './store/index.ts';
+import { FitPool } from './engine/index.ts';
 import { startSweeper } from './operations/datasets/sweeper.ts';
 import type { Services } from './services.ts';
-import { ConfigError, resolveConfig, withListeningPort, type Config } from './config.ts';
-import { TaskRunner } from './operations/tasks.ts';
-import { LeaseKeeper } from './operations/leases.ts';
-import { RateLimits } from './operations/rate-limits.ts';
-import { FitCache } from './operations/ask/fits.ts';
-import { RecordCache } from './operations/datasets/read.ts';
-import { StoredAnswerCache } from './operations/stored-answers.ts';
-import { OPERATIONS, taskExecutorsOf } from './operations/index.ts';
-import { UsageMeter } from './operations/usage-meter.ts';
-import { AnswerKeeper } from './operations/answer-keeper.ts';
+import { ConfigError, memoryBoundMb, resolveConfig, withListeningPort, type Config } from './config.ts';
+import { OPERATIONS } from './operations/index.ts';
+import { openServices } from './services-open.ts';
+import { TaskThreads } from './task-threads.ts';
+import { answerClientErrors } from './http/client-errors.ts';
+
+/**
+ * Cells of sealed datasets the request thread keeps parsed: it reads only records small enough to read
+ * there (operations/ask/record.ts), so a few dozen of those.
+ */
+const REQUEST_THREAD_RECORD_CELLS = 2_000_000;
 
 /** Idle keep-alive lifetime of a connection (see where the server is made). */
 const KEEP_ALIVE_MS = 65_000;
@@ -41,7 +40,7 @@ export interface RunningService {
   url: string;
   services: Services;
   server: Server;
-  /** Stops accepting, gives in-flight requests `graceMs` (default 0), drops the rest, closes pool and store. */
+  /** Stops accepting, gives in-flight requests `graceMs` (default 0), drops the rest, closes threads and store. */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -49,36 +48,21 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
   const env = opts.env ?? process.env;
   const config = resolveConfig(env, overrides);
   const log = opts.log ?? pino({ level: config.logLevel });
-  const now = opts.now ?? Date.now;
 
-  fs.mkdirSync(config.dataDir, { recursive: true });
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, now });
-  let pool: FitPool | undefined;
+  // The task threads (the fits, and reading large records) are this process's TaskHost; they open their
+  // own services on the same store when first needed.
+  const pool = new FitPool(config.fitWorkers);
+  const threads = new TaskThreads(config, log, pool, opts.now !== undefined);
+  const opened = await openServices(config, {
+    log,
+    now: opts.now,
+    pool,
+    taskHost: threads,
+    recordCacheCells: REQUEST_THREAD_RECORD_CELLS,
+    usageFlushMs: 1000,
+  });
+  const { services } = opened;
   try {
-    // Signing keys are made on first start and kept in the store (architecture.md "Runtime pieces").
-    const keyRing = await KeyRing.open(store, { now });
-    const engine = await loadEngine();
-    pool = new FitPool(config.fitWorkers);
-    const usage = new UsageMeter(store, (err) => log.error({ err }, 'writing the usage ledger'));
-    const keptAnswers = new AnswerKeeper(store, (err) => log.error({ err }, 'keeping answers for the track record'));
-    // The service's lifecycle objects: made here, closed in close() below, never module globals.
-    const services: Services = {
-      config,
-      store,
-      keyRing,
-      engine,
-      pool,
-      log,
-      now,
-      usage,
-      keptAnswers,
-      leases: new LeaseKeeper(config.taskLeaseMs, log),
-      tasks: new TaskRunner(taskExecutorsOf(OPERATIONS)),
-      limits: new RateLimits(config, now),
-      fitCache: new FitCache(),
-      records: new RecordCache(),
-      storedAnswers: new StoredAnswerCache(),
-    };
     const app = createApp(services, OPERATIONS);
 
     const server = await new Promise<Server>((resolve, reject) => {
@@ -91,6 +75,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
     // a client sends on it (a reset the client cannot retry for a POST).
     server.keepAliveTimeout = KEEP_ALIVE_MS;
     server.headersTimeout = KEEP_ALIVE_MS + 1000;
+    answerClientErrors(server, () => config.baseUrl);
     const { port } = server.address() as AddressInfo;
     const host = !opts.hostname || opts.hostname === '0.0.0.0' || opts.hostname === '::' ? 'localhost' : opts.hostname;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -110,21 +95,21 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
         if (graceMs > 0) await Promise.race([closed, new Promise((r) => setTimeout(r, graceMs).unref())]);
         server.closeAllConnections();
         await closed;
-        // Before the pool goes: tasks and in-flight idempotent calls still running are handed back
-        // (leases released), so the fits the pool is about to kill are not recorded as failures and
+        // Before the threads go: tasks and in-flight idempotent calls still running are handed back
+        // (leases released), so the tasks the threads are about to drop are not recorded as failures and
         // another process takes them over at once (spec 3.2).
         services.tasks.stop();
         await services.leases.stop();
-        await pool!.close();
-        await usage.close();
-        await keptAnswers.close();
-        await store.close();
+        await threads.close();
+        await opened.close();
+        await pool.close();
       })());
-    log.info({ url, data_dir: config.dataDir, base_url: config.baseUrl }, 'listening');
+    log.info({ url, data_dir: config.dataDir, base_url: config.baseUrl, memory_bound_mb: memoryBoundMb(config) }, 'listening');
     return { url, services, server, close };
   } catch (err) {
-    await pool?.close();
-    await store.close();
+    await threads.close();
+    await opened.close();
+    await pool.close();
     throw err;
   }
 }

@@ -1,17 +1,20 @@
-// What every operation is handed: configuration, the store, the signing key ring, the engine and
-// its fit pool, a logger; plus who is calling. Transports build an OpContext and call operations.
+// What every operation is handed: configuration, the store, the signing key ring, the engine, a logger and
+// the lifecycle objects; plus who is calling. Transports build an OpContext and call operations.
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Store } from './store/index.ts';
 import type { KeyRing } from './signing/index.ts';
-import type { EngineModule, FitPool } from './engine/index.ts';
+import type { EngineModule, FitRunner } from './engine/index.ts';
 import type { UsageMeter } from './operations/usage-meter.ts';
 import type { AnswerKeeper } from './operations/answer-keeper.ts';
 import type { LeaseKeeper } from './operations/leases.ts';
 import type { TaskRunner } from './operations/tasks.ts';
 import type { RateLimits } from './operations/rate-limits.ts';
+import type { Admission } from './operations/admission.ts';
 import type { FitCache } from './operations/ask/fits.ts';
 import type { RecordCache } from './operations/datasets/read.ts';
+import type { TokenSecrets } from './operations/hmac-token.ts';
+import type { TaskEventHub } from './operations/events/hub.ts';
 import type { StoredAnswerCache } from './operations/stored-answers.ts';
 
 export type { Config } from './config.ts';
@@ -20,25 +23,36 @@ export interface Services {
   config: Config;
   store: Store;
   keyRing: KeyRing;
+  /** The compiled engine (scoring runs where the call is; fits run in the fit pool's workers). */
   engine: EngineModule;
-  pool: FitPool;
+  /**
+   * Where fits run: the process's fit workers, whose idle workers share each fit's bags. A task thread
+   * reaches them through the request thread (host/task-threads.ts), so its heap holds the table, not the fit.
+   */
+  pool: FitRunner;
   log: Logger;
-  /** Injected clock (tests move time); epoch ms. */
+  /** Injected clock (tests move time); epoch ms. On PostgreSQL the database server's (operations/clock.ts). */
   now: () => number;
+  /** The HMAC secrets of lever and upload tokens, shared through the store by every node. */
+  secrets: TokenSecrets;
   /** The usage ledger's batching writer (host/operations/usage-meter.ts). */
   usage: UsageMeter;
   /** The batching writer of answers kept for the track record (host/operations/answer-keeper.ts). */
   keptAnswers: AnswerKeeper;
   /** Leases this process holds on pending tasks and in-flight idempotent calls. */
   leases: LeaseKeeper;
-  /** Runs calls that may go pending and resumes tasks other processes left. */
+  /** Runs calls that need a fit as tasks on this process's task threads, and resumes tasks other processes left. */
   tasks: TaskRunner;
   /** Per-workspace and per-address request limits. */
   limits: RateLimits;
+  /** What this process takes on at once: body bytes and tasks (host/operations/admission.ts). */
+  admission: Admission;
   /** Fitted models kept parsed, and fits running now. */
   fitCache: FitCache;
   /** Parsed tables of sealed datasets. */
   records: RecordCache;
+  /** Wakes this process's task event streams when events are written here; watch link limits (spec 2.12, 2.13). */
+  events: TaskEventHub;
   /** Stored answers kept parsed while they are paged (additions 2.3 svc_page). */
   storedAnswers: StoredAnswerCache;
 }

@@ -31,11 +31,17 @@ describe('configFromEnv', () => {
       databaseUrl: null,
       databasePoolSize: 10,
       logLevel: 'info',
+      taskMemoryMb: 2048,
+      taskQueueMax: 64,
+      workspaceTasksMax: 4,
+      bodyMemoryBytes: 256 * 1024 * 1024,
       sweepEveryMs: 600_000,
       uploadPartBytes: 1024 * 1024,
       maxUploadRowBytes: 8_000_000,
       fetchCaPem: null,
       allowLoopbackFetchForTests: false,
+      signingKeyReloadMs: 60_000,
+      trustProxy: [],
     });
     expect(c.fitWorkers).toBe(Math.max(1, Math.min(os.availableParallelism(), 4)));
     expect(c.dataDir).toBe(path.resolve('./data'));
@@ -63,8 +69,15 @@ describe('configFromEnv', () => {
       DATABASE_URL: 'postgres://app@db.internal:5432/oq',
       LOG_LEVEL: 'warn',
       FIT_WORKERS: '3',
+      TASK_MEMORY_MB: '1024',
+      TASK_QUEUE_MAX: '10',
+      WORKSPACE_TASKS_MAX: '2',
+      BODY_MEMORY_MB: '100',
       SWEEP_EVERY_MS: '60000',
+      EVENT_POLL_MS: '250',
       OAUTH_ISSUERS: '[{"issuer": "https://sso.example/realms/a", "audience": "oq", "workspace": "team"}]',
+      SIGNING_KEY_RELOAD_MS: '5000',
+      TRUST_PROXY: '10.0.0.5, ::1',
     });
     expect(c).toEqual({
       port: 9000,
@@ -83,11 +96,18 @@ describe('configFromEnv', () => {
       databasePoolSize: 10,
       logLevel: 'warn',
       fitWorkers: 3,
+      taskMemoryMb: 1024,
+      taskQueueMax: 10,
+      workspaceTasksMax: 2,
+      bodyMemoryBytes: 100 * 1024 * 1024,
       sweepEveryMs: 60_000,
       uploadPartBytes: 1024 * 1024,
       maxUploadRowBytes: 8_000_000,
       fetchCaPem: null,
       allowLoopbackFetchForTests: false,
+      eventPollMs: 250,
+      eventHeartbeatMs: 15_000,
+      eventStreamMaxMs: 300_000,
       oauthIssuers: [
         {
           issuer: 'https://sso.example/realms/a',
@@ -101,6 +121,8 @@ describe('configFromEnv', () => {
           jwksTimeoutMs: 5000,
         },
       ],
+      signingKeyReloadMs: 5000,
+      trustProxy: ['10.0.0.5', '::1'],
     });
   });
 
@@ -108,6 +130,11 @@ describe('configFromEnv', () => {
     ['DATABASE_URL', 'mysql://x@y/z', /^DATABASE_URL must start with postgres:\/\/ or postgresql:\/\//],
     ['DATABASE_URL', 'not a url', /^DATABASE_URL must be a postgres:\/\/ URL/],
     ['LOG_LEVEL', 'loud', /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"$/],
+    [
+      'TRUST_PROXY',
+      '10.0.0.0/8',
+      /^TRUST_PROXY must list the IP addresses of your load balancers, comma-separated .*got "10\.0\.0\.0\/8"$/,
+    ],
     [
       'OAUTH_ISSUERS',
       '[{"issuer": "https://sso.example", "audience": "oq", "workspace": "w", "algorithms": ["HS256"]}]',
@@ -136,6 +163,7 @@ describe('configFromEnv', () => {
     ['MAX_BODY_BYTES', '1023'],
     ['FIT_WORKERS', '0'],
     ['SWEEP_EVERY_MS', '10'],
+    ['SIGNING_KEY_RELOAD_MS', '999'],
   ])('refuses %s=%j, naming the variable and the value', (name, value) => {
     const read = () => configFromEnv({ [name]: value });
     expect(read).toThrow(ConfigError);

@@ -29,12 +29,18 @@ const LAYER: Record<string, number> = {
   cli: 3,
   'app.ts': 4,
   'main.ts': 4,
+  // the program's parts: the services it opens, and the task threads that open their own (issue 21)
+  'services-open.ts': 4,
+  'task-threads.ts': 4,
+  'task-thread.ts': 4,
+  'task-thread-entry.mjs': 4,
 };
 
 /** Only these folders may import these packages (one home per library). */
 const HOMES: Array<[RegExp, string[]]> = [
   [/^arquero$/, ['table']],
   [/^jose$/, ['signing']],
+  [/^hyparquet(-compressors)?$/, ['table']],
   [/^(better-sqlite3|pg)$/, ['store']],
   [/^hono(\/|$)|^@hono\//, ['http', 'mcp', 'openapi', 'web', 'app.ts', 'main.ts']],
   [/^@modelcontextprotocol\//, ['mcp']],

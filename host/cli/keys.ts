@@ -1,11 +1,13 @@
 // Operator CLI for live keys (wire.md "Keys, workspaces, scopes"): `npm run keys -- create --workspace NAME
-// [--can-report-outcomes]`, `list [--workspace NAME]`, `revoke KEY_ID`; add --json for machine-readable output.
+// [--can-report-outcomes]`, `list [--workspace NAME]`, `revoke KEY_ID`, and `rotate-signing-key` for the
+// Verdict signing key; add --json for machine-readable output.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { openStore, StoreError, type Store } from '../store/index.ts';
 import { ConfigError, configFromEnv } from '../config.ts';
 import { createLiveKey, listKeys, revokeKey } from '../operations/keys.ts';
+import { KeyRing } from '../signing/index.ts';
 
 export interface CliIo {
   out: (line: string) => void;
@@ -18,6 +20,7 @@ const USAGE = [
   '  create --workspace NAME [--can-report-outcomes]   make a live key (printed once)',
   '  list [--workspace NAME]                           list keys (never the keys themselves)',
   '  revoke KEY_ID                                     revoke a key at once',
+  '  rotate-signing-key                                a new Verdict signing key; the old one stays published',
   "The store is the server's: PostgreSQL at DATABASE_URL when set, else SQLite under DATA_DIR (default ./data).",
 ].join('\n');
 
@@ -89,6 +92,19 @@ export async function runKeysCli(argv: string[], store: Store, io: CliIo): Promi
       return 1;
     }
     print({ key_id: rest[0], revoked: true }, `Revoked ${rest[0]}; it now answers 401.`);
+    return 0;
+  }
+  if (command === 'rotate-signing-key' && rest.length === 0) {
+    // Saved in the store: running nodes verify its Verdicts at once (an unknown kid makes them reload)
+    // and sign with it from their next reload (SIGNING_KEY_RELOAD_MS).
+    const ring = await KeyRing.open(store, { now: () => now });
+    const retired = ring.activeKid;
+    const kid = await ring.rotate();
+    print(
+      { kid, retired_kid: retired },
+      `New signing key ${kid}; ${retired} is retired and still published, so Verdicts it signed keep verifying. ` +
+        'Running servers sign with the new key within SIGNING_KEY_RELOAD_MS (default 60 s).',
+    );
     return 0;
   }
   io.err(USAGE);

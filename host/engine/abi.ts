@@ -33,6 +33,15 @@ export const EXCL_CONSTANT = 1;
 export const EXCL_RESTATES = 2;
 export const EXCL_HOST = 3;
 
+// Progress codes of the engine's reportProgress(stage, done, total) import (assembly/progress.ts).
+export const P_ORDER = 1;
+export const P_SPLIT = 2;
+export const P_SPLIT_FOLDS = 3;
+export const P_BINNING = 4;
+export const P_BAG = 5;
+export const P_PAIRS = 6;
+export const P_DECIDE = 7;
+
 export const ROW_TRAIN = 0;
 export const ROW_HELD_OUT = 1;
 export const ROW_UNLABELED = 2;

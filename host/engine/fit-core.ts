@@ -4,7 +4,7 @@
 import { KIND_CATEGORICAL, KIND_NUMERIC, KIND_SKIP, METRIC_COUNT, OK, PHASE_DONE, type EngineExports } from './abi.ts';
 import { EngineError } from './errors.ts';
 import type { EncodedTable } from './encode.ts';
-import { callEngine, instantiate, type EngineModule } from './wasm.ts';
+import { callEngine, instantiate, type EngineModule, type ProgressListener } from './wasm.ts';
 
 /** The plain numbers a fit produces (structured-clone friendly). */
 export interface RawFitOutput {
@@ -42,9 +42,6 @@ export function copyIn(ex: EngineExports, arr: ArrayBufferView): number {
   return p;
 }
 
-/** Called after each task of a fit's phase is in (phase: PHASE_BAGS or PHASE_PAIRS; done of total). */
-export type TaskProgress = (phase: number, done: number, total: number) => void;
-
 /**
  * Runs the tasks of one phase somewhere and puts each output back into the fit's instance. `runHere(k)`
  * runs task k on the fit's own instance (its output goes in at once); `put(k, out)` takes an output
@@ -69,8 +66,9 @@ interface Started {
   status: number;
 }
 
-function startFit(mod: EngineModule, input: FitInput): Started {
-  const ex = instantiate(mod);
+/** `onProgress` hears the engine's own progress reports (wasm.ts ProgressListener; spec 2.12). */
+function startFit(mod: EngineModule, input: FitInput, onProgress?: ProgressListener): Started {
+  const ex = instantiate(mod, onProgress);
   const n = input.nRows;
   const m = input.columns.length;
   const eb = copyIn(ex, input.entityBytes);
@@ -132,23 +130,25 @@ function finishFit(ex: EngineExports): void {
  * A whole fit in this thread on one fresh instance (the browser preview, tests, a pool of one): every
  * task of each phase here, in task order. The same bits as a fit whose tasks ran on helpers.
  */
-export function runFitSync(mod: EngineModule, input: FitInput, onTask?: TaskProgress): RawFitOutput {
-  const f = startFit(mod, input);
+export function runFitSync(mod: EngineModule, input: FitInput, onProgress?: ProgressListener): RawFitOutput {
+  const f = startFit(mod, input, onProgress);
   if (f.status !== OK) return failedOutput(f);
   while (f.ex.fitPhase() !== PHASE_DONE) {
     const work = phaseWork(f.ex);
-    for (let k = 0; k < work.count; k++) {
-      work.runHere(k);
-      onTask?.(work.phase, k + 1, work.count);
-    }
+    for (let k = 0; k < work.count; k++) work.runHere(k);
     finishFit(f.ex);
   }
   return readOutput(f);
 }
 
 /** A whole fit whose phases are run by `runPhase` (a worker thread sharing tasks with idle workers). */
-export async function runFitShared(mod: EngineModule, input: FitInput, runPhase: PhaseRunner): Promise<RawFitOutput> {
-  const f = startFit(mod, input);
+export async function runFitShared(
+  mod: EngineModule,
+  input: FitInput,
+  runPhase: PhaseRunner,
+  onProgress?: ProgressListener,
+): Promise<RawFitOutput> {
+  const f = startFit(mod, input, onProgress);
   if (f.status !== OK) return failedOutput(f);
   while (f.ex.fitPhase() !== PHASE_DONE) {
     await runPhase(phaseWork(f.ex));

@@ -4,14 +4,20 @@
 // its fit fails with a clear error (a helper that dies costs only time: the coordinator redoes its task).
 import { Worker } from 'node:worker_threads';
 import os from 'node:os';
-import type { FitInput, RawFitOutput, TaskProgress } from './fit-core.ts';
+import type { FitInput, RawFitOutput } from './fit-core.ts';
+import type { ProgressListener } from './wasm.ts';
 import { EngineError } from './errors.ts';
 import type { FromWorker, ToWorker } from './worker.ts';
+
+/** Runs one fit somewhere: a FitPool, or (in a task thread) the request thread's pool through messages. */
+export interface FitRunner {
+  run(input: FitInput, onProgress?: ProgressListener): Promise<RawFitOutput>;
+}
 
 interface Job {
   id: number;
   input: FitInput;
-  onTask?: TaskProgress;
+  onProgress?: ProgressListener;
   resolve: (out: RawFitOutput) => void;
   reject: (err: Error) => void;
 }
@@ -33,7 +39,7 @@ type Busy = { kind: 'fit'; job: Job } | { kind: 'help'; phase: Phase };
 
 const WORKER_URL = new URL('./worker-entry.mjs', import.meta.url);
 
-export class FitPool {
+export class FitPool implements FitRunner {
   private readonly size: number;
   private readonly idle: Worker[] = [];
   private readonly busy = new Map<Worker, Busy>();
@@ -47,11 +53,11 @@ export class FitPool {
     this.size = size;
   }
 
-  /** Runs one fit; `onTask` hears of each task of its phases as it comes in. */
-  run(input: FitInput, onTask?: TaskProgress): Promise<RawFitOutput> {
+  /** Runs one fit; `onProgress` hears the engine's progress reports as the coordinating worker posts them. */
+  run(input: FitInput, onProgress?: ProgressListener): Promise<RawFitOutput> {
     if (this.closed) return Promise.reject(new EngineError('pool_closed', 'the fit pool is closed (the server is shutting down)'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, input, onTask, resolve, reject });
+      this.queue.push({ id: this.nextId++, input, onProgress, resolve, reject });
       this.pump();
     });
   }
@@ -85,7 +91,13 @@ export class FitPool {
         return;
       }
       case 'progress':
-        if (b?.kind === 'fit' && b.job.id === msg.id) b.job.onTask?.(msg.phase, msg.done, msg.total);
+        if (b?.kind === 'fit' && b.job.id === msg.id) {
+          try {
+            b.job.onProgress?.(msg.stage, msg.done, msg.total);
+          } catch {
+            // a listener's fault is not the fit's
+          }
+        }
         return;
       case 'phase': {
         if (!b || b.kind !== 'fit' || b.job.id !== msg.id) return;

@@ -56,12 +56,28 @@ function abiMismatch(what: string): EngineError {
   return new EngineError('abi_mismatch', `${what}; build the engine and the host from the same checkout (npm run build)`);
 }
 
+/**
+ * How far a fit has got, as the engine reports it from inside (assembly/progress.ts; P_ codes in abi.ts):
+ * `done` of `total` units of step `stage`. Called synchronously during `fit`; it must not throw.
+ */
+export type ProgressListener = (stage: number, done: number, total: number) => void;
+
+const ignoreProgress: ProgressListener = () => undefined;
+
 /** A fresh instance: its own memory, so one fit never sees another's allocations. */
-export function instantiate(mod: EngineModule): EngineExports {
+export function instantiate(mod: EngineModule, onProgress: ProgressListener = ignoreProgress): EngineExports {
   const instance = new WebAssembly.Instance(mod.module, {
     env: {
       abort(_msg: number, _file: number, line: number, col: number) {
         throw new EngineTrap(`engine aborted at ${line}:${col}`);
+      },
+      // Spec 2.12: progress is real, reported by the fit itself; a listener's fault never reaches the fit.
+      reportProgress(stage: number, done: number, total: number) {
+        try {
+          onProgress(stage, done, total);
+        } catch {
+          // the fit's numbers do not depend on who listens
+        }
       },
     },
   });

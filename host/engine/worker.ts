@@ -19,7 +19,7 @@ export type ToWorker =
 export type FromWorker =
   | { type: 'done'; id: number; out: RawFitOutput }
   | { type: 'failed'; id: number; error: string; failure: EngineFailure }
-  | { type: 'progress'; id: number; phase: number; done: number; total: number }
+  | { type: 'progress'; id: number; stage: number; done: number; total: number }
   | { type: 'phase'; id: number; seq: number; block: Uint8Array; claim: SharedArrayBuffer; count: number }
   | { type: 'waiting'; id: number; seq: number }
   | { type: 'result'; id: number; seq: number; k: number; out: Float64Array }
@@ -36,7 +36,13 @@ let phaseSeq = 0;
 async function coordinate(id: number, input: FitInput): Promise<void> {
   try {
     const mod = await loadEngine();
-    const out = await runFitShared(mod, input, (work) => runPhase(id, work));
+    // Spec 2.12: the engine's own progress reports cross to the pool as they happen (pool.ts forwards them).
+    const out = await runFitShared(
+      mod,
+      input,
+      (work) => runPhase(id, work),
+      (stage, done, total) => post({ type: 'progress', id, stage, done, total }),
+    );
     post({ type: 'done', id, out }, [
       out.metrics.buffer,
       out.exclusions.buffer,
@@ -64,7 +70,7 @@ async function runPhase(id: number, work: PhaseWork): Promise<void> {
   let done = 0;
   const note = (k: number) => {
     got[k] = 1;
-    post({ type: 'progress', id, phase: work.phase, done: ++done, total: work.count });
+    done++;
   };
   const claim = new Int32Array(new SharedArrayBuffer(4));
   const shared = work.count > 1;

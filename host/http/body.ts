@@ -1,6 +1,7 @@
 // JSON request bodies: content type checked (415), size enforced while reading (413), parse errors 400.
 import type { Context, MiddlewareHandler } from 'hono';
 import { ServiceError } from '../errors.ts';
+import { assertPlainJson } from '../schemas/json-guard.ts';
 import type { AppEnv } from './env.ts';
 
 /** `required`: the operation needs a JSON body; `optional`: an empty body reads as {} (svc_describe). */
@@ -28,8 +29,11 @@ function tooLarge(limit: number): ServiceError {
   });
 }
 
-/** Reads the raw body, refusing as soon as it passes `limit` bytes (never buffers more than that). */
-export async function readBodyBytes(req: Request, limit: number): Promise<Uint8Array> {
+/**
+ * Reads the raw body, refusing as soon as it passes `limit` bytes (never buffers more than that). `hold`
+ * is told of each chunk before it is kept (the process's body budget, admission.ts); it may refuse.
+ */
+export async function readBodyBytes(req: Request, limit: number, hold: (bytes: number) => void = () => undefined): Promise<Uint8Array> {
   const declared = Number(req.headers.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   if (!req.body) return new Uint8Array(0);
@@ -40,9 +44,12 @@ export async function readBodyBytes(req: Request, limit: number): Promise<Uint8A
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > limit) {
+    try {
+      if (size > limit) throw tooLarge(limit);
+      hold(value.byteLength);
+    } catch (err) {
       await reader.cancel().catch(() => undefined);
-      throw tooLarge(limit);
+      throw err;
     }
     chunks.push(value);
   }
@@ -74,7 +81,7 @@ export function parseJsonBytes(bytes: Uint8Array): unknown {
   }
 }
 
-async function readJson(c: Context<AppEnv>, mode: BodyMode): Promise<unknown> {
+async function readJson(c: Context<AppEnv>, mode: BodyMode, guard: boolean, hold: (bytes: number) => void): Promise<unknown> {
   const limit = c.get('services').config.maxBodyBytes;
   const declared = c.req.header('content-length');
   // spec 4.8: describe takes an empty object; an empty body (any or no content type) means the same.
@@ -82,18 +89,34 @@ async function readJson(c: Context<AppEnv>, mode: BodyMode): Promise<unknown> {
     return {};
   }
   checkContentType(c.req.header('content-type'));
-  const bytes = await readBodyBytes(c.req.raw, limit);
+  const bytes = await readBodyBytes(c.req.raw, limit, hold);
   if (bytes.byteLength === 0) {
     if (mode === 'optional') return {};
     throw new ServiceError('invalid_json', 'The body is empty; send a JSON object.');
   }
-  return parseJsonBytes(bytes);
+  const body = parseJsonBytes(bytes);
+  // Issue 21: a non-finite number or a stack-deep value is refused before anything stringifies or hashes it.
+  if (guard) assertPlainJson(body);
+  return body;
 }
 
-/** Middleware: reads the JSON body into c.var.body. */
-export function jsonBody(mode: BodyMode): MiddlewareHandler<AppEnv> {
+/**
+ * Middleware: reads the JSON body into c.var.body. `guard` (default) refuses a body that breaks the
+ * json-guard rule; /mcp reads its envelope unguarded and checks each tool call's arguments instead.
+ */
+export function jsonBody(mode: BodyMode, opts: { guard?: boolean } = {}): MiddlewareHandler<AppEnv> {
+  const guard = opts.guard ?? true;
   return async (c, next) => {
-    c.set('body', await readJson(c, mode));
-    await next();
+    // Read once: a request path that spells a route with its own `:param` text matches that route twice in
+    // Hono's router, which runs this middleware twice on one body.
+    if (c.get('body') !== undefined) return next();
+    // Issue 21: the body's bytes count against the process's body budget until the reply is made.
+    const held = c.get('services').admission.reserveBody();
+    try {
+      c.set('body', await readJson(c, mode, guard, held.grow));
+      await next();
+    } finally {
+      held.release();
+    }
   };
 }

@@ -7,7 +7,7 @@ export function workspaceRateLimit(): MiddlewareHandler<AppEnv> {
     const caller = c.get('caller');
     if (!caller) return next();
     const limits = c.get('services').limits;
-    const d = limits.admitWorkspace(caller.workspaceId);
+    const d = await limits.admitWorkspace(caller.workspaceId);
     for (const [k, v] of Object.entries(limits.workspace.headers(d))) c.header(k, v);
     await next();
   };

@@ -20,6 +20,8 @@ export function opContextOf(c: Context<AppEnv>): OpContext {
 }
 
 export function sendResult(c: Context<AppEnv>, result: OpResult): Response {
+  // No content (spec 2.12: a finished task's stream whose last event the client holds).
+  if (result.status === 204) return c.body(null, 204, result.headers);
   if (result.stream) {
     return c.body(result.stream.bytes, result.status as ContentfulStatusCode, {
       ...result.headers,

@@ -4,6 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { assertScope, authenticate } from '../operations/auth.ts';
 import { answerFor, toProblem } from '../errors.ts';
 import { bodyOnlyRequest, type Operation } from '../operations/operation.ts';
+import { assertPlainJson } from '../schemas/json-guard.ts';
 import type { Caller, OpContext, Services } from '../services.ts';
 
 /** What the HTTP request that carried the JSON-RPC message tells every call in it. */
@@ -18,7 +19,7 @@ export interface CallContext {
 /** Spec 5: the same key check as the REST bearer middleware, then the same per-workspace limit. */
 async function admit(cc: CallContext): Promise<Caller> {
   const caller = await authenticate(cc.services, cc.authorization);
-  cc.services.limits.admitWorkspace(caller.workspaceId);
+  await cc.services.limits.admitWorkspace(caller.workspaceId);
   return caller;
 }
 
@@ -45,6 +46,8 @@ export async function callTool(op: Operation, args: unknown, cc: CallContext): P
   try {
     const caller = op.auth === 'key' ? await admit(cc) : null;
     if (op.scope) assertScope(caller, op.scope);
+    // The arguments are the operation's body: the same rule as a REST body (host/http/body.ts).
+    assertPlainJson(args ?? {});
     const ctx: OpContext = { services: cc.services, caller, requestId: cc.requestId, clientAddress: cc.clientAddress };
     const result = await op.run(ctx, args ?? {}, bodyOnlyRequest(undefined, 'mcp'));
     return resultOf(result.body, false);

@@ -26,6 +26,7 @@ export function createMcpServer(catalog: ToolCatalog, cc: CallContext): Server {
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: catalog.tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const op = catalog.byName.get(request.params.name);
+    // A single call naming no tool never gets here (params.ts answers it with the Problem); a batch might.
     if (!op) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     return callTool(op, request.params.arguments, cc);
   });

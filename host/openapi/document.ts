@@ -72,7 +72,8 @@ function operationOf(op: DocOperation, security: Security): Json {
 /** `/v1/uploads/:token` -> `/v1/uploads/{token}` and its path parameters. */
 function openApiPath(path: string): { path: string; params: string[] } {
   const params: string[] = [];
-  const out = path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_m, name: string) => {
+  // a parameter's pattern (`:index{[0-9]+}`) is the route's business, not the document's
+  const out = path.replace(/:([A-Za-z_][A-Za-z0-9_]*)(\{[^}]*\})?/g, (_m, name: string) => {
     params.push(name);
     return `{${name}}`;
   });
@@ -102,6 +103,10 @@ function entryOf(op: Operation, components: SchemaComponents, security: Security
   const { params } = openApiPath(op.path);
   if (params.length > 0) {
     entry.parameters = params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  }
+  if (op.produces) {
+    // not JSON: an event stream (spec 2.12), described in the operation's text
+    (entry.responses as Json)[String(op.status)] = { description: 'Success.', content: { [op.produces]: { schema: { type: 'string' } } } };
   }
   if (op.body === 'stream') {
     entry.requestBody = {

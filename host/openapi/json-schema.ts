@@ -1,5 +1,5 @@
 // valibot -> JSON Schema 2020-12: the one converter behind the MCP tool schemas and the OpenAPI document.
-import { toJsonSchema } from '@valibot/to-json-schema';
+import { toJsonSchema, type ConversionConfig } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 
 export type Json = Record<string, unknown>;
@@ -13,9 +13,20 @@ export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema
  */
 export const SKIPPED_ACTIONS: readonly string[] = ['raw_check'];
 
+/** JSON Schema's maxLength counts code points: exactly what host/schemas maxChars enforces (issue 21). */
+export const codePointLengths: NonNullable<ConversionConfig['overrideAction']> = ({ valibotAction, jsonSchema }) =>
+  valibotAction.type === 'max_code_points'
+    ? { ...jsonSchema, maxLength: (valibotAction as unknown as { requirement: number }).requirement }
+    : undefined;
+
 /** The JSON Schema of a wire schema; self-contained (its own `$schema` and `$defs`). */
 export function jsonSchemaOf(schema: v.GenericSchema): Json {
-  return toJsonSchema(schema, { target: 'draft-2020-12', errorMode: 'throw', ignoreActions: [...SKIPPED_ACTIONS] }) as Json;
+  return toJsonSchema(schema, {
+    target: 'draft-2020-12',
+    errorMode: 'throw',
+    ignoreActions: [...SKIPPED_ACTIONS],
+    overrideAction: codePointLengths,
+  }) as Json;
 }
 
 function rewriteRefs(node: unknown, rename: (ref: string) => string): unknown {

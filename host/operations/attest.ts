@@ -39,7 +39,7 @@ export async function runAttest(ctx: OpContext, raw: unknown): Promise<OpResult>
   const workspaceId = ctx.caller!.workspaceId;
   const req = parseBody(AttestRequestSchema, raw);
   const { config, store, now } = ctx.services;
-  const grant = verifyLeverToken(config, req.lever_token);
+  const grant = verifyLeverToken(ctx.services.secrets, req.lever_token);
   if (grant.modelRef !== req.model_ref || grant.entityId !== req.entity_id) {
     throw new ServiceError(
       'invalid_request',

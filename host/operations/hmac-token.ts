@@ -1,53 +1,84 @@
-// Opaque signed tokens (upload URLs, lever tokens): a base64url JSON payload and an HMAC-SHA256 of it
-// under a random secret kept in DATA_DIR (created on first use, mode 0600), so tokens survive restarts.
+// Opaque signed tokens (upload URLs, lever tokens): a base64url JSON payload and an HMAC-SHA256 of it under a
+// random secret per purpose, kept in the store so every node of a cluster signs and accepts the same tokens
+// and they survive restarts.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { CoordinationStore } from '../store/index.ts';
 
-const secrets = new Map<string, Buffer>();
+/** The HMAC secrets of the service, one per kind of token (Services.secrets). */
+export interface TokenSecrets {
+  lever: Uint8Array;
+  upload: Uint8Array;
+  /** Watch links (spec 2.13). */
+  watch: Uint8Array;
+  /** Stored-answer links and page cursors (additions 2.3, 2.11). */
+  answer: Uint8Array;
+}
 
-/** The secret in `file`, created on first use; a concurrent creator's file wins (O_EXCL). */
-function secretIn(file: string): Buffer {
-  let secret = secrets.get(file);
-  if (secret) return secret;
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+/** What signs and opens links: the service's base URL and its secrets (a part of Services). */
+export interface LinkSigning {
+  config: { baseUrl: string };
+  secrets: TokenSecrets;
+}
+
+const SECRET_BYTES = 32;
+
+/**
+ * The secrets from the store, made on the first start (the first node's candidate wins when nodes start
+ * together). A secret file an earlier version kept under DATA_DIR (`lever-token.key`, `upload-token.key`)
+ * becomes the candidate, so lever tokens in answers given before the upgrade keep working.
+ */
+export async function loadTokenSecrets(
+  store: Pick<CoordinationStore, 'ensureSecret'>,
+  dataDir: string,
+  now: number,
+): Promise<TokenSecrets> {
+  const load = (purpose: string, legacyFile: string) =>
+    store.ensureSecret(purpose, legacySecret(path.join(dataDir, legacyFile)) ?? randomBytes(SECRET_BYTES), now);
+  const [lever, upload, watch, answer] = await Promise.all([
+    load('lever-token', 'lever-token.key'),
+    load('upload-token', 'upload-token.key'),
+    load('watch-token', 'watch-token.key'),
+    load('answer-token', 'answer-token.key'),
+  ]);
+  return { lever, upload, watch, answer };
+}
+
+function legacySecret(file: string): Uint8Array | null {
+  let text: string;
   try {
-    fs.writeFileSync(file, randomBytes(32).toString('hex'), { flag: 'wx', mode: 0o600 });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    text = fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    return null;
   }
-  secret = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
-  if (secret.length < 32) throw new Error(`${file} is not a 32-byte hex secret`);
-  secrets.set(file, secret);
-  return secret;
+  const secret = Buffer.from(text, 'hex');
+  return /^[0-9a-f]+$/i.test(text) && secret.length >= SECRET_BYTES ? secret : null;
 }
 
 export interface TokenCodec {
-  sign(dataDir: string, payload: unknown): string;
-  /** The payload of a well-formed token signed here, else null (never throws). */
-  open(dataDir: string, token: string): unknown;
+  sign(secret: Uint8Array, payload: unknown): string;
+  /** The payload of a well-formed token signed with `secret`, else null (never throws). */
+  open(secret: Uint8Array, token: string): unknown;
 }
 
-/**
- * A codec whose tokens are bound to `context` (so one kind's token never opens as another's) and
- * signed with the secret in `DATA_DIR/<secretFile>`. `maxPayloadChars` bounds what is parsed.
- */
-export function tokenCodec(secretFile: string, context: string, maxPayloadChars = Infinity): TokenCodec {
-  const mac = (dataDir: string, payload: string) =>
-    createHmac('sha256', secretIn(path.join(dataDir, secretFile)))
+/** A codec whose tokens are bound to `context` (so one kind's token never opens as another's); `maxPayloadChars` bounds what is parsed. */
+export function tokenCodec(context: string, maxPayloadChars = Infinity): TokenCodec {
+  const mac = (secret: Uint8Array, payload: string) =>
+    createHmac('sha256', secret)
       .update(context + payload)
       .digest();
   return {
-    sign(dataDir, value) {
+    sign(secret, value) {
       const payload = Buffer.from(JSON.stringify(value)).toString('base64url');
-      return `${payload}.${mac(dataDir, payload).toString('base64url')}`;
+      return `${payload}.${mac(secret, payload).toString('base64url')}`;
     },
-    open(dataDir, token) {
+    open(secret, token) {
       const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(token);
       if (!match || match[1].length > maxPayloadChars) return null;
       const [, payload, signature] = match;
       const given = Buffer.from(signature, 'base64url');
-      const expected = mac(dataDir, payload);
+      const expected = mac(secret, payload);
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
       try {
         return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown;

@@ -16,7 +16,10 @@ import { evidenceOperation } from './evidence.ts';
 import { registerOperation } from './register.ts';
 import { exportModelOperation } from './export-model.ts';
 import { uploadOperation } from './datasets/upload.ts';
+import { uploadCompleteOperation, uploadPieceOperation } from './datasets/upload-pieces.ts';
 import { healthzOperation, jwksOperation } from './well-known.ts';
+import { taskEventsOperation, taskResultOperation } from './task-events.ts';
+import { watchEventsOperation } from './watch-events.ts';
 import { profileOperation } from './profile.ts';
 import { pageOperation } from './page.ts';
 import { extendModelOperation } from './extend-model.ts';
@@ -48,6 +51,11 @@ export const OPERATIONS: readonly Operation[] = [
   trackRecordOperation,
   exportModelOperation,
   uploadOperation,
+  uploadCompleteOperation,
+  uploadPieceOperation,
+  taskEventsOperation,
+  watchEventsOperation,
+  taskResultOperation,
   jwksOperation,
   healthzOperation,
 ];

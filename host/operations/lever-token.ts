@@ -1,12 +1,12 @@
 // Lever tokens (wire.md "Answers": an opaque signed token naming model, case, feature and target,
-// used by svc_attest): JSON payload + HMAC-SHA256 under a random secret kept in DATA_DIR, so tokens
-// survive restarts. Deterministic: the same lever always gets the same token (no clock inside).
+// used by svc_attest): JSON payload + HMAC-SHA256 under a random secret kept in the store, so tokens
+// survive restarts and any node accepts another's. Deterministic: the same lever always gets the same
+// token (no clock inside).
 import { ServiceError } from '../errors.ts';
-import type { Config } from '../services.ts';
-import { tokenCodec } from './hmac-token.ts';
+import { tokenCodec, type TokenSecrets } from './hmac-token.ts';
 
 // entity ids have no length limit (spec 2.4), so neither has the payload beyond the body's own
-const codec = tokenCodec('lever-token.key', 'lever-v1.');
+const codec = tokenCodec('lever-v1.');
 
 export type LeverDirection = 'increase' | 'decrease' | 'to_one_of';
 
@@ -20,8 +20,8 @@ export interface LeverGrant {
   direction: LeverDirection;
 }
 
-export function signLeverToken(config: Config, g: LeverGrant): string {
-  return codec.sign(config.dataDir, { m: g.modelRef, e: g.entityId, f: g.feature, b: g.bin, d: g.direction });
+export function signLeverToken(secrets: TokenSecrets, g: LeverGrant): string {
+  return codec.sign(secrets.lever, { m: g.modelRef, e: g.entityId, f: g.feature, b: g.bin, d: g.direction });
 }
 
 const invalid = () =>
@@ -32,8 +32,8 @@ const invalid = () =>
 const DIRECTIONS: ReadonlySet<string> = new Set(['increase', 'decrease', 'to_one_of']);
 
 /** The grant a token carries; invalid_request at `lever_token` when it is malformed or forged. */
-export function verifyLeverToken(config: Config, token: string): LeverGrant {
-  const g = codec.open(config.dataDir, token) as { m?: unknown; e?: unknown; f?: unknown; b?: unknown; d?: unknown } | null;
+export function verifyLeverToken(secrets: TokenSecrets, token: string): LeverGrant {
+  const g = codec.open(secrets.lever, token) as { m?: unknown; e?: unknown; f?: unknown; b?: unknown; d?: unknown } | null;
   if (!g) throw invalid();
   if (
     typeof g.m !== 'string' ||

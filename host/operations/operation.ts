@@ -4,7 +4,7 @@
 // the table of these in host/operations/index.ts; nothing else registers an operation.
 import type * as v from 'valibot';
 import type { OpContext, OpResult } from '../services.ts';
-import type { Stage } from './tasks.ts';
+import type { TaskProgress } from './events/progress.ts';
 
 /** MCP tool annotations (spec 4.13); every hint is set explicitly. */
 export interface ToolHints {
@@ -42,8 +42,8 @@ export interface OperationRequest {
   signal: AbortSignal;
 }
 
-/** Re-runs a stored request of an operation that went pending (spec 3.2), reporting its stage as it goes. */
-export type TaskExecutor = (ctx: OpContext, body: unknown, onStage: (s: Stage) => void) => Promise<OpResult>;
+/** Re-runs a stored request of an operation that went pending (spec 3.2), reporting its progress as it goes (spec 2.12). */
+export type TaskExecutor = (ctx: OpContext, body: unknown, progress: TaskProgress) => Promise<OpResult>;
 
 export interface Operation {
   /** The spec's operation name (svc_ask, register_agent), or a route's own (export_model, jwks). */
@@ -65,6 +65,8 @@ export interface Operation {
   request?: v.GenericSchema;
   /** The JSON reply's schema; absent for replies that are not JSON objects described in the document. */
   response?: v.GenericSchema;
+  /** The reply's content type when it is not JSON (an event stream); absent: application/json. */
+  produces?: string;
   /** The success status (spec 4.12: register_agent answers 201). */
   status: 200 | 201;
   /** Spec 3.2: may answer 202 with {status: "pending", task_id, retry_after_ms}. */

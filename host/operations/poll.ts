@@ -4,26 +4,49 @@ import { PollRequestSchema, parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from 
 import type { OpContext, OpResult } from '../services.ts';
 import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation, type OperationRequest } from './operation.ts';
 import { replyInFormat } from './ask/formats.ts';
-import { RETRY_AFTER_MS } from './tasks.ts';
+import { RETRY_AFTER_MS, pendingProgress } from './tasks.ts';
+import { watchUrlOf } from './events/watch-token.ts';
+import type { StageData } from './events/types.ts';
+import type { ResponseFormat } from './ask/formats.ts';
 
 async function runPoll(ctx: OpContext, raw: unknown, req: OperationRequest): Promise<OpResult> {
   const { task_id, response_format } = parseBody(PollRequestSchema, raw);
-  const task = await ctx.services.store.getTask(ctx.caller!.workspaceId, task_id);
-  if (!task) throw new ServiceError('unknown_task', `no task ${task_id} in this workspace (tasks are kept 24 hours)`, { field: 'task_id' });
+  return taskReply(ctx, task_id, 'task_id', req, response_format);
+}
+
+/**
+ * What svc_poll answers for a task of the caller's workspace (also the GET of a done event's result_url):
+ * 202 with its stage, progress and watch_url while it runs (spec 3.3), then the reply the call would have
+ * given, in `format` (additions 3.3/3.7: compact, or paged over MCP).
+ */
+export async function taskReply(
+  ctx: OpContext,
+  taskId: string,
+  field: string,
+  req: OperationRequest,
+  format?: ResponseFormat,
+): Promise<OpResult> {
+  const { store, config, now } = ctx.services;
+  const task = await store.getTask(ctx.caller!.workspaceId, taskId);
+  if (!task) throw new ServiceError('unknown_task', `no task ${taskId} in this workspace (tasks are kept 24 hours)`, { field });
   if (task.status === 'done') {
-    // additions 3.3/3.7: compact, or paged over MCP; the full answer is stored once per task for its links
+    // the full answer is stored once per task for its links
     const done: OpResult = { status: 200, body: JSON.parse(task.result!), bodyJson: () => task.result! };
-    return replyInFormat(ctx, done, { format: response_format ?? 'full', transport: req.transport, storedId: `sa_${task_id.slice(3)}` });
+    return replyInFormat(ctx, done, { format: format ?? 'full', transport: req.transport, storedId: `sa_${taskId.slice(3)}` });
   }
   if (task.status === 'failed') throw reviveProblem(JSON.parse(task.problem!) as StoredProblem);
+  // The latest stage event holds every fact so far (events/progress.ts), whichever process wrote it.
+  const last = await store.lastTaskEvent(taskId, 'stage');
+  const data: Partial<StageData> = last ? (JSON.parse(last.data) as StageData) : { stage: 'reading_data' };
   return {
     status: 202,
     body: {
       status: 'pending',
-      task_id,
+      task_id: taskId,
       retry_after_ms: RETRY_AFTER_MS,
-      stage: task.stage ?? 'reading_data',
-      elapsed_ms: Math.max(0, ctx.services.now() - task.created_at),
+      ...pendingProgress(data),
+      elapsed_ms: Math.max(0, now() - task.created_at),
+      watch_url: watchUrlOf(ctx.services, taskId, task.workspace_id, task.created_at),
     },
   };
 }
@@ -38,7 +61,7 @@ export const pollOperation: Operation = {
   title: 'Follow a pending ask',
   description:
     'Follows an ask that returned status "pending": call it with that task_id after retry_after_ms. Returns ' +
-    '{status: "pending", task_id, retry_after_ms, stage, elapsed_ms} while the fit runs, then exactly the reply the ask ' +
+    '{status: "pending", task_id, retry_after_ms, stage, elapsed_ms, watch_url, progress} while the fit runs, then exactly the reply the ask ' +
     'would have returned (status "done"). Results are kept 24 hours; an unknown task_id is unknown_task. ' +
     FREE,
   request: REQUEST_SCHEMAS.svc_poll,

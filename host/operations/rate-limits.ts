@@ -1,8 +1,10 @@
 // Rate limits (wire.md "Keys, workspaces, scopes", spec 3.12): requests per workspace per minute, and
-// test-key registrations per client address per hour (spec 4.12). In-memory fixed windows of one process;
-// one RateLimits object per running service, shared by REST and MCP.
+// test-key registrations per client address per hour (spec 4.12). Fixed windows, counted in memory by the
+// one process of a SQLite store and in the store by the nodes of a PostgreSQL one; one RateLimits object per
+// running service, shared by REST and MCP.
 import { ServiceError } from '../errors.ts';
 import type { Config } from '../config.ts';
+import type { CoordinationStore } from '../store/index.ts';
 
 export interface LimitDecision {
   allowed: boolean;
@@ -12,9 +14,11 @@ export interface LimitDecision {
   resetMs: number;
 }
 
-export class FixedWindowLimiter {
-  private readonly windows = new Map<string, { start: number; count: number }>();
-
+/**
+ * A fixed-window limit: at most `limit` events per key per window. Where the counts live is the subclass's
+ * affair; deciding, the headers and the 429 are the same for both.
+ */
+export abstract class WindowLimiter {
   constructor(
     readonly name: string,
     readonly limit: number,
@@ -22,24 +26,17 @@ export class FixedWindowLimiter {
     private readonly now: () => number,
   ) {}
 
+  /** Counts one event in `key`'s window starting at `start`: the count after it, or null when the window was full. */
+  protected abstract count(key: string, start: number): Promise<number | null>;
+
   /** Counts one request for `key`; a refused request is not counted. */
-  take(key: string): LimitDecision {
+  async take(key: string): Promise<LimitDecision> {
     const now = this.now();
     const start = now - (now % this.windowMs);
-    let w = this.windows.get(key);
-    if (!w || w.start !== start) {
-      if (this.windows.size > 10_000) this.forgetBefore(start);
-      w = { start, count: 0 };
-      this.windows.set(key, w);
-    }
     const resetMs = start + this.windowMs - now;
-    if (w.count >= this.limit) return { allowed: false, limit: this.limit, remaining: 0, resetMs };
-    w.count++;
-    return { allowed: true, limit: this.limit, remaining: this.limit - w.count, resetMs };
-  }
-
-  private forgetBefore(start: number): void {
-    for (const [k, w] of this.windows) if (w.start < start) this.windows.delete(k);
+    const count = await this.count(key, start);
+    if (count === null) return { allowed: false, limit: this.limit, remaining: 0, resetMs };
+    return { allowed: true, limit: this.limit, remaining: this.limit - count, resetMs };
   }
 
   /** draft-ietf-httpapi-ratelimit-headers: RateLimit-Policy and RateLimit structured fields. */
@@ -58,6 +55,52 @@ export class FixedWindowLimiter {
   }
 }
 
+/** Counts in this process's memory: the whole truth when one process serves (SQLite), with no write per request. */
+export class FixedWindowLimiter extends WindowLimiter {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+
+  protected async count(key: string, start: number): Promise<number | null> {
+    let w = this.windows.get(key);
+    if (!w || w.start !== start) {
+      if (this.windows.size > 10_000) this.forgetBefore(start);
+      w = { start, count: 0 };
+      this.windows.set(key, w);
+    }
+    if (w.count >= this.limit) return null;
+    return ++w.count;
+  }
+
+  private forgetBefore(start: number): void {
+    for (const [k, w] of this.windows) if (w.start < start) this.windows.delete(k);
+  }
+}
+
+/**
+ * Counts in the shared store, so N nodes behind a load balancer hold one limit between them, not N: one
+ * upsert per request decides (CoordinationStore.countInWindow). The window is read on the service's
+ * clock, which follows the database's on PostgreSQL (clock.ts), so nodes agree on where windows start.
+ */
+export class SharedWindowLimiter extends WindowLimiter {
+  constructor(
+    name: string,
+    limit: number,
+    windowMs: number,
+    now: () => number,
+    private readonly store: Pick<CoordinationStore, 'countInWindow'>,
+  ) {
+    super(name, limit, windowMs, now);
+  }
+
+  protected count(key: string, start: number): Promise<number | null> {
+    return this.store.countInWindow({
+      bucket: `${this.name}:${key}`,
+      window_start: start,
+      expires_at: start + this.windowMs,
+      limit: this.limit,
+    });
+  }
+}
+
 function describeWindow(ms: number): string {
   if (ms === 60_000) return 'minute';
   if (ms === 3_600_000) return 'hour';
@@ -67,19 +110,30 @@ function describeWindow(ms: number): string {
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 
-/** The service's limiters, made from its config at start. */
+/**
+ * The service's limiters, made from its config at start. On PostgreSQL (several nodes may share the store)
+ * they count in the store; on SQLite (one process) in memory.
+ */
 export class RateLimits {
-  readonly workspace: FixedWindowLimiter;
-  readonly register: FixedWindowLimiter;
+  readonly workspace: WindowLimiter;
+  readonly register: WindowLimiter;
 
-  constructor(config: Pick<Config, 'rateLimitPerMinute' | 'registerLimitPerHour'>, now: () => number) {
-    this.workspace = new FixedWindowLimiter('workspace', config.rateLimitPerMinute, MINUTE, now);
-    this.register = new FixedWindowLimiter('register', config.registerLimitPerHour, HOUR, now);
+  constructor(
+    config: Pick<Config, 'rateLimitPerMinute' | 'registerLimitPerHour'>,
+    now: () => number,
+    store?: Pick<CoordinationStore, 'dialect' | 'countInWindow'>,
+  ) {
+    const make = (name: string, limit: number, windowMs: number) =>
+      store?.dialect === 'postgres'
+        ? new SharedWindowLimiter(name, limit, windowMs, now, store)
+        : new FixedWindowLimiter(name, limit, windowMs, now);
+    this.workspace = make('workspace', config.rateLimitPerMinute, MINUTE);
+    this.register = make('register', config.registerLimitPerHour, HOUR);
   }
 
   /** Counts one request of the workspace; throws 429 rate_limited past the limit. */
-  admitWorkspace(workspaceId: string): LimitDecision {
-    const d = this.workspace.take(workspaceId);
+  async admitWorkspace(workspaceId: string): Promise<LimitDecision> {
+    const d = await this.workspace.take(workspaceId);
     if (!d.allowed) throw this.workspace.refusal(d, 'Too many requests for this workspace');
     return d;
   }

@@ -15,7 +15,7 @@ export async function runRegister(ctx: OpContext, _body?: unknown): Promise<OpRe
   const { store, now, config } = ctx.services;
   // spec 4.12 / 8: rate-limited per address.
   const limiter = ctx.services.limits.register;
-  const decision = limiter.take(ctx.clientAddress);
+  const decision = await limiter.take(ctx.clientAddress);
   if (!decision.allowed) throw limiter.refusal(decision, 'Too many registrations from this address');
 
   const workspace = await store.createWorkspace('registered agent', now());

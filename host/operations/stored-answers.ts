@@ -4,8 +4,8 @@
 // signed tokens (HMAC, as upload and lever tokens) naming the workspace, the stored answer and its expiry.
 import { ServiceError } from '../errors.ts';
 import type { StoredAnswer, StoredAnswerKind } from '../store/index.ts';
-import type { Config, OpContext } from '../services.ts';
-import { tokenCodec } from './hmac-token.ts';
+import type { OpContext } from '../services.ts';
+import { tokenCodec, type LinkSigning } from './hmac-token.ts';
 import { newId } from './ids.ts';
 import { WeightedLru } from './lru.ts';
 
@@ -14,8 +14,8 @@ export const ANSWER_TTL_MS = 24 * 60 * 60 * 1000;
 /** About this many bytes per stored part (as dataset uploads: SQLite holds a few copies of a part while storing it). */
 export const ANSWER_PART_BYTES = 1 << 20;
 
-const linkCodec = tokenCodec('answer-token.key', 'answer-v1.', 300);
-const cursorCodec = tokenCodec('answer-token.key', 'cursor-v1.', 300);
+const linkCodec = tokenCodec('answer-v1.', 300);
+const cursorCodec = tokenCodec('cursor-v1.', 300);
 
 export interface StoredRef {
   id: string;
@@ -93,9 +93,9 @@ export async function storeAnswerText(ctx: OpContext, text: string, id: string =
 }
 
 /** `{base_url}/v1/exports/<token>` for a stored answer (additions 2.11). */
-export function answerLink(config: Config, workspaceId: string, ref: StoredRef): string {
-  const token = linkCodec.sign(config.dataDir, { w: workspaceId, a: ref.id, e: Math.floor(ref.expiresAt / 1000) });
-  return `${config.baseUrl}/v1/exports/${token}`;
+export function answerLink(s: LinkSigning, workspaceId: string, ref: StoredRef): string {
+  const token = linkCodec.sign(s.secrets.answer, { w: workspaceId, a: ref.id, e: Math.floor(ref.expiresAt / 1000) });
+  return `${s.config.baseUrl}/v1/exports/${token}`;
 }
 
 const unknownLink = (what: string, field?: string) =>
@@ -123,7 +123,7 @@ function openToken(payload: unknown): Opened | null {
 
 /** The stored answer a link names: 404 unknown_link when forged or gone, 410 answer_expired after 24 hours. */
 export async function openAnswerLink(ctx: OpContext, token: string): Promise<StoredAnswer> {
-  const opened = openToken(linkCodec.open(ctx.services.config.dataDir, token));
+  const opened = openToken(linkCodec.open(ctx.services.secrets.answer, token));
   if (!opened) throw unknownLink('the link');
   if (ctx.services.now() >= opened.expiresAt) throw expired('the link', opened.expiresAt);
   const stored = await ctx.services.store.getStoredAnswer(opened.workspaceId, opened.answerId);
@@ -132,13 +132,13 @@ export async function openAnswerLink(ctx: OpContext, token: string): Promise<Sto
 }
 
 /** An svc_page cursor: a position in a stored answer (a cursor is a position, not a format). */
-export function cursorOf(config: Config, workspaceId: string, ref: StoredRef, offset: number): string {
-  return cursorCodec.sign(config.dataDir, { w: workspaceId, a: ref.id, e: Math.floor(ref.expiresAt / 1000), o: offset });
+export function cursorOf(s: LinkSigning, workspaceId: string, ref: StoredRef, offset: number): string {
+  return cursorCodec.sign(s.secrets.answer, { w: workspaceId, a: ref.id, e: Math.floor(ref.expiresAt / 1000), o: offset });
 }
 
 /** The position a cursor names, for this caller's workspace (decision on additions 4.6: an expired cursor is 410). */
 export function openCursor(ctx: OpContext, cursor: string): { ref: StoredRef; offset: number } {
-  const payload = cursorCodec.open(ctx.services.config.dataDir, cursor) as { o?: unknown } | null;
+  const payload = cursorCodec.open(ctx.services.secrets.answer, cursor) as { o?: unknown } | null;
   const opened = openToken(payload);
   if (!opened || !Number.isInteger(payload?.o) || (payload!.o as number) < 0) throw unknownLink('cursor', 'cursor');
   // Another workspace's cursor answers as unknown, like an altered one.

@@ -5,7 +5,7 @@
 import type { UsageKind } from '../store/records.ts';
 import type { Store } from '../store/index.ts';
 
-interface Pending {
+export interface Pending {
   workspace_id: string;
   namespace: string;
   kind: UsageKind;
@@ -21,15 +21,25 @@ const monthOf = (at: number) => {
 export class UsageMeter {
   private pending = new Map<string, Pending>();
   private flushing: Promise<void> = Promise.resolve();
-  private readonly timer: NodeJS.Timeout;
+  private readonly timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: Store,
     private readonly onError: (err: unknown) => void,
+    /** 0: never writes on its own (a task thread's meter, drained into the request thread's after each task). */
     everyMs = 1000,
   ) {
-    this.timer = setInterval(() => void this.flush(), everyMs);
-    this.timer.unref();
+    if (everyMs > 0) {
+      this.timer = setInterval(() => void this.flush(), everyMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Takes what has collected without writing it (a task thread hands it to the request thread's meter). */
+  drain(): Pending[] {
+    const out = [...this.pending.values()];
+    this.pending = new Map();
+    return out;
   }
 
   /** Counts `count` of `kind` for the workspace's namespace ('' = its own) at time `at` (written by the next flush). */

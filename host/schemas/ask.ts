@@ -7,6 +7,7 @@ import {
   FetchHeadersSchema,
   FetchUrlSchema,
   LIMITS,
+  maxChars,
   NonEmptyStringSchema,
   RecordIdSchema,
   RowsSchema,
@@ -54,7 +55,7 @@ const AskObjectSchema = v.strictObject({
   shape: v.optional(ShapeSchema),
   band: v.optional(v.boolean()),
   acknowledge_decision_support: v.optional(v.boolean()),
-  idempotency_key: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(LIMITS.idempotencyKeyMax))),
+  idempotency_key: v.optional(v.pipe(v.string(), v.minLength(1), maxChars(LIMITS.idempotencyKeyMax))),
   // additions 3.1, 3.2, 3.6
   namespace: v.optional(NamespaceSchema),
   model_ttl_days: v.optional(ModelDaysSchema),

@@ -39,6 +39,23 @@ export const NAMESPACE_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 export const QUESTION_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const FILENAME_PATTERN = /^[A-Za-z0-9._-]{1,120}$/;
 
+/**
+ * At most `requirement` characters, counted as Unicode code points, as JSON Schema's maxLength counts them
+ * (so the limit the OpenAPI document and the MCP tool schemas state is the one enforced: issue 21). A string
+ * of no more UTF-16 units is within it without counting.
+ */
+export function maxChars<TInput extends string, const TRequirement extends number>(
+  requirement: TRequirement,
+): v.MaxCodePointsAction<TInput, TRequirement, undefined> {
+  const action = v.maxCodePoints<TInput, TRequirement>(requirement);
+  return {
+    ...action,
+    '~run'(dataset, config) {
+      return dataset.typed && dataset.value.length > requirement ? action['~run'](dataset, config) : dataset;
+    },
+  };
+}
+
 /** A string with at least one character (the spec's "min length 1"). */
 export const NonEmptyStringSchema = v.pipe(v.string(), v.minLength(1));
 
@@ -72,8 +89,8 @@ const NOT_A_ROW = 'must be an object of column name to value, not an array';
 export const RowSchema = v.lazy((input) => (Array.isArray(input) ? v.never(NOT_A_ROW) : RowObjectSchema));
 /** Spec 2.1/4.2/8: inline rows, 1 to 10,000 per call. */
 export const RowsSchema = v.pipe(v.array(RowSchema), v.minLength(1), v.maxLength(LIMITS.rowsMax));
-/** Spec 2.1/8: inline CSV text, 1 to 8,000,000 characters. */
-export const CsvSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(LIMITS.csvMax));
+/** Spec 2.1/8: inline CSV text, 1 to 8,000,000 characters (code points). */
+export const CsvSchema = v.pipe(v.string(), v.minLength(1), maxChars(LIMITS.csvMax));
 /** Spec 2.1: a URI to download a CSV from (https/public-host rules are checked by the fetcher). */
 export const FetchUrlSchema = v.pipe(v.string(), v.url());
 /** Spec 2.1: headers sent with fetch_url. */

@@ -1,6 +1,6 @@
 // Spec 4.3-4.11 and wire.md "The other operations": requests of the supporting operations.
 import * as v from 'valibot';
-import { LIMITS, ModelRefSchema, NamespaceSchema, NonEmptyStringSchema, RecordIdSchema, TaskIdSchema } from './common.ts';
+import { LIMITS, maxChars, ModelRefSchema, NamespaceSchema, NonEmptyStringSchema, RecordIdSchema, TaskIdSchema } from './common.ts';
 import { ownRecord } from './record.ts';
 
 /** Spec 4.3: follow a pending ask. */
@@ -29,7 +29,7 @@ export const OutcomeItemSchema = v.strictObject({
   entity_id: OutcomeEntityIdSchema,
   outcome: v.union([v.boolean(), v.pipe(v.number(), v.integer()), v.string()], 'must be a boolean, an integer (0/1) or a string'),
   observed_at: NonEmptyStringSchema,
-  event_id: v.optional(v.pipe(v.string(), v.maxLength(LIMITS.eventIdMax))),
+  event_id: v.optional(v.pipe(v.string(), maxChars(LIMITS.eventIdMax))),
 });
 
 /** Spec 4.5/8: 1 to 10,000 outcomes for one model_ref. */
@@ -63,7 +63,7 @@ export const AttestRequestSchema = v.strictObject({
   lever_token: NonEmptyStringSchema,
   post_value: v.union([v.string(), v.number(), v.boolean()], 'must be a string, number or boolean'),
   acted_at: NonEmptyStringSchema,
-  event_id: v.optional(v.pipe(v.string(), v.maxLength(LIMITS.eventIdMax))),
+  event_id: v.optional(v.pipe(v.string(), maxChars(LIMITS.eventIdMax))),
 });
 
 /** Spec 4.11 (shape decided in wire.md): outcomes of cases acted on versus not acted on. */

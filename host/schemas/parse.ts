@@ -77,6 +77,9 @@ export function describeIssue(issue: Issue): string {
       return `must have at least ${plural(req, unit)}, got ${lengthOf(issue.input)}`;
     case 'max_length':
       return `must have at most ${plural(req, unit)}, got ${lengthOf(issue.input)}`;
+    case 'max_code_points':
+      // common.ts maxChars: characters counted as code points, as JSON Schema's maxLength counts them
+      return `must have at most ${plural(req, 'character')}, got ${issue.received}`;
     case 'min_entries':
       return `must have at least ${plural(req, 'entry')}`;
     case 'max_entries':

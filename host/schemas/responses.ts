@@ -63,13 +63,24 @@ export const AnswerSchema = v.looseObject({
   drift: v.optional(Open),
 });
 
-/** Spec 2.7 (also svc_poll; wire.md adds `stage` and `elapsed_ms` while pending). */
+/** Spec 3.3 `progress` of a pending call: the finer step as `stage`, the share of its fits done, the facts so far. */
+export const ProgressSchema = v.looseObject({
+  stage: v.picklist(['reading', 'shaping', 'binning', 'fitting', 'deciding', 'scoring', 'signing']),
+  frac: v.pipe(v.number(), v.minValue(0), v.maxValue(1)),
+  fit: v.optional(Integer),
+  of: v.optional(Integer),
+  facts_so_far: v.looseObject({}),
+});
+
+/** Spec 2.7 (also svc_poll; spec 3.3 adds `stage`, `elapsed_ms`, `watch_url` and `progress` while pending). */
 export const AskResponseSchema = v.looseObject({
   status: v.picklist(['done', 'pending']),
   task_id: v.optional(TaskIdSchema),
   retry_after_ms: v.optional(Integer),
-  stage: v.optional(v.picklist(['reading_data', 'fitting', 'answering'])),
+  stage: v.optional(v.picklist(['reading_data', 'reading_shape', 'asking'])),
   elapsed_ms: v.optional(Integer),
+  watch_url: v.optional(v.string()),
+  progress: v.optional(ProgressSchema),
   contract: v.optional(v.string()),
   core_hash: v.optional(v.string()),
   record: v.optional(v.looseObject({ content_hash: v.string() })),
@@ -101,6 +112,9 @@ export const AddDatasetResponseSchema = v.looseObject({
   upload_url: v.optional(v.string()),
   upload_method: v.optional(v.literal('PUT')),
   expires_in: v.optional(Integer),
+  upload_pieces_url: v.optional(v.string()),
+  upload_page: v.optional(v.string()),
+  upload_page_expires_in: v.optional(Integer),
 });
 
 /** Spec 4.3: the ask response. */

@@ -1,13 +1,13 @@
 // Spec 2.5: the `shape` object of an ask — record kinds, their fields, label forms and `when` expressions.
 import * as v from 'valibot';
-import { LIMITS } from './common.ts';
+import { LIMITS, maxChars } from './common.ts';
 
 /** Spec 2.5/8: a column name inside a shape, 1 to 200 characters. */
-export const ColumnNameSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(LIMITS.columnNameMax));
+export const ColumnNameSchema = v.pipe(v.string(), v.minLength(1), maxChars(LIMITS.columnNameMax));
 /** Spec 2.5/8: value_columns / signal_columns, 1 to 24 column names. */
 const ColumnListSchema = v.pipe(v.array(ColumnNameSchema), v.minLength(1), v.maxLength(LIMITS.shapeColumnsMax));
 /** Spec 2.5: as_of, an ISO 8601 time of 4 to 40 characters (parsed by the shape reader). */
-const AsOfSchema = v.pipe(v.string(), v.minLength(4), v.maxLength(40));
+const AsOfSchema = v.pipe(v.string(), v.minLength(4), maxChars(40));
 
 /** Fixed tuples (spec 2.5 windows / lookback_days): one of the listed arrays, exactly. */
 function oneOfTuples<const T extends readonly (readonly number[])[]>(tuples: T) {
@@ -102,7 +102,7 @@ function isObject(x: unknown): x is Record<string, unknown> {
 export const LABEL_NAME_PATTERN = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 const LapsedLabelSchema = v.strictObject({ lapsed: v.literal(true) });
 const NamedLabelSchema = v.strictObject({
-  name: v.pipe(v.string(), v.maxLength(40), v.regex(LABEL_NAME_PATTERN)),
+  name: v.pipe(v.string(), maxChars(40), v.regex(LABEL_NAME_PATTERN)),
   when: WhenSchema,
 });
 const TrendLabelSchema = v.strictObject({

@@ -35,7 +35,11 @@ export interface Jwks {
 export interface KeyRingOptions {
   /** Clock for created_at / retired_at; defaults to Date.now. */
   now?: () => number;
+  /** Least time between two reloads for unknown kids (default 1000 ms): made-up kids cannot hammer the store. */
+  reloadSpacingMs?: number;
 }
+
+const RELOAD_SPACING_MS = 1000;
 
 interface LoadedKey {
   stored: StoredSigningKey;
@@ -45,11 +49,17 @@ interface LoadedKey {
 }
 
 export class KeyRing {
+  /** The next reload, not begun yet: callers that need one join it; null when none is waiting. */
+  private nextReload: Promise<void> | null = null;
+  private lastReloadAt = 0;
+  private refreshTimer: NodeJS.Timeout | undefined;
+
   private constructor(
     private readonly store: SigningKeyStore,
     private readonly keys: Map<string, LoadedKey>,
     private active: LoadedKey,
     private readonly now: () => number,
+    private readonly reloadSpacingMs: number,
   ) {}
 
   /** Loads every stored key; creates and saves the first key when there is no unretired one. */
@@ -74,7 +84,63 @@ export class KeyRing {
         return KeyRing.open(store, opts);
       }
     }
-    return new KeyRing(store, keys, active, now);
+    return new KeyRing(store, keys, active, now, opts.reloadSpacingMs ?? RELOAD_SPACING_MS);
+  }
+
+  /**
+   * Reads the keys again: a key another node (or `npm run keys -- rotate-signing-key`) added becomes the
+   * active one here too, and keys retired elsewhere are retired here.
+   */
+  async reload(): Promise<void> {
+    this.lastReloadAt = Date.now();
+    let newest: LoadedKey | undefined;
+    for (const stored of await this.store.loadKeys()) {
+      let k = this.keys.get(stored.kid);
+      if (!k) {
+        k = await loadKey(stored);
+        this.keys.set(stored.kid, k);
+      }
+      k.stored = stored;
+      if (stored.retired_at === null && (!newest || stored.created_at > newest.stored.created_at)) newest = k;
+    }
+    // No unretired key in the store (an operator retired them all): keep signing with the one we have.
+    if (newest) this.active = newest;
+  }
+
+  /**
+   * The public key for `kid`; a kid this ring does not hold makes it reload first (a key rotated on another
+   * node verifies here at once). Reloads start at least reloadSpacingMs apart, and callers waiting at once
+   * share the next one, so a flood of made-up kids costs the store one read per spacing.
+   */
+  async findPublicKey(kid: string): Promise<CryptoKey | undefined> {
+    const known = this.keys.get(kid);
+    if (known) return known.publicKey;
+    await this.reloadSoon();
+    return this.keys.get(kid)?.publicKey;
+  }
+
+  /** A reload that begins after this call (never one already under way, which may predate the key sought). */
+  private reloadSoon(): Promise<void> {
+    this.nextReload ??= new Promise<void>((resolve, reject) => {
+      const wait = Math.max(0, this.lastReloadAt + this.reloadSpacingMs - Date.now());
+      setTimeout(() => {
+        this.nextReload = null;
+        this.reload().then(resolve, reject);
+      }, wait).unref();
+    });
+    return this.nextReload;
+  }
+
+  /** Reloads every `everyMs` (until stopRefresh), so a rotation elsewhere is signed with here within that time. */
+  startRefresh(everyMs: number, onError: (err: unknown) => void): void {
+    this.stopRefresh();
+    this.refreshTimer = setInterval(() => void this.reload().catch(onError), everyMs);
+    this.refreshTimer.unref();
+  }
+
+  stopRefresh(): void {
+    clearInterval(this.refreshTimer);
+    this.refreshTimer = undefined;
   }
 
   get activeKid(): string {
@@ -86,7 +152,7 @@ export class KeyRing {
     return new Uint8Array(await crypto.subtle.sign('Ed25519', this.active.privateKey, bytes));
   }
 
-  /** The public key for `kid`, retired or not; undefined if the ring never held it. */
+  /** The public key for `kid`, retired or not, as this ring holds it now (findPublicKey reloads for an unknown kid). */
   publicKey(kid: string): CryptoKey | undefined {
     return this.keys.get(kid)?.publicKey;
   }

@@ -88,7 +88,7 @@ function parseHeader(protectedB64: string): { kid: string } | undefined {
 }
 
 async function findKey(keys: KeyRing | Jwks, kid: string): Promise<CryptoKey | undefined> {
-  if (keys instanceof KeyRing) return keys.publicKey(kid);
+  if (keys instanceof KeyRing) return keys.findPublicKey(kid);
   if (!isPlainObject(keys) || !Array.isArray(keys.keys)) return undefined;
   const jwk = keys.keys.find((k) => isPlainObject(k) && k.kid === kid);
   if (!jwk || jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string') return undefined;
@@ -109,16 +109,26 @@ export async function verifyVerdict(
   signature: unknown,
   now: number = Date.now(),
 ): Promise<VerifyStatus> {
+  let kid: string;
+  let protectedB64: string;
+  let sigB64: string;
   try {
     if (!isPlainObject(verdict) || !isPlainObject(signature)) return 'invalid_signature';
-    const { protected: protectedB64, signature: sigB64, kid } = signature;
-    if (typeof protectedB64 !== 'string' || typeof sigB64 !== 'string' || typeof kid !== 'string') {
+    const given = signature;
+    if (typeof given.protected !== 'string' || typeof given.signature !== 'string' || typeof given.kid !== 'string') {
       return 'invalid_signature';
     }
+    ({ protected: protectedB64, signature: sigB64, kid } = given as { protected: string; signature: string; kid: string });
     const header = parseHeader(protectedB64);
     if (!header || header.kid !== kid) return 'invalid_signature';
-    const key = await findKey(keys, kid);
-    if (!key) return 'unknown_key';
+  } catch {
+    return 'invalid_signature';
+  }
+  // Outside the catch-all: a key ring that cannot reach its store (reloading for an unknown kid) is the
+  // service's failure, answered as such, never a verdict on the caller's signature.
+  const key = await findKey(keys, kid);
+  if (!key) return 'unknown_key';
+  try {
     const sig = sigB64.length === 86 ? decodeB64url(sigB64) : undefined;
     if (!sig || sig.length !== 64) return 'invalid_signature';
     let input: Uint8Array<ArrayBuffer>;
@@ -128,7 +138,8 @@ export async function verifyVerdict(
       return 'invalid_signature'; // not canonicalisable (NaN, cycles, ...), so never signed by us
     }
     if (!(await crypto.subtle.verify('Ed25519', key, sig, input))) return 'invalid_signature';
-    const expiresAt = typeof verdict.expires_at === 'string' ? Date.parse(verdict.expires_at) : NaN;
+    const v = verdict as Record<string, unknown>;
+    const expiresAt = typeof v.expires_at === 'string' ? Date.parse(v.expires_at) : NaN;
     if (Number.isNaN(expiresAt)) return 'invalid_signature';
     return now >= expiresAt ? 'expired' : 'valid';
   } catch {

@@ -128,6 +128,7 @@ export function datasetQueries(db: SqlClient): DatasetStore {
       return db.transaction(async (tx) => {
         const n = await tx.run('DELETE FROM datasets WHERE id = ? AND workspace_id = ?', [id, workspace_id]);
         if (n > 0) await tx.run('DELETE FROM dataset_pieces WHERE dataset_id = ?', [id]);
+        if (n > 0) await tx.run('DELETE FROM upload_sessions WHERE dataset_id = ?', [id]);
         return n > 0;
       });
     },
@@ -140,6 +141,7 @@ export function datasetQueries(db: SqlClient): DatasetStore {
           // Re-check per row: a use between the SELECT and here (another connection) keeps the dataset.
           if ((await tx.run('DELETE FROM datasets WHERE id = ? AND last_used_at < ?', [id, cutoff])) === 0) continue;
           await tx.run('DELETE FROM dataset_pieces WHERE dataset_id = ?', [id]);
+          await tx.run('DELETE FROM upload_sessions WHERE dataset_id = ?', [id]);
           deleted.push(id);
         }
         return deleted;

@@ -35,7 +35,16 @@ export interface Migration {
 //    default model_ttl_days) after they were made. Usage is metered per namespace. Large answers are kept
 //    24 hours in parts of about 1 MiB (answer_url, export CSV, svc_page cursors), and each namespace may
 //    have a profile.
-// 200 (renumbered on merge): contract 1.1 track record (additions 2.1): what each answered case was told
+// 6: `task_events`: the events of a task's stream (spec 2.12), numbered per task, written by the node
+//    running the task and read by any node serving the stream.
+// 7: `upload_sessions`: an upload in pieces under way (spec 3.8), its session, format and progress; its
+//    pieces are the dataset's pieces, unread until the upload completes.
+// 8: what N nodes on one database must share beyond the data (README "More than one machine"): the HMAC
+//    secrets of lever and upload tokens (were files under each node's DATA_DIR), rate-limit counters per
+//    fixed window (PostgreSQL only counts there; SQLite keeps counting in its one process), the last run of
+//    each periodic job (the sweeper runs once per period across the cluster), and claims on fits being
+//    run (the same fit asked on several nodes at once runs once).
+// 9: contract 1.1 track record (additions 2.1): what each answered case was told
 //    (yesno, score, a rank's top_k; never choice), kept for pairing with reported outcomes: one row per
 //    answer and model_ref holding its cases packed (a row per case cost 60 ms on SQLite and 186 ms on
 //    PostgreSQL for a 10,000-case answer, 13% and 40% of the ask; BENCHMARKS.md "Track record").
@@ -295,7 +304,68 @@ ALTER TABLE stored_answer_parts ALTER COLUMN content SET COMPRESSION lz4;
     },
   },
   {
-    version: 200,
+    version: 6,
+    name: 'task events',
+    sql: `
+CREATE TABLE task_events (
+  task_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  data TEXT NOT NULL,
+  at BIGINT NOT NULL,
+  PRIMARY KEY (task_id, seq)
+);
+`,
+  },
+  {
+    version: 7,
+    name: 'upload sessions',
+    sql: `
+CREATE TABLE upload_sessions (
+  dataset_id TEXT PRIMARY KEY,
+  session TEXT NOT NULL,
+  format TEXT NOT NULL,
+  pieces INTEGER NOT NULL,
+  bytes BIGINT NOT NULL,
+  rows BIGINT NOT NULL,
+  header TEXT,
+  open_row INTEGER NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+`,
+  },
+  {
+    version: 8,
+    name: 'shared token secrets, rate-limit windows, periodic jobs and fit claims for several nodes',
+    sql: `
+CREATE TABLE service_secrets (
+  purpose TEXT PRIMARY KEY,
+  secret {{BYTES}} NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE TABLE rate_windows (
+  bucket TEXT NOT NULL,
+  window_start BIGINT NOT NULL,
+  count BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL,
+  PRIMARY KEY (bucket, window_start)
+);
+CREATE INDEX rate_windows_by_expiry ON rate_windows (expires_at);
+CREATE TABLE cluster_jobs (
+  name TEXT PRIMARY KEY,
+  last_run BIGINT NOT NULL,
+  owner TEXT NOT NULL
+);
+CREATE TABLE fit_claims (
+  fit_key TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  lease_until BIGINT NOT NULL
+);
+`,
+  },
+  {
+    version: 9,
     name: 'answers kept for the track record',
     sql: {
       sqlite: `

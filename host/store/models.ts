@@ -150,6 +150,16 @@ export function modelQueries(db: SqlClient): ModelStore {
       return r ? toLink(r) : null;
     },
 
+    async hasLiveFitLink(workspace_id, fit_ref, now) {
+      // workspace_models_by_fit: the links to one fit are few (one per namespace and workspace)
+      const r = await db.get(
+        `SELECT 1 AS live FROM workspace_models
+         WHERE fit_ref = ? AND workspace_id = ? AND deleted_at IS NULL AND (expires_at IS NULL OR expires_at > ?) LIMIT 1`,
+        [fit_ref, workspace_id, now],
+      );
+      return r !== undefined && r !== null;
+    },
+
     async setModelExpiry(workspace_id, model_ref, expires_at) {
       return (
         (await db.run('UPDATE workspace_models SET expires_at = ? WHERE workspace_id = ? AND model_ref = ? AND deleted_at IS NULL', [

@@ -72,6 +72,49 @@ export interface NewDatasetPiece {
 export type AppendPieceResult =
   { ok: true; seq: number; dataset: DatasetRecord } | { ok: false; reason: 'unknown_dataset' | 'dataset_sealed' | 'out_of_order' };
 
+/** Spec 3.8: how the pieces of an upload are read; gzip and Parquet are kept as sent (passed through). */
+export type UploadFormat = 'csv' | 'gzip' | 'parquet';
+
+/** An upload in pieces under way (spec 3.8): who sends it, what it is, how far it has got. */
+export interface UploadSessionRecord {
+  dataset_id: string;
+  session: string;
+  format: UploadFormat;
+  /** Pieces received: 0 .. pieces-1 are stored, `pieces` is the next index. */
+  pieces: number;
+  bytes: number;
+  /** CSV: data rows so far, the header row (UTF-8), and whether the last piece ended inside a row. */
+  rows: number;
+  header: string | null;
+  open_row: boolean;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface NewUploadPiece {
+  workspace_id: string;
+  dataset_id: string;
+  session: string;
+  index: number;
+  /** Only read for piece 0: the format the whole upload takes. */
+  format: UploadFormat;
+  content: Bytes;
+  /** The bytes this piece adds to the file (its payload), its data rows (CSV), its header (CSV piece 0). */
+  bytes: number;
+  rows: number;
+  header: string | null;
+  open_row: boolean;
+  at: number;
+}
+
+export type UploadPieceResult =
+  | { ok: true; resent: boolean; upload: UploadSessionRecord }
+  | { ok: false; reason: 'unknown_dataset' | 'complete' | 'session_mismatch' | 'out_of_order'; upload: UploadSessionRecord | null };
+
+export type CompleteUploadResult =
+  | { ok: true; dataset: DatasetRecord }
+  | { ok: false; reason: 'unknown_dataset' | 'complete' | 'session_mismatch' | 'pieces_missing'; upload: UploadSessionRecord | null };
+
 /** A fit as cached by fit key; shared by every workspace (it depends only on record content). */
 export interface FitRecord {
   model_ref: string;
@@ -161,13 +204,46 @@ export interface NewTask {
    * The in-flight idempotency record of the call that became this task: given this reply (the 202)
    * and the task id in the same transaction, so a retry finds the task, never a second fit.
    */
-  idempotency?: { operation: string; key: string; status_code: number; response: string };
+  idempotency?: {
+    operation: string;
+    key: string;
+    status_code: number;
+    response: string;
+    /** The process holding the record in flight (the task's creator, also when the task is queued without a lease). */
+    owner?: string;
+  };
+  /** Events the call made before it became a task (spec 2.12), stored with it as seq 1, 2, ... */
+  events?: NewTaskEvent[];
+}
+
+/** Spec 2.12 event kinds of a task's stream. */
+export type TaskEventKind = 'stage' | 'answer' | 'done' | 'error';
+
+export interface NewTaskEvent {
+  kind: TaskEventKind;
+  /** The event's `data` as JSON text. */
+  data: string;
+  at: number;
+}
+
+/** A stored event: `seq` is its SSE id, counting 1, 2, ... per task (spec 4 item 7: integer ids). */
+export interface TaskEventRecord extends NewTaskEvent {
+  task_id: string;
+  seq: number;
 }
 
 export interface ClaimOptions {
   owner: string;
   now: number;
   lease_ms: number;
+}
+
+/** Unfinished tasks as admission control sees them (TaskStore.countUnfinishedTasks). */
+export interface TaskCounts {
+  /** Tasks of every workspace waiting for a thread. */
+  pending: number;
+  /** This workspace's pending and running tasks. */
+  workspace: number;
 }
 
 export interface IdempotencyRecord {
@@ -281,4 +357,15 @@ export interface ProfileRecord {
   body: string; // JSON text
   hash: string;
   updated_at: number;
+}
+
+/** One count in a fixed window of a rate limit (CoordinationStore.countInWindow). */
+export interface WindowCount {
+  /** What is counted, e.g. `workspace:<id>` or `register:<address>`. */
+  bucket: string;
+  /** Epoch ms at which the window starts; with the bucket it names the counter. */
+  window_start: number;
+  /** When the counter may be swept (the window's end). */
+  expires_at: number;
+  limit: number;
 }

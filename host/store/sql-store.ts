@@ -1,6 +1,7 @@
-// Assembles the Store from the per-entity query modules over any SqlClient (SQLite now, PostgreSQL later).
+// Assembles the Store from the per-entity query modules over any SqlClient (SQLite or PostgreSQL).
 import { answerQueries, profileQueries } from './answers.ts';
 import { apiKeyQueries, signingKeyQueries, workspaceQueries } from './accounts.ts';
+import { coordinationQueries, sweepCoordination } from './coordination.ts';
 import { datasetQueries } from './datasets.ts';
 import { evidenceQueries, usageQueries } from './evidence.ts';
 import { modelQueries } from './models.ts';
@@ -8,6 +9,8 @@ import { replayQueries } from './replay.ts';
 import type { SqlClient } from './sql.ts';
 import { taskQueries } from './tasks.ts';
 import { trackRecordQueries } from './track-record.ts';
+import { taskEventQueries } from './task-events.ts';
+import { uploadQueries } from './uploads.ts';
 import type { Store } from './types.ts';
 
 /** spec 8: idempotency keys, answers, poll results and unused datasets are kept 24 hours. */
@@ -21,11 +24,14 @@ export function createSqlStore(db: SqlClient): Store {
     ...apiKeyQueries(db),
     ...signingKeyQueries(db),
     ...datasets,
+    ...uploadQueries(db),
     ...modelQueries(db),
     ...taskQueries(db),
+    ...taskEventQueries(db),
     ...replay,
     ...usageQueries(db),
     ...evidenceQueries(db),
+    ...coordinationQueries(db),
     ...answerQueries(db),
     ...profileQueries(db),
     ...trackRecordQueries(db),
@@ -35,7 +41,10 @@ export function createSqlStore(db: SqlClient): Store {
       const idempotency = await replay.deleteIdempotencyOlderThan(cutoff);
       // A running task renews updated_at with its lease, so only finished or abandoned tasks go.
       const tasks = await db.run('DELETE FROM tasks WHERE updated_at < ?', [cutoff]);
+      // A task's events go with it (spec 2.12: the stream of a task kept 24 hours).
+      await db.run('DELETE FROM task_events WHERE task_id NOT IN (SELECT id FROM tasks)');
       const deleted = await datasets.deleteDatasetsUnusedBefore(cutoff);
+      await sweepCoordination(db, now);
       // additions 2.11: a stored answer lives 24 hours from its completion (its own expires_at); parts
       // carry it too, so the parts of an answer whose writer died before finishing go as well.
       const answers = await db.run('DELETE FROM stored_answers WHERE expires_at < ?', [now]);

@@ -1,6 +1,7 @@
 // Pending asks as tasks: any node may claim one with a lease, so a task survives the node that began it.
-import type { SqlClient } from './sql.ts';
-import type { TaskRecord, TaskStatus, TaskStore } from './types.ts';
+import { toCount, type SqlClient } from './sql.ts';
+import type { NewTaskEvent, TaskRecord, TaskStatus, TaskStore } from './types.ts';
+import { insertTaskEvents } from './task-events.ts';
 
 interface TaskRow {
   id: string;
@@ -44,14 +45,26 @@ export function taskQueries(db: SqlClient): TaskStore {
     return r ? toTask(r) : null;
   }
 
-  // A finished task drops its request: inline data is kept only while the call runs (spec 8).
-  async function finish(id: string, owner: string, status: TaskStatus, field: 'result' | 'problem', body: string, now: number) {
-    const n = await db.run(
-      `UPDATE tasks SET status = ?, ${field} = ?, request = '', lease_owner = NULL, lease_until = NULL, updated_at = ?
-       WHERE id = ? AND status = 'running' AND lease_owner = ?`,
-      [status, body, now, id, owner],
-    );
-    return n > 0;
+  // A finished task drops its request: inline data is kept only while the call runs (spec 8). Its last
+  // event (spec 2.12 done/error) is stored in the same transaction, so a stream never sees one without the other.
+  function finish(
+    id: string,
+    owner: string,
+    status: TaskStatus,
+    field: 'result' | 'problem',
+    body: string,
+    now: number,
+    event: NewTaskEvent | undefined,
+  ): Promise<boolean> {
+    return db.transaction(async (tx) => {
+      const n = await tx.run(
+        `UPDATE tasks SET status = ?, ${field} = ?, request = '', lease_owner = NULL, lease_until = NULL, updated_at = ?
+         WHERE id = ? AND status = 'running' AND lease_owner = ?`,
+        [status, body, now, id, owner],
+      );
+      if (n > 0 && event) await insertTaskEvents(tx, id, [event]);
+      return n > 0;
+    });
   }
 
   return {
@@ -87,6 +100,7 @@ export function taskQueries(db: SqlClient): TaskStore {
           rec.created_at,
           rec.updated_at,
         ]);
+        if (t.events) await insertTaskEvents(tx, rec.id, t.events);
         const idem = t.idempotency;
         if (idem) {
           // Only a record still in flight under this task's creator: a reply already stored is never
@@ -95,7 +109,7 @@ export function taskQueries(db: SqlClient): TaskStore {
           await tx.run(
             `UPDATE idempotency_records SET status_code = ?, response = ?, task_id = ?, lease_owner = NULL, lease_until = NULL
              WHERE workspace_id = ? AND operation = ? AND idempotency_key = ? AND status_code = 0 AND lease_owner = ?`,
-            [idem.status_code, idem.response, rec.id, rec.workspace_id, idem.operation, idem.key, rec.lease_owner],
+            [idem.status_code, idem.response, rec.id, rec.workspace_id, idem.operation, idem.key, idem.owner ?? rec.lease_owner],
           );
         }
         return rec;
@@ -133,8 +147,8 @@ export function taskQueries(db: SqlClient): TaskStore {
       return n > 0;
     },
 
-    completeTask: (id, owner, result, now) => finish(id, owner, 'done', 'result', result, now),
-    failTask: (id, owner, problem, now) => finish(id, owner, 'failed', 'problem', problem, now),
+    completeTask: (id, owner, result, now, event) => finish(id, owner, 'done', 'result', result, now, event),
+    failTask: (id, owner, problem, now, event) => finish(id, owner, 'failed', 'problem', problem, now, event),
 
     async releaseTask(id, owner, now) {
       // A clean hand-back is not a start that died, so the attempt is not counted.
@@ -143,6 +157,24 @@ export function taskQueries(db: SqlClient): TaskStore {
          WHERE id = ? AND status = 'running' AND lease_owner = ?`,
         [now, id, owner],
       );
+      return n > 0;
+    },
+
+    async countUnfinishedTasks(workspace_id) {
+      // Only unfinished rows are read (tasks_by_status); there are at most the queue bound plus the running ones.
+      const r = await db.get<{ pending: unknown; workspace: unknown }>(
+        `SELECT COALESCE(SUM(CASE WHEN status = 'pending' THEN 1 ELSE 0 END), 0) AS pending,
+                COALESCE(SUM(CASE WHEN workspace_id = ? THEN 1 ELSE 0 END), 0) AS workspace
+         FROM tasks WHERE status IN ('pending', 'running')`,
+        [workspace_id],
+      );
+      return { pending: toCount(r?.pending), workspace: toCount(r?.workspace) };
+    },
+
+    async discardTask(id, owner) {
+      const n = await db.run(`DELETE FROM tasks WHERE id = ? AND status = 'running' AND lease_owner = ?`, [id, owner]);
+      // its stream goes with it (nobody can follow a task whose id was never handed out)
+      if (n > 0) await db.run('DELETE FROM task_events WHERE task_id = ?', [id]);
       return n > 0;
     },
 

@@ -1,4 +1,5 @@
-// The storage interface: one async API shared by the SQLite adapter and a PostgreSQL adapter to come.
+// The storage interface: one async API shared by the SQLite and PostgreSQL adapters.
+import type { Dialect } from './sql.ts';
 import type {
   Workspace,
   ApiKeyRecord,
@@ -18,6 +19,12 @@ import type {
   ProfileRecord,
   TaskRecord,
   NewTask,
+  NewTaskEvent,
+  TaskEventRecord,
+  NewUploadPiece,
+  UploadPieceResult,
+  UploadSessionRecord,
+  CompleteUploadResult,
   ClaimOptions,
   IdempotencyRecord,
   IdempotencyPutResult,
@@ -29,6 +36,8 @@ import type {
   AttestationRecord,
   InsertAttestationResult,
   SweepResult,
+  TaskCounts,
+  WindowCount,
 } from './records.ts';
 import type { TrackRecordStore } from './track-record.ts';
 
@@ -73,6 +82,29 @@ export interface DatasetStore {
   deleteDatasetsUnusedBefore(cutoff: number): Promise<string[]>;
 }
 
+/** Spec 3.8: uploads in pieces, stored as their dataset's pieces (host/store/uploads.ts). */
+export interface UploadStore {
+  /**
+   * Spec 3.8: stores piece `index` of an upload in pieces (0 of a new session starts it over); a piece already
+   * stored under this session is reported as resent and changes nothing.
+   */
+  receiveUploadPiece(p: NewUploadPiece): Promise<UploadPieceResult>;
+  getUploadSession(dataset_id: string): Promise<UploadSessionRecord | null>;
+  /** Marks the dataset ready when `session` holds exactly `pieces` pieces; the session ends. */
+  completeUpload(
+    workspace_id: string,
+    dataset_id: string,
+    session: string,
+    pieces: number,
+    r: { columns: string | null; row_count: number; at: number },
+  ): Promise<CompleteUploadResult>;
+  /** Drops the session and its pieces (a corrupt file: nothing half-stored); false when another session holds it. */
+  abortUpload(dataset_id: string, session: string): Promise<boolean>;
+  /** Each stored piece's number and byte length, in order. */
+  listDatasetPieceSizes(workspace_id: string, dataset_id: string): Promise<Array<{ seq: number; size: number }>>;
+  getDatasetPiece(workspace_id: string, dataset_id: string, seq: number): Promise<Uint8Array | null>;
+}
+
 export interface ModelStore {
   /**
    * Insert-if-absent for the fit, and the workspace's link to it: created, or kept with its expiry raised
@@ -85,6 +117,8 @@ export interface ModelStore {
   getModelByRef(workspace_id: string, model_ref: string): Promise<ModelRecord | null>;
   /** The link alone (also a deleted one, whose fit may be gone). */
   getModelLink(workspace_id: string, model_ref: string): Promise<ModelLink | null>;
+  /** Whether the workspace holds a link to the fit `fit_ref` in any namespace, not deleted and not expired at `now`. */
+  hasLiveFitLink(workspace_id: string, fit_ref: string, now: number): Promise<boolean>;
   /** Sets a live link's expiry; false when unknown or deleted. */
   setModelExpiry(workspace_id: string, model_ref: string, expires_at: number): Promise<boolean>;
   /** Marks the link deleted and deletes its fit's bytes when no live link to that fit is left (one transaction). */
@@ -107,11 +141,33 @@ export interface TaskStore {
   claimNextTask(opts: ClaimOptions): Promise<TaskRecord | null>;
   /** Extends the lease and records the stage; false when the lease was lost. */
   renewTaskLease(id: string, opts: ClaimOptions & { stage?: string }): Promise<boolean>;
-  completeTask(id: string, owner: string, result: string, now: number): Promise<boolean>;
-  failTask(id: string, owner: string, problem: string, now: number): Promise<boolean>;
+  /** With `event` (the stream's `done`), that event is stored in the same transaction as the status. */
+  completeTask(id: string, owner: string, result: string, now: number, event?: NewTaskEvent): Promise<boolean>;
+  /** With `event` (the stream's `error`), that event is stored in the same transaction as the status. */
+  failTask(id: string, owner: string, problem: string, now: number, event?: NewTaskEvent): Promise<boolean>;
   /** Hands a running task back (pending, this attempt not counted) so any runner claims it at once. */
   releaseTask(id: string, owner: string, now: number): Promise<boolean>;
   listUnfinishedTasks(): Promise<TaskRecord[]>;
+  /**
+   * Admission control (host/operations/admission.ts): tasks waiting for a thread over the whole store, and
+   * this workspace's unfinished (pending or running) tasks. Every node sharing the store counts the same.
+   */
+  countUnfinishedTasks(workspace_id: string): Promise<TaskCounts>;
+  /** Deletes a running task whose reply went out in-line (nobody can poll it); only its lease owner. */
+  discardTask(id: string, owner: string): Promise<boolean>;
+}
+
+/**
+ * Spec 2.12: the events of a task, written by the node running it and read by any node serving its stream.
+ * Only the lease holder appends; `done`/`error` come with completeTask/failTask.
+ */
+export interface TaskEventStore {
+  /** Appends after the task's last event while `owner` holds its lease; false (nothing stored) otherwise. */
+  appendTaskEvents(task_id: string, owner: string, events: NewTaskEvent[]): Promise<boolean>;
+  /** Events after `after_seq`, oldest first, at most `limit`. */
+  listTaskEvents(task_id: string, after_seq: number, limit: number): Promise<TaskEventRecord[]>;
+  /** The task's latest event of this kind. */
+  lastTaskEvent(task_id: string, kind: NewTaskEvent['kind']): Promise<TaskEventRecord | null>;
 }
 
 export interface ReplayStore {
@@ -171,23 +227,53 @@ export interface EvidenceStore {
   listAttestations(workspace_id: string, model_ref: string): Promise<AttestationRecord[]>;
 }
 
+/**
+ * What the nodes sharing a store agree on (README "More than one machine"). On SQLite there is one node, and
+ * the same calls work there too.
+ */
+export interface CoordinationStore {
+  /** Which database: the service keeps some counting in process on SQLite (one node), in the store on PostgreSQL. */
+  readonly dialect: Dialect;
+  /** The database server's clock (epoch ms) on PostgreSQL, read now; null on SQLite, whose clock is the process's. */
+  databaseTime(): Promise<number | null>;
+  /** The secret kept for `purpose`: `candidate` when none was stored yet (the first caller's wins); every caller gets the stored one. */
+  ensureSecret(purpose: string, candidate: Uint8Array, created_at: number): Promise<Uint8Array>;
+  /**
+   * Counts one event in the fixed window of `bucket` that starts at `window_start`, unless it holds `limit`
+   * already: the count after this one, or null when the window is full (the refused event is not counted).
+   */
+  countInWindow(w: WindowCount): Promise<number | null>;
+  /** Claims this period's run of the periodic job `name`: true unless it ran (anywhere) less than `period_ms` before `now`. */
+  claimJob(name: string, now: number, period_ms: number, owner: string): Promise<boolean>;
+  /** Claims the running of the fit `fit_key` under a lease: true when nobody holds it, its holder's lease lapsed, or it is ours. */
+  claimFit(fit_key: string, opts: ClaimOptions): Promise<boolean>;
+  /** Extends this owner's claim; false when it lost it. */
+  renewFitClaim(fit_key: string, owner: string, lease_until: number): Promise<boolean>;
+  /** Drops this owner's claim (the fit is stored, or failed: a waiter claims it at once). */
+  releaseFitClaim(fit_key: string, owner: string): Promise<boolean>;
+}
+
 export interface Store
   extends
     WorkspaceStore,
     ApiKeyStore,
     SigningKeyStore,
     DatasetStore,
+    UploadStore,
     ModelStore,
     TaskStore,
+    TaskEventStore,
     ReplayStore,
     UsageStore,
     EvidenceStore,
     AnswerStore,
     ProfileStore,
+    CoordinationStore,
     TrackRecordStore {
   /**
    * Removes idempotency records and tasks not updated for retention_ms (default 24 h), datasets unused that
-   * long, and stored answers past their expiry.
+   * long, and stored answers past their expiry; also counters of ended rate windows and fit claims whose
+   * lease ran out.
    */
   sweep(now: number, retention_ms?: number): Promise<SweepResult>;
   close(): Promise<void>;

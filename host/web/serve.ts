@@ -85,6 +85,17 @@ export function mountPreviewPage(app: Hono<AppEnv>): void {
   const samples = new Map<string, Asset>();
 
   app.get('/', async (c) => send(c, await html()));
+  // spec 2.13 / 3.8: the watch and upload pages ({site_url} is this service); the token stays in the path,
+  // read by the page's script, and every check is the API's.
+  const page = (name: string, type: string) => once(async () => asset(readFileSync(pageFile(name)), type));
+  const watchHtml = page('watch.html', 'text/html; charset=utf-8');
+  const uploadHtml = page('upload.html', 'text/html; charset=utf-8');
+  const watchJs = page('watch.js', 'text/javascript; charset=utf-8');
+  const uploadJs = page('upload.js', 'text/javascript; charset=utf-8');
+  app.get('/watch/:token', async (c) => send(c, await watchHtml()));
+  app.get('/upload/:token', async (c) => send(c, await uploadHtml()));
+  app.get('/watch.js', async (c) => send(c, await watchJs()));
+  app.get('/upload.js', async (c) => send(c, await uploadJs()));
   app.get('/preview.css', async (c) => send(c, await css()));
   app.get('/preview.js', async (c) => send(c, await bundle()));
   app.get('/engine.wasm', async (c) => {

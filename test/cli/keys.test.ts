@@ -80,4 +80,20 @@ describe('npm run keys', () => {
       expect(r.err.join('\n')).toContain('usage: npm run keys');
     }
   });
+
+  it('rotate-signing-key makes a new signing key in the store; the running service verifies it at once and signs with it after a reload', async () => {
+    const old = svc.services.keyRing.activeKid;
+    const r = await cli('rotate-signing-key', '--json');
+    expect(r.code).toBe(0);
+    const { kid, retired_kid } = JSON.parse(r.out[0]);
+    expect(retired_kid).toBe(old);
+    expect(kid).not.toBe(old);
+    const stored = await svc.services.store.loadKeys();
+    expect(stored.find((k) => k.kid === old)?.retired_at).not.toBeNull();
+    expect(stored.find((k) => k.kid === kid)?.retired_at).toBeNull();
+    // the service has not read it yet; a Verdict naming it makes it look
+    expect(svc.services.keyRing.activeKid).toBe(old);
+    expect(await svc.services.keyRing.findPublicKey(kid)).toBeDefined();
+    expect(svc.services.keyRing.activeKid).toBe(kid);
+  });
 });

@@ -46,6 +46,7 @@ const validBodies = (): Record<string, object> => ({
   '/v1/export-model': { model_ref: MODEL_REF },
   '/v1/describe': {},
   '/v1/verify': verifyBody,
+  '/v1/uploads/:token/complete': { pieces: 1 },
   '/v1/profile': { namespace: 'acme' },
   '/v1/page': { cursor: 'x'.repeat(20) },
   '/v1/extend-model': { model_ref: MODEL_REF, days: 30 },
@@ -73,7 +74,8 @@ describe('keyed routes refuse callers without a usable key', () => {
   for (const route of keyedRoutes) {
     for (const c of cases) {
       it(`${route.method} ${route.path} with ${c.name} is 401 unauthorized`, async () => {
-        const r = await call(svc.url, route.path, validBodies()[route.path], { headers: c.headers() });
+        const body = route.method === 'GET' ? undefined : validBodies()[route.path];
+        const r = await call(svc.url, route.path, body, { headers: c.headers(), method: route.method });
         expectProblem(r, 401, 'unauthorized', svc.services.config.baseUrl);
         expect(r.res.headers.get('www-authenticate')).toMatch(/^Bearer/);
       });

@@ -66,3 +66,25 @@ describe('POST /v1/agents/register', () => {
     expectProblem(inline, 403, 'test_key_samples_only');
   });
 });
+
+describe('behind a load balancer (TRUST_PROXY)', () => {
+  it('counts the address a trusted proxy appended to X-Forwarded-For, and ignores the header from anyone else', async () => {
+    const behind = await startTestService({ registerLimitPerHour: 2, trustProxy: ['127.0.0.1'] });
+    const direct = await startTestService({ registerLimitPerHour: 2 });
+    try {
+      const from = (s: TestService, xff: string) => call(s.url, '/v1/agents/register', undefined, { headers: { 'x-forwarded-for': xff } });
+      // The client's own entries (left of the proxy's) prove nothing: the last one is the proxy's.
+      expect((await from(behind, '10.0.0.1')).res.status).toBe(201);
+      expect((await from(behind, '203.0.113.9, 10.0.0.1')).res.status).toBe(201);
+      expectProblem(await from(behind, '10.0.0.1'), 429, 'rate_limited');
+      expect((await from(behind, '10.0.0.2')).res.status).toBe(201);
+      // Not trusted: every request is the socket's address, whatever the header says.
+      expect((await from(direct, '10.0.0.1')).res.status).toBe(201);
+      expect((await from(direct, '10.0.0.2')).res.status).toBe(201);
+      expectProblem(await from(direct, '10.0.0.3'), 429, 'rate_limited');
+    } finally {
+      await behind.close();
+      await direct.close();
+    }
+  });
+});

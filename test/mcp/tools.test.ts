@@ -173,8 +173,15 @@ describe('tools/call', () => {
     expect(result.structuredContent).toMatchObject({ status: 404, code: 'unknown_task' });
   });
 
-  it('rejects an unknown tool as a protocol error', async () => {
-    await expect(anonymous.callTool({ name: 'svc_nothing', arguments: {} })).rejects.toThrow(/Unknown tool/);
+  it('rejects an unknown tool as a protocol error: -32602 Invalid params with the Problem in its data', async () => {
+    const err: any = await anonymous.callTool({ name: 'svc_nothing', arguments: {} }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err?.code).toBe(-32602);
+    expect(err.message).toMatch(/Invalid params: params\.name: unknown tool "svc_nothing"/);
+    expect(err.data).toMatchObject({ code: 'invalid_request', field: 'params.name', status: 422 });
+    expect(err.data.remedy).toMatch(/tools\/list/);
   });
 });
 

@@ -98,12 +98,14 @@ describe('workspaces, datasets and the usage ledger', () => {
     expect(await usageOf(acme)).toMatchObject({ fits: 1, decisions: 3 });
     expect(await usageOf(twin)).toMatchObject({ fits: 0, decisions: 0 });
 
-    // The same name at issuer b: its own workspace and its own charges (the fit of these bytes already ran, so
-    // as for keys only the decision is charged).
+    // The same name at issuer b: its own workspace and its own charges. Nothing it sees depends on another
+    // workspace's asks (issue 21): its first ask of these bytes is its own fit (a miss, fits_run 1, billed),
+    // though the service reuses the computation.
     const other = await call(svc.url, '/v1/ask', churnAsk(['cust_0001']), { key: await tokenB('alice', 'billing') });
     expect(other.json.answers.q.state).toBe('answered');
-    expect(other.json.fits_run).toBe(0);
-    expect(await usageOf(twin)).toMatchObject({ fits: 0, decisions: 1 });
+    expect(other.json.fits_run).toBe(1);
+    expect(other.json.answers.q.cache).toBe('miss');
+    expect(await usageOf(twin)).toMatchObject({ fits: 1, decisions: 1 });
     expect(await usageOf(acme)).toMatchObject({ fits: 1, decisions: 3 });
 
     const report = {

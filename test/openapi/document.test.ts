@@ -8,7 +8,7 @@ import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS, ProblemSchema } from '../../host/sch
 import { PROBLEM_CODES } from '../../host/errors.ts';
 import { EXAMPLE_IDS, type OperationExample } from '../../host/operations/operation.ts';
 import { OPERATIONS } from '../../host/operations/index.ts';
-import { jsonSchemaOf } from '../../host/openapi/json-schema.ts';
+import { codePointLengths, jsonSchemaOf } from '../../host/openapi/json-schema.ts';
 import { SAMPLES, getSample } from '../../samples/catalog.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { connectMcp } from '../mcp/helpers.ts';
@@ -43,7 +43,7 @@ describe('schema conversion', () => {
       if (!op.request) continue;
       let convertsWhole = true;
       try {
-        toJsonSchema(op.request, { target: 'draft-2020-12', errorMode: 'throw' });
+        toJsonSchema(op.request, { target: 'draft-2020-12', errorMode: 'throw', overrideAction: codePointLengths });
       } catch {
         convertsWhole = false;
       }
@@ -88,7 +88,7 @@ describe('GET /openapi.json', () => {
 
   it('covers every operation of the table, under its method, with {param} paths', () => {
     for (const op of served()) {
-      const path = op.path.replace(/:(\w+)/g, '{$1}');
+      const path = docPath(op.path);
       expect(doc.paths[path]?.[op.method.toLowerCase()]?.operationId, op.name).toBe(op.name);
     }
     expect(doc.paths['/v1/uploads/{token}'].put.parameters).toEqual([
@@ -99,7 +99,7 @@ describe('GET /openapi.json', () => {
   it('asks for the bearer key exactly where the route does (spec 5.5)', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const op of served().filter((o) => o.method === 'POST')) {
-      const security = doc.paths[op.path].post.security;
+      const security = doc.paths[docPath(op.path)].post.security;
       expect(security, op.name).toEqual(op.auth === 'key' ? [{ bearer: [] }] : []);
     }
     expect(doc.paths['/v1/describe'].post.security).toEqual([]);
@@ -157,8 +157,11 @@ function documented(): Array<{
 }> {
   return served()
     .filter((op) => op.request)
-    .map((op) => ({ id: op.name, path: op.path, request: op.request!, response: op.response!, examples: op.examples }));
+    .map((op) => ({ id: op.name, path: docPath(op.path), request: op.request!, response: op.response!, examples: op.examples }));
 }
+
+/** A route's path as the document writes it: `:token` -> `{token}`, a parameter's pattern dropped. */
+const docPath = (path: string) => path.replace(/:(\w+)(\{[^}]*\})?/g, '{$1}');
 
 /** Every EXAMPLE_IDS value found anywhere in `value`. */
 function namedIds(value: unknown): string[] {
@@ -241,7 +244,8 @@ describe('request examples', () => {
     const testKey = await svc.testKey();
     const liveKey = await svc.liveKey('openapi-examples');
     let sent = 0;
-    for (const d of documented()) {
+    // a route under a link an earlier call gave (an upload's pieces URL) cannot be sent as it is
+    for (const d of documented().filter((x) => !x.path.includes('{'))) {
       for (const example of d.examples.filter((e) => namedIds(e.value).length === 0)) {
         let r = await postAndFollow(d.path, example.value, testKey);
         // Spec 5.2: a test key works on samples only; an example storing a table needs a live key.

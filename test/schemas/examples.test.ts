@@ -140,7 +140,18 @@ const responses: [keyof typeof RESPONSE_SCHEMAS, unknown][] = [
     { status: 'done', answers: { q1: { type: 'choice', state: 'refused', reasons: ['option_not_in_pattern'], retry: 'unproductive' } } },
   ],
   ['svc_ask', { status: 'done', answers: { q1: { type: 'rank', state: 'not_yet', needs: { labeled_rows: null } } } }],
-  ['svc_poll', { status: 'pending', task_id: TASK_ID, retry_after_ms: 1000, stage: 'fitting', elapsed_ms: 12 }],
+  [
+    'svc_poll',
+    {
+      status: 'pending',
+      task_id: TASK_ID,
+      retry_after_ms: 1000,
+      stage: 'asking',
+      elapsed_ms: 12,
+      watch_url: 'https://example.test/watch/t',
+      progress: { stage: 'fitting', frac: 0.4, fit: 1, of: 1, bag: 3, bags: 8, facts_so_far: { rows: 10 } },
+    },
+  ],
   [
     'svc_add_dataset',
     {

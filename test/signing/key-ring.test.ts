@@ -71,4 +71,57 @@ describe('KeyRing', () => {
     const ring = await KeyRing.open(new MemorySigningKeyStore());
     expect(ring.publicKey('nope')).toBeUndefined();
   });
+
+  it('a key rotated by another ring on the same store verifies at once and is signed with after a reload', async () => {
+    const store = new MemorySigningKeyStore();
+    const here = await KeyRing.open(store);
+    const elsewhere = await KeyRing.open(store);
+    const oldKid = here.activeKid;
+    const newKid = await elsewhere.rotate();
+    expect(here.publicKey(newKid)).toBeUndefined(); // not read yet
+    expect(await here.findPublicKey(newKid)).toBeDefined(); // an unknown kid reloads
+    expect(here.activeKid).toBe(newKid);
+    expect((await here.findPublicKey(oldKid))!).toBe(here.publicKey(oldKid)); // still published
+    expect(
+      here
+        .jwks()
+        .keys.map((k) => k.kid)
+        .sort(),
+    ).toEqual([oldKid, newKid].sort());
+  });
+
+  it('reloads for unknown kids at most once per spacing, callers at once sharing one read', async () => {
+    const store = new MemorySigningKeyStore();
+    const ring = await KeyRing.open(store, { reloadSpacingMs: 200 });
+    let reads = 0;
+    const loadKeys = store.loadKeys.bind(store);
+    store.loadKeys = () => (reads++, loadKeys());
+    const started = Date.now();
+    const found = await Promise.all(Array.from({ length: 50 }, (_, i) => ring.findPublicKey(`made-up-${i}`)));
+    expect(found.every((k) => k === undefined)).toBe(true);
+    expect(reads).toBe(1);
+    // the next unknown kid waits for the spacing, then reads again
+    await ring.findPublicKey('made-up-again');
+    expect(reads).toBe(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+  });
+
+  it('reloads on a timer once started, and not after it is stopped', async () => {
+    const store = new MemorySigningKeyStore();
+    const here = await KeyRing.open(store);
+    const elsewhere = await KeyRing.open(store);
+    here.startRefresh(50, (err) => {
+      throw err;
+    });
+    try {
+      const newKid = await elsewhere.rotate();
+      for (let i = 0; i < 100 && here.activeKid !== newKid; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(here.activeKid).toBe(newKid);
+    } finally {
+      here.stopRefresh();
+    }
+    const later = await elsewhere.rotate();
+    await new Promise((r) => setTimeout(r, 150));
+    expect(here.activeKid).not.toBe(later);
+  });
 });

@@ -115,6 +115,32 @@ describeStores('tasks', ({ openStore, newPlace }) => {
     expect(await store.getIdempotency('ws_1', 'svc_ask', 'k2')).toMatchObject({ status_code: 200, response: '{"done":1}', task_id: null });
   });
 
+  it('points the in-flight record at a task queued without a lease (the creator named as its owner)', async () => {
+    const store = await openStore();
+    await store.putIdempotency({
+      workspace_id: 'ws_1',
+      operation: 'svc_ask',
+      key: 'kq',
+      body_hash: 'h',
+      status_code: 0,
+      response: null,
+      task_id: null,
+      lease_owner: 'a',
+      lease_until: T0 + 15_000,
+      created_at: T0,
+    });
+    // no thread free: the task waits in the store with no lease, but the call's record still becomes its 202
+    const task = await store.createTask({
+      id: 'tk_q',
+      workspace_id: 'ws_1',
+      request: '{}',
+      created_at: T0,
+      idempotency: { operation: 'svc_ask', key: 'kq', status_code: 202, response: '{"task_id":"tk_q"}', owner: 'a' },
+    });
+    expect(task.status).toBe('pending');
+    expect(await store.getIdempotency('ws_1', 'svc_ask', 'kq')).toMatchObject({ status_code: 202, task_id: 'tk_q', lease_owner: null });
+  });
+
   it('leaves an in-flight record another process took over alone when the first one goes pending late', async () => {
     const store = await openStore();
     // 'a' started the call; its lease ran out and 'b' took the record over and runs the call itself

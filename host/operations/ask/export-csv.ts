@@ -87,7 +87,7 @@ export async function writeExport(
   const ref = await w.finish();
   return {
     format: 'csv',
-    results_url: answerLink(ctx.services.config, ctx.caller!.workspaceId, ref),
+    results_url: answerLink(ctx.services, ctx.caller!.workspaceId, ref),
     expires_at: new Date(ref.expiresAt).toISOString(),
   };
 }

@@ -32,8 +32,12 @@ export interface FitOutcome {
   quality: Quality;
   model: Model | null;
   cache: 'hit' | 'miss';
-  /** True when this call ran the fit (counts toward fits_run). */
+  /** True when this call ran the fit, or is its workspace's first use of it (counts toward fits_run and billing). */
   ran: boolean;
+  /** How long the fit took when it ran (ms), when known. */
+  fitMs?: number;
+  /** How long this ask is held for a fit it took over from another workspace (issue 21); 0 or absent otherwise. */
+  holdMs?: number;
   /** The stored diagnostics (column AUCs, the packed held-out rows for drift). */
   diagnostics: Record<string, unknown>;
   /** The outcome column and the values read as yes (an answer says which). */
@@ -53,6 +57,8 @@ export interface StoredMeta {
   positive_values: string[];
   desirable: boolean | null;
   diagnostics: Record<string, unknown>;
+  /** Wall time of encoding and fitting when it ran (absent for fits stored before it was kept). */
+  fit_ms?: number;
 }
 
 export function fitKeyOf(coreHash: string, req: FitRequest): string {
@@ -137,6 +143,7 @@ export function fitOutcomeOf(
     model: bytes.length > 0 ? Model.fromBytes(bytes) : null,
     cache,
     ran,
+    ...(meta.fit_ms !== undefined ? { fitMs: meta.fit_ms } : {}),
     diagnostics: meta.diagnostics ?? {},
     outcome: { column: meta.outcome_column, positive_values: meta.positive_values },
   };

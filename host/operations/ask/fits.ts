@@ -1,10 +1,20 @@
 // Fits for an ask: one per (outcome, positive values, outcome_is_desirable) on the record
 // (spec 4.1 rule 1), cached by fit key in the store (spec 2.1, survives restarts) and run once
-// even when asks race (single flight). The model_ref is a hash of core, record and fit key, and of the
+// even when asks race (single flight in this process; across nodes, fit-claim.ts). The model_ref is a
+// hash of core, record and fit key, and of the
 // namespace inside one (additions 3.1); each ask gives the caller's link at least model_ttl_days more.
-import { encodeTable, fitEncoded } from '../../engine/index.ts';
+//
+// Issue 21: what a workspace sees never depends on another workspace's asks. The computation is shared
+// (the same bytes and question give the same model, so a fit another workspace already ran is reused),
+// but cache, fits_run and billing are per workspace (and namespace): the first ask of a fit under a
+// model_ref is a `miss` with fits_run 1 and bills the fit as if it ran; later ones are hits. Such an ask
+// also takes as long as the fit took when it ran (FitOutcome.holdMs, held in ask/index.ts), and it runs as
+// a task like any cold ask, so neither its timing nor its admission tells it apart from a fit run for it.
+import { encodeTable, fitEncoded, type ProgressListener } from '../../engine/index.ts';
 import type { OpContext } from '../../services.ts';
 import { WeightedLru } from '../lru.ts';
+import { runFitOnce } from './fit-claim.ts';
+import { RunAsTask } from '../tasks.ts';
 import { packHeldLogits, packHeldOut } from './held-out.ts';
 import {
   fitKeyOf,
@@ -24,6 +34,11 @@ export interface ModelLife {
   /** '' = the workspace's own models. */
   namespace: string;
   ttlMs: number;
+  /**
+   * Read links from the store, never this process's memo of them: a task (the request thread sent it
+   * because the link was missing or gone, so another process's memo may be stale: deleted, expired).
+   */
+  freshLinks?: boolean;
 }
 
 /** A fit kept in memory: what answers need, and what re-linking needs (its meta and bytes). */
@@ -44,27 +59,101 @@ export const LINK_RENEW_SLACK_MS = 60 * 60 * 1000;
 /** How long this process trusts the expiry it last wrote or read before reading the link again (another process may have deleted it). */
 export const LINK_MEMO_MS = 10_000;
 
-/** The fit for `req`: from the store when present, else run once (concurrent callers share it). */
-export async function obtainFit(ctx: OpContext, req: FitRequest, life: ModelLife): Promise<FitOutcome> {
+export interface ObtainOptions {
+  /**
+   * The request thread's attempt: only a fit this workspace already has is used; anything else (a fit to
+   * run, or one to take over from another workspace) throws RunAsTask so the call runs as a task.
+   */
+  quick?: boolean;
+  /**
+   * A sample (sample:<name>): its bytes are public and every workspace may ask it, so taking over its fit
+   * tells nothing of any tenant; the first ask of it in a workspace is still a miss (fits_run 1, free), but
+   * is neither held nor sent to a task.
+   */
+  sample?: boolean;
+}
+
+/**
+ * The fit for `req` as this workspace (and namespace) sees it: its own (hit), one that exists taken over
+ * (miss), or run now, once across asks, threads and nodes (miss).
+ */
+export async function obtainFit(
+  ctx: OpContext,
+  req: FitRequest,
+  life: ModelLife,
+  onProgress?: ProgressListener,
+  opts: ObtainOptions = {},
+): Promise<FitOutcome> {
   const { engine } = ctx.services;
   const fitKey = fitKeyOf(engine.coreHash, req);
   const fitRef = modelRefOf(engine.coreHash, req.recordHash, fitKey);
-  const { inFlight } = cachesOf(ctx);
-  let cached = await cachedFit(ctx, fitKey);
-  let ran = false;
-  if (!cached) {
-    let running = inFlight.get(fitKey);
-    ran = !running;
-    if (!running) {
-      running = runAndStore(ctx, req, fitKey, fitRef).finally(() => inFlight.delete(fitKey));
-      inFlight.set(fitKey, running);
-    }
-    // Another ask running it: this call ran nothing and gets a hit.
-    cached = await running;
-  }
   const modelRef = namespacedRef(fitRef, life.namespace);
-  const modelExpiresAt = await linkModel(ctx, cached, modelRef, life);
-  return { ...cached.out, modelRef, modelExpiresAt, cache: ran ? 'miss' : 'hit', ran };
+  const workspace = ctx.caller!.workspaceId;
+  // only the request thread's quick attempt trusts the memo of links (a cached ask stays free of reads)
+  if (!opts.quick) life = { ...life, freshLinks: true };
+  const stored = await cachedFit(ctx, fitKey);
+  if (stored) {
+    if (await hasLiveLink(ctx, workspace, modelRef, fitRef, life)) return linked(ctx, stored, modelRef, life, 'hit');
+    if (opts.sample) return takeOver(ctx, stored, modelRef, life, 0);
+    if (opts.quick) throw new RunAsTask('the fit is new to this workspace', `${workspace}/${modelRef}`);
+    return takeOver(ctx, stored, modelRef, life, stored.out.fitMs ?? 0);
+  }
+  if (opts.quick) throw new RunAsTask('the fit has not run', fitKey);
+  const { inFlight } = cachesOf(ctx);
+  let running = inFlight.get(fitKey);
+  const mine = !running;
+  if (!running) {
+    running = runFitOnce(
+      ctx,
+      fitKey,
+      () => runAndStore(ctx, req, fitKey, fitRef, onProgress),
+      () => cachedFit(ctx, fitKey),
+    ).finally(() => inFlight.delete(fitKey));
+    inFlight.set(fitKey, running);
+  }
+  const cached = await running;
+  // Run here for this call: this workspace's miss, with the fit's own time already spent.
+  if (mine && cached.out.ran) return linked(ctx, cached, modelRef, life, 'miss');
+  // Another ask (here, or on another node) ran it: a hit when that was this workspace's, else its first.
+  if (await hasLiveLink(ctx, workspace, modelRef, fitRef, life)) return linked(ctx, cached, modelRef, life, 'hit');
+  return takeOver(ctx, cached, modelRef, life, cached.out.fitMs ?? 0);
+}
+
+/** The caller's link made or renewed, and the fit as this call reports it. */
+async function linked(ctx: OpContext, fit: CachedFit, modelRef: string, life: ModelLife, cache: 'hit' | 'miss'): Promise<FitOutcome> {
+  const modelExpiresAt = await linkModel(ctx, fit, modelRef, life);
+  return { ...fit.out, modelRef, modelExpiresAt, cache, ran: cache === 'miss', holdMs: 0 };
+}
+
+/**
+ * Whether the workspace already holds this fit: a live link to `modelRef` (one read unless seen lately), or
+ * to the same fit in another of its namespaces (its computation is the workspace's own either way).
+ */
+async function hasLiveLink(ctx: OpContext, workspace: string, modelRef: string, fitRef: string, life: ModelLife): Promise<boolean> {
+  const known = life.freshLinks ? undefined : cachesOf(ctx).linked.get(`${workspace}/${modelRef}`);
+  if (known !== undefined && ctx.services.now() - known.seenAt < LINK_MEMO_MS) return true;
+  // a deleted or expired link is gone: asking the record again makes the model anew (billed as a fit)
+  return ctx.services.store.hasLiveFitLink(workspace, fitRef, ctx.services.now());
+}
+
+/**
+ * This workspace's first ask of a fit that exists: link it, and answer as the fit's own run would (a
+ * miss, fits_run 1, billed), held for as long as the fit took. Two such asks at once: the second waits
+ * for the first and is then a hit, as it would be had the fit run for the first.
+ */
+async function takeOver(ctx: OpContext, fit: CachedFit, modelRef: string, life: ModelLife, holdMs: number): Promise<FitOutcome> {
+  const { linking } = cachesOf(ctx);
+  const key = `${ctx.caller!.workspaceId}/${modelRef}`;
+  const first = linking.get(key);
+  if (first) {
+    await first.catch(() => undefined);
+    return linked(ctx, fit, modelRef, life, 'hit');
+  }
+  const link = (async (): Promise<FitOutcome> => ({ ...(await linked(ctx, fit, modelRef, life, 'miss')), holdMs }))().finally(() =>
+    linking.delete(key),
+  );
+  linking.set(key, link);
+  return link;
 }
 
 /**
@@ -77,6 +166,8 @@ export class FitCache {
   /** `${workspace}/${model_ref}` -> the link's stored expiry (epoch ms) and when this process last saw it. */
   readonly linked = new WeightedLru<string, { expiresAt: number; seenAt: number }>(200_000);
   readonly inFlight = new Map<string, Promise<CachedFit>>();
+  /** Workspaces being given a fit now (`${workspace}/${model_ref}`), so two of its asks at once bill it once. */
+  readonly linking = new Map<string, Promise<FitOutcome>>();
 
   /** After svc_extend_model / svc_delete_model: the link's expiry as now stored (null: forget it), the fit gone. */
   updateLink(workspace: string, modelRef: string, expiresAt: number | null, now: number, fitKeyRemoved: string | null = null): void {
@@ -117,7 +208,7 @@ async function linkModel(ctx: OpContext, fit: CachedFit, modelRef: string, life:
   const now = ctx.services.now();
   const want = now + life.ttlMs;
   const key = `${workspace}/${modelRef}`;
-  const known = linked.get(key);
+  const known = life.freshLinks ? undefined : linked.get(key);
   const longEnough = (expiresAt: number) => expiresAt >= want - LINK_RENEW_SLACK_MS;
   if (known !== undefined && now - known.seenAt < LINK_MEMO_MS && longEnough(known.expiresAt)) return known.expiresAt;
   {
@@ -144,8 +235,15 @@ async function linkModel(ctx: OpContext, fit: CachedFit, modelRef: string, life:
   return rec.expires_at;
 }
 
-async function runAndStore(ctx: OpContext, req: FitRequest, fitKey: string, fitRef: string): Promise<CachedFit> {
+async function runAndStore(
+  ctx: OpContext,
+  req: FitRequest,
+  fitKey: string,
+  fitRef: string,
+  onProgress?: ProgressListener,
+): Promise<CachedFit> {
   const { store, pool, now } = ctx.services;
+  const started = performance.now();
   const encoded = encodeTable(req.table, {
     entityColumn: req.entityColumn,
     outcomeColumn: req.outcome.column,
@@ -154,13 +252,15 @@ async function runAndStore(ctx: OpContext, req: FitRequest, fitKey: string, fitR
     // additions 2.2: columns the namespace's profile excludes from new fits (part of the fit key)
     ...(req.exclude && req.exclude.length > 0 ? { skip: new Map(req.exclude.map((c) => [c, 'excluded_by_caller' as const])) } : {}),
   });
-  const res = await fitEncoded(encoded, pool);
+  const res = await fitEncoded(encoded, pool, onProgress);
   const d = res.diagnostics;
   const meta = metaOf(res, req, {
     // spec 3.4: a later refit_of evaluates the older model on these same held-out rows
     held_out: packHeldOut(d.rowSplit),
     ...(res.quality.validation_scheme === 'entity_hash_folds' ? { held_out_logits: packHeldLogits(d.rowSplit, d.heldLogits) } : {}),
   });
+  // How long encoding and fitting took: another workspace's first ask of this fit takes as long (issue 21).
+  meta.fit_ms = Math.round(performance.now() - started);
   const bytes = res.model ? res.model.toBytes() : new Uint8Array(0);
   // The fit itself (no link: linkModel gives the caller's workspace and namespace its ref).
   await store.putFit({

@@ -104,9 +104,9 @@ export function sliceAnswers(answers: Record<string, Answer>, offset: number, bu
 export function pageInfo(ctx: OpContext, ref: StoredRef, next: number | null): Record<string, unknown> {
   const ws = ctx.caller!.workspaceId;
   return {
-    answer_url: answerLink(ctx.services.config, ws, ref),
+    answer_url: answerLink(ctx.services, ws, ref),
     expires_at: new Date(ref.expiresAt).toISOString(),
-    ...(next !== null ? { next_cursor: cursorOf(ctx.services.config, ws, ref, next) } : {}),
+    ...(next !== null ? { next_cursor: cursorOf(ctx.services, ws, ref, next) } : {}),
   };
 }
 

@@ -12,7 +12,8 @@ import { buildAnswer, type BuiltAnswer } from './answers.ts';
 import { askReplyJson } from './reply-json.ts';
 import { CONTRACT } from './contract.ts';
 import { answerDepsOf } from './service-deps.ts';
-import type { Stage } from '../tasks.ts';
+import { RunAsTask } from '../tasks.ts';
+import { NO_EVENTS, TaskProgress } from '../events/progress.ts';
 import { SAMPLES } from '../../../samples/catalog.ts';
 import { withIdempotency } from '../idempotency.ts';
 import { computeDrift, storeDrift } from '../drift.ts';
@@ -33,28 +34,49 @@ import type { NotScoreable } from './cases.ts';
 export { CONTRACT } from './contract.ts';
 
 /**
- * svc_ask: validates, then runs the ask; a first fit that outlasts config.pendingWaitMs turns the
- * reply into 202 pending (spec 3.2); idempotency_key replays the first reply (spec 2.6).
+ * svc_ask: validates, then answers on the request thread when every fit it needs is already this
+ * workspace's and its record is at hand; otherwise runs it as a task (host/operations/tasks.ts), which
+ * turns the reply into 202 pending when it outlasts config.pendingWaitMs (spec 3.2). idempotency_key
+ * replays the first reply (spec 2.6).
  */
 export async function runAsk(ctx: OpContext, raw: unknown, req?: OperationRequest): Promise<OpResult> {
   const ask = parseBody(AskRequestSchema, raw);
   assertKeyMayUse(ctx, ask.data);
   const idem = ask.idempotency_key !== undefined ? { operation: 'svc_ask', key: ask.idempotency_key } : undefined;
-  const run = async () => {
-    const result = await ctx.services.tasks.runWithPending(
-      ctx,
-      { operation: 'svc_ask', body: raw, caller: ctx.caller!, idempotency: idem },
-      (onStage) => executeAsk(ctx, ask, onStage),
-    );
-    // A pending ask is polled, and svc_poll formats the answer (additions 3.3).
-    return replyInFormat(ctx, result, { format: ask.response_format ?? 'full', transport: req?.transport ?? 'rest' });
+  const { tasks, config } = ctx.services;
+  const answer = async (): Promise<OpResult> => {
+    const deadline = performance.now() + config.pendingWaitMs;
+    for (;;) {
+      let needs: RunAsTask;
+      try {
+        return await executeAsk(ctx, ask, undefined, { quick: true });
+      } catch (err) {
+        if (!(err instanceof RunAsTask)) throw err;
+        needs = err;
+      }
+      // Single flight across threads: a fit a task of this process is computing now is waited for (within
+      // the pending wait), then the ask is tried again, instead of a second task fitting it again.
+      const running = needs.key === undefined ? undefined : tasks.inFlight(needs.key);
+      const left = deadline - performance.now();
+      if (running && left > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([running, new Promise((resolve) => (timer = setTimeout(resolve, left)))]);
+        clearTimeout(timer);
+        if (performance.now() < deadline) continue;
+      }
+      const task = { operation: 'svc_ask', body: raw, caller: ctx.caller!, idempotency: idem };
+      return tasks.submit(ctx, task, { key: needs.key, waitMs: deadline - performance.now() });
+    }
   };
+  const run = async () =>
+    // A pending ask is polled, and svc_poll formats the answer (additions 3.3).
+    replyInFormat(ctx, await answer(), { format: ask.response_format ?? 'full', transport: req?.transport ?? 'rest' });
   return idem ? withIdempotency(ctx, idem.operation, idem.key, raw, run) : run();
 }
 
-/** A task left by a stopped process is re-run from its stored request (host/operations/tasks.ts). */
-function resumeAsk(ctx: OpContext, body: unknown, onStage: (s: Stage) => void): Promise<OpResult> {
-  return executeAsk(ctx, parseBody(AskRequestSchema, body), onStage);
+/** The task: run on a task thread from its stored request (host/operations/tasks.ts). */
+function resumeAsk(ctx: OpContext, body: unknown, progress: TaskProgress): Promise<OpResult> {
+  return executeAsk(ctx, parseBody(AskRequestSchema, body), progress);
 }
 
 /** One question of the ask as it is answered: fitted now (or from the cache), or by a named model. */
@@ -74,10 +96,21 @@ function answerProfileOf(profile: Profile | null, exclusionsApplied: string[]): 
   return { hash: profile.hash, display: profile.display, words: profile.words, fixed: new Set(profile.fixed), exclusionsApplied };
 }
 
-async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) => void): Promise<OpResult> {
+/**
+ * The ask; `progress` hears each step (spec 2.12: stage events of a pending ask). `quick` (the request
+ * thread): throws RunAsTask as soon as it needs anything a task must do (a fit, a fit new to this
+ * workspace, a record too large to read there, a download); nothing it did before is billed or changes
+ * what the task will see.
+ */
+export async function executeAsk(
+  ctx: OpContext,
+  ask: AskRequest,
+  progress = new TaskProgress(NO_EVENTS, ctx.services.now, ctx.services.now()),
+  opts: { quick?: boolean } = {},
+): Promise<OpResult> {
   const namespace = namespaceOf(ask.namespace);
   const life: ModelLife = { namespace, ttlMs: (ask.model_ttl_days ?? DEFAULT_MODEL_TTL_DAYS) * DAY_MS };
-  onStage('reading_data');
+  progress.reading();
   const profile = await loadProfile(ctx, namespace);
   // additions 3.2: the named models first, so an unknown, expired or deleted one fails before any data is read
   const byRef = new Map<string, Awaited<ReturnType<typeof modelForScoring>>>();
@@ -86,8 +119,10 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
       byRef.set(name, await modelForScoring(ctx, q.model_ref, namespace, `questions.${name}.model_ref`));
     }
   }
-  const record: ResolvedRecord | null = ask.data ? await resolveRecord(ctx, ask.data) : null;
+  const record: ResolvedRecord | null = ask.data ? await resolveRecord(ctx, ask.data, opts) : null;
+  if (record) progress.read(record.table.rowCount);
   const views = record ? new RecordViews(record.table, ask) : null;
+  if (record && ask.shape && ask.shape.kind !== 'table') progress.shaping(ask.shape.kind);
   if (record) checkFramingColumns(ask, record.table.columns);
   const fittedQuestions = Object.fromEntries(Object.entries(ask.questions).filter(([name]) => !byRef.has(name)));
   const { requests, questions } =
@@ -107,11 +142,21 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
     if (rec) refitOf.set(p.name, rec);
   }
 
-  onStage('fitting');
   const fits = new Map<string, FitOutcome>();
-  await Promise.all([...requests].map(async ([key, req]) => fits.set(key, await obtainFit(ctx, req, life))));
+  progress.fits(requests.size);
+  const fittingFrom = performance.now();
+  const obtain = { ...opts, sample: record?.isSample === true };
+  await Promise.all(
+    [...requests].map(async ([key, req], i) => {
+      fits.set(key, await obtainFit(ctx, req, life, progress.fitListener(i, req.outcome.column), obtain));
+      progress.fitDone(i);
+    }),
+  );
+  // Issue 21: a fit taken over from another workspace's run takes as long here as it took there.
+  const holdMs = Math.max(0, ...[...fits.values()].map((f) => f.holdMs ?? 0));
+  const wait = fittingFrom + holdMs - performance.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 
-  onStage('answering');
   let rowCases: CaseSet | undefined;
   const asked: AskedQuestion[] = [];
   for (const [name, q] of Object.entries(ask.questions)) {
@@ -145,8 +190,11 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
   const deps = answerDepsOf(ctx.services);
   const next = { namespace, ...(record?.datasetId !== undefined ? { datasetId: record.datasetId } : {}) };
   for (const x of asked) {
+    progress.scoring(x.name, x.cases.entityIds.length);
+    const sign = deps.sign;
     const b = await buildAnswer({
-      deps,
+      // spec 2.12: the signing step begins with the question's first Verdict
+      deps: sign ? { ...deps, sign: (v) => (progress.signing(x.name), sign(v)) } : deps,
       name: x.name,
       question: x.question,
       fits: x.fits,
@@ -175,6 +223,8 @@ async function executeAsk(ctx: OpContext, ask: AskRequest, onStage: (s: Stage) =
   assertSomeCaseAnswered(built);
   // additions 2.1: what each case was told, for the model's track record
   keepAnswers(ctx, namespace, built);
+  // spec 2.12: one answer event per question, after the last stage event
+  for (const x of asked) progress.answer(x.name, answers[x.name] as Record<string, unknown>);
   const fitsRun = [...fits.values()].filter((f) => f.ran).length;
   // spec 1 Cost: refusals, not_yet and sample datasets are free, so only answered fits on the
   // caller's own data are chargeable fits

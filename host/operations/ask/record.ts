@@ -10,7 +10,8 @@ import { getSample, loadSampleCsv } from '../../../samples/catalog.ts';
 import type { OpContext } from '../../services.ts';
 import { loadStoredRecord } from '../datasets/read.ts';
 import { testKeyRefusal, unknownSample } from '../datasets/errors.ts';
-import { fetchRecord, parseFetchedCsv } from '../datasets/fetch.ts';
+import { fetchedCsvText, fetchRecord, parseFetchedCsv } from '../datasets/fetch.ts';
+import { RunAsTask } from '../tasks.ts';
 
 export interface ResolvedRecord {
   table: RawTable;
@@ -35,7 +36,11 @@ export function assertKeyMayUse(ctx: OpContext, data: AskData | undefined): void
   throw testKeyRefusal(ctx, 'a test key works on sample datasets only (data.dataset_id "sample:<name>"), not on your own data');
 }
 
-export async function resolveRecord(ctx: OpContext, data: AskData): Promise<ResolvedRecord> {
+/**
+ * `quick` (the request thread, ask/index.ts): a download, or a stored dataset too large to read there,
+ * throws RunAsTask instead (issue 21: reading a large record belongs to a task thread).
+ */
+export async function resolveRecord(ctx: OpContext, data: AskData, opts: { quick?: boolean } = {}): Promise<ResolvedRecord> {
   if (data.rows !== undefined) {
     const bytes = JSON.stringify(data.rows);
     return { table: rowsToTable(data.rows, 'data.rows'), contentHash: contentHash(bytes), isSample: false };
@@ -60,11 +65,14 @@ export async function resolveRecord(ctx: OpContext, data: AskData): Promise<Reso
       }
       return { ...parsed, datasetId: id, isSample: true };
     }
-    const stored = await loadStoredRecord(ctx, id, 'data.dataset_id');
+    const stored = await loadStoredRecord(ctx, id, 'data.dataset_id', opts);
     return { ...stored, datasetId: id, isSample: false };
   }
   // data.fetch_url (the schema guarantees exactly one source)
-  const csv = await fetchRecord(ctx, data.fetch_url!, data.fetch_headers ?? {}, 'data.fetch_url');
+  if (opts.quick) throw new RunAsTask('the record is downloaded');
+  // spec 3.8: a gzip CSV or Parquet download is read as the CSV it holds (or renders to), and hashed so
+  const fetched = await fetchRecord(ctx, data.fetch_url!, data.fetch_headers ?? {}, 'data.fetch_url');
+  const csv = await fetchedCsvText(fetched, 'data.fetch_url', ctx.services.config);
   return {
     table: requireDataRows(parseFetchedCsv(csv, 'data.fetch_url'), 'data.fetch_url'),
     contentHash: contentHash(csv),

@@ -8,6 +8,6 @@ export function answerDepsOf(services: Services): AnswerDeps {
   return {
     engine: services.engine,
     sign: (v) => makeVerdict(services, v),
-    leverToken: (g) => signLeverToken(services.config, g),
+    leverToken: (g) => signLeverToken(services.secrets, g),
   };
 }

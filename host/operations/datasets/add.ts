@@ -7,10 +7,13 @@ import { rowsToTable } from '../../table/rows.ts';
 import type { DatasetRecord } from '../../store/index.ts';
 import type { Caller, OpContext, OpResult } from '../../services.ts';
 import { newId } from '../ids.ts';
-import { fetchRecord, parseFetchedCsv } from './fetch.ts';
+import { fetchRecord, fetchedCsvText, parseFetchedCsv, type Fetched } from './fetch.ts';
+import { encodeUploadPiece } from './pieces.ts';
+import { PIECE_MAX_BYTES } from './formats.ts';
+import { randomBytes } from 'node:crypto';
 import { columnsOf, encodePiece, type PieceKind } from './pieces.ts';
 import { datasetReply } from './reply.ts';
-import { requireCaller, refuseTestKey, unknownDataset } from './errors.ts';
+import { assertUsableTable, requireCaller, refuseTestKey, unknownDataset } from './errors.ts';
 import { UPLOAD_TTL_SECONDS, signUploadToken } from './upload-token.ts';
 import { FREE, type Operation } from '../operation.ts';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
@@ -32,11 +35,24 @@ export async function runAddDataset(ctx: OpContext, raw: unknown): Promise<OpRes
   if (req.dataset_id !== undefined) {
     // Checked before any download: an unknown or closed dataset should not cost a fetch.
     const target = await appendable(ctx, caller, req.dataset_id);
-    const piece = await readPiece(ctx, req);
+    const piece = await readPiece(ctx, req, await fetchOf(ctx, req));
+    if (piece === null) {
+      throw new ServiceError(
+        'invalid_request',
+        'fetch_url: a gzip CSV or Parquet file is stored as a dataset of its own; leave out dataset_id',
+        {
+          field: 'fetch_url',
+        },
+      );
+    }
+    assertUsableTable(piece.columns, piece.rowCount, piece.field, false);
     checkColumns(columnsOf(target.columns), piece);
     return { status: 200, body: await storePiece(ctx, caller, req.dataset_id, piece, false) };
   }
-  const piece = await readPiece(ctx, req);
+  const fetched = await fetchOf(ctx, req);
+  if (fetched && fetched.format !== 'csv') return { status: 200, body: await storePassedThrough(ctx, caller, req, fetched) };
+  const piece = (await readPiece(ctx, req, fetched))!;
+  assertUsableTable(piece.columns, piece.rowCount, piece.field, true);
   const now = ctx.services.now();
   const id = newId('ds_');
   await ctx.services.store.createDataset({
@@ -72,7 +88,7 @@ async function startUpload(ctx: OpContext, caller: Caller, req: AddDatasetReques
     created_at: at,
     last_used_at: at,
   });
-  const token = signUploadToken(config, {
+  const token = signUploadToken(ctx.services.secrets, {
     datasetId: dataset.id,
     workspaceId: caller.workspaceId,
     expiresAt: Math.floor(at / 1000) + UPLOAD_TTL_SECONDS,
@@ -82,6 +98,10 @@ async function startUpload(ctx: OpContext, caller: Caller, req: AddDatasetReques
     upload_url: `${config.baseUrl}/v1/uploads/${token}`,
     upload_method: 'PUT',
     expires_in: UPLOAD_TTL_SECONDS,
+    // spec 3.8: the same link takes pieces, and a person uses the page ({site_url} is this service)
+    upload_pieces_url: `${config.baseUrl}/v1/uploads/${token}`,
+    upload_page: `${config.baseUrl}/upload/${token}`,
+    upload_page_expires_in: UPLOAD_TTL_SECONDS,
   };
   return { status: 200, body };
 }
@@ -110,7 +130,11 @@ function sealed(id: string): ServiceError {
   });
 }
 
-async function readPiece(ctx: OpContext, req: AddDatasetRequest): Promise<NewPiece> {
+const fetchOf = (ctx: OpContext, req: AddDatasetRequest): Promise<Fetched | null> =>
+  req.fetch_url === undefined ? Promise.resolve(null) : fetchRecord(ctx, req.fetch_url, req.fetch_headers ?? {}, 'fetch_url');
+
+/** The piece a request sends; null for a fetched gzip or Parquet file (stored passed through instead). */
+async function readPiece(ctx: OpContext, req: AddDatasetRequest, fetched: Fetched | null): Promise<NewPiece | null> {
   if (req.rows !== undefined) {
     const table = rowsToTable(req.rows, 'rows');
     // The same bytes record.ts hashes for inline rows, so one stored piece hashes like the inline call.
@@ -120,7 +144,8 @@ async function readPiece(ctx: OpContext, req: AddDatasetRequest): Promise<NewPie
     const table = requireDataRows(parseCsv(req.csv, { field: 'csv' }), 'csv');
     return { kind: 'csv', payload: req.csv, columns: table.columns, rowCount: table.rowCount, field: 'csv' };
   }
-  const text = await fetchRecord(ctx, req.fetch_url as string, req.fetch_headers ?? {}, 'fetch_url');
+  if (!fetched || fetched.format !== 'csv') return null;
+  const text = fetched.text;
   const table = requireDataRows(parseFetchedCsv(text, 'fetch_url'), 'fetch_url');
   return { kind: 'csv', payload: text, columns: table.columns, rowCount: table.rowCount, field: 'fetch_url' };
 }
@@ -207,3 +232,50 @@ export const addDatasetOperation: Operation = {
   ],
   run: runAddDataset,
 };
+
+/**
+ * Spec 3.8: a fetched gzip CSV or Parquet file is read whole once (a corrupt one is refused, nothing stored),
+ * then stored as it came, in raw pieces, like an upload in pieces; rows and columns are null.
+ */
+async function storePassedThrough(
+  ctx: OpContext,
+  caller: Caller,
+  req: AddDatasetRequest,
+  fetched: Exclude<Fetched, { format: 'csv' }>,
+): Promise<AddDatasetResponse> {
+  const { store, now } = ctx.services;
+  await fetchedCsvText(fetched, 'fetch_url', ctx.services.config);
+  const at = now();
+  const dataset = await store.createDataset({
+    id: newId('ds_'),
+    workspace_id: caller.workspaceId,
+    status: 'awaiting_upload',
+    columns: null,
+    row_count: 0,
+    filename: req.filename ?? null,
+    created_at: at,
+    last_used_at: at,
+  });
+  const session = randomBytes(16).toString('hex');
+  const bytes = fetched.bytes;
+  let index = 0;
+  for (let offset = 0; offset < bytes.byteLength; offset += PIECE_MAX_BYTES, index++) {
+    const slice = bytes.subarray(offset, offset + PIECE_MAX_BYTES);
+    await store.receiveUploadPiece({
+      workspace_id: caller.workspaceId,
+      dataset_id: dataset.id,
+      session,
+      index,
+      format: fetched.format,
+      content: encodeUploadPiece(fetched.format, offset, new Uint8Array(0), slice),
+      bytes: slice.byteLength,
+      rows: 0,
+      header: null,
+      open_row: false,
+      at,
+    });
+  }
+  const done = await store.completeUpload(caller.workspaceId, dataset.id, session, index, { columns: null, row_count: 0, at });
+  if (!done.ok) throw unknownDataset(dataset.id, 'fetch_url'); // deleted while it was being stored
+  return { ...datasetReply(done.dataset), format: fetched.format } as AddDatasetResponse;
+}

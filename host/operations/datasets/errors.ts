@@ -46,3 +46,39 @@ export function unknownSample(id: string, field: string): ServiceError {
     },
   );
 }
+
+/** Delimiters a CSV meant for us may have been written with instead of commas (RFC 4180). */
+const OTHER_DELIMITERS: Array<[string, string]> = [
+  [';', 'semicolons'],
+  ['\t', 'tabs'],
+  ['|', 'vertical bars'],
+];
+
+/**
+ * Issue 21: a table that no ask could use is refused when it is stored, not found out at the first ask: no
+ * data rows (a header alone), or one column (most often a file separated by something other than commas).
+ * `newDataset`: the piece makes the dataset, so its own columns are judged (a later piece has the dataset's).
+ */
+export function assertUsableTable(columns: readonly string[], rowCount: number, field: string, newDataset: boolean): void {
+  if (rowCount === 0) {
+    throw new ServiceError('invalid_request', `${field}: the table has a header row but no data rows; nothing was stored`, {
+      field,
+      remedy: 'Send the data rows below the header (one row per case, comma-separated, the same fields as the header).',
+    });
+  }
+  if (!newDataset || columns.length !== 1) return;
+  const name = columns[0];
+  const shown = JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}...` : name);
+  const other = OTHER_DELIMITERS.find(([d]) => name.includes(d));
+  if (other) {
+    throw new ServiceError(
+      'invalid_request',
+      `${field}: the table has a single column named ${shown}; its header holds ${other[1]}, so the file is most likely separated by ${other[1]}, not commas; nothing was stored`,
+      { field, remedy: `Save or export the file with commas between fields (RFC 4180 CSV), then store it again.` },
+    );
+  }
+  throw new ServiceError('invalid_request', `${field}: the table has a single column (${shown}); nothing was stored`, {
+    field,
+    remedy: 'Store a table with at least an id column and an outcome column, beside the columns that may explain the outcome.',
+  });
+}

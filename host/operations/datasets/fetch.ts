@@ -12,6 +12,16 @@ import type { RawTable } from '../../table/types.ts';
 import type { OpContext } from '../../services.ts';
 import { addressAllowed, classifyAddress } from './address.ts';
 import type { Config } from '../../config.ts';
+import type { UploadFormat } from '../../store/index.ts';
+import { bytesAsAsyncBuffer } from '../../table/parquet.ts';
+import { detectFormat } from './formats.ts';
+import { csvPartsOf } from './stored-file.ts';
+
+/** Spec 3.8: a fetch_url download is at most 50 MB (a plain CSV also within the inline csv cap of characters). */
+export const FETCH_MAX_BYTES = 50_000_000;
+
+/** A download: CSV text as it came, or a gzip CSV or Parquet file (recognised by its bytes) to be read as CSV. */
+export type Fetched = { format: 'csv'; text: string } | { format: Exclude<UploadFormat, 'csv'>; bytes: Buffer };
 
 /** Headers the service sets itself (framing, routing, encoding); a caller may not send them. */
 const RESERVED_HEADERS = new Set([
@@ -46,7 +56,7 @@ const failed = (field: string, detail: string) => new ServiceError('fetch_failed
  * 413 is kept for request bodies, and this request's body was fine. The caller stores the file with
  * add-dataset upload: true instead. Refusals are 422 fetch_refused; download failures are 502 fetch_failed.
  */
-export async function fetchRecord(ctx: OpContext, url: string, headers: Record<string, string>, field: string): Promise<string> {
+export async function fetchRecord(ctx: OpContext, url: string, headers: Record<string, string>, field: string): Promise<Fetched> {
   const settings = ctx.services.config;
   const target = httpsTarget(url, field);
   const outgoing = outgoingHeaders(headers, field.replace(/fetch_url$/, 'fetch_headers'));
@@ -149,8 +159,8 @@ function download(
   settings: Config,
   field: string,
   deadline: number,
-): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
+): Promise<Fetched> {
+  return new Promise<Fetched>((resolve, reject) => {
     const req = https.request(target, {
       method: 'GET',
       headers,
@@ -178,32 +188,30 @@ function download(
       if (encoding !== 'identity') return fail(failed(field, `the server sent a ${encoding}-encoded body; serve the CSV uncompressed`));
       const type = String(res.headers['content-type'] ?? '').toLowerCase();
       if (/^(text\/html|application\/xhtml\+xml)\b/.test(type)) return fail(failed(field, `the server sent ${type}, not CSV`));
-      // A UTF-8 byte is at most one UTF-16 unit and a unit needs at most 3 bytes: more than 3x the cap is too large.
       const declared = Number(res.headers['content-length'] ?? NaN);
-      if (declared > LIMITS.csvMax * 3) return fail(tooLarge(field));
-      const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-      const parts: string[] = [];
-      let length = 0;
-      const take = (text: string) => {
-        length += text.length;
-        if (length > LIMITS.csvMax) throw tooLarge(field);
-        parts.push(text);
-      };
+      if (declared > FETCH_MAX_BYTES) return fail(tooLarge(field, true));
+      const chunks: Buffer[] = [];
+      let size = 0;
       res.on('data', (chunk: Buffer) => {
-        try {
-          take(decoder.decode(chunk, { stream: true }));
-        } catch (err) {
-          fail(err instanceof ServiceError ? err : failed(field, 'the download is not UTF-8 text'));
-        }
+        size += chunk.byteLength;
+        if (size > FETCH_MAX_BYTES) return fail(tooLarge(field, true));
+        chunks.push(chunk);
       });
       res.on('end', () => {
-        try {
-          take(decoder.decode());
-        } catch (err) {
-          return fail(err instanceof ServiceError ? err : failed(field, 'the download is not UTF-8 text'));
-        }
         clearTimeout(timer);
-        resolve(parts.join(''));
+        const bytes = Buffer.concat(chunks, size);
+        const format = detectFormat(bytes.subarray(0, 4));
+        if (format !== 'csv') return resolve({ format, bytes });
+        let text: string;
+        try {
+          // the text exactly (a BOM is kept, so the content hash covers every byte)
+          text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+        } catch {
+          return fail(failed(field, 'the download is not UTF-8 text, nor a gzip CSV or a Parquet file'));
+        }
+        // characters as the inline csv cap counts them: code points
+        if (text.length > LIMITS.csvMax && codePoints(text) > LIMITS.csvMax) return fail(tooLarge(field));
+        resolve({ format: 'csv', text });
       });
       res.on('error', fail);
     });
@@ -211,12 +219,44 @@ function download(
   });
 }
 
-function tooLarge(field: string): ServiceError {
+function tooLarge(field: string, bytes = false): ServiceError {
+  const cap = bytes
+    ? `${FETCH_MAX_BYTES.toLocaleString('en-US')} bytes`
+    : `${LIMITS.csvMax.toLocaleString('en-US')} characters (the inline csv cap; a gzip CSV or Parquet file may be up to 50 MB)`;
   return new ServiceError(
     'invalid_request',
-    `${field}: the download is larger than the fetch_url cap of ${LIMITS.csvMax.toLocaleString('en-US')} characters (the inline csv cap); nothing was stored. Store a larger file with add-dataset upload: true`,
+    `${field}: the download is larger than the fetch_url cap of ${cap}; nothing was stored. Store a larger file with add-dataset upload: true`,
     { field },
   );
+}
+
+/**
+ * A fetched gzip CSV or Parquet file as the CSV text it holds or renders to (spec 3.8), at most `maxBytes`
+ * of it; a file that is not one is upload_corrupt naming `field`.
+ */
+export async function fetchedCsvText(f: Fetched, field: string, config: Config): Promise<string> {
+  if (f.format === 'csv') return f.text;
+  const file = {
+    chunks: async function* () {
+      yield f.bytes;
+    },
+    buffer: bytesAsAsyncBuffer(f.bytes),
+  };
+  const parts = csvPartsOf(f.format, file, { field, partBytes: config.uploadPartBytes, maxRowBytes: config.maxUploadRowBytes });
+  const out: Uint8Array[] = [];
+  let size = 0;
+  for (let r = await parts.next(); !r.done; r = await parts.next()) {
+    size += r.value.payload.byteLength;
+    if (size > config.maxUploadBytes) {
+      throw new ServiceError(
+        'invalid_request',
+        `${field}: the download holds more than ${config.maxUploadBytes.toLocaleString('en-US')} bytes of CSV; store it with add-dataset upload: true`,
+        { field },
+      );
+    }
+    out.push(r.value.payload);
+  }
+  return Buffer.concat(out, size).toString('utf8');
 }
 
 function toServiceError(err: unknown, field: string, settings: Config): ServiceError {
@@ -236,4 +276,20 @@ async function withDeadline<T>(work: Promise<T>, deadline: number, late: () => S
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Unicode code points of `text` (UTF-16 units less the surrogate pairs). */
+function codePoints(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
 }

@@ -9,11 +9,17 @@
 //       of the CSV's header row (none in the part at offset 0, which starts with the header), then
 //       the part's bytes of the CSV. Header copy + bytes parse alone as CSV, so every piece is read
 //       the same way (one table per piece, concatenated); only the bytes of the CSV are hashed.
+//   'u' (0x75) + one piece of an upload in pieces (spec 3.8, upload-pieces.ts): its format ('c' CSV, 'g' gzip,
+//       'q' Parquet), its offset in the file (8 bytes), the length H of a header copy (4 bytes), H bytes of
+//       the CSV's header row (CSV pieces after the first, which repeat it), then the piece's bytes of the
+//       file. Gzip and Parquet pieces are raw slices (H = 0), joined byte for byte and decoded when read
+//       (stored-file.ts); the file runs to the dataset's last piece, so no total length is kept.
 // The record's content hash (architecture.md "Data flow" step 2) runs over logical pieces: a 'c' or
 // 'r' piece, or all parts of one CSV (framed as one 'c' piece of the whole length):
 //   one logical piece -> SHA-256 of its payload, so a dataset stored in one piece (or uploaded in any
 //                 number of parts) hashes (and fits) exactly like the same csv or rows sent inline
-//                 (spec 1.4: same bytes, same answer);
+//                 (spec 1.4: same bytes, same answer); a gzip CSV hashes as the CSV it holds, a Parquet
+//                 file as its canonical CSV (host/table/parquet.ts; README "Contract 1.1 decisions");
 //   n > 1      -> SHA-256 of 0xFF, then per piece: kind byte, payload length (8-byte big-endian),
 //                 payload. 0xFF never occurs in UTF-8, so no inline payload can frame the same way,
 //                 and moving a piece boundary changes the hash (moving a part boundary does not).
@@ -21,17 +27,24 @@ import { createHash, type Hash } from 'node:crypto';
 import { parseCsv } from '../../table/csv.ts';
 import { rowsToTable } from '../../table/rows.ts';
 import type { Cell, RawTable } from '../../table/types.ts';
+import type { UploadFormat } from '../../store/index.ts';
 
 export type PieceKind = 'csv' | 'rows';
 
 const KIND_BYTE: Record<PieceKind, number> = { csv: 0x63, rows: 0x72 };
 const PART_BYTE = 0x70;
+const UPLOAD_BYTE = 0x75;
+/** Bytes of an upload piece before its header copy: kind, format, offset, header copy length. */
+export const UPLOAD_HEAD_BYTES = 1 + 1 + 8 + 4;
+const FORMAT_BYTE: Record<UploadFormat, number> = { csv: 0x63, gzip: 0x67, parquet: 0x71 };
 const FRAME_START = 0xff;
 /** Bytes of a part before its header copy: kind, total length, offset, header copy length. */
 export const PART_HEAD_BYTES = 1 + 8 + 8 + 4;
 
 export interface Piece {
   kind: PieceKind;
+  /** A piece of an upload in pieces: the file's format (gzip and Parquet pieces are raw slices, decoded on read). */
+  upload?: UploadFormat;
   /** The bytes this piece adds to the record (and to its hash). */
   payload: Uint8Array;
   /** Set for a part of a CSV stored over several pieces. */
@@ -39,8 +52,8 @@ export interface Piece {
 }
 
 export interface PartInfo {
-  /** Length of the whole CSV and offset of this part's payload in it. */
-  total: number;
+  /** Length of the whole CSV (null: it runs to the dataset's last piece) and offset of this part's payload in it. */
+  total: number | null;
   offset: number;
   /** Header copy + payload: this part as a CSV on its own. */
   text: Uint8Array;
@@ -63,7 +76,40 @@ export function encodePiece(kind: PieceKind, payload: string | Uint8Array): Buff
   return out;
 }
 
+/** The bytes to store for a piece of an upload in pieces ('u' above). */
+export function encodeUploadPiece(format: UploadFormat, offset: number, header: Uint8Array, bytes: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(UPLOAD_HEAD_BYTES + header.byteLength + bytes.byteLength);
+  out[0] = UPLOAD_BYTE;
+  out[1] = FORMAT_BYTE[format];
+  out.writeBigUInt64BE(BigInt(offset), 2);
+  out.writeUInt32BE(header.byteLength, 10);
+  out.set(header, UPLOAD_HEAD_BYTES);
+  out.set(bytes, UPLOAD_HEAD_BYTES + header.byteLength);
+  return out;
+}
+
+/** The format of a stored upload piece, or null for any other piece. */
+export function uploadFormatOf(content: Uint8Array): UploadFormat | null {
+  if (content[0] !== UPLOAD_BYTE) return null;
+  const f = (Object.keys(FORMAT_BYTE) as UploadFormat[]).find((k) => FORMAT_BYTE[k] === content[1]);
+  if (!f) throw new Error(`stored upload piece has an unknown format byte ${content[1]}`);
+  return f;
+}
+
 export function decodePiece(content: Uint8Array): Piece {
+  const format = uploadFormatOf(content);
+  if (format !== null) {
+    const view = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+    const headerLength = view.readUInt32BE(10);
+    const offset = Number(view.readBigUInt64BE(2));
+    const text = content.subarray(UPLOAD_HEAD_BYTES);
+    return {
+      kind: 'csv',
+      upload: format,
+      payload: content.subarray(UPLOAD_HEAD_BYTES + headerLength),
+      part: { total: null, offset, text },
+    };
+  }
   if (content[0] === PART_BYTE) {
     const view = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
     const headerLength = view.readUInt32BE(17);
@@ -97,8 +143,8 @@ export class RecordHasher {
   private readonly single: Hash = createHash('sha256');
   /** Logical pieces begun. */
   private count = 0;
-  /** While inside a CSV stored in parts: its length and the offset the next part must start at. */
-  private split: { total: number; next: number } | null = null;
+  /** While inside a CSV stored in parts: its length (null: to the last piece) and the offset the next part must start at. */
+  private split: { total: number | null; next: number } | null = null;
 
   add(piece: Piece): void {
     const { part, payload } = piece;
@@ -115,15 +161,16 @@ export class RecordHasher {
     }
     if (this.count === 1) this.single.update(payload);
     this.framed.update(payload);
-    if (this.split !== null) {
+    if (this.split !== null && this.split.total !== null) {
       this.split.next += payload.byteLength;
       if (this.split.next > this.split.total) throw missingPart();
       if (this.split.next === this.split.total) this.split = null;
-    }
+    } else if (this.split !== null) this.split.next += payload.byteLength;
   }
 
   digest(): string {
-    if (this.split !== null) throw missingPart();
+    // an upload in pieces runs to the last piece; parts of a known length must all be there
+    if (this.split !== null && this.split.total !== null) throw missingPart();
     const framed = this.framed.digest('hex');
     const single = this.single.digest('hex');
     return this.count === 1 ? single : framed;

@@ -3,17 +3,31 @@ import { ServiceError } from '../../errors.ts';
 import type { RawTable } from '../../table/types.ts';
 import type { OpContext } from '../../services.ts';
 import { RecordHasher, TableConcatenator, decodePiece, pieceTable } from './pieces.ts';
+import { csvPartsOf, storedFile } from './stored-file.ts';
+import type { UploadFormat } from '../../store/index.ts';
 import { requireCaller, unknownDataset } from './errors.ts';
 import { WeightedLru } from '../lru.ts';
+import { RunAsTask } from '../tasks.ts';
+import type { DatasetRecord } from '../../store/index.ts';
 
 // Sealed datasets never change, so their parsed tables are kept (by id, weighed in cells) and reread
 // only after eviction; the store is still asked first, so a deleted dataset is never served from here,
 // and delete and the sweeper drop its entry (spec 4.9: "removes the rows now").
 const TOUCH_EVERY_MS = 60_000;
+/**
+ * Issue 21: the largest stored record (rows x columns) the request thread reads itself; a larger one is
+ * read on a task thread. About an inline ask's worth (10,000 rows of 25 columns), whose reading and
+ * typing take tens of milliseconds.
+ */
+export const REQUEST_THREAD_READ_CELLS = 250_000;
 
-/** Parsed tables of sealed datasets, weighed in cells; one per running service. */
+/** Parsed tables of sealed datasets, weighed in cells; one per running service (and per task thread). */
 export class RecordCache {
-  readonly sealed = new WeightedLru<string, StoredRecord & { workspaceId: string }>(20_000_000);
+  readonly sealed: WeightedLru<string, StoredRecord & { workspaceId: string }>;
+
+  constructor(budgetCells: number) {
+    this.sealed = new WeightedLru(budgetCells);
+  }
 
   /** Drops a deleted dataset's parsed rows from memory (ids are unique across workspaces). */
   forget(id: string): void {
@@ -31,11 +45,15 @@ export interface StoredRecord {
  * bytes (pieces.ts). Seals it (spec 3.3: the first ask seals; wire.md: ask or preflight) and so
  * refreshes its last use (spec 2.2: kept 24 hours after last use). `field` names the argument in errors.
  */
-export async function loadStoredRecord(ctx: OpContext, id: string, field: string): Promise<StoredRecord> {
+export async function loadStoredRecord(ctx: OpContext, id: string, field: string, opts: { quick?: boolean } = {}): Promise<StoredRecord> {
   const caller = requireCaller(ctx);
   const { store, now } = ctx.services;
   const dataset = await store.getDataset(caller.workspaceId, id);
-  if (!dataset) throw unknownDataset(id, field);
+  if (!dataset) {
+    // Deleted, perhaps through another node: its parsed rows go from this node's memory too.
+    ctx.services.records.forget(id);
+    throw unknownDataset(id, field);
+  }
   if (dataset.status === 'awaiting_upload') {
     throw new ServiceError(
       'invalid_request',
@@ -52,14 +70,30 @@ export async function loadStoredRecord(ctx: OpContext, id: string, field: string
   const sealedTables = ctx.services.records.sealed;
   const cached = sealedTables.get(id);
   if (cached && cached.workspaceId === caller.workspaceId) return { table: cached.table, contentHash: cached.contentHash };
+  if (opts.quick && cellsOf(dataset) > REQUEST_THREAD_READ_CELLS) throw new RunAsTask('the stored record is large');
 
   const hasher = new RecordHasher();
   const tables = new TableConcatenator();
   try {
+    let passedThrough: Exclude<UploadFormat, 'csv'> | null = null;
     for await (const stored of store.listDatasetPieces(caller.workspaceId, id)) {
       const piece = decodePiece(stored.content);
+      if (piece.upload === 'gzip' || piece.upload === 'parquet') {
+        passedThrough = piece.upload;
+        break;
+      }
       hasher.add(piece);
       tables.add(pieceTable(piece, field));
+    }
+    if (passedThrough !== null) {
+      // spec 3.8: a gzip or Parquet upload is kept as sent and read here as the CSV it holds
+      const file = await storedFile(store, caller.workspaceId, id);
+      const { uploadPartBytes, maxUploadRowBytes } = ctx.services.config;
+      const parts = csvPartsOf(passedThrough, file, { field, partBytes: uploadPartBytes, maxRowBytes: maxUploadRowBytes });
+      for (let r = await parts.next(); !r.done; r = await parts.next()) {
+        hasher.add(r.value);
+        tables.add(pieceTable(r.value, field));
+      }
     }
   } catch (err) {
     if (err instanceof ServiceError) throw err;
@@ -73,4 +107,16 @@ export async function loadStoredRecord(ctx: OpContext, id: string, field: string
   const weight = Math.max(1, record.table.rowCount * record.table.columns.length);
   sealedTables.set(id, { ...record, workspaceId: caller.workspaceId }, weight);
   return record;
+}
+
+/** Rows x columns of a stored dataset, from its record (no piece is read). */
+function cellsOf(dataset: DatasetRecord): number {
+  let columns = 1;
+  try {
+    const names = dataset.columns === null ? [] : (JSON.parse(dataset.columns) as unknown[]);
+    columns = Math.max(1, names.length);
+  } catch {
+    // unreadable names: count the rows alone
+  }
+  return dataset.row_count * columns;
 }

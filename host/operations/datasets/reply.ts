@@ -7,5 +7,7 @@ export function datasetReply(d: DatasetRecord): AddDatasetResponse {
   if (d.status === 'awaiting_upload') return { dataset_id: d.id, status: 'awaiting_upload', rows: null, columns: null };
   // A sealed dataset is never answered here (appends to it are refused); the spec names no sealed status.
   const status = d.status === 'open' ? 'open' : 'ready';
-  return { dataset_id: d.id, status, rows: d.row_count, columns: columnsOf(d.columns) };
+  const columns = columnsOf(d.columns);
+  // spec 3.8: a gzip or Parquet upload is passed through: its rows and columns are null
+  return { dataset_id: d.id, status, rows: columns === null ? null : d.row_count, columns };
 }

@@ -1,12 +1,12 @@
 // Signed upload tokens for `PUT /v1/uploads/<token>` (wire.md "Datasets": presigned, expires_in 3600).
-// The HMAC key is a random secret kept in DATA_DIR, so URLs survive a restart within their lifetime.
+// The HMAC key is a random secret kept in the store, so URLs survive a restart within their lifetime and
+// any node of a cluster takes an upload whichever node handed out its URL.
 import { ServiceError } from '../../errors.ts';
-import type { Config } from '../../services.ts';
-import { tokenCodec } from '../hmac-token.ts';
+import { tokenCodec, type TokenSecrets } from '../hmac-token.ts';
 
 /** wire.md: an upload URL is good for an hour. */
 export const UPLOAD_TTL_SECONDS = 3600;
-const codec = tokenCodec('upload-token.key', 'upload-v1.', 400);
+const codec = tokenCodec('upload-v1.', 400);
 
 export interface UploadGrant {
   datasetId: string;
@@ -15,15 +15,15 @@ export interface UploadGrant {
   expiresAt: number;
 }
 
-export function signUploadToken(config: Config, grant: UploadGrant): string {
-  return codec.sign(config.dataDir, { d: grant.datasetId, w: grant.workspaceId, e: grant.expiresAt });
+export function signUploadToken(secrets: TokenSecrets, grant: UploadGrant): string {
+  return codec.sign(secrets.upload, { d: grant.datasetId, w: grant.workspaceId, e: grant.expiresAt });
 }
 
 const invalid = () => new ServiceError('unauthorized', 'The upload URL is not valid; request a new one with add-dataset (upload: true).');
 
 /** The grant a token carries; 401 when it is malformed, forged, or past its expiry at `nowMs`. */
-export function verifyUploadToken(config: Config, token: string, nowMs: number): UploadGrant {
-  const grant = codec.open(config.dataDir, token) as { d?: unknown; w?: unknown; e?: unknown } | null;
+export function verifyUploadToken(secrets: TokenSecrets, token: string, nowMs: number): UploadGrant {
+  const grant = codec.open(secrets.upload, token) as { d?: unknown; w?: unknown; e?: unknown } | null;
   if (!grant) throw invalid();
   if (typeof grant.d !== 'string' || typeof grant.w !== 'string' || typeof grant.e !== 'number') throw invalid();
   if (nowMs >= grant.e * 1000) {

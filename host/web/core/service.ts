@@ -32,10 +32,67 @@ export function describeService(): Promise<Obj> {
   return post('/v1/describe', {}).then((r) => r.body);
 }
 
-/** svc_ask; a 202 pending reply is polled until done (`onPending` hears each wait). */
-export async function askService(ask: unknown, key: string, onPending?: (r: Obj) => void): Promise<Obj> {
+/**
+ * Follows a pending task's event stream (spec 2.12) with the key, handing each stage event's data to
+ * `onStage`, until done or error, the stream's close, or `stop`. A fetch, not EventSource: the key goes in
+ * the Authorization header. Errors end it quietly: polling still brings the answer.
+ */
+export async function followTaskEvents(taskId: string, key: string, onStage: (data: Obj) => void, stop: AbortSignal): Promise<void> {
+  let lastId: string | null = null;
+  for (let attempt = 0; attempt < 20 && !stop.aborted; attempt++) {
+    try {
+      const res = await fetch(`/v1/tasks/${encodeURIComponent(taskId)}/events`, {
+        headers: { authorization: `Bearer ${key}`, ...(lastId ? { 'last-event-id': lastId } : {}) },
+        signal: stop,
+      });
+      if (res.status !== 200 || !res.body) return;
+      const reader = res.body.getReader();
+      const decoder = new TextDecoder();
+      let buffer = '';
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        let cut: number;
+        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          lastId = /^id: (.*)$/m.exec(block)?.[1] ?? lastId;
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (event === 'done' || event === 'error') return;
+          if (event === 'stage' && data) onStage(JSON.parse(data));
+        }
+      }
+    } catch {
+      return;
+    }
+  }
+}
+
+/**
+ * svc_ask; a 202 pending reply is polled until done (`onPending` hears each wait), and its stages are
+ * followed live on the task's event stream (`onStage`, spec 2.12).
+ */
+export async function askService(ask: unknown, key: string, onPending?: (r: Obj) => void, onStage?: (data: Obj) => void): Promise<Obj> {
   let r = await post('/v1/ask', ask, key);
   const started = Date.now();
+  const stop = new AbortController();
+  if (r.status === 202 && r.body.status === 'pending' && onStage) void followTaskEvents(r.body.task_id, key, onStage, stop.signal);
+  try {
+    return await pollUntilDone(r, key, started, onPending);
+  } finally {
+    stop.abort();
+  }
+}
+
+async function pollUntilDone(
+  first: { status: number; body: Obj },
+  key: string,
+  started: number,
+  onPending?: (r: Obj) => void,
+): Promise<Obj> {
+  let r = first;
   while (r.status === 202 && r.body.status === 'pending') {
     onPending?.(r.body);
     if (Date.now() - started > 10 * 60_000) throw new Error('the service did not finish within 10 minutes');

@@ -142,7 +142,18 @@ export class PreviewApp {
     this.status('busy');
     fill('service-line', 'Asking the service…');
     try {
-      const body = await askService(this.lastAsk, key, (p) => fill('service-line', `The service is fitting (pending ${p.task_id})…`));
+      let live = false;
+      const body = await askService(
+        this.lastAsk,
+        key,
+        (p) => live || fill('service-line', `The service is fitting (pending ${p.task_id})…`),
+        // spec 2.12: the service's own stages, live, as its event stream sends them
+        (stage) => {
+          live = true;
+          const share = typeof stage.frac === 'number' ? ` (${Math.round(stage.frac * 100)}%)` : '';
+          fill('service-line', `The service: ${stage.message}${share}`);
+        },
+      );
       this.lastService = body;
       const agreement = compareAnswers(this.lastPreview.body, body);
       this.lastAgreement = agreement;

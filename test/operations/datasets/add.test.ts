@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadStoredRecord } from '../../../host/operations/datasets/read.ts';
 import { contentHash } from '../../../host/table/hash.ts';
 import { collectable, post } from './helpers.ts';
+import { freshSchema } from '../../helpers/postgres-database.ts';
 
 let svc: TestService;
 let a: { key: string; workspaceId: string };
@@ -151,6 +152,24 @@ describe('POST /v1/delete-dataset', () => {
     expect(await collectable(table)).toBe(false);
     expect((await post(svc.url, '/v1/delete-dataset', { dataset_id: id }, a.key)).status).toBe(200);
     expect(await collectable(table)).toBe(true);
+  });
+
+  it('deleted through another node of a PostgreSQL store, it is unknown here at once, and its rows leave this node too', async () => {
+    const databaseUrl = await freshSchema();
+    const here = await startTestService({ databaseUrl });
+    const there = await startTestService({ databaseUrl });
+    try {
+      const k = await here.liveCaller('two-nodes');
+      const id = (await post(here.url, '/v1/add-dataset', { csv: 'id,x\na,1\nb,2\n' }, k.key)).body.dataset_id;
+      const table = new WeakRef((await loadStoredRecord(here.ctx(k.workspaceId), id, 'data.dataset_id')).table);
+      expect(await collectable(table)).toBe(false);
+      expect((await post(there.url, '/v1/delete-dataset', { dataset_id: id }, k.key)).status).toBe(200);
+      await expect(loadStoredRecord(here.ctx(k.workspaceId), id, 'data.dataset_id')).rejects.toMatchObject({ code: 'unknown_dataset' });
+      expect(await collectable(table)).toBe(true);
+    } finally {
+      await here.close();
+      await there.close();
+    }
   });
 });
 

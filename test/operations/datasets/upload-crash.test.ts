@@ -1,5 +1,6 @@
 // A server killed (SIGKILL) while it stores an upload's parts leaves the dataset awaiting_upload, never a
-// half dataset marked ready: after a restart it is refused for asks, and the URL takes no second body.
+// half dataset marked ready: after a restart it is refused for asks, and the URL takes no second body. The
+// killed process's upload file is removed when the next process starts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -58,8 +59,14 @@ it('a crash mid-upload leaves the dataset awaiting_upload, not ready, and it can
     for await (const p of store.listDatasetPieces(first.workspaceId, id)) hasher.add(decodePiece(p.content));
     expect(() => hasher.digest()).toThrow(/part is missing/);
 
+    // The killed process's upload file is still there: nothing of it ran after the kill.
+    const uploads = path.join(dir, 'uploads');
+    expect(fs.readdirSync(uploads).filter((f) => f.endsWith('.part'))).toHaveLength(1);
     const second = await startServerProcess(dir);
     try {
+      // The next process removes it as it starts (issue 21), not after twice the URL's lifetime.
+      for (let i = 0; i < 200 && fs.readdirSync(uploads).length > 0; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(fs.readdirSync(uploads)).toEqual([]);
       // createLiveKey finds the same workspace ('child') again: a new key for it.
       const pre = await post(second.url, '/v1/preflight', { dataset_id: id }, second.key);
       expect(pre.status).toBe(422);

@@ -2,8 +2,8 @@
 // in parts cut at row boundaries; the stored record and its hash do not depend on the part size.
 import fs from 'node:fs';
 import path from 'node:path';
-import { createHash } from 'node:crypto';
-import { startTestService, type TestService } from '../../helpers/service.ts';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { startTestService, tempDir, type TestService } from '../../helpers/service.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadStoredRecord } from '../../../host/operations/datasets/read.ts';
 import { decodePiece } from '../../../host/operations/datasets/pieces.ts';
@@ -128,8 +128,8 @@ describe('PUT /v1/uploads/<token>', () => {
 
   it('takes one upload: a second PUT is 409 dataset_sealed', async () => {
     const { url } = await uploadUrl();
-    expect((await put(url, 'id\na\n')).status).toBe(200);
-    const again = await put(url, 'id\nb\n');
+    expect((await put(url, 'id,x\na,1\n')).status).toBe(200);
+    const again = await put(url, 'id,x\nb,2\n');
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('dataset_sealed');
   });
@@ -182,8 +182,42 @@ describe('PUT /v1/uploads/<token>', () => {
     }
   });
 
-  it('keeps the upload secret in DATA_DIR, readable by the owner only', () => {
-    const stat = fs.statSync(path.join(svc.dataDir, 'upload-token.key'));
-    expect(stat.mode & 0o077).toBe(0);
+  it('keeps the upload secret in the store: a URL handed out before a restart is taken after it', async () => {
+    const dir = tempDir();
+    const first = await startTestService({ dataDir: dir });
+    const k = await first.liveCaller('restart');
+    const { id, url } = await uploadUrl(first, k.key);
+    await first.close();
+    const second = await startTestService({ dataDir: dir });
+    try {
+      // the same port is not promised: the token is what must still open
+      const again = url.replace(first.url, second.url);
+      const r = await put(again, 'id,x\na,1\n');
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ dataset_id: id, status: 'ready', rows: 1 });
+      expect(fs.existsSync(path.join(dir, 'upload-token.key'))).toBe(false);
+    } finally {
+      await second.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('adopts the secret file an earlier version kept in DATA_DIR, so its URLs stay good', async () => {
+    const dir = tempDir();
+    const legacy = randomBytes(32);
+    fs.writeFileSync(path.join(dir, 'upload-token.key'), legacy.toString('hex'), { mode: 0o600 });
+    const s = await startTestService({ dataDir: dir });
+    try {
+      const k = await s.liveCaller('legacy');
+      const { id, url } = await uploadUrl(s, k.key);
+      // the URL's token is what the earlier version signed with that file: HMAC-SHA256 of the payload under it
+      const token = url.slice(url.lastIndexOf('/') + 1);
+      const [payload, mac] = token.split('.');
+      expect(createHmac('sha256', legacy).update(`upload-v1.${payload}`).digest('base64url')).toBe(mac);
+      expect((await put(url, 'id,x\na,1\n')).body).toMatchObject({ dataset_id: id, status: 'ready' });
+    } finally {
+      await s.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
