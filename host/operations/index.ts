@@ -22,6 +22,7 @@ import { pageOperation } from './page.ts';
 import { extendModelOperation } from './extend-model.ts';
 import { deleteModelOperation } from './delete-model.ts';
 import { downloadAnswerOperation } from './download-answer.ts';
+import { suggestOperation } from './suggest.ts';
 
 export type { Operation } from './operation.ts';
 
@@ -44,6 +45,7 @@ export const OPERATIONS: readonly Operation[] = [
   extendModelOperation,
   deleteModelOperation,
   downloadAnswerOperation,
+  suggestOperation, // additions 2.4
   exportModelOperation,
   uploadOperation,
   jwksOperation,

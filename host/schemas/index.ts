@@ -30,6 +30,7 @@ import {
   DeleteModelResponseSchema,
 } from './responses.ts';
 import { DeleteModelRequestSchema, ExtendModelRequestSchema, PageRequestSchema, ProfileRequestSchema } from './product.ts';
+import { MapRequestSchema, MapResponseSchema, SuggestRequestSchema, SuggestResponseSchema } from './map.ts';
 
 export * from './common.ts';
 export * from './shape.ts';
@@ -39,6 +40,7 @@ export * from './datasets.ts';
 export * from './operations.ts';
 export * from './responses.ts';
 export * from './product.ts';
+export * from './map.ts';
 export { parseBody, issueField, describeIssue, mostRelevantIssue } from './parse.ts';
 
 /** Spec 4: request body schema per operation (register_agent takes no body). */
@@ -58,6 +60,8 @@ export const REQUEST_SCHEMAS = {
   svc_page: PageRequestSchema,
   svc_extend_model: ExtendModelRequestSchema,
   svc_delete_model: DeleteModelRequestSchema,
+  svc_suggest: SuggestRequestSchema,
+  svc_map: MapRequestSchema,
 } as const;
 
 /** Spec 4: success response body schema per operation. */
@@ -78,6 +82,8 @@ export const RESPONSE_SCHEMAS = {
   svc_page: PageResponseSchema,
   svc_extend_model: ExtendModelResponseSchema,
   svc_delete_model: DeleteModelResponseSchema,
+  svc_suggest: SuggestResponseSchema,
+  svc_map: MapResponseSchema,
 } as const;
 
 export type OperationName = keyof typeof REQUEST_SCHEMAS;
