@@ -44,6 +44,10 @@ export type ProblemCode =
   | 'preview_not_built'
   | 'store_unavailable'
   | 'issuer_unavailable'
+  | 'mapping_answers_incomplete'
+  | 'horizon_budget_exhausted'
+  | 'mapping_expired'
+  | 'unknown_mapping'
   | 'internal';
 
 interface CodeInfo {
@@ -237,6 +241,27 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     title: "The identity provider's keys could not be fetched",
     remedy:
       'Retry after retry_after_ms with the same token; if it persists, the operator should check that the issuer is reachable from the service.',
+  },
+  // additions 2.7, decided (README "Contract 1.1 decisions"): map codes are 422, an expired mapping 410, an unknown one 404
+  mapping_answers_incomplete: {
+    status: 422,
+    title: 'A mapping answer is missing or wrong',
+    remedy: 'Answer the slot named in `field` with one of the options the proposal listed (send svc_map without answers to see them).',
+  },
+  horizon_budget_exhausted: {
+    status: 422,
+    title: 'Three horizons already mapped for these sources',
+    remedy: 'Reuse one of the horizons already mapped for these sources (at most 3 per record), or map other sources.',
+  },
+  mapping_expired: {
+    status: 410,
+    title: 'A source of the mapping is gone',
+    remedy: 'Store the sources again and map them again (the manifest says how the mapping was built).',
+  },
+  unknown_mapping: {
+    status: 404,
+    title: 'Unknown mapping',
+    remedy: 'Replay a mapping_id svc_map gave in this workspace and namespace, or map the sources again.',
   },
   internal: { status: 500, title: 'Internal error', remedy: 'Retry; if it persists, report the request_id.' },
 };

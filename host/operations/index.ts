@@ -23,6 +23,7 @@ import { extendModelOperation } from './extend-model.ts';
 import { deleteModelOperation } from './delete-model.ts';
 import { downloadAnswerOperation } from './download-answer.ts';
 import { suggestOperation } from './suggest.ts';
+import { mapOperation } from './map/index.ts';
 
 export type { Operation } from './operation.ts';
 
@@ -46,6 +47,7 @@ export const OPERATIONS: readonly Operation[] = [
   deleteModelOperation,
   downloadAnswerOperation,
   suggestOperation, // additions 2.4
+  mapOperation, // additions 2.7
   exportModelOperation,
   uploadOperation,
   jwksOperation,

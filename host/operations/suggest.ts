@@ -60,7 +60,7 @@ const NEXT_STEP: Record<SuggestCode, string> = {
   too_few_positives: 'Add more past cases, then ask (an ask now is free and says how many more it needs).',
 };
 
-interface Column {
+export interface Column {
   name: string;
   index: number;
   res: Resolution;
@@ -96,6 +96,15 @@ function checkOneRowPerCase(table: RawTable, entity: string): void {
   }
 }
 
+/** The columns of `table` but the framing ones, resolved, with their distinct values (code point order). */
+export function columnsOf(table: RawTable, framing: ReadonlyArray<string | undefined>): Column[] {
+  const skip = new Set(framing);
+  return table.columns
+    .map((name, index) => ({ name, index }))
+    .filter((c) => !skip.has(c.name))
+    .map((c) => ({ ...c, res: resolveColumn(table.data[c.index], false), values: distinctTexts(table.data[c.index]) }));
+}
+
 export async function runSuggest(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const req = parseBody(SuggestRequestSchema, raw);
   assertKeyMayUse(ctx, req.data);
@@ -110,11 +119,7 @@ export async function runSuggest(ctx: OpContext, raw: unknown): Promise<OpResult
   }
   if (req.time_column === undefined) checkOneRowPerCase(table, req.entity_column);
 
-  const framing = new Set([req.entity_column, req.time_column]);
-  const columns: Column[] = table.columns
-    .map((name, index) => ({ name, index }))
-    .filter((c) => !framing.has(c.name))
-    .map((c) => ({ ...c, res: resolveColumn(table.data[c.index], false), values: distinctTexts(table.data[c.index]) }));
+  const columns = columnsOf(table, [req.entity_column, req.time_column]);
   const considered = columns.slice(0, MAX_CONSIDERED);
   const notChecked: string[] = [];
   const categoriesNotTried: string[] = [];
@@ -139,14 +144,24 @@ export async function runSuggest(ctx: OpContext, raw: unknown): Promise<OpResult
 }
 
 /** The yes values of a two-valued column: its own yes/no meaning, else the rarer value (ties: the later by code point). */
-function positivesOf(col: Column): string[] {
+export function positivesOf(col: Column): string[] {
   if (col.values.length === 1) return [col.values[0]];
   const meaning = yesNoMeaning(col.values);
   if (meaning) return meaning.positiveValues.filter((p) => col.values.includes(p));
   return [col.values[1]];
 }
 
-function screen(req: SuggestRequest, table: RawTable, columns: Column[], col: Column, positives: string[]): Record<string, unknown> {
+/** What the screen found for one candidate outcome (no fit). */
+export interface Screen {
+  code: SuggestCode | null;
+  definedBy: string[];
+  labeled: number;
+  positives: number;
+  prevalence: number | null;
+}
+
+/** additions 2.4 screen of `col` as the outcome with `positives` as its yes values, against the other `columns`. */
+export function screenColumn(table: RawTable, columns: readonly Column[], col: Column, positives: readonly string[]): Screen {
   const cells = table.data[col.index];
   const yes = new Set(positives);
   const y = new Float64Array(table.rowCount).fill(NaN);
@@ -185,6 +200,11 @@ function screen(req: SuggestRequest, table: RawTable, columns: Column[], col: Co
   else if (usable < MIN_PREDICTORS) code = 'too_few_patterns';
   else if (best < SEPARATING_AUC) code = 'no_separating_signal';
   else if (Math.min(pos, neg) < NOT_YET_CLASS_ROWS) code = 'too_few_positives';
+  return { code, definedBy, labeled, positives: pos, prevalence };
+}
+
+function screen(req: SuggestRequest, table: RawTable, columns: Column[], col: Column, positives: string[]): Record<string, unknown> {
+  const { code, definedBy, labeled, positives: pos, prevalence } = screenColumn(table, columns, col, positives);
   const open = labeled < table.rowCount;
   const data = { ...req.data };
   // fetch_headers are the caller's secret: never echoed (add them back to ask a private fetch_url)

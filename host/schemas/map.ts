@@ -5,6 +5,7 @@ import {
   FetchHeadersSchema,
   FetchUrlSchema,
   LIMITS,
+  NamespaceSchema,
   NonEmptyStringSchema,
   RecordIdSchema,
   exactlyOneSource,
@@ -80,6 +81,8 @@ const MapObjectSchema = v.strictObject({
   answers: v.optional(MapAnswersSchema),
   mapping_id: v.optional(v.pipe(v.string(), v.regex(MAPPING_ID_PATTERN))),
   closed_since: v.optional(IsoSchema),
+  // decided (README "Contract 1.1 decisions"): mappings are kept per workspace and namespace
+  namespace: v.optional(NamespaceSchema),
 });
 
 /** additions 2.7: proposal (no answers), confirm (answers) or replay (mapping_id). */

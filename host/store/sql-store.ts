@@ -4,6 +4,7 @@ import { apiKeyQueries, signingKeyQueries, workspaceQueries } from './accounts.t
 import { datasetQueries } from './datasets.ts';
 import { evidenceQueries, usageQueries } from './evidence.ts';
 import { modelQueries } from './models.ts';
+import { mappingQueries } from './mappings.ts';
 import { replayQueries } from './replay.ts';
 import type { SqlClient } from './sql.ts';
 import { taskQueries } from './tasks.ts';
@@ -27,6 +28,7 @@ export function createSqlStore(db: SqlClient): Store {
     ...evidenceQueries(db),
     ...answerQueries(db),
     ...profileQueries(db),
+    ...mappingQueries(db),
 
     async sweep(now, retention_ms = RETENTION_MS) {
       const cutoff = now - retention_ms;

@@ -1,4 +1,5 @@
 // The storage interface: one async API shared by the SQLite adapter and a PostgreSQL adapter to come.
+import type { MappingStore } from './mappings.ts';
 import type {
   Workspace,
   ApiKeyRecord,
@@ -178,7 +179,8 @@ export interface Store
     UsageStore,
     EvidenceStore,
     AnswerStore,
-    ProfileStore {
+    ProfileStore,
+    MappingStore {
   /**
    * Removes idempotency records and tasks not updated for retention_ms (default 24 h), datasets unused that
    * long, and stored answers past their expiry.
