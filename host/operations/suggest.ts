@@ -266,7 +266,8 @@ export const suggestOperation: Operation = {
   response: RESPONSE_SCHEMAS.svc_suggest,
   status: 200,
   pending: false,
-  tool: READ_ONLY,
+  // spec 4.13: open-world like svc_ask, since data may be a fetch_url
+  tool: { ...READ_ONLY, openWorldHint: true },
   examples: [
     {
       name: 'sample',

@@ -48,6 +48,9 @@ const HINTS: Record<string, { readOnlyHint: boolean; destructiveHint: boolean; i
   svc_page: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   svc_extend_model: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   svc_delete_model: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  // additions 2.4, 2.7: svc_suggest is read-only (open-world: data may be a fetch_url); svc_map writes on confirm (not idempotent) and fetches fetch_url sources
+  svc_suggest: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  svc_map: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
 };
 
 describe('tools/list', () => {

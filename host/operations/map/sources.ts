@@ -13,6 +13,8 @@ import { resolveColumn, type Resolution } from '../preflight-columns.ts';
 export const CAPS = { candidates: 8, samples: 3, resolutions: 64, openIds: 50 } as const;
 /** A log's event column names a few kinds of events (more is a free-text column, not a type). */
 const MAX_EVENT_TYPES = 50;
+/** A text column with at least this many values (and 1 per 100 rows) could name cases. */
+const MIN_NAMES = 20;
 const ID_NAME = /(?:^id$|_id$|[a-z0-9]Id$|^ID$|_ID$|^key$|_key$)/;
 const EVENT_NAME = /(?:^|_)(?:event|type|kind|action|activity|name)(?:$|_)/i;
 
@@ -114,7 +116,9 @@ export function analyseSource(src: ReadSource): SourceAnalysis {
 
   const entityCandidates: EntityCandidate[] = [];
   for (const [name, r] of all) {
-    if (!(ID_NAME.test(name) || r.kind === 'identifier') || r.kind === 'date' || r.kind === 'empty') continue;
+    // named like an id, nearly all distinct, or text naming many things (a log's case column repeats)
+    const manyNames = r.kind === 'category' && r.distinct >= Math.max(MIN_NAMES, t.rowCount / 100);
+    if (!(ID_NAME.test(name) || r.kind === 'identifier' || manyNames) || r.kind === 'date' || r.kind === 'empty') continue;
     entityCandidates.push(
       r.missing > 0 ? { column: name, verdict: 'failed', code: 'blank_ids' } : { column: name, verdict: 'passed', code: null },
     );
