@@ -8,11 +8,13 @@ import type { Shape } from '../../schemas/index.ts';
 import { parseCsv } from '../../table/csv.ts';
 import { applyShape, type ShapedRecord } from '../../table/shapes/index.ts';
 import { slug } from '../../table/shapes/names.ts';
+import { GRID_LOOKBACKS_DEFAULT } from '../../table/shapes/snapshots.ts';
 import { entityKey } from '../../table/select.ts';
 import type { Cell } from '../../table/types.ts';
 import { cellText, compareCodePoints, isMissing } from '../../table/typing.ts';
 import type { OpContext } from '../../services.ts';
 import { runAddDataset } from '../datasets/add.ts';
+import { testKeyRefusal } from '../datasets/errors.ts';
 import { columnsOf, screenColumn } from '../suggest.ts';
 import type { Layout } from './proposal.ts';
 import type { Slots } from './slots.ts';
@@ -131,10 +133,10 @@ function gridResult(
       why: `at a ${reading.horizon.value}-day horizon the outcome ${what} in the ${c.labeled} readings whose horizon has closed`,
     };
   }
+  // each case's latest reading (entity, then time, first); the open ones are those read at as_of
   const cur = shaped.current!;
-  const tc = cur.columns.indexOf(cur.columns[1]);
   const open: string[] = [];
-  for (let r = 0; r < cur.rowCount; r++) if (cellText(cur.data[tc][r]) === shaped.asOf) open.push(String(cur.data[0][r]));
+  for (let r = 0; r < cur.rowCount; r++) if (cellText(cur.data[1][r]) === shaped.asOf) open.push(String(cur.data[0][r]));
   return {
     kind: 'record',
     ask,
@@ -150,7 +152,7 @@ function gridResult(
         snapshot_every: reading.snapshot_every,
         horizon: reading.horizon,
         as_of: shaped.asOf,
-        lookbacks_days: [30, 90],
+        lookbacks_days: [...GRID_LOOKBACKS_DEFAULT],
       },
       features: shaped.features,
       holdout: { whole_cases_by: 'entity_hash' },
@@ -192,6 +194,12 @@ function csvCell(x: string): string {
 }
 
 async function mergeAndRead(ctx: OpContext, layout: Layout, slots: Slots, reading: Reading, ns: Record<string, string>): Promise<Built> {
+  if (ctx.caller?.mode === 'test') {
+    throw testKeyRefusal(
+      ctx,
+      'svc_map stores a record merged from two logs (or a log and a table) as a dataset of your workspace, which a test key cannot; with a test key, map one sample log alone',
+    );
+  }
   const first = layout.logs[0];
   const entityName = slots.entity.get(first.src.label)!;
   const timeName = slots.time.get(first.src.label)!;

@@ -58,7 +58,7 @@ export async function runMap(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const { all, parts } = await analyse(ctx, req.sources!, req.answers, req.outcome_words);
   const base = { provenance: provenance(ctx) };
   if (req.answers === undefined) {
-    const body = proposalBody(req, parts, all);
+    const body = proposalBody(parts, all);
     return { status: 200, body: { ...body, ...base, next: proposalNext(parts) } };
   }
   return confirm(
@@ -112,7 +112,7 @@ async function confirm(
   if (replayOf === undefined && parts.layout.mode === 'logs') await checkHorizonBudget(ctx, ws, ns, kept, mappingId);
   const built = await buildRecord(ctx, parts.layout, slots, kept.reading, req.namespace);
   if (built.kind === 'not_runnable') {
-    const proposal = proposalBody(req, parts, all);
+    const proposal = proposalBody(parts, all);
     return {
       status: 200,
       body: {

@@ -1,7 +1,6 @@
 // svc_map proposal (additions 2.7): what the sources can become, and the questions for the user: per slot
 // (entity, time_column, join, outcome) the options that survived, asked only where two or more did.
 import { ServiceError } from '../../errors.ts';
-import type { MapRequest } from '../../schemas/index.ts';
 import { cellText, isMissing } from '../../table/typing.ts';
 import { columnsOf, positivesOf, screenColumn, type Column } from '../suggest.ts';
 import { CAPS, distinctIds, valuesOf, type SourceAnalysis } from './sources.ts';
@@ -172,7 +171,7 @@ export interface ProposalParts {
 }
 
 /** The proposal body (additions 2.7 "proposal" rows); lone table extras at the top level (decision 4.11). */
-export function proposalBody(req: MapRequest, parts: ProposalParts, all: SourceAnalysis[]): Record<string, unknown> {
+export function proposalBody(parts: ProposalParts, all: SourceAnalysis[]): Record<string, unknown> {
   const { layout, offers, joinKeys } = parts;
   const questions: Record<string, unknown>[] = [];
   const sources = all.map((a) => {
@@ -245,7 +244,6 @@ export function proposalBody(req: MapRequest, parts: ProposalParts, all: SourceA
     questions,
   };
   if (layout.mode === 'table') Object.assign(body, tableExtras(layout.table!, offers.shown));
-  void req;
   return body;
 }
 

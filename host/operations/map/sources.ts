@@ -144,8 +144,13 @@ export function analyseSource(src: ReadSource): SourceAnalysis {
   let eventColumn: string | null = null;
   const valueColumns: string[] = [];
   if (grain.kind === 'log') {
-    const cats = all.filter(([name, r]) => !framing.has(name) && r.kind === 'category' && r.distinct >= 2 && r.distinct <= MAX_EVENT_TYPES);
-    eventColumn = (cats.find(([name]) => EVENT_NAME.test(name)) ?? cats[0])?.[0] ?? null;
+    // a text column named like a kind of event (event, type, kind, action, ...): a column of another name
+    // (a plan, a region) describes the case, not the event
+    const named = all.find(
+      ([name, r]) =>
+        !framing.has(name) && EVENT_NAME.test(name) && (r.kind === 'category' || r.kind === 'constant') && r.distinct <= MAX_EVENT_TYPES,
+    );
+    eventColumn = named?.[0] ?? null;
     for (const [name, r] of all) if (!framing.has(name) && r.kind === 'numeric' && valueColumns.length < 24) valueColumns.push(name);
   }
   return {
