@@ -192,6 +192,7 @@ export function readGrid(log: Log, asOf: number, outcome: GridOutcome, p: GridPa
       labeled,
       positives: ys.filter((y) => y === 1).length,
       open: openCases,
+      // cases whose readings stopped at their outcome time (not at a terminal yes before it)
       dropped_after_outcome: afterOutcome,
     },
     features: names,
