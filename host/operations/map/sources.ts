@@ -39,7 +39,8 @@ export interface EntityCandidate {
 export interface SourceAnalysis {
   src: ReadSource;
   grain: { kind: 'table' | 'log'; reason: string };
-  resolutions: Record<string, Resolution>;
+  /** additions 2.7 `resolutions[]`: what each column holds (svc_preflight's resolution), the first 64 columns. */
+  resolutions: Array<{ column: string } & Resolution>;
   columnsOmitted: number;
   entityCandidates: EntityCandidate[];
   entitySurvivors: string[];
@@ -110,9 +111,8 @@ export async function readSources(ctx: OpContext, sources: readonly MapSource[])
 /** Grain, candidates and resolutions of one source. */
 export function analyseSource(src: ReadSource): SourceAnalysis {
   const t = src.table;
-  const resolutions: Record<string, Resolution> = {};
   const all = t.columns.map((name, c) => [name, resolveColumn(t.data[c], false)] as const);
-  all.slice(0, CAPS.resolutions).forEach(([name, r]) => Object.defineProperty(resolutions, name, { value: r, enumerable: true }));
+  const resolutions = all.slice(0, CAPS.resolutions).map(([column, r]) => ({ column, ...r }));
 
   const entityCandidates: EntityCandidate[] = [];
   for (const [name, r] of all) {

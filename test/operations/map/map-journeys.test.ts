@@ -36,6 +36,13 @@ describe('Try it: the sample log to a record that answers', () => {
     expect(src.grain.kind).toBe('log');
     expect(src.entity).toEqual({ candidates: [{ column: 'customer_id', verdict: 'passed', code: null }], multiplicity: 1 });
     expect(src.time_column.candidates[0]).toEqual({ column: 'date', samples: ['2024-01-03', '2024-01-04', '2024-01-05'] });
+    expect(src.resolutions.map((r: any) => [r.column, r.kind])).toEqual([
+      ['customer_id', 'category'],
+      ['date', 'date'],
+      ['event', 'category'],
+      ['amount', 'numeric'],
+    ]);
+    expect(src.columns_omitted).toBe(0);
     expect(proposal.outcomes.offers.map((o: any) => o.offer_id)).toEqual([
       'lapsed:customer_events',
       'event:customer_events:purchase',
@@ -159,6 +166,21 @@ describe('a lone table', () => {
     const a = await svc.post('/v1/ask', askOf(c.body.ask), key);
     expect(a.status, JSON.stringify(a.body)).toBe(200);
     expect(a.body.answers.q.cases ?? []).toEqual([]);
+  });
+
+  it('keeps the proposal caps: 64 resolutions per table (columns_omitted says how many more), 8 offers', async () => {
+    const rows = Array.from({ length: 30 }, (_, i) => {
+      const row: Record<string, unknown> = { id: `r${i}` };
+      for (let c = 0; c < 69; c++) row[`f${c}`] = (i * (c + 3)) % 2 ? 'yes' : 'no';
+      return row;
+    });
+    const stored = await svc.post('/v1/add-dataset', { rows }, live);
+    const p = await map({ sources: [{ dataset_id: stored.body.dataset_id }] }, live);
+    expect(p.status, JSON.stringify(p.body)).toBe(200);
+    expect(p.body.sources[0].resolutions).toHaveLength(64);
+    expect(p.body.sources[0].columns_omitted).toBe(6);
+    expect(p.body.outcomes.offers).toHaveLength(8);
+    expect(p.body.outcomes.multiplicity).toBe(8);
   });
 
   it('lists case_variants of a table whose values differ only in case', async () => {

@@ -106,6 +106,19 @@ describe('the screen on planted tables', () => {
   });
 });
 
+it('considers 60 columns per call and counts the rest as not_considered', async () => {
+  const rows = Array.from({ length: 30 }, (_, i) => {
+    const row: Record<string, unknown> = { id: `r${i}` };
+    for (let c = 0; c < 65; c++) row[`f${c}`] = (i * (c + 3)) % 2 ? 'yes' : 'no';
+    return row;
+  });
+  const r = await suggest({ data: { rows }, entity_column: 'id' }, live);
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  expect(r.body.considered).toBe(60);
+  expect(r.body.not_considered).toBe(5);
+  expect(r.body.candidates.map((c: any) => c.outcome_column)).not.toContain('f60');
+});
+
 describe('bad inputs name their field', () => {
   it.each([
     ['no data', { entity_column: 'customer_id' }, 'data', 'invalid_request'],
