@@ -46,7 +46,13 @@ export async function buildRecord(ctx: OpContext, layout: Layout, slots: Slots, 
   const ns: Record<string, string> = namespace !== undefined ? { namespace } : {};
   if (layout.mode === 'table') return buildTable(layout.table!, slots, ns);
   const outcome = slots.outcome;
-  if (layout.logs.length === 1 && outcome.kind !== 'outcome_time') return readGrid(layout.logs[0], slots, reading, ns);
+  if (layout.logs.length === 1 && outcome.kind !== 'outcome_time') {
+    const built = readGrid(layout.logs[0], slots, reading, ns);
+    // additions 2.7: with logs a table's columns are as of its export; this outcome needs nothing of it
+    if (built.kind === 'record' && layout.table)
+      built.how += `; ${layout.table.src.label} gives nothing to this outcome (its columns are as_of_export)`;
+    return built;
+  }
   return mergeAndRead(ctx, layout, slots, reading, ns);
 }
 
@@ -217,7 +223,10 @@ async function mergeAndRead(ctx: OpContext, layout: Layout, slots: Slots, readin
       if (id !== null && at !== null && !outcomeTimes.has(id)) outcomeTimes.set(id, at);
     }
   }
-  const lines: string[] = [[entityName, timeName, 'event_type', ...(outcomeTimeName ? [outcomeTimeName] : [])].map(csvCell).join(',')];
+  // each log's amounts as `<label>_<column>`, blank on the other logs' rows (up to 24 in all)
+  const values = layout.logs.flatMap((log) => log.valueColumns.map((v) => ({ log, v, name: `${log.src.label}_${v}` }))).slice(0, 24);
+  const header = [entityName, timeName, 'event_type', ...(outcomeTimeName ? [outcomeTimeName] : []), ...values.map((x) => x.name)];
+  const lines: string[] = [header.map(csvCell).join(',')];
   for (const log of layout.logs) {
     const t = log.src.table;
     const ec = t.data[t.columns.indexOf(slots.entity.get(log.src.label)!)];
@@ -230,6 +239,7 @@ async function mergeAndRead(ctx: OpContext, layout: Layout, slots: Slots, readin
       const type = kc && cellText(kc[r]) !== null ? `${log.src.label}_${cellText(kc[r])}` : log.src.label;
       const row = [id, at, type];
       if (outcomeTimes) row.push(outcomeTimes.get(id) ?? '');
+      for (const x of values) row.push(x.log === log ? (cellText(t.data[t.columns.indexOf(x.v)][r]) ?? '') : '');
       lines.push(row.map(csvCell).join(','));
     }
   }
@@ -245,7 +255,10 @@ async function mergeAndRead(ctx: OpContext, layout: Layout, slots: Slots, readin
               when: { column: 'event_type', op: '==' as const, value: `${o.source}_${o.value}` },
             },
           };
-  const shape = gridShape(reading, label, { event_column: 'event_type' });
+  const shape = gridShape(reading, label, {
+    event_column: 'event_type',
+    ...(values.length > 0 ? { value_columns: values.map((x) => x.name) } : {}),
+  });
   // Read before storing: a mapping that is not runnable stores nothing (additions 2.7 "nothing made").
   const shaped = applyShape(parseCsv(csv, { field: 'sources' }), shape, { entityColumn: entityName, timeColumn: timeName });
   if (shaped.counts.positives === 0 || shaped.counts.positives === shaped.counts.labeled) {

@@ -246,7 +246,9 @@ describe('Ask your data: two stored logs and a table giving the outcome time', (
     expect(c.body.dataset_id).toMatch(/^ds_/);
     expect(c.body.manifest.answers.join).toEqual({ table: 'accounts', right_key: 'account' });
     expect(c.body.record.outcome.column).toBe('accounts_lapsed_on_next_30d');
-    expect(c.body.record.features).toEqual(expect.arrayContaining(['support_ticket_count_30d', 'web_visit_count_30d']));
+    expect(c.body.record.features).toEqual(
+      expect.arrayContaining(['support_ticket_count_30d', 'web_visit_count_30d', 'web_amount_sum_30d']),
+    );
     expect(c.body.ask.data).toEqual({ dataset_id: c.body.dataset_id });
     const a = await svc.post('/v1/ask', askOf(c.body.ask), live);
     expect(a.status, JSON.stringify(a.body)).toBe(200);
