@@ -57,6 +57,10 @@ export type ProblemCode =
   | 'record_too_large'
   | 'headers_too_large'
   | 'bad_request'
+  | 'mapping_answers_incomplete'
+  | 'horizon_budget_exhausted'
+  | 'mapping_expired'
+  | 'unknown_mapping'
   | 'internal';
 
 interface CodeInfo {
@@ -321,6 +325,27 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     status: 400,
     title: 'Malformed HTTP request',
     remedy: 'Send a well-formed HTTP/1.1 request (a request line, headers, then the body its Content-Length or chunking declares).',
+  },
+  // additions 2.7, decided (README "Contract 1.1 decisions"): map codes are 422, an expired mapping 410, an unknown one 404
+  mapping_answers_incomplete: {
+    status: 422,
+    title: 'A mapping answer is missing or wrong',
+    remedy: 'Answer the slot named in `field` with one of the options the proposal listed (send svc_map without answers to see them).',
+  },
+  horizon_budget_exhausted: {
+    status: 422,
+    title: 'Three horizons already mapped for these sources',
+    remedy: 'Reuse one of the horizons already mapped for these sources (at most 3 per record), or map other sources.',
+  },
+  mapping_expired: {
+    status: 410,
+    title: 'A source of the mapping is gone',
+    remedy: 'Store the sources again and map them again (the manifest says how the mapping was built).',
+  },
+  unknown_mapping: {
+    status: 404,
+    title: 'Unknown mapping',
+    remedy: 'Replay a mapping_id svc_map gave in this workspace and namespace, or map the sources again.',
   },
   internal: { status: 500, title: 'Internal error', remedy: 'Retry; if it persists, report the request_id.' },
 };

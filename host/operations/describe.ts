@@ -131,6 +131,23 @@ const SHAPE_KINDS = [
       ['tool_column', COL, 'The tool.'],
     ]),
   },
+  {
+    kind: 'snapshots',
+    available: true,
+    description:
+      'additions 3.2 grid form: an event log read as a row per case per snapshot_every, outcome within horizon after each reading; cases.open asks about the readings at as_of.',
+    fields: fields([
+      ['snapshot_every', '1d | 1w | 4w', 'Required: one reading of each case per period, back from as_of.'],
+      ['horizon', '{value: 1 | 7 | 30 | 60 | 90, unit: "days"}', 'Required: the window after each reading.'],
+      ['label', 'object', '{lapsed: true} or {name, when}; exactly one of label and outcome_time_column.'],
+      ['outcome_time_column', COL, 'The column holding when the outcome happened (label <column>_next_<h>d).'],
+      ['lookbacks_days', '[30,90] | [7,30] | [90,365]', 'Activity windows. Default [30,90].'],
+      ['terminal', 'boolean', 'A case ends at its first yes. Default true for lapsed and outcome_time_column, false for {name, when}.'],
+      ['event_column', COL, 'Column naming the event type.'],
+      ['value_columns', COLS, 'Amounts to sum and average.'],
+      ['as_of', 'ISO 8601 string', 'End of the log. Default: latest time in the data.'],
+    ]),
+  },
 ];
 
 const SHAPES = SHAPE_KINDS.map((k) => ({ ...k, features: SHAPE_FEATURES[k.kind as keyof typeof SHAPE_FEATURES] }));

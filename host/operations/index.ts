@@ -26,6 +26,8 @@ import { extendModelOperation } from './extend-model.ts';
 import { deleteModelOperation } from './delete-model.ts';
 import { downloadAnswerOperation } from './download-answer.ts';
 import { trackRecordOperation } from './track-record.ts';
+import { suggestOperation } from './suggest.ts';
+import { mapOperation } from './map/index.ts';
 
 export type { Operation } from './operation.ts';
 
@@ -49,6 +51,8 @@ export const OPERATIONS: readonly Operation[] = [
   deleteModelOperation,
   downloadAnswerOperation,
   trackRecordOperation,
+  suggestOperation, // additions 2.4
+  mapOperation, // additions 2.7
   exportModelOperation,
   uploadOperation,
   uploadCompleteOperation,

@@ -30,13 +30,14 @@ export const AskDataSchema = v.pipe(
   exactlyOneSource(['dataset_id', 'rows', 'csv', 'fetch_url']),
 );
 
-/** Spec 2.4/8: the cases to answer about, by id or as new rows (exactly one of them). */
+/** Spec 2.4/8: the cases to answer about, by id, as new rows, or (additions 3.2) today's open cases; exactly one. */
 export const CasesSchema = v.pipe(
   v.strictObject({
     ids: v.optional(v.pipe(v.array(NonEmptyStringSchema), v.minLength(1), v.maxLength(LIMITS.caseIdsMax))),
     rows: v.optional(RowsSchema),
+    open: v.optional(v.literal(true)),
   }),
-  exactlyOneSource(['ids', 'rows']),
+  exactlyOneSource(['ids', 'rows', 'open']),
 );
 
 export const SUBJECT_KINDS = ['person', 'org', 'object', 'event', 'other'] as const;

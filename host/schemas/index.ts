@@ -31,6 +31,7 @@ import {
 } from './responses.ts';
 import { DeleteModelRequestSchema, ExtendModelRequestSchema, PageRequestSchema, ProfileRequestSchema } from './product.ts';
 import { TrackRecordRequestSchema, TrackRecordResponseSchema } from './proof.ts';
+import { MapRequestSchema, MapResponseSchema, SuggestRequestSchema, SuggestResponseSchema } from './map.ts';
 
 export * from './common.ts';
 export * from './shape.ts';
@@ -41,6 +42,7 @@ export * from './operations.ts';
 export * from './responses.ts';
 export * from './product.ts';
 export * from './proof.ts';
+export * from './map.ts';
 export { parseBody, issueField, describeIssue, mostRelevantIssue } from './parse.ts';
 
 /** Spec 4: request body schema per operation (register_agent takes no body). */
@@ -61,6 +63,8 @@ export const REQUEST_SCHEMAS = {
   svc_extend_model: ExtendModelRequestSchema,
   svc_delete_model: DeleteModelRequestSchema,
   svc_track_record: TrackRecordRequestSchema,
+  svc_suggest: SuggestRequestSchema,
+  svc_map: MapRequestSchema,
 } as const;
 
 /** Spec 4: success response body schema per operation. */
@@ -82,6 +86,8 @@ export const RESPONSE_SCHEMAS = {
   svc_extend_model: ExtendModelResponseSchema,
   svc_delete_model: DeleteModelResponseSchema,
   svc_track_record: TrackRecordResponseSchema,
+  svc_suggest: SuggestResponseSchema,
+  svc_map: MapResponseSchema,
 } as const;
 
 export type OperationName = keyof typeof REQUEST_SCHEMAS;

@@ -184,6 +184,28 @@ const SignalsShapeSchema = v.strictObject({
   min_history: v.optional(v.picklist([3, 5, 10])),
   as_of: v.optional(AsOfSchema),
 });
+/** additions 3.2 `horizon` of a snapshots grid: {value: 1/7/30/60/90, unit: "days"}. */
+export const GridHorizonSchema = v.strictObject({ value: v.picklist([1, 7, 30, 60, 90]), unit: v.literal('days') });
+/** additions 3.2: a row per case per `snapshot_every`, outcome = event within `horizon` after it (grid form). */
+const SnapshotsShapeSchema = v.strictObject({
+  kind: v.literal('snapshots'),
+  snapshot_every: v.picklist(['1d', '1w', '4w']),
+  horizon: GridHorizonSchema,
+  // exactly one of label / outcome_time_column (checked by the reader, which names the field)
+  label: v.optional(EventsLabelSchema),
+  outcome_time_column: v.optional(ColumnNameSchema),
+  lookbacks_days: v.optional(
+    oneOfTuples([
+      [30, 90],
+      [7, 30],
+      [90, 365],
+    ]),
+  ),
+  terminal: v.optional(v.boolean()),
+  event_column: v.optional(ColumnNameSchema),
+  value_columns: v.optional(ColumnListSchema),
+  as_of: v.optional(AsOfSchema),
+});
 const TracesShapeSchema = v.strictObject({
   kind: v.literal('traces'),
   agent_column: v.optional(ColumnNameSchema),
@@ -191,7 +213,7 @@ const TracesShapeSchema = v.strictObject({
   tool_column: v.optional(ColumnNameSchema),
 });
 
-export const SHAPE_KINDS = ['table', 'events', 'series', 'panel', 'signals', 'traces'] as const;
+export const SHAPE_KINDS = ['table', 'events', 'series', 'panel', 'signals', 'traces', 'snapshots'] as const;
 /** Spec 2.5: `kind` picks the allowed fields; a field of another kind is refused as unknown. */
 export const ShapeSchema = v.variant('kind', [
   TableShapeSchema,
@@ -200,6 +222,7 @@ export const ShapeSchema = v.variant('kind', [
   PanelShapeSchema,
   SignalsShapeSchema,
   TracesShapeSchema,
+  SnapshotsShapeSchema,
 ]);
 
 export type Shape = v.InferOutput<typeof ShapeSchema>;

@@ -396,6 +396,21 @@ ALTER TABLE kept_answers ALTER COLUMN cases SET COMPRESSION lz4;
 `,
     },
   },
+  // 10: additions 2.7 mappings, per workspace and namespace ('' = its own).
+  {
+    version: 10,
+    name: 'mappings',
+    sql: `
+CREATE TABLE mappings (
+  workspace_id TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  mapping_id TEXT NOT NULL,
+  request TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (workspace_id, namespace, mapping_id)
+);
+`,
+  },
 ];
 
 const BINARY_TYPE: Record<Dialect, string> = { sqlite: 'BLOB', postgres: 'BYTEA' };

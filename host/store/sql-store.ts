@@ -5,6 +5,7 @@ import { coordinationQueries, sweepCoordination } from './coordination.ts';
 import { datasetQueries } from './datasets.ts';
 import { evidenceQueries, usageQueries } from './evidence.ts';
 import { modelQueries } from './models.ts';
+import { mappingQueries } from './mappings.ts';
 import { replayQueries } from './replay.ts';
 import type { SqlClient } from './sql.ts';
 import { taskQueries } from './tasks.ts';
@@ -35,6 +36,7 @@ export function createSqlStore(db: SqlClient): Store {
     ...answerQueries(db),
     ...profileQueries(db),
     ...trackRecordQueries(db),
+    ...mappingQueries(db),
 
     async sweep(now, retention_ms = RETENTION_MS) {
       const cutoff = now - retention_ms;

@@ -1,5 +1,6 @@
 // The storage interface: one async API shared by the SQLite and PostgreSQL adapters.
 import type { Dialect } from './sql.ts';
+import type { MappingStore } from './mappings.ts';
 import type {
   Workspace,
   ApiKeyRecord,
@@ -269,7 +270,8 @@ export interface Store
     AnswerStore,
     ProfileStore,
     CoordinationStore,
-    TrackRecordStore {
+    TrackRecordStore,
+    MappingStore {
   /**
    * Removes idempotency records and tasks not updated for retention_ms (default 24 h), datasets unused that
    * long, and stored answers past their expiry; also counters of ended rate windows and fit claims whose

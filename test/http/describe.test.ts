@@ -28,8 +28,9 @@ describe('POST /v1/describe', () => {
     }
   });
 
-  it('lists the six shapes and says which this server reads', () => {
-    expect(body.shapes.map((s: any) => s.kind)).toEqual(['table', 'events', 'series', 'panel', 'signals', 'traces']);
+  it('lists the six shapes of 1.0 and the snapshots grid of 1.1, and says which this server reads', () => {
+    expect(body.shapes.map((s: any) => s.kind)).toEqual(['table', 'events', 'series', 'panel', 'signals', 'traces', 'snapshots']);
+    expect(body.shapes.find((s: any) => s.kind === 'snapshots').features.map((f: any) => f.name)).toContain('lapsed_{H}d');
     expect(body.shapes.find((s: any) => s.kind === 'table').available).toBe(true);
   });
 

@@ -52,6 +52,8 @@ const validBodies = (): Record<string, object> => ({
   '/v1/extend-model': { model_ref: MODEL_REF, days: 30 },
   '/v1/delete-model': { model_ref: MODEL_REF },
   '/v1/track-record': { model_ref: MODEL_REF },
+  '/v1/suggest': { data: { dataset_id: 'sample:saas_churn' }, entity_column: 'customer_id' },
+  '/v1/map': { sources: [{ dataset_id: 'sample:customer_events' }] },
 });
 
 const jsonRoutes = OPERATIONS.filter((r) => r.method === 'POST' && (r.body === 'json' || r.body === 'json-optional'));

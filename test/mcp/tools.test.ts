@@ -50,6 +50,9 @@ const HINTS: Record<string, { readOnlyHint: boolean; destructiveHint: boolean; i
   svc_delete_model: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   // additions "Read-only": svc_track_record
   svc_track_record: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  // additions 2.4, 2.7: svc_suggest is read-only (open-world: data may be a fetch_url); svc_map writes on confirm (not idempotent) and fetches fetch_url sources
+  svc_suggest: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  svc_map: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
 };
 
 describe('tools/list', () => {

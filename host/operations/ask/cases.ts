@@ -6,7 +6,7 @@ import { rowsToTable } from '../../table/rows.ts';
 import { entityKey, latestRowPerEntity } from '../../table/select.ts';
 import type { Cell, RawTable } from '../../table/types.ts';
 import type { Cases } from '../../schemas/index.ts';
-import { compareCodePoints } from '../../table/typing.ts';
+import { cellText, compareCodePoints, isMissing } from '../../table/typing.ts';
 import { unreadableRows } from '../../engine/scorer.ts';
 import type { Model } from '../../engine/model.ts';
 
@@ -75,8 +75,24 @@ export function caseRowsOf(rows: readonly object[], entityColumn: string): CaseS
   };
 }
 
-export function selectCases(record: RawTable, cases: Cases | undefined, entityColumn: string, timeColumn: string | undefined): CaseSet {
+/**
+ * additions 3.2 `cases.open`: what "open" means on this record. `outcomeColumn`: rows whose outcome is
+ * blank are open; `at`: on a snapshots grid, only the readings taken at as_of (their time cell as written).
+ */
+export interface OpenCases {
+  outcomeColumn: string;
+  at?: { column: string; value: string };
+}
+
+export function selectCases(
+  record: RawTable,
+  cases: Cases | undefined,
+  entityColumn: string,
+  timeColumn: string | undefined,
+  open?: OpenCases,
+): CaseSet {
   const latest = () => latestRows(record, entityColumn, timeColumn);
+  if (cases?.open === true) return openCases(record, entityColumn, timeColumn, open);
   if (cases === undefined) {
     // rank over the whole record: each entity once, by its latest row, in a stable order
     const map = latest();
@@ -135,6 +151,39 @@ export function selectCases(record: RawTable, cases: Cases | undefined, entityCo
     return { table: pickRows(record, rows), entityIds: ids, positions, skipped, total: cases.ids.length };
   }
   return caseRowsOf(cases.rows!, entityColumn);
+}
+
+/**
+ * additions 3.2: one row per case with its outcome still unknown: on a grid the readings at as_of, otherwise
+ * the latest blank-outcome row per case; ids in code point order. None open = no cases (an answer with none).
+ */
+function openCases(record: RawTable, entityColumn: string, timeColumn: string | undefined, open: OpenCases | undefined): CaseSet {
+  const oc = open ? record.columns.indexOf(open.outcomeColumn) : -1;
+  if (!open || oc < 0) {
+    throw new ServiceError('invalid_request', 'cases.open: this record has no outcome column to tell open cases by', {
+      field: 'cases.open',
+      remedy: 'Ask cases.open of a record with a yes/no outcome column (a mapped record, a snapshots grid or a table with blank outcomes).',
+    });
+  }
+  const at = open.at ? record.columns.indexOf(open.at.column) : -1;
+  const keep: number[] = [];
+  for (let r = 0; r < record.rowCount; r++) {
+    if (!isMissing(record.data[oc][r])) continue;
+    if (open.at !== undefined && (at < 0 || cellText(record.data[at][r]) !== open.at.value)) continue;
+    keep.push(r);
+  }
+  const blank = pickRows(record, keep);
+  const map = latestRowPerEntity(blank, entityColumn, timeColumn);
+  const ids = [...map.keys()].sort(compareIds);
+  return {
+    table: pickRows(
+      blank,
+      ids.map((id) => map.get(id)!),
+    ),
+    entityIds: ids,
+    skipped: [],
+    total: ids.length,
+  };
 }
 
 /** The case results in request order: `answered[r]` is table row r's result, at its position; each skipped case at its own. */

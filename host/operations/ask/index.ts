@@ -308,7 +308,7 @@ const ASK_RULES =
   'Also required, beyond what the input schema says: data has exactly one of dataset_id, rows, csv, fetch_url (fetch_headers only ' +
   'with fetch_url), and data is required unless every question names a model_ref and cases are rows; a question needs ' +
   'outcome_column unless it names a model_ref (yesno, score and rank only; not with refit_of); cases has exactly one of ' +
-  'ids or rows, and is required unless every question is rank; subject_kind ' +
+  "ids, rows or open (today's open cases: blank outcomes, on a snapshots grid the readings at as_of), and is required unless every question is rank; subject_kind " +
   'person requires acknowledge_decision_support: true; time_column is required with any shape other than table; score: ' +
   'cuts has one fewer item than levels and is strictly ascending (levels alone must have 4 items, cuts alone 3); ' +
   'choice: option_column with options, or option_outcomes (not both), and outcome_column unless option_outcomes is given.';

@@ -4,7 +4,7 @@
 import { ServiceError } from '../../errors.ts';
 import type { AskRequest, Question } from '../../schemas/index.ts';
 import type { RawTable } from '../../table/types.ts';
-import { selectCases } from './cases.ts';
+import { selectCases, type OpenCases } from './cases.ts';
 import { entityKey } from '../../table/select.ts';
 import { cellText, parseNumber } from '../../table/typing.ts';
 import { resolveOutcome } from './outcome.ts';
@@ -36,13 +36,17 @@ export interface AskPlan {
 }
 
 /** The whole record as one table of cases: the view of an ask without a shape (or shape kind table). */
-export function tableViewOf(record: RawTable, ask: Pick<AskRequest, 'entity_column' | 'time_column' | 'cases'>): RecordView {
+export function tableViewOf(
+  record: RawTable,
+  ask: Pick<AskRequest, 'entity_column' | 'time_column' | 'cases'>,
+  open?: OpenCases,
+): RecordView {
   const { entity_column, time_column, cases } = ask;
   return {
     table: record,
     entityColumn: entity_column,
     timeColumn: time_column,
-    cases: selectCases(record, cases, entity_column, time_column),
+    cases: selectCases(record, cases, entity_column, time_column, open),
   };
 }
 

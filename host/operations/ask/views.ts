@@ -53,7 +53,13 @@ export class RecordViews {
   /** The view for a question about `outcomeColumn` (checked against a shape's own outcome). */
   viewFor(outcomeColumn: string, positiveValues: string[] | undefined, field: string): RecordView {
     const shape = this.ask.shape;
-    if (!shape || shape.kind === 'table') return this.cached('', () => tableViewOf(this.record, this.ask));
+    if (!shape || shape.kind === 'table') {
+      // additions 3.2: open cases of a table are its blank-outcome rows, so they depend on the outcome
+      const open = this.ask.cases?.open === true;
+      return this.cached(open ? canonicalJson(['open', outcomeColumn]) : '', () =>
+        tableViewOf(this.record, this.ask, open ? { outcomeColumn } : undefined),
+      );
+    }
     const key = OUTCOME_DEPENDENT.has(shape.kind) ? canonicalJson([outcomeColumn, positiveValues ?? null]) : '';
     const view = this.cached(key, () => {
       const shaped = shapedOnce(this.record, canonicalJson({ shape, e: this.ask.entity_column, t: this.ask.time_column, key }), () =>
@@ -70,7 +76,17 @@ export class RecordViews {
         entityColumn: shaped.entityColumn,
         timeColumn: shaped.timeColumn,
         shapeKey: canonicalJson({ shape, time_column: this.ask.time_column, outcome: key || null }),
-        cases: selectCases(scoreFrom, this.ask.cases, shaped.entityColumn, shaped.current ? undefined : shaped.timeColumn),
+        cases: selectCases(
+          scoreFrom,
+          this.ask.cases,
+          shaped.entityColumn,
+          shaped.current ? undefined : shaped.timeColumn,
+          // additions 3.2: on a snapshots grid the open cases are the readings at as_of
+          {
+            outcomeColumn: shaped.outcomeColumn,
+            ...(shape.kind === 'snapshots' ? { at: { column: this.ask.time_column!, value: shaped.asOf } } : {}),
+          },
+        ),
         shaped,
       };
     });

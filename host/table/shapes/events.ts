@@ -90,7 +90,7 @@ export function shapeEvents(table: RawTable, shape: EventsShape, opts: ShapeOpti
  * most frequent texts (ties by code point), listed in code point order; `ofRow` gives each input
  * row's type index (-1 for a blank or another type).
  */
-function eventTypes(log: Log, eventIdx: number, cutoff: number): { names: string[]; ofRow: Int32Array } {
+export function eventTypes(log: Log, eventIdx: number, cutoff: number): { names: string[]; ofRow: Int32Array } {
   const cells = log.table.data[eventIdx];
   const code = new Int32Array(log.table.rowCount).fill(-1);
   const codeOf = new Map<string, number>();
@@ -121,7 +121,7 @@ function eventTypes(log: Log, eventIdx: number, cutoff: number): { names: string
  * window (at - L days, at], the rows' count, the sum and count of each value column's non-blank
  * values (summed in the case's row order), each type's count; and the first and last time <= at.
  */
-class EventCounter {
+export class EventCounter {
   private readonly values: Float64Array[];
 
   constructor(

@@ -29,7 +29,9 @@ const ORDER_TIME =
   'time_column only orders the rows: ISO 8601 dates or times (2024-03-15, 20240315, 2024-03-15T12:00:00Z), or ' +
   'plain numbers (period 1, 2, 3 or 202401), not both in one column.';
 
-export const SHAPE_FEATURES: Readonly<Record<'table' | 'events' | 'series' | 'panel' | 'signals' | 'traces', readonly FeaturePattern[]>> = {
+export const SHAPE_FEATURES: Readonly<
+  Record<'table' | 'events' | 'series' | 'panel' | 'signals' | 'traces' | 'snapshots', readonly FeaturePattern[]>
+> = {
   table: [{ name: '{c}', meaning: 'Every column as it is: the record is already one row per case.' }],
   events: [
     {
@@ -134,5 +136,31 @@ export const SHAPE_FEATURES: Readonly<Record<'table' | 'events' | 'series' | 'pa
         'its tokens, ...): these describe the run, not its past. The time is written as ISO 8601 in UTC, or as the number it was.',
     },
     TAKEN,
+  ],
+  snapshots: [
+    {
+      name: 'event_count_{L}d',
+      meaning:
+        'Grid form (additions 3.2): one reading per case every snapshot_every, back from as_of (so the last reading of a ' +
+        'running case is at as_of: its open case). Events in the L days up to the reading, nothing after it. ' +
+        INSTANT_TIME,
+    },
+    { name: '{v}_sum_{L}d', meaning: 'Sum of value column v over those events (0 when none).' },
+    { name: '{v}_avg_{L}d', meaning: 'Average of value column v over those events (blank when none).' },
+    { name: '{type}_count_{L}d', meaning: 'Events of one event_column value in the L days; the 20 most frequent types up to as_of.' },
+    { name: 'days_since_last_event', meaning: "Days from the case's last event to the reading." },
+    { name: 'days_since_first_event', meaning: "Days from the case's first event to the reading." },
+    TAKEN,
+    {
+      name: 'lapsed_{H}d',
+      meaning:
+        'Outcome of {lapsed: true}: 1 when the case has no event in the H days after the reading; blank until those days have passed by as_of.',
+    },
+    { name: '{name}_next_{H}d', meaning: 'Outcome of {name, when}: 1 when an event in the H days after the reading matches when.' },
+    {
+      name: '{column}_next_{H}d',
+      meaning:
+        "Outcome of outcome_time_column: 1 when the case's outcome time falls in the H days after the reading; readings at or after it are dropped.",
+    },
   ],
 };

@@ -8,6 +8,7 @@ import { formatTime } from './read.ts';
 import { shapeSeries } from './series.ts';
 import { shapeSignals } from './signals.ts';
 import { shapeTraces } from './traces.ts';
+import { shapeSnapshots } from './snapshots.ts';
 import type { ShapeOptions, ShapedRecord } from './types.ts';
 
 export type { QuestionOutcome, ShapeOptions, ShapedRecord } from './types.ts';
@@ -35,6 +36,8 @@ export function applyShape(table: RawTable, shape: Shape, opts: ShapeOptions): S
       return shapeSignals(table, shape, opts);
     case 'traces':
       return shapeTraces(table, shape, opts);
+    case 'snapshots':
+      return shapeSnapshots(table, shape, opts);
   }
 }
 
