@@ -77,8 +77,10 @@ export function tokenCodec(context: string, maxPayloadChars = Infinity): TokenCo
       const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(token);
       if (!match || match[1].length > maxPayloadChars) return null;
       const [, payload, signature] = match;
-      const given = Buffer.from(signature, 'base64url');
-      const expected = mac(secret, payload);
+      // Compared as text: base64url of 32 bytes leaves 2 unused bits in its last character, so comparing the
+      // decoded bytes would accept a token whose last character was changed within them.
+      const given = Buffer.from(signature, 'ascii');
+      const expected = Buffer.from(mac(secret, payload).toString('base64url'), 'ascii');
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
       try {
         return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown;
