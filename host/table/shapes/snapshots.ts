@@ -265,7 +265,9 @@ function readSnapshotTable(table: RawTable, snaps: RawTable, shape: SnapshotsSha
   );
   const lookbacks = shape.lookback_days ?? GRID_LOOKBACKS_DEFAULT;
   const types = eventIdx < 0 ? { names: [], ofRow: new Int32Array(0) } : eventTypes(log, eventIdx, log.latest);
-  const passed = snaps.columns.filter((c) => c !== idName && c !== atName && c !== opts.entityColumn);
+  // the outcome time is not a feature: known for a snapshot only once its outcome has happened
+  const framing = new Set([idName, atName, opts.entityColumn, shape.outcome_time_column]);
+  const passed = snaps.columns.filter((c) => !framing.has(c));
   const book = new NameBook([opts.entityColumn, ...passed]);
   const names: string[] = [];
   for (const L of lookbacks) names.push(book.add(`event_count_${L}d`));
