@@ -135,12 +135,22 @@ const SHAPE_KINDS = [
     kind: 'snapshots',
     available: true,
     description:
-      'additions 3.2 grid form: an event log read as a row per case per snapshot_every, outcome within horizon after each reading; cases.open asks about the readings at as_of.',
+      'additions 3.2. Grid form: an event log read as a row per case per snapshot_every, outcome within horizon after each ' +
+      'reading; cases.open asks about the readings at as_of. Table form (snapshots given): the log read at the moments of a ' +
+      'snapshot table whose own columns hold the outcome; cases.ids name snapshots.',
     fields: fields([
-      ['snapshot_every', '1d | 1w | 4w', 'Required: one reading of each case per period, back from as_of.'],
-      ['horizon', '{value: 1 | 7 | 30 | 60 | 90, unit: "days"}', 'Required: the window after each reading.'],
+      ['snapshot_every', '1d | 1w | 4w', 'Grid (required): one reading of each case per period, back from as_of.'],
+      ['horizon', '{value: 1 | 7 | 30 | 60 | 90, unit: "days"}', 'Grid (required): the window after each reading.'],
+      ['snapshots', 'object', 'Table form: the snapshot table, one of dataset_id, rows (up to 10,000), csv, fetch_url (+fetch_headers).'],
+      ['snapshot_id_column', COL, 'Table form (required): names each snapshot.'],
+      ['snapshot_time_column', COL, 'Table form (required): when each snapshot reads the log.'],
+      ['lookback_days', '[30,90] | [7,30] | [90,365]', 'Table form: activity windows. Default [30,90].'],
       ['label', 'object', '{lapsed: true} or {name, when}; exactly one of label and outcome_time_column.'],
-      ['outcome_time_column', COL, 'The column holding when the outcome happened (label <column>_next_<h>d).'],
+      [
+        'outcome_time_column',
+        COL,
+        'Grid: the log column holding when the outcome happened (label <column>_next_<h>d). Table form: snapshots at or after it are dropped.',
+      ],
       ['lookbacks_days', '[30,90] | [7,30] | [90,365]', 'Activity windows. Default [30,90].'],
       ['terminal', 'boolean', 'A case ends at its first yes. Default true for lapsed and outcome_time_column, false for {name, when}.'],
       ['event_column', COL, 'Column naming the event type.'],

@@ -1,6 +1,6 @@
 // Spec 2.5: the `shape` object of an ask — record kinds, their fields, label forms and `when` expressions.
 import * as v from 'valibot';
-import { LIMITS, maxChars } from './common.ts';
+import { CsvSchema, FetchHeadersSchema, FetchUrlSchema, LIMITS, RecordIdSchema, RowsSchema, exactlyOneSource, maxChars } from './common.ts';
 
 /** Spec 2.5/8: a column name inside a shape, 1 to 200 characters. */
 export const ColumnNameSchema = v.pipe(v.string(), v.minLength(1), maxChars(LIMITS.columnNameMax));
@@ -186,12 +186,27 @@ const SignalsShapeSchema = v.strictObject({
 });
 /** additions 3.2 `horizon` of a snapshots grid: {value: 1/7/30/60/90, unit: "days"}. */
 export const GridHorizonSchema = v.strictObject({ value: v.picklist([1, 7, 30, 60, 90]), unit: v.literal('days') });
-/** additions 3.2: a row per case per `snapshot_every`, outcome = event within `horizon` after it (grid form). */
+/** additions 3.2 table form: the snapshot table's source (as a record's, rows up to 10,000). */
+const SnapshotSourceSchema = v.pipe(
+  v.strictObject({
+    dataset_id: v.optional(RecordIdSchema),
+    rows: v.optional(RowsSchema),
+    csv: v.optional(CsvSchema),
+    fetch_url: v.optional(FetchUrlSchema),
+    fetch_headers: v.optional(FetchHeadersSchema),
+  }),
+  exactlyOneSource(['dataset_id', 'rows', 'csv', 'fetch_url']),
+);
+/**
+ * additions 3.2 `snapshots`. Grid form: a row per case per `snapshot_every`, outcome = event within `horizon`
+ * after it (snapshot_every, horizon and exactly one of label / outcome_time_column). Table form (`snapshots`
+ * given): the log read at the moments of a snapshot table, whose own columns carry the outcome. Which
+ * fields each form takes is checked by the reader, which names the field at fault.
+ */
 const SnapshotsShapeSchema = v.strictObject({
   kind: v.literal('snapshots'),
-  snapshot_every: v.picklist(['1d', '1w', '4w']),
-  horizon: GridHorizonSchema,
-  // exactly one of label / outcome_time_column (checked by the reader, which names the field)
+  snapshot_every: v.optional(v.picklist(['1d', '1w', '4w'])),
+  horizon: v.optional(GridHorizonSchema),
   label: v.optional(EventsLabelSchema),
   outcome_time_column: v.optional(ColumnNameSchema),
   lookbacks_days: v.optional(
@@ -202,6 +217,16 @@ const SnapshotsShapeSchema = v.strictObject({
     ]),
   ),
   terminal: v.optional(v.boolean()),
+  snapshots: v.optional(SnapshotSourceSchema),
+  snapshot_id_column: v.optional(ColumnNameSchema),
+  snapshot_time_column: v.optional(ColumnNameSchema),
+  lookback_days: v.optional(
+    oneOfTuples([
+      [30, 90],
+      [7, 30],
+      [90, 365],
+    ]),
+  ),
   event_column: v.optional(ColumnNameSchema),
   value_columns: v.optional(ColumnListSchema),
   as_of: v.optional(AsOfSchema),

@@ -7,6 +7,7 @@ import type { OpContext, OpResult } from '../../services.ts';
 import { assertKeyMayUse, resolveRecord, type ResolvedRecord } from './record.ts';
 import { obtainFit, type FitOutcome, type ModelLife } from './fits.ts';
 import { RecordViews } from './views.ts';
+import { resolveSnapshotSource } from './snapshot-source.ts';
 import { checkFramingColumns, planAsk, type PlannedQuestion } from './plan.ts';
 import { buildAnswer, type BuiltAnswer } from './answers.ts';
 import { askReplyJson } from './reply-json.ts';
@@ -121,7 +122,8 @@ export async function executeAsk(
   }
   const record: ResolvedRecord | null = ask.data ? await resolveRecord(ctx, ask.data, opts) : null;
   if (record) progress.read(record.table.rowCount);
-  const views = record ? new RecordViews(record.table, ask) : null;
+  // additions 3.2: the snapshots table form reads a second table, named in its shape
+  const views = record ? new RecordViews(record.table, ask, await resolveSnapshotSource(ctx, ask, opts)) : null;
   if (record && ask.shape && ask.shape.kind !== 'table') progress.shaping(ask.shape.kind);
   if (record) checkFramingColumns(ask, record.table.columns);
   const fittedQuestions = Object.fromEntries(Object.entries(ask.questions).filter(([name]) => !byRef.has(name)));

@@ -48,6 +48,8 @@ export class RecordViews {
   constructor(
     private readonly record: RawTable,
     private readonly ask: AskRequest,
+    /** additions 3.2 snapshots table form: the snapshot table read from shape.snapshots, and its content hash. */
+    private readonly snapshots?: { table: RawTable; contentHash: string },
   ) {}
 
   /** The view for a question about `outcomeColumn` (checked against a shape's own outcome). */
@@ -60,14 +62,26 @@ export class RecordViews {
         tableViewOf(this.record, this.ask, open ? { outcomeColumn } : undefined),
       );
     }
-    const key = OUTCOME_DEPENDENT.has(shape.kind) ? canonicalJson([outcomeColumn, positiveValues ?? null]) : '';
+    // additions 3.2: a snapshot table carries its outcome (the question names it), so its open cases depend on it
+    const tableForm = shape.kind === 'snapshots' && shape.snapshots !== undefined;
+    const key = OUTCOME_DEPENDENT.has(shape.kind)
+      ? canonicalJson([outcomeColumn, positiveValues ?? null])
+      : tableForm && this.ask.cases?.open === true
+        ? canonicalJson(['open', outcomeColumn])
+        : '';
+    // the snapshot table's bytes are part of what was read (a refetched fetch_url may differ)
+    const snapHash = this.snapshots?.contentHash ?? null;
     const view = this.cached(key, () => {
-      const shaped = shapedOnce(this.record, canonicalJson({ shape, e: this.ask.entity_column, t: this.ask.time_column, key }), () =>
-        applyShape(this.record, shape, {
-          entityColumn: this.ask.entity_column,
-          timeColumn: this.ask.time_column!,
-          question: { field, outcomeColumn, positiveValues },
-        }),
+      const shaped = shapedOnce(
+        this.record,
+        canonicalJson({ shape, e: this.ask.entity_column, t: this.ask.time_column, key, snapHash }),
+        () =>
+          applyShape(this.record, shape, {
+            entityColumn: this.ask.entity_column,
+            timeColumn: this.ask.time_column!,
+            question: { field, outcomeColumn, positiveValues },
+            ...(this.snapshots ? { snapshots: this.snapshots.table } : {}),
+          }),
       );
       // Cases are scored from the rows read at as_of when the shape has them (events, panel windows).
       const scoreFrom = shaped.current ?? shaped.table;
@@ -75,16 +89,22 @@ export class RecordViews {
         table: shaped.table,
         entityColumn: shaped.entityColumn,
         timeColumn: shaped.timeColumn,
-        shapeKey: canonicalJson({ shape, time_column: this.ask.time_column, outcome: key || null }),
+        shapeKey: canonicalJson({
+          shape,
+          time_column: this.ask.time_column,
+          outcome: key || null,
+          ...(snapHash ? { snapshots: snapHash } : {}),
+        }),
         cases: selectCases(
           scoreFrom,
           this.ask.cases,
           shaped.entityColumn,
           shaped.current ? undefined : shaped.timeColumn,
-          // additions 3.2: on a snapshots grid the open cases are the readings at as_of
+          // additions 3.2: on a snapshots grid the open cases are the readings at as_of; a snapshot table's
+          // are its snapshots whose outcome (the question's column) is blank
           {
-            outcomeColumn: shaped.outcomeColumn,
-            ...(shape.kind === 'snapshots' ? { at: { column: this.ask.time_column!, value: shaped.asOf } } : {}),
+            outcomeColumn: shaped.outcomeColumn || outcomeColumn,
+            ...(shape.kind === 'snapshots' && !tableForm ? { at: { column: this.ask.time_column!, value: shaped.asOf } } : {}),
           },
         ),
         shaped,

@@ -3,6 +3,8 @@
 import { ServiceError } from '../../errors.ts';
 import type { Shape } from '../../schemas/shape.ts';
 import type { Cell, RawTable } from '../types.ts';
+import { entityKey } from '../select.ts';
+import { compareCodePoints } from '../typing.ts';
 import { EventCounter, eventTypes } from './events.ts';
 import { NameBook, slug } from './names.ts';
 import { emptyShape } from './outcome.ts';
@@ -11,7 +13,7 @@ import type { ShapeOptions, ShapedRecord } from './types.ts';
 import { compileWhen, type RowTest } from './when.ts';
 
 export type SnapshotsShape = Extract<Shape, { kind: 'snapshots' }>;
-export type GridEvery = SnapshotsShape['snapshot_every'];
+export type GridEvery = NonNullable<SnapshotsShape['snapshot_every']>;
 
 export const GRID_EVERY_DAYS: Record<GridEvery, number> = { '1d': 1, '1w': 7, '4w': 28 };
 /** additions 3.2 default lookbacks of a grid. */
@@ -41,8 +43,35 @@ export function gridLabelName(outcome: GridOutcome, horizonDays: number): string
   return `${slug(outcome.column)}_next_${horizonDays}d`;
 }
 
-/** Reads `shape` (grid form) over the log `table`: the entry of applyShape. */
+/** Fields only one form takes (additions 3.2): named when sent with the other form. */
+const GRID_ONLY = ['snapshot_every', 'horizon', 'label', 'lookbacks_days', 'terminal', 'as_of'] as const;
+const TABLE_ONLY = ['snapshot_id_column', 'snapshot_time_column', 'lookback_days'] as const;
+
+function formError(field: string, detail: string): ServiceError {
+  return new ServiceError('shape_invalid', detail, {
+    field: `shape.${field}`,
+    remedy:
+      'A snapshots grid takes snapshot_every, horizon and one of label / outcome_time_column; the table form takes snapshots, ' +
+      'snapshot_id_column, snapshot_time_column and optionally outcome_time_column and lookback_days.',
+  });
+}
+
+/** Reads `shape` over the log `table` (grid form, or table form with opts.snapshots): the entry of applyShape. */
 export function shapeSnapshots(table: RawTable, shape: SnapshotsShape, opts: ShapeOptions): ShapedRecord {
+  if (shape.snapshots !== undefined) {
+    const stray = GRID_ONLY.find((k) => shape[k] !== undefined);
+    if (stray) throw formError(stray, `shape.${stray} belongs to the grid form; with shape.snapshots the snapshot table sets the moments.`);
+    for (const k of ['snapshot_id_column', 'snapshot_time_column'] as const) {
+      if (shape[k] === undefined) throw formError(k, `shape.${k} is required with shape.snapshots (the table form).`);
+    }
+    return readSnapshotTable(table, opts.snapshots!, shape, opts);
+  }
+  const stray = TABLE_ONLY.find((k) => shape[k] !== undefined);
+  if (stray) throw formError(stray, `shape.${stray} belongs to the table form, which needs shape.snapshots.`);
+  for (const k of ['snapshot_every', 'horizon'] as const) {
+    if (shape[k] === undefined)
+      throw formError(k, `shape.${k} is required by a snapshots grid (or send shape.snapshots for the table form).`);
+  }
   const hasLabel = shape.label !== undefined;
   const hasTime = shape.outcome_time_column !== undefined;
   if (hasLabel === hasTime) {
@@ -72,8 +101,8 @@ export function shapeSnapshots(table: RawTable, shape: SnapshotsShape, opts: Sha
   }
   const terminal = shape.terminal ?? outcome.kind !== 'when';
   return readGrid(log, asOf, outcome, {
-    every: shape.snapshot_every,
-    horizonDays: shape.horizon.value,
+    every: shape.snapshot_every!,
+    horizonDays: shape.horizon!.value,
     lookbacks: shape.lookbacks_days ?? GRID_LOOKBACKS_DEFAULT,
     terminal,
     valueColumns: shape.value_columns ?? [],
@@ -197,5 +226,117 @@ export function readGrid(log: Log, asOf: number, outcome: GridOutcome, p: GridPa
     },
     features: names,
     kept: [],
+  };
+}
+
+/**
+ * Table form (additions 3.2): each row of the snapshot table is one reading of its case (the entity column)
+ * at its snapshot_time_column, with the events shape's features from the log's events up to that time and
+ * the snapshot table's other columns (its outcome among them) as given. A snapshot at or after its own
+ * outcome_time_column is dropped and counted. The fit holds out whole cases (the entity column); the rows
+ * scored are keyed by snapshot id, so cases.ids name snapshots.
+ */
+function readSnapshotTable(table: RawTable, snaps: RawTable, shape: SnapshotsShape, opts: ShapeOptions): ShapedRecord {
+  const idName = shape.snapshot_id_column!;
+  const atName = shape.snapshot_time_column!;
+  const idIdx = shapeColumn(snaps, idName, 'shape.snapshot_id_column');
+  const atIdx = shapeColumn(snaps, atName, 'shape.snapshot_time_column');
+  const entityIdx = snaps.columns.indexOf(opts.entityColumn);
+  if (entityIdx < 0) {
+    throw new ServiceError(
+      'shape_invalid',
+      `The snapshot table has no entity column ${JSON.stringify(opts.entityColumn)}: each snapshot names its case.`,
+      {
+        field: 'shape.snapshots',
+      },
+    );
+  }
+  const at = readTimes(snaps, atIdx, 'shape.snapshot_time_column', 'instant').times;
+  const outcomeAt =
+    shape.outcome_time_column !== undefined
+      ? readTimes(snaps, shapeColumn(snaps, shape.outcome_time_column, 'shape.outcome_time_column'), 'shape.outcome_time_column', 'instant')
+          .times
+      : null;
+  const log = readLog(table, opts.entityColumn, opts.timeColumn, 'instant');
+  const eventIdx = shape.event_column === undefined ? -1 : shapeColumn(table, shape.event_column, 'shape.event_column');
+  const valueNames = shape.value_columns ?? [];
+  const values = valueNames.map((name, i) =>
+    numericColumn(table, shapeColumn(table, name, `shape.value_columns.${i}`), `shape.value_columns.${i}`),
+  );
+  const lookbacks = shape.lookback_days ?? GRID_LOOKBACKS_DEFAULT;
+  const types = eventIdx < 0 ? { names: [], ofRow: new Int32Array(0) } : eventTypes(log, eventIdx, log.latest);
+  // the outcome time is not a feature: known for a snapshot only once its outcome has happened
+  const framing = new Set([idName, atName, opts.entityColumn, shape.outcome_time_column]);
+  const passed = snaps.columns.filter((c) => !framing.has(c));
+  const book = new NameBook([opts.entityColumn, ...passed]);
+  const names: string[] = [];
+  for (const L of lookbacks) names.push(book.add(`event_count_${L}d`));
+  valueNames.forEach((v) => lookbacks.forEach((L) => names.push(book.add(`${v}_sum_${L}d`), book.add(`${v}_avg_${L}d`))));
+  types.names.forEach((t) => lookbacks.forEach((L) => names.push(book.add(`${slug(t)}_count_${L}d`))));
+  names.push(book.add('days_since_last_event'), book.add('days_since_first_event'));
+  const counter = new EventCounter(log, lookbacks, values, types.names.length, types.ofRow);
+  const caseOf = new Map(log.cases.map((c, i) => [c.id, i]));
+  const ids: string[] = [];
+  const snapIds: string[] = [];
+  const feat: Cell[][] = names.map(() => []);
+  const kept: Cell[][] = passed.map(() => []);
+  const seen = new Set<string>();
+  let dropped = 0;
+  let noTime = 0;
+  // snapshots in a canonical order (snapshot id by code point), so row order never matters
+  const order = [...Array(snaps.rowCount).keys()]
+    .filter((r) => {
+      const sid = entityKey(snaps.data[idIdx][r]);
+      if (sid === null)
+        throw new ServiceError('shape_invalid', `Row ${r + 1} of the snapshot table has no ${idName}.`, {
+          field: 'shape.snapshot_id_column',
+        });
+      if (seen.has(sid))
+        throw new ServiceError('shape_invalid', `${idName} ${JSON.stringify(sid)} names two snapshots: each id names one.`, {
+          field: 'shape.snapshot_id_column',
+        });
+      seen.add(sid);
+      return true;
+    })
+    .sort((a, b) => compareCodePoints(entityKey(snaps.data[idIdx][a])!, entityKey(snaps.data[idIdx][b])!));
+  for (const r of order) {
+    const id = entityKey(snaps.data[entityIdx][r]);
+    if (id === null || Number.isNaN(at[r])) {
+      noTime++;
+      continue;
+    }
+    if (outcomeAt && !Number.isNaN(outcomeAt[r]) && at[r] >= outcomeAt[r]) {
+      dropped++;
+      continue;
+    }
+    const c = caseOf.get(id);
+    const read = c === undefined ? null : counter.read(at[r], [c]);
+    names.forEach((_, j) => {
+      if (read && read.has[c!]) feat[j].push(read.columns[j][0]);
+      // no event up to the snapshot: counts and sums 0, averages and recency blank
+      else feat[j].push(names[j].startsWith('days_since_') || names[j].includes('_avg_') ? null : 0);
+    });
+    ids.push(id);
+    snapIds.push(entityKey(snaps.data[idIdx][r])!);
+    passed.forEach((p, k) => kept[k].push(snaps.data[snaps.columns.indexOf(p)][r]));
+  }
+  if (ids.length === 0) emptyShape('snapshots', `no snapshot has a case, a time and a moment before its outcome (${snaps.rowCount} rows).`);
+  const header = [opts.entityColumn, ...names, ...passed];
+  return {
+    table: buildTable(header, [ids, ...feat, ...kept]),
+    outcomeColumn: '',
+    entityColumn: opts.entityColumn,
+    asOf: String(formatTime(log.latest, false)),
+    counts: {
+      ...log.counts,
+      snapshots: snaps.rowCount,
+      rows: ids.length,
+      cases: new Set(ids).size,
+      dropped_after_outcome: dropped,
+      dropped_no_case_or_time: noTime,
+    },
+    features: names,
+    kept: passed,
+    current: buildTable(header, [snapIds, ...feat, ...kept]),
   };
 }

@@ -11,6 +11,8 @@ export interface ShapeOptions {
    * the shape cannot name it; traces read it (with its yes values) for the prior rates.
    */
   question?: QuestionOutcome;
+  /** additions 3.2 snapshots table form: the snapshot table, read by the caller from `shape.snapshots`. */
+  snapshots?: RawTable;
 }
 
 /** A question's outcome as a shape read needs it. */

@@ -82,4 +82,40 @@ describe('snapshots grid', () => {
     const shuffled = table([ROWS[3], ROWS[5], ROWS[0], ROWS[4], ROWS[2], ROWS[1]], LOG.columns);
     expect(grid({ label: { lapsed: true } }, shuffled).table).toEqual(grid({ label: { lapsed: true } }).table);
   });
+
+  it('table form: reads the log at each snapshot moment, keeps the snapshot table columns, keys scored rows by snapshot id', () => {
+    const snaps = table(
+      [
+        ['s2', 'A', '2024-01-15', 'no', ''],
+        ['s1', 'A', '2024-01-07', 'yes', ''],
+        ['s3', 'C', '2024-01-15', '', ''],
+        ['s4', 'B', '2024-01-20', 'no', '2024-01-18'],
+      ],
+      ['sid', 'id', 'when', 'churn', 'gone'],
+    );
+    const g = applyShape(
+      LOG,
+      {
+        kind: 'snapshots',
+        snapshots: { rows: [] as never },
+        snapshot_id_column: 'sid',
+        snapshot_time_column: 'when',
+        outcome_time_column: 'gone',
+        event_column: 'event',
+      } as unknown as Shape,
+      { entityColumn: 'id', timeColumn: 'at', snapshots: snaps },
+    );
+    // canonical order by snapshot id; s4 is at or after its own outcome time: dropped
+    expect(col(g.current!, 'id')).toEqual(['s1', 's2', 's3']);
+    expect(col(g.table, 'id')).toEqual(['A', 'A', 'C']);
+    expect(col(g.table, 'churn')).toEqual(['yes', 'no', '']);
+    // A at 01-07: events 01-01 and 01-06; at 01-15: also the refund of 01-12
+    expect(col(g.table, 'event_count_30d')).toEqual([2, 3, 0]);
+    expect(col(g.table, 'refund_count_30d')).toEqual([0, 1, 0]);
+    expect(col(g.table, 'days_since_last_event')).toEqual([1, 3, null]);
+    expect(g.counts).toMatchObject({ snapshots: 4, rows: 3, cases: 2, dropped_after_outcome: 1 });
+    expect(g.table.columns).not.toContain('sid');
+    expect(g.table.columns).not.toContain('when');
+    expect(g.table.columns).not.toContain('gone');
+  });
 });
