@@ -9,7 +9,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import type { FitRunner } from './engine/index.ts';
+import { outputBuffers, type FitRunner } from './engine/index.ts';
 import { ThreadLost, type TaskHost, type TaskJob, type TaskOutcome } from './operations/tasks.ts';
 import type { EventSink } from './operations/events/types.ts';
 import type { ThreadMessage, ThreadData, ToThread } from './task-thread.ts';
@@ -130,15 +130,7 @@ export class TaskThreads implements TaskHost {
     this.pool
       .run(input, (stage, done, total) => send({ type: 'fitProgress', fit, stage, done, total }))
       .then(
-        (out) =>
-          send({ type: 'fitDone', fit, out }, [
-            out.metrics.buffer,
-            out.exclusions.buffer,
-            out.columnAuc.buffer,
-            out.rowSplit.buffer,
-            out.heldLogits.buffer,
-            out.model.buffer,
-          ] as ArrayBuffer[]),
+        (out) => send({ type: 'fitDone', fit, out }, outputBuffers(out)),
         (err: Error & { failure?: string }) => send({ type: 'fitFailed', fit, error: err.message, failure: err.failure ?? 'trap' }),
       );
   }

@@ -6,6 +6,11 @@ import { EngineError } from './errors.ts';
 import type { EncodedTable } from './encode.ts';
 import { callEngine, instantiate, type EngineModule, type ProgressListener } from './wasm.ts';
 
+/** The buffers of a fit's output, to transfer (not copy) it to another thread. */
+export function outputBuffers(out: RawFitOutput): ArrayBuffer[] {
+  return [out.metrics, out.exclusions, out.columnAuc, out.rowSplit, out.heldLogits, out.model].map((a) => a.buffer as ArrayBuffer);
+}
+
 /** The plain numbers a fit produces (structured-clone friendly). */
 export interface RawFitOutput {
   status: number;

@@ -18,7 +18,7 @@ export { scoreCases, scoreEncoded, encodeCases, reasonsOf, NotScoreable, unreada
 export type { ScoreOutput, ReasonOut, CaseProblem } from './scorer.ts';
 export type { FitResult, Quality } from './result.ts';
 export { FitPool, type FitRunner } from './pool.ts';
-export type { FitInput, RawFitOutput } from './fit-core.ts';
+export { outputBuffers, type FitInput, type RawFitOutput } from './fit-core.ts';
 export { loadEngine } from './load-node.ts';
 export type { EngineModule, ProgressListener } from './wasm.ts';
 

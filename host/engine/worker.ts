@@ -5,7 +5,7 @@
 // worker ran which task (engine.md "Determinism rules").
 import { parentPort } from 'node:worker_threads';
 import { loadEngine } from './load-node.ts';
-import { runFitShared, runHelperTasks, type FitInput, type PhaseWork, type RawFitOutput } from './fit-core.ts';
+import { outputBuffers, runFitShared, runHelperTasks, type FitInput, type PhaseWork, type RawFitOutput } from './fit-core.ts';
 import { EngineError, type EngineFailure } from './errors.ts';
 
 /** Messages the pool sends a worker. */
@@ -43,14 +43,7 @@ async function coordinate(id: number, input: FitInput): Promise<void> {
       (work) => runPhase(id, work),
       (stage, done, total) => post({ type: 'progress', id, stage, done, total }),
     );
-    post({ type: 'done', id, out }, [
-      out.metrics.buffer,
-      out.exclusions.buffer,
-      out.columnAuc.buffer,
-      out.rowSplit.buffer,
-      out.heldLogits.buffer,
-      out.model.buffer,
-    ] as ArrayBuffer[]);
+    post({ type: 'done', id, out }, outputBuffers(out));
   } catch (err) {
     // The failure kind crosses with the message, so the pool rejects with the same typed error.
     const failure = err instanceof EngineError ? err.failure : 'trap';

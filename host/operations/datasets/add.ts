@@ -78,16 +78,7 @@ async function startUpload(ctx: OpContext, caller: Caller, req: AddDatasetReques
   }
   const { store, config, now } = ctx.services;
   const at = now();
-  const dataset = await store.createDataset({
-    id: newId('ds_'),
-    workspace_id: caller.workspaceId,
-    status: 'awaiting_upload',
-    columns: null,
-    row_count: 0,
-    filename: req.filename ?? null,
-    created_at: at,
-    last_used_at: at,
-  });
+  const dataset = await createAwaitingUpload(ctx, caller, req.filename, at);
   const token = signUploadToken(ctx.services.secrets, {
     datasetId: dataset.id,
     workspaceId: caller.workspaceId,
@@ -246,16 +237,7 @@ async function storePassedThrough(
   const { store, now } = ctx.services;
   await fetchedCsvText(fetched, 'fetch_url', ctx.services.config);
   const at = now();
-  const dataset = await store.createDataset({
-    id: newId('ds_'),
-    workspace_id: caller.workspaceId,
-    status: 'awaiting_upload',
-    columns: null,
-    row_count: 0,
-    filename: req.filename ?? null,
-    created_at: at,
-    last_used_at: at,
-  });
+  const dataset = await createAwaitingUpload(ctx, caller, req.filename, at);
   const session = randomBytes(16).toString('hex');
   const bytes = fetched.bytes;
   let index = 0;
@@ -278,4 +260,18 @@ async function storePassedThrough(
   const done = await store.completeUpload(caller.workspaceId, dataset.id, session, index, { columns: null, row_count: 0, at });
   if (!done.ok) throw unknownDataset(dataset.id, 'fetch_url'); // deleted while it was being stored
   return { ...datasetReply(done.dataset), format: fetched.format } as AddDatasetResponse;
+}
+
+/** A new dataset that waits for its bytes (a presigned upload, pieces, or a gzip or Parquet download). */
+function createAwaitingUpload(ctx: OpContext, caller: Caller, filename: string | undefined, at: number): Promise<DatasetRecord> {
+  return ctx.services.store.createDataset({
+    id: newId('ds_'),
+    workspace_id: caller.workspaceId,
+    status: 'awaiting_upload',
+    columns: null,
+    row_count: 0,
+    filename: filename ?? null,
+    created_at: at,
+    last_used_at: at,
+  });
 }
