@@ -33,6 +33,7 @@ import {
   type TableComparison,
 } from './quality.ts';
 import { formatProductMarkdown, runProductBench, type ProductBench } from './product.ts';
+import { formatOverloadMarkdown, runOverloadBench, type OverloadBench } from './overload.ts';
 import {
   engineInput,
   runChild,
@@ -70,6 +71,7 @@ const OPTIONS = {
   BENCH_SERVICE: num('BENCH_SERVICE', 1),
   BENCH_CLUSTER: num('BENCH_CLUSTER', 1),
   BENCH_PRODUCT: num('BENCH_PRODUCT', 1),
+  BENCH_OVERLOAD: num('BENCH_OVERLOAD', 1),
   BENCH_BROWSER: num('BENCH_BROWSER', 1),
   BENCH_SCALE: num('BENCH_SCALE', 1),
   BENCH_SCALE_PROBE_RATE: num('BENCH_SCALE_PROBE_RATE', 20),
@@ -555,6 +557,7 @@ function markdown(speed: SpeedResults, quality: QualityResults, honesty: Honesty
       ? [formatScaleMarkdown(scale), '']
       : ['## Scale: a stored record from a cold start', '', 'Not measured in this run (BENCH_SCALE=0).', '']),
     ...(product ? [formatProductMarkdown(product)] : []),
+    ...(overload ? [formatOverloadMarkdown(overload), ''] : []),
     ...browserSection(),
     ...sectionAsItStands('## Track record'),
     ...(cluster ? ['', formatClusterMarkdown(cluster), ''] : []),
@@ -670,6 +673,20 @@ let product: ProductBench | undefined;
 if (OPTIONS.BENCH_PRODUCT !== 0) {
   log('product: scoring by model_ref, exports');
   product = await runProductBench((l) => log(`product: ${l}`));
+}
+// issue 21: cold asks above capacity for minutes beside cached asks, on the service's default settings
+let overload: OverloadBench | undefined;
+if (OPTIONS.BENCH_OVERLOAD !== 0) {
+  log('overload: 150 s of cold asks above capacity, cached asks beside');
+  overload = await runOverloadBench({
+    seconds: 150,
+    rate: 9.5,
+    workspaces: 3,
+    rows: 10_000,
+    columns: 30,
+    probeRate: 20,
+    log: (l) => log(`overload: ${l}`),
+  });
 }
 let browserBench: string | undefined;
 if (OPTIONS.BENCH_BROWSER !== 0 && existsSync('/usr/bin/chromium')) {
