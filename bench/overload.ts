@@ -93,7 +93,7 @@ export async function runOverloadBench(o: OverloadOptions): Promise<OverloadBenc
   }
   const probeKey = keys.pop()!;
   // The defaults, as an operator gets them; only the request rate limit is lifted for the probe.
-  const server: ChildServer = await childServer({ LOG_LEVEL: 'warn' }, { dir, key: keys[0] });
+  const server: ChildServer = await childServer({}, { dir, key: keys[0] });
   const loadBefore = os.loadavg();
   try {
     const rssAfterStartMb = server.rss();

@@ -4,6 +4,7 @@
 // tasks (429 workspace_busy past WORKSPACE_TASKS_MAX) and tasks of all workspaces waiting for a thread
 // (503 server_busy past TASK_QUEUE_MAX). Work that waits is a pending task in the store, never a request
 // held in memory; the TaskRunner starts it when a thread is free (host/operations/tasks.ts).
+import { performance } from 'node:perf_hooks';
 import { ServiceError } from '../errors.ts';
 import type { Config } from '../config.ts';
 import type { TaskCounts } from '../store/index.ts';
@@ -24,6 +25,31 @@ export interface BodyReservation {
 
 export type AdmissionConfig = Pick<Config, 'taskQueueMax' | 'workspaceTasksMax' | 'bodyMemoryBytes'>;
 
+/** A body past this many bytes is refused while the request thread is saturated (below). */
+export const LARGE_BODY_BYTES = 1024 * 1024;
+/** The request thread counts as saturated when its event loop was busy this share of the last half second. */
+const SATURATED = 0.95;
+/** ... and at least this many other bodies are being read or worked on. */
+const SATURATED_BODIES = 2;
+
+/** How busy this thread's event loop was over the last half second or more (0-1), measured when asked. */
+export class LoopLoad {
+  private last = performance.eventLoopUtilization();
+  private at = performance.now();
+  private value = 0;
+
+  utilization(): number {
+    const now = performance.now();
+    if (now - this.at >= 500) {
+      const current = performance.eventLoopUtilization();
+      this.value = performance.eventLoopUtilization(current, this.last).utilization;
+      this.last = current;
+      this.at = now;
+    }
+    return this.value;
+  }
+}
+
 export class Admission {
   private bodyBytes = 0;
   private bodies = 0;
@@ -33,6 +59,7 @@ export class Admission {
   constructor(
     private readonly config: AdmissionConfig,
     private readonly counter: TaskCounter,
+    private readonly loop: { utilization(): number } = new LoopLoad(),
   ) {}
 
   /** Bytes of request bodies held now (for tests and logs). */
@@ -51,6 +78,21 @@ export class Admission {
     return {
       grow: (bytes: number) => {
         if (released || bytes <= 0) return;
+        // A large body arriving while the request thread has no time left would wait behind the others
+        // for seconds (parsing and checking 3 MB of JSON takes tens of milliseconds): refused at once, so
+        // the caller retries later and the small calls beside it keep their latency.
+        if (
+          mine + bytes > LARGE_BODY_BYTES &&
+          mine <= LARGE_BODY_BYTES &&
+          this.bodies - 1 >= SATURATED_BODIES &&
+          this.loop.utilization() >= SATURATED
+        ) {
+          throw busy(
+            'server_busy',
+            `this server's request thread is saturated (reading and checking ${this.bodies - 1} other request bodies); a body over ${mib(LARGE_BODY_BYTES)} MiB waits for it to catch up`,
+            { connection: 'close' },
+          );
+        }
         if (this.bodyBytes + bytes > this.config.bodyMemoryBytes && this.bodyBytes - mine > 0) {
           throw busy(
             'server_busy',

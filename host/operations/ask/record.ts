@@ -8,7 +8,7 @@ import type { RawTable } from '../../table/types.ts';
 import type { AskData } from '../../schemas/index.ts';
 import { getSample, loadSampleCsv } from '../../../samples/catalog.ts';
 import type { OpContext } from '../../services.ts';
-import { loadStoredRecord } from '../datasets/read.ts';
+import { loadStoredRecord, REQUEST_THREAD_READ_CELLS } from '../datasets/read.ts';
 import { testKeyRefusal, unknownSample } from '../datasets/errors.ts';
 import { fetchedCsvText, fetchRecord, parseFetchedCsv } from '../datasets/fetch.ts';
 import { RunAsTask } from '../tasks.ts';
@@ -41,6 +41,10 @@ export function assertKeyMayUse(ctx: OpContext, data: AskData | undefined): void
  * throws RunAsTask instead (issue 21: reading a large record belongs to a task thread).
  */
 export async function resolveRecord(ctx: OpContext, data: AskData, opts: { quick?: boolean } = {}): Promise<ResolvedRecord> {
+  // An inline record larger than the request thread reads of a stored one is read in the task too: its
+  // hash, table and plan cost the request thread more than its JSON did, and a task's admission refuses
+  // it at once when the workspace or the server is busy.
+  if (opts.quick && inlineCells(data) > REQUEST_THREAD_READ_CELLS) throw new RunAsTask('the inline record is large');
   if (data.rows !== undefined) {
     const bytes = JSON.stringify(data.rows);
     return { table: rowsToTable(data.rows, 'data.rows'), contentHash: contentHash(bytes), isSample: false };
@@ -78,4 +82,13 @@ export async function resolveRecord(ctx: OpContext, data: AskData, opts: { quick
     contentHash: contentHash(csv),
     isSample: false,
   };
+}
+
+/** About how many cells an inline record holds (rows x columns of its first row; CSV: characters / 4). */
+function inlineCells(data: AskData): number {
+  if (data.rows !== undefined) {
+    const first = data.rows[0];
+    return data.rows.length * (first && typeof first === 'object' ? Object.keys(first).length : 1);
+  }
+  return data.csv !== undefined ? data.csv.length / 4 : 0;
 }
