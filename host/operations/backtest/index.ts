@@ -169,7 +169,7 @@ export async function executeBacktest(
   const { services } = ctx;
   const namespace = namespaceOf(req.namespace);
   progress.loading('Finding the record svc_map built');
-  const rec = await findBacktestRecord(ctx, req.data.dataset_id, req.namespace);
+  const rec = await findBacktestRecord(ctx, req.data.dataset_id, req.namespace, opts);
   const { every, last } = checkCutoffs(req, rec.reading.snapshot_every);
   const baselineKind = req.baseline ?? 'single_column';
   const record = await resolveRecord(ctx, rec.ask.data, opts);

@@ -10,6 +10,7 @@ import { buildRecord, type Reading } from '../map/build.ts';
 import { joinCandidates, layoutOf, offersOf } from '../map/proposal.ts';
 import { fillSlots } from '../map/slots.ts';
 import { analyseSource, readSources, type MapSource } from '../map/sources.ts';
+import { RunAsTask } from '../tasks.ts';
 
 /**
  * A sample log with no mapping is read as svc_map would build it with this outcome and reading (additions 1
@@ -69,7 +70,12 @@ async function rebuild(
 }
 
 /** The record `dataset_id` names for a backtest in `namespace`, or dataset_not_built. */
-export async function findBacktestRecord(ctx: OpContext, datasetId: string, namespace: string | undefined): Promise<BacktestRecord> {
+export async function findBacktestRecord(
+  ctx: OpContext,
+  datasetId: string,
+  namespace: string | undefined,
+  opts: { quick?: boolean } = {},
+): Promise<BacktestRecord> {
   const ns = namespace ?? '';
   const ws = ctx.caller!.workspaceId;
   const mappings = await ctx.services.store.listMappings(ws, ns);
@@ -78,6 +84,8 @@ export async function findBacktestRecord(ctx: OpContext, datasetId: string, name
     const kept = JSON.parse(m.request) as KeptMapping;
     const merged = kept.manifest?.dataset_id === datasetId;
     if (!merged && !kept.request.sources.some((s) => s.dataset_id === datasetId)) continue;
+    // the request thread downloads nothing (issue 21): a mapping with a fetch_url source is read by a task
+    if (opts.quick && kept.request.sources.some((s) => s.fetch_url !== undefined)) throw new RunAsTask('a mapped source is downloaded');
     const built = await rebuild(ctx, kept.request.sources, kept.request.answers, kept.request.reading, kept.request.outcome_words, ns);
     if (!built || built.kind !== 'record') continue;
     const ask = built.ask as BacktestRecord['ask'];

@@ -34,6 +34,11 @@ export const STAGE_OF_STEP: Record<Step, Stage> = {
   grading: 'backtesting',
 };
 
+/** Where a task of `operation` stands before its first stage event (additions 2.8: a backtest starts at loading). */
+export function firstStageOf(operation: string): { stage: Stage; step: Step } {
+  return { stage: 'reading_data', step: operation === 'svc_backtest' ? 'loading' : 'reading' };
+}
+
 /** Spec 2.12 stage event `facts` / spec 3.3 `progress.facts_so_far`: what is known so far, never a chance. */
 export interface Facts {
   rows?: number;

@@ -5,6 +5,8 @@
 // pending with backtest stages and progress; every bad input is a problem naming its field.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSampleCsv } from '../../../samples/catalog.ts';
+import { verifyVerdict } from '../../../host/signing/index.ts';
+import { connectMcp } from '../../mcp/helpers.ts';
 import { readSse } from '../../helpers/sse.ts';
 import { startTestService, type TestService } from '../../helpers/service.ts';
 
@@ -158,6 +160,31 @@ describe('Ask your data and prove it: svc_map builds the record, svc_backtest gr
       signature: supported.signature,
     });
     expect(backdated.body.status).toBe('invalid_signature');
+    // a century on, still valid (an answer's Verdict would be expired)
+    const later = Date.now() + 100 * 365 * 86_400_000;
+    expect(await verifyVerdict(svc.services.keyRing, v, supported.signature, later)).toBe('valid');
+  });
+
+  it('idempotency_key replays the first reply (the same Verdict), as on ask', async () => {
+    const first = await backtest({ data: COINS, idempotency_key: 'bt-coins-1' });
+    const again = await backtest({ data: COINS, idempotency_key: 'bt-coins-1' });
+    expect(first.status).toBe(200);
+    expect(again.body.verdict.verdict_id).toBe(first.body.verdict.verdict_id);
+    expect(numbers(again.body)).toEqual(numbers(coin));
+  });
+
+  it('is an MCP tool giving the same reply as REST, whose Verdict verifies', async () => {
+    const client = await connectMcp(svc.url, { key });
+    try {
+      const r: any = await client.callTool({ name: 'svc_backtest', arguments: { data: EVENTS, subject_kind: 'org' } });
+      expect(r.isError).toBeFalsy();
+      expect(numbers(r.structuredContent)).toEqual(numbers(supported));
+      const { verdict, signature } = r.structuredContent;
+      const ok: any = await client.callTool({ name: 'svc_verify', arguments: { verdict, signature } });
+      expect(ok.structuredContent).toEqual({ status: 'valid' });
+    } finally {
+      await client.close();
+    }
   });
 
   it('response_format concise withholds the Verdict and keeps the whole reply at page.answer_url', async () => {
@@ -220,7 +247,10 @@ describe('own data: a pending backtest with stages, progress and events, billed 
     expect(m.status, JSON.stringify(m.body)).toBe(200);
     const r = await live.post('/v1/backtest', { data: { dataset_id: datasetId }, subject_kind: 'org', cutoffs: { last: 3 } }, liveKey);
     expect(r.status, JSON.stringify(r.body)).toBe(202);
-    expect(r.body).toMatchObject({ status: 'pending', task_id: expect.stringMatching(/^tk_/) });
+    expect(r.body).toMatchObject({ status: 'pending', task_id: expect.stringMatching(/^tk_/), retry_after_ms: expect.any(Number) });
+    // additions 2.13: a pending backtest carries a watch_url like a pending ask
+    expect(r.body.watch_url).toMatch(/\/watch\/.+/);
+    expect(r.body.progress.stage).toMatch(/^(loading|cutoff|grading)$/);
     expect(['reading_data', 'backtesting']).toContain(r.body.stage);
     const read = await readSse(`${live.url}/v1/tasks/${r.body.task_id}/events`, { headers: { authorization: `Bearer ${liveKey}` } });
     expect(read.events.at(-1)!.event).toBe('done');
