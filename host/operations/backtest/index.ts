@@ -25,7 +25,7 @@ import { scoreTable } from '../ask/scoring.ts';
 import { NO_EVENTS, TaskProgress } from '../events/progress.ts';
 import { withIdempotency } from '../idempotency.ts';
 import { DAY_MS, DEFAULT_MODEL_TTL_DAYS, namespaceOf, wireNamespace } from '../model-links.ts';
-import type { Operation, OperationRequest } from '../operation.ts';
+import type { Operation } from '../operation.ts';
 import { RunAsTask } from '../tasks.ts';
 import { findBacktestRecord, type BacktestRecord } from './record.ts';
 import {
@@ -73,7 +73,7 @@ function checkCutoffs(req: BacktestRequest, recordEvery: Every): { every: Every;
  * otherwise runs as a task (202 pending past config.pendingWaitMs, spec 3.2), like ask. idempotency_key
  * replays the first reply.
  */
-export async function runBacktest(ctx: OpContext, raw: unknown, req?: OperationRequest): Promise<OpResult> {
+export async function runBacktest(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const body = parseBody(BacktestRequestSchema, raw);
   assertKeyMayUse(ctx, body.data);
   // spec 2.6, as on ask: person subjects turn on decision-support safeguards
@@ -100,7 +100,6 @@ export async function runBacktest(ctx: OpContext, raw: unknown, req?: OperationR
     return tasks.submit(ctx, task, { waitMs: config.pendingWaitMs - (performance.now() - started) });
   };
   const run = async () => formatBacktest(ctx, await answer(), body.response_format ?? 'full');
-  void req;
   return idem ? withIdempotency(ctx, idem.operation, idem.key, raw, run) : run();
 }
 

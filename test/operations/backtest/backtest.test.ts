@@ -289,6 +289,41 @@ describe('own data: a pending backtest with stages, progress and events, billed 
   }, 120_000);
 });
 
+describe('a merged record: two logs svc_map stored as one dataset', () => {
+  let own: TestService;
+  afterAll(() => own?.close());
+
+  it('is backtested by the dataset_id svc_map gave it, through the mapping that built it', async () => {
+    own = await startTestService();
+    const k = await own.liveKey('backtest-merged');
+    const [head, ...lines] = loadSampleCsv('customer_events').trimEnd().split('\n');
+    const part = (keep: (l: string) => boolean) => [head, ...lines.filter(keep)].join('\n') + '\n';
+    const web = (await own.post('/v1/add-dataset', { csv: part((l) => l.includes(',visit,')) }, k)).body.dataset_id;
+    const shop = (await own.post('/v1/add-dataset', { csv: part((l) => !l.includes(',visit,')) }, k)).body.dataset_id;
+    const sources = [
+      { dataset_id: web, label: 'web' },
+      { dataset_id: shop, label: 'shop' },
+    ];
+    const m = await own.post(
+      '/v1/map',
+      { sources, horizon: { value: 60, unit: 'days' }, answers: { outcome: { offer_id: 'lapsed:web' } } },
+      k,
+    );
+    expect(m.status, JSON.stringify(m.body)).toBe(200);
+    expect(m.body.dataset_id).toMatch(/^ds_/);
+    const r = await own.post('/v1/backtest', { data: { dataset_id: m.body.dataset_id }, subject_kind: 'org' }, k);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.dataset_id).toBe(m.body.dataset_id);
+    expect(r.body.record).toMatchObject({ mapping_id: m.body.mapping_id, outcome_column: 'lapsed_60d' });
+    expect(r.body.summary.cutoffs.graded).toBe(6);
+    expect(r.body.fits_run).toBe(6);
+    // a log it was merged from is not the record (the mapping reads both): each alone was never mapped
+    const alone = await own.post('/v1/backtest', { data: { dataset_id: shop }, subject_kind: 'org' }, k);
+    expect(alone.status).toBe(422);
+    expect(alone.body).toMatchObject({ code: 'dataset_not_built', field: 'data.dataset_id' });
+  }, 120_000);
+});
+
 describe('bad inputs are problems naming their field', () => {
   const cases: Array<[string, Record<string, unknown>, number, string, string]> = [
     ['no subject_kind', { data: EVENTS, subject_kind: undefined }, 422, 'invalid_request', 'subject_kind'],
