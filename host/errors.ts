@@ -61,6 +61,8 @@ export type ProblemCode =
   | 'horizon_budget_exhausted'
   | 'mapping_expired'
   | 'unknown_mapping'
+  | 'dataset_not_built'
+  | 'backtest_cutoffs_invalid'
   | 'internal';
 
 interface CodeInfo {
@@ -346,6 +348,20 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     status: 404,
     title: 'Unknown mapping',
     remedy: 'Replay a mapping_id svc_map gave in this workspace and namespace, or map the sources again.',
+  },
+  // additions 2.8 (contract 1.1 decision on additions 4.1: 422, naming the field)
+  dataset_not_built: {
+    status: 422,
+    title: 'Not a record built by svc_map',
+    remedy:
+      'Backtest a log record: call svc_map with the log as a source and answers, then send the dataset_id it was built from ' +
+      '(the data.dataset_id of its ask), or a sample log such as sample:customer_events.',
+  },
+  backtest_cutoffs_invalid: {
+    status: 422,
+    title: 'Cutoffs do not fit the record',
+    remedy:
+      "Send cutoffs.every equal to the record's snapshot_every or a multiple of it (1d: any; 1w: 1w or 4w; 4w: 4w), and cutoffs.last from 3 to 12.",
   },
   internal: { status: 500, title: 'Internal error', remedy: 'Retry; if it persists, report the request_id.' },
 };

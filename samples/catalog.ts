@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { SHAPE_SAMPLES } from './shape-catalog.ts';
 
 export type SampleColumnType = 'numeric' | 'category' | 'yesno' | 'id';
-export type SampleShape = 'table' | 'events' | 'series' | 'panel' | 'signals' | 'traces';
+export type SampleShape = 'table' | 'events' | 'series' | 'panel' | 'signals' | 'traces' | 'snapshots';
 
 export interface SampleColumn {
   name: string;

@@ -1,5 +1,5 @@
 // Deterministic generators for the shape samples (design/samples.md: customer_events, store_weekly,
-// usage_panel, sensor_stream, agent_traces); `npx tsx samples/generate.ts` writes them with the rest.
+// usage_panel, sensor_stream, agent_traces, coin_flip_events); `npx tsx samples/generate.ts` writes them with the rest.
 import { Prng, clamp, logistic } from './prng.ts';
 
 const DAY = 86_400_000;
@@ -247,10 +247,36 @@ export function generateAgentTraces(): string {
   return toCsv(['run_id', 'ts', 'agent', 'task', 'tool', 'duration_ms', 'input_tokens', 'failed'], rows);
 }
 
+// ---- coin_flip_events (snapshots grid, an outcome no history predicts) -------------------------
+
+/**
+ * 800 players over 2024: they play and deposit at rates of their own, and win on any day with the same
+ * small chance whatever they did before, like a coin flip. Nothing in the log says who wins next: a
+ * backtest of `won within 30 days` must not be supported (additions 2.8), and an ask must refuse.
+ */
+export function generateCoinFlipEvents(): string {
+  const rng = new Prng(7117);
+  const events: [number, number, string, string][] = [];
+  for (let i = 0; i < 800; i++) {
+    const start = rng.int(0, 60);
+    const rate = 0.02 + 0.03 * rng.float();
+    for (let d = start; d < EVENTS_DAYS; d++) {
+      if (rng.chance(rate)) events.push([d, i, 'play', '']);
+      if (rng.chance(0.006)) events.push([d, i, 'deposit', cents(rng.int(500, 20000))]);
+      // the coin: the same chance every day for every player
+      if (rng.chance(0.008)) events.push([d, i, 'won', '']);
+    }
+  }
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const rows = events.map(([d, i, type, amount]) => [id('player', i, 4), isoDate(EVENTS_START + d * DAY), type, amount]);
+  return toCsv(['player_id', 'date', 'event', 'amount'], rows);
+}
+
 export const SHAPE_GENERATORS: Record<string, () => string> = {
   customer_events: generateCustomerEvents,
   store_weekly: generateStoreWeekly,
   usage_panel: generateUsagePanel,
   sensor_stream: generateSensorStream,
   agent_traces: generateAgentTraces,
+  coin_flip_events: generateCoinFlipEvents,
 };

@@ -173,4 +173,41 @@ export const SHAPE_SAMPLES: readonly Sample[] = [
       cases: { ids: ['run_0799'] },
     },
   },
+  {
+    name: 'coin_flip_events',
+    dataset_id: 'sample:coin_flip_events',
+    description:
+      'Synthetic event log of 800 players over 2024 (plays, deposits with an amount, wins). Read as a snapshots grid, ' +
+      'a weekly reading per player with the outcome won_next_30d: a win within 30 days. No pattern: every player wins ' +
+      'on any day with the same small chance, whatever they did before, so the service refuses (no_finding_cleared) ' +
+      'and svc_backtest says not_supported.',
+    shape: 'snapshots',
+    entity_column: 'player_id',
+    outcome_column: 'won_next_30d',
+    columns: [
+      col('player_id', 'id', 'Player, player_0000 to player_0799'),
+      col('date', 'category', 'Day of the event, 2024-01-01 to 2024-12-31'),
+      col('event', 'category', 'play, deposit or won'),
+      col('amount', 'numeric', 'USD for deposits (5 to 200), blank otherwise'),
+    ],
+    rows: 13076,
+    expected_state: 'refused',
+    expected_refusal: 'no_finding_cleared',
+    try: {
+      data: { dataset_id: 'sample:coin_flip_events' },
+      entity_column: 'player_id',
+      time_column: 'date',
+      shape: {
+        kind: 'snapshots',
+        snapshot_every: '1w',
+        horizon: { value: 30, unit: 'days' },
+        label: { name: 'won', when: { column: 'event', op: '==', value: 'won' } },
+        event_column: 'event',
+        value_columns: ['amount'],
+      },
+      subject_kind: 'other',
+      questions: { q: { type: 'yesno', outcome_column: 'won_next_30d' } },
+      cases: { ids: ['player_0001'] },
+    },
+  },
 ];

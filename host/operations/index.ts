@@ -28,6 +28,7 @@ import { downloadAnswerOperation } from './download-answer.ts';
 import { trackRecordOperation } from './track-record.ts';
 import { suggestOperation } from './suggest.ts';
 import { mapOperation } from './map/index.ts';
+import { backtestOperation } from './backtest/index.ts';
 
 export type { Operation } from './operation.ts';
 
@@ -53,6 +54,7 @@ export const OPERATIONS: readonly Operation[] = [
   trackRecordOperation,
   suggestOperation, // additions 2.4
   mapOperation, // additions 2.7
+  backtestOperation, // additions 2.8
   exportModelOperation,
   uploadOperation,
   uploadCompleteOperation,

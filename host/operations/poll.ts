@@ -6,7 +6,7 @@ import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation, type OperationRequest } f
 import { replyInFormat } from './ask/formats.ts';
 import { RETRY_AFTER_MS, pendingProgress } from './tasks.ts';
 import { watchUrlOf } from './events/watch-token.ts';
-import type { StageData } from './events/types.ts';
+import { firstStageOf, type StageData } from './events/types.ts';
 import type { ResponseFormat } from './ask/formats.ts';
 
 async function runPoll(ctx: OpContext, raw: unknown, req: OperationRequest): Promise<OpResult> {
@@ -37,7 +37,7 @@ export async function taskReply(
   if (task.status === 'failed') throw reviveProblem(JSON.parse(task.problem!) as StoredProblem);
   // The latest stage event holds every fact so far (events/progress.ts), whichever process wrote it.
   const last = await store.lastTaskEvent(taskId, 'stage');
-  const data: Partial<StageData> = last ? (JSON.parse(last.data) as StageData) : { stage: 'reading_data' };
+  const data: Partial<StageData> = last ? (JSON.parse(last.data) as StageData) : firstStageOf(operationOf(task.request ?? ''));
   return {
     status: 202,
     body: {
@@ -72,3 +72,13 @@ export const pollOperation: Operation = {
   examples: [{ name: 'task', summary: 'The task_id an ask gave with status "pending"', value: { task_id: EXAMPLE_IDS.taskId } }],
   run: runPoll,
 };
+
+/** The operation a stored task request names ('' when unreadable: it then reads as an ask's). */
+function operationOf(request: string): string {
+  try {
+    const op = (JSON.parse(request) as { operation?: unknown }).operation;
+    return typeof op === 'string' ? op : '';
+  } catch {
+    return '';
+  }
+}

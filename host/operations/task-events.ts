@@ -63,8 +63,9 @@ async function runTaskEvents(ctx: OpContext, _body: unknown, req: OperationReque
 }
 
 const EVENTS_TEXT =
-  'Server-Sent Events of a task an ask (or a poll) returned as pending, with the key that asked: `stage` events ' +
+  'Server-Sent Events of a task an ask or a backtest (or a poll) returned as pending, with the key that asked: `stage` events ' +
   '(stage reading_data, reading_shape or asking; step reading, shaping, binning, fitting, deciding, scoring or signing; ' +
+  'a backtest: stage reading_data or backtesting, step loading, cutoff or grading; ' +
   "message to show as is; elapsed_ms; facts so far; frac over the call's fits; fit and of; bag and bags while fitting), " +
   'one `answer` event per question (state and decision, never a chance), then `done` (with result_url: GET it with ' +
   'the same key for the answer) or `error` (the problem). Every event has an integer id; reconnect with Last-Event-ID ' +

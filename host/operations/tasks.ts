@@ -34,7 +34,7 @@ import { TaskEventWriter } from './events/writer.ts';
 import { errorEventData } from './events/stream.ts';
 import { watchUrlOf } from './events/watch-token.ts';
 import type { NewTaskEvent } from '../store/index.ts';
-import type { EventSink, StageData } from './events/types.ts';
+import { firstStageOf, type EventSink, type StageData } from './events/types.ts';
 
 export const RETRY_AFTER_MS = 1_000;
 /**
@@ -171,7 +171,7 @@ export class TaskRunner {
       ...pendingProgress(d),
     });
     const createdAt = services.now();
-    const pending = { status: 202, body: pendingOf({ stage: 'reading_data' }) };
+    const pending = { status: 202, body: pendingOf(firstStageOf(req.operation)) };
     const request = JSON.stringify(req);
     const startsNow = !this.stopped && this.inUse < this.host.size;
     if (startsNow) this.inUse++;
@@ -214,7 +214,7 @@ export class TaskRunner {
     else this.kick(services);
     const got = await delivered;
     clearTimeout(timer);
-    if (got === null) return { status: 202, body: pendingOf(this.latest.get(id) ?? { stage: 'reading_data' }) };
+    if (got === null) return { status: 202, body: pendingOf(this.latest.get(id) ?? firstStageOf(req.operation)) };
     if ('error' in got) throw got.error;
     return got.result;
   }
@@ -309,7 +309,7 @@ export class TaskRunner {
   private async runClaimed(services: Services, id: string, req: TaskRequest, request: string, startedAt: number): Promise<void> {
     const writer = new TaskEventWriter(services);
     writer.attach(id, OWNER);
-    this.latest.set(id, { stage: 'reading_data' });
+    this.latest.set(id, firstStageOf(req.operation));
     const held = holdTask(services, id, () => this.latest.get(id)?.stage ?? 'reading_data');
     const events: EventSink = {
       stage: (d) => {

@@ -32,6 +32,7 @@ import {
 import { DeleteModelRequestSchema, ExtendModelRequestSchema, PageRequestSchema, ProfileRequestSchema } from './product.ts';
 import { TrackRecordRequestSchema, TrackRecordResponseSchema } from './proof.ts';
 import { MapRequestSchema, MapResponseSchema, SuggestRequestSchema, SuggestResponseSchema } from './map.ts';
+import { BacktestRequestSchema, BacktestResponseSchema } from './backtest.ts';
 
 export * from './common.ts';
 export * from './shape.ts';
@@ -43,6 +44,7 @@ export * from './responses.ts';
 export * from './product.ts';
 export * from './proof.ts';
 export * from './map.ts';
+export * from './backtest.ts';
 export { parseBody, issueField, describeIssue, mostRelevantIssue } from './parse.ts';
 
 /** Spec 4: request body schema per operation (register_agent takes no body). */
@@ -65,6 +67,7 @@ export const REQUEST_SCHEMAS = {
   svc_track_record: TrackRecordRequestSchema,
   svc_suggest: SuggestRequestSchema,
   svc_map: MapRequestSchema,
+  svc_backtest: BacktestRequestSchema,
 } as const;
 
 /** Spec 4: success response body schema per operation. */
@@ -88,6 +91,7 @@ export const RESPONSE_SCHEMAS = {
   svc_track_record: TrackRecordResponseSchema,
   svc_suggest: SuggestResponseSchema,
   svc_map: MapResponseSchema,
+  svc_backtest: BacktestResponseSchema,
 } as const;
 
 export type OperationName = keyof typeof REQUEST_SCHEMAS;

@@ -101,7 +101,8 @@ async function findKey(keys: KeyRing | Jwks, kid: string): Promise<CryptoKey | u
 
 /**
  * wire.md order: malformed -> invalid_signature; unknown kid -> unknown_key; bad signature ->
- * invalid_signature; now >= expires_at -> expired; else valid. Never throws on caller input.
+ * invalid_signature; now >= expires_at -> expired (a backtest Verdict, expires_at null, never does); else valid.
+ * Never throws on caller input.
  */
 export async function verifyVerdict(
   keys: KeyRing | Jwks,
@@ -139,6 +140,8 @@ export async function verifyVerdict(
     }
     if (!(await crypto.subtle.verify('Ed25519', key, sig, input))) return 'invalid_signature';
     const v = verdict as Record<string, unknown>;
+    // additions 2.8 / 3.10: a backtest Verdict never expires (signed with expires_at null)
+    if (v.kind === 'backtest' && v.expires_at === null) return 'valid';
     const expiresAt = typeof v.expires_at === 'string' ? Date.parse(v.expires_at) : NaN;
     if (Number.isNaN(expiresAt)) return 'invalid_signature';
     return now >= expiresAt ? 'expired' : 'valid';

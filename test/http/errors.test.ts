@@ -54,6 +54,7 @@ const validBodies = (): Record<string, object> => ({
   '/v1/track-record': { model_ref: MODEL_REF },
   '/v1/suggest': { data: { dataset_id: 'sample:saas_churn' }, entity_column: 'customer_id' },
   '/v1/map': { sources: [{ dataset_id: 'sample:customer_events' }] },
+  '/v1/backtest': { data: { dataset_id: 'sample:customer_events' }, subject_kind: 'org' },
 });
 
 const jsonRoutes = OPERATIONS.filter((r) => r.method === 'POST' && (r.body === 'json' || r.body === 'json-optional'));
@@ -92,6 +93,12 @@ describe('a test key works on sample datasets only (spec 5.2)', () => {
     { route: '/v1/add-dataset', body: () => validBodies()['/v1/add-dataset'], status: 403, code: 'test_key_samples_only' },
     { route: '/v1/preflight', body: () => ({ dataset_id: DATASET_ID }), status: 403, code: 'test_key_samples_only' },
     { route: '/v1/delete-dataset', body: () => validBodies()['/v1/delete-dataset'], status: 403, code: 'test_key_samples_only' },
+    {
+      route: '/v1/backtest',
+      body: () => ({ data: { dataset_id: DATASET_ID }, subject_kind: 'org' }),
+      status: 403,
+      code: 'test_key_samples_only',
+    },
     // spec 5.4: reporting outcomes needs write:outcomes, which test keys never have
     { route: '/v1/report-outcomes', body: () => validBodies()['/v1/report-outcomes'], status: 403, code: 'scope_required' },
     { route: '/v1/attest', body: () => validBodies()['/v1/attest'], status: 403, code: 'scope_required' },

@@ -53,6 +53,8 @@ const HINTS: Record<string, { readOnlyHint: boolean; destructiveHint: boolean; i
   // additions 2.4, 2.7: svc_suggest is read-only (open-world: data may be a fetch_url); svc_map writes on confirm (not idempotent) and fetches fetch_url sources
   svc_suggest: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   svc_map: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  // additions 2.8: svc_backtest writes fits (billed), idempotent by idempotency_key; a mapping's fetch_url sources are fetched again
+  svc_backtest: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
 };
 
 describe('tools/list', () => {

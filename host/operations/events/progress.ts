@@ -39,6 +39,8 @@ export class TaskProgress {
   private fit: number | undefined;
   private bag: number | undefined;
   private bags: number | undefined;
+  /** additions 2.8: a backtest reports each fit's steps as its cutoff's (progress.stage cutoff, never binning). */
+  private backtest = false;
 
   constructor(
     private readonly sink: EventSink,
@@ -78,6 +80,7 @@ export class TaskProgress {
   }
 
   private move(step: Step, message: string): void {
+    if (this.backtest && (step === 'binning' || step === 'fitting' || step === 'deciding')) step = 'cutoff';
     this.step = step;
     this.message = message;
     this.sink.stage(this.current());
@@ -155,6 +158,26 @@ export class TaskProgress {
   /** Fit `index` came back from the engine. */
   fitDone(index: number): void {
     if (index < this.fitShares.length) this.fitShares[index] = 1;
+  }
+
+  /** additions 2.8: a backtest reads its record (stage reading_data, progress.stage loading). */
+  loading(message: string, rows?: number): void {
+    this.backtest = true;
+    if (rows !== undefined) this.facts.rows = rows;
+    this.move('loading', message);
+  }
+
+  /** additions 2.8: the backtest fits one cutoff each (`of` in all); fits already stored count as done. */
+  cutoffs(of: number, outcome: string): void {
+    this.backtest = true;
+    this.fitShares = Array.from({ length: of }, () => 0);
+    this.facts.outcome = outcome;
+    this.move('cutoff', of === 1 ? 'Fitting 1 cutoff' : `Fitting ${of} cutoffs`);
+  }
+
+  /** additions 2.8: every cutoff's fit is back; each is graded on what came after it. */
+  grading(cutoffs: number): void {
+    this.move('grading', `Grading ${cutoffs} cutoff${cutoffs === 1 ? '' : 's'} against what came after`);
   }
 
   scoring(question: string, cases: number): void {

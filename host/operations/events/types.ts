@@ -2,13 +2,24 @@
 // contract 1.1 decision on spec 4 item 7: README "Contract 1.1 decisions").
 
 /** Spec 3.3: the pending `stage` values (backtesting is the backtest's own). */
-export type Stage = 'reading_data' | 'reading_shape' | 'asking';
+export type Stage = 'reading_data' | 'reading_shape' | 'asking' | 'backtesting';
 
 /**
  * The finer step inside a stage (issue 17's list), sent as the stage event's `step` and as `progress.stage`:
  * reading and shaping are the stages reading_data and reading_shape; the rest are steps of `asking`.
  */
-export type Step = 'reading' | 'shaping' | 'binning' | 'fitting' | 'deciding' | 'scoring' | 'signing';
+export type Step =
+  | 'reading'
+  | 'shaping'
+  | 'binning'
+  | 'fitting'
+  | 'deciding'
+  | 'scoring'
+  | 'signing'
+  // additions 2.8: a backtest's steps (loading is reading_data; a cutoff's fit and the grading are backtesting)
+  | 'loading'
+  | 'cutoff'
+  | 'grading';
 
 export const STAGE_OF_STEP: Record<Step, Stage> = {
   reading: 'reading_data',
@@ -18,7 +29,15 @@ export const STAGE_OF_STEP: Record<Step, Stage> = {
   deciding: 'asking',
   scoring: 'asking',
   signing: 'asking',
+  loading: 'reading_data',
+  cutoff: 'backtesting',
+  grading: 'backtesting',
 };
+
+/** Where a task of `operation` stands before its first stage event (additions 2.8: a backtest starts at loading). */
+export function firstStageOf(operation: string): { stage: Stage; step: Step } {
+  return { stage: 'reading_data', step: operation === 'svc_backtest' ? 'loading' : 'reading' };
+}
 
 /** Spec 2.12 stage event `facts` / spec 3.3 `progress.facts_so_far`: what is known so far, never a chance. */
 export interface Facts {

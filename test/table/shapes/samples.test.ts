@@ -72,7 +72,9 @@ describe.each(SHAPE_SAMPLES.map((s) => [s.name, s] as const))('shape sample %s',
   it(`is ${sample.expected_state} by the real engine on its shaped record, the same every time`, async () => {
     const first = await fitShaped(read());
     expect(first.state).toBe(sample.expected_state);
-    expect(first.quality.auc).toBeGreaterThanOrEqual(MIN_AUC[name]);
+    // a sample with no pattern (coin_flip_events) is refused, whatever its AUC
+    if (sample.expected_state === 'answered') expect(first.quality.auc).toBeGreaterThanOrEqual(MIN_AUC[name]);
+    else expect(first.reasons).toContain(sample.expected_refusal);
     const again = await fitShaped(read());
     expect(again.quality).toEqual(first.quality);
   });
