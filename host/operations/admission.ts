@@ -27,26 +27,33 @@ export type AdmissionConfig = Pick<Config, 'taskQueueMax' | 'workspaceTasksMax' 
 
 /** A body past this many bytes is refused while the request thread is saturated (below). */
 export const LARGE_BODY_BYTES = 1024 * 1024;
-/** The request thread counts as saturated when its event loop was busy this share of the last half second. */
+/** The request thread counts as saturated when its event loop was busy this share of the last half second... */
 const SATURATED = 0.95;
 /** ... and at least this many other bodies are being read or worked on. */
-const SATURATED_BODIES = 2;
+const SATURATED_BODIES = 4;
+/** How often the event loop's busy share is sampled (each sample covers the interval since the last). */
+const SAMPLE_MS = 250;
 
-/** How busy this thread's event loop was over the last half second or more (0-1), measured when asked. */
+/**
+ * How busy this thread's event loop was over about the last half second (0-1): two samples of
+ * performance.eventLoopUtilization 250 ms apart, taken by an unref'd timer that starts on the first
+ * question (a thread that never gets a large body never samples).
+ */
 export class LoopLoad {
+  private timer: NodeJS.Timeout | undefined;
   private last = performance.eventLoopUtilization();
-  private at = performance.now();
-  private value = 0;
+  private recent: number[] = [0, 0];
 
   utilization(): number {
-    const now = performance.now();
-    if (now - this.at >= 500) {
-      const current = performance.eventLoopUtilization();
-      this.value = performance.eventLoopUtilization(current, this.last).utilization;
-      this.last = current;
-      this.at = now;
+    if (!this.timer) {
+      this.timer = setInterval(() => {
+        const current = performance.eventLoopUtilization();
+        this.recent = [this.recent[1], performance.eventLoopUtilization(current, this.last).utilization];
+        this.last = current;
+      }, SAMPLE_MS);
+      this.timer.unref();
     }
-    return this.value;
+    return (this.recent[0] + this.recent[1]) / 2;
   }
 }
 
