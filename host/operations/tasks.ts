@@ -68,6 +68,36 @@ export class RunAsTask extends Error {
   }
 }
 
+/**
+ * A call that may need a task (spec 3.2, issue 21): `quick` is tried on the request thread; when it throws
+ * RunAsTask the call is admitted as a task instead (`req`), and the whole waits up to config.pendingWaitMs
+ * for a reply before 202. Single flight across threads: when the task would compute what a task of this
+ * process is computing now (RunAsTask.key), that one is waited for (within the wait) and `quick` tried
+ * again, instead of a second task computing it again.
+ */
+export async function quickOrTask(ctx: OpContext, req: TaskRequest, quick: () => Promise<OpResult>): Promise<OpResult> {
+  const { tasks, config } = ctx.services;
+  const deadline = performance.now() + config.pendingWaitMs;
+  for (;;) {
+    let needs: RunAsTask;
+    try {
+      return await quick();
+    } catch (err) {
+      if (!(err instanceof RunAsTask)) throw err;
+      needs = err;
+    }
+    const running = needs.key === undefined ? undefined : tasks.inFlight(needs.key);
+    const left = deadline - performance.now();
+    if (running && left > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([running, new Promise((resolve) => (timer = setTimeout(resolve, left)))]);
+      clearTimeout(timer);
+      if (performance.now() < deadline) continue;
+    }
+    return tasks.submit(ctx, req, { key: needs.key, waitMs: deadline - performance.now() });
+  }
+}
+
 /** One stored request to run on a thread: the task id, its TaskRequest as JSON, and the service's clock now. */
 export interface TaskJob {
   id: string;

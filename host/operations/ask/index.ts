@@ -13,7 +13,7 @@ import { buildAnswer, type BuiltAnswer } from './answers.ts';
 import { askReplyJson } from './reply-json.ts';
 import { CONTRACT } from './contract.ts';
 import { answerDepsOf } from './service-deps.ts';
-import { RunAsTask } from '../tasks.ts';
+import { quickOrTask } from '../tasks.ts';
 import { NO_EVENTS, TaskProgress } from '../events/progress.ts';
 import { SAMPLES } from '../../../samples/catalog.ts';
 import { withIdempotency } from '../idempotency.ts';
@@ -44,31 +44,10 @@ export async function runAsk(ctx: OpContext, raw: unknown, req?: OperationReques
   const ask = parseBody(AskRequestSchema, raw);
   assertKeyMayUse(ctx, ask.data);
   const idem = ask.idempotency_key !== undefined ? { operation: 'svc_ask', key: ask.idempotency_key } : undefined;
-  const { tasks, config } = ctx.services;
-  const answer = async (): Promise<OpResult> => {
-    const deadline = performance.now() + config.pendingWaitMs;
-    for (;;) {
-      let needs: RunAsTask;
-      try {
-        return await executeAsk(ctx, ask, undefined, { quick: true });
-      } catch (err) {
-        if (!(err instanceof RunAsTask)) throw err;
-        needs = err;
-      }
-      // Single flight across threads: a fit a task of this process is computing now is waited for (within
-      // the pending wait), then the ask is tried again, instead of a second task fitting it again.
-      const running = needs.key === undefined ? undefined : tasks.inFlight(needs.key);
-      const left = deadline - performance.now();
-      if (running && left > 0) {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([running, new Promise((resolve) => (timer = setTimeout(resolve, left)))]);
-        clearTimeout(timer);
-        if (performance.now() < deadline) continue;
-      }
-      const task = { operation: 'svc_ask', body: raw, caller: ctx.caller!, idempotency: idem };
-      return tasks.submit(ctx, task, { key: needs.key, waitMs: deadline - performance.now() });
-    }
-  };
+  const answer = () =>
+    quickOrTask(ctx, { operation: 'svc_ask', body: raw, caller: ctx.caller!, idempotency: idem }, () =>
+      executeAsk(ctx, ask, undefined, { quick: true }),
+    );
   const run = async () =>
     // A pending ask is polled, and svc_poll formats the answer (additions 3.3).
     replyInFormat(ctx, await answer(), { format: ask.response_format ?? 'full', transport: req?.transport ?? 'rest' });

@@ -26,7 +26,7 @@ import { NO_EVENTS, TaskProgress } from '../events/progress.ts';
 import { withIdempotency } from '../idempotency.ts';
 import { DAY_MS, DEFAULT_MODEL_TTL_DAYS, namespaceOf, wireNamespace } from '../model-links.ts';
 import type { Operation } from '../operation.ts';
-import { RunAsTask } from '../tasks.ts';
+import { quickOrTask } from '../tasks.ts';
 import { findBacktestRecord, type BacktestRecord } from './record.ts';
 import {
   LIFT_BAR,
@@ -88,17 +88,10 @@ export async function runBacktest(ctx: OpContext, raw: unknown): Promise<OpResul
   const last = body.cutoffs?.last;
   if (last !== undefined && (last < LAST_MIN || last > LAST_MAX)) checkCutoffs(body, '1d');
   const idem = body.idempotency_key !== undefined ? { operation: 'svc_backtest', key: body.idempotency_key } : undefined;
-  const { tasks, config } = ctx.services;
-  const answer = async (): Promise<OpResult> => {
-    const started = performance.now();
-    try {
-      return await executeBacktest(ctx, body, undefined, { quick: true });
-    } catch (err) {
-      if (!(err instanceof RunAsTask)) throw err;
-    }
-    const task = { operation: 'svc_backtest', body: raw, caller: ctx.caller!, idempotency: idem };
-    return tasks.submit(ctx, task, { waitMs: config.pendingWaitMs - (performance.now() - started) });
-  };
+  const answer = () =>
+    quickOrTask(ctx, { operation: 'svc_backtest', body: raw, caller: ctx.caller!, idempotency: idem }, () =>
+      executeBacktest(ctx, body, undefined, { quick: true }),
+    );
   const run = async () => formatBacktest(ctx, await answer(), body.response_format ?? 'full');
   return idem ? withIdempotency(ctx, idem.operation, idem.key, raw, run) : run();
 }
