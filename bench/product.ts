@@ -2,15 +2,9 @@
 // fit), beside the cached ask of 10,000 cases by ids in the same run on the same server; and the CSV export
 // of a 100,000-case rank (the ask that writes it, the download that streams it) with the server's peak
 // memory. The server runs in its own process (npm start's code, info logging) on SQLite.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import readline from 'node:readline';
-import { createLiveKey } from '../host/operations/keys.ts';
-import { openSqliteStore } from '../host/store/index.ts';
-import { repoRoot } from './datasets.ts';
-import { benchRows } from './service.ts';
+import { benchRows, childServer, type ChildServer } from './service.ts';
 
 interface Timed {
   median: number;
@@ -51,60 +45,10 @@ function cpuMsOf(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, USER_HZ 100
 }
 
-interface Server {
-  url: string;
-  key: string;
-  pid: number;
-  hwm(): number;
-  rss(): number;
-  resetPeak(): void;
-  stop(): void;
-}
+type Server = ChildServer;
 
-async function startServer(): Promise<Server> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'oq-bench-product-'));
-  const store = await openSqliteStore(dir);
-  const { key } = await createLiveKey(store, { workspaceName: 'bench-product', now: Date.now() });
-  await store.close();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'host/main.ts'], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      PORT: '0',
-      DATA_DIR: dir,
-      LOG_LEVEL: 'info',
-      BASE_URL: '',
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      PENDING_WAIT_MS: '600000',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    readline.createInterface({ input: child.stdout! }).on('line', (l) => {
-      try {
-        const rec = JSON.parse(l);
-        if (rec.msg === 'listening') resolve(rec.url);
-      } catch {
-        /* not a log line */
-      }
-    });
-    child.once('exit', (c) => reject(new Error(`server exited ${c}`)));
-  });
-  const status = (field: string) =>
-    Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024;
-  return {
-    url,
-    key,
-    pid: child.pid!,
-    hwm: () => status('VmHWM'),
-    rss: () => status('VmRSS'),
-    resetPeak: () => fs.writeFileSync(`/proc/${child.pid}/clear_refs`, '5'),
-    stop: () => {
-      child.kill('SIGKILL');
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+/** The service in its own process (bench/service.ts childServer); pending only after 10 minutes, so every call is timed whole. */
+const startServer = () => childServer({ PENDING_WAIT_MS: '600000' });
 
 async function post(server: Server, route: string, body: unknown): Promise<{ status: number; json: any; ms: number }> {
   const t0 = performance.now();
@@ -237,6 +181,7 @@ export async function runProductBench(log: (s: string) => void = (s) => process.
     };
   } finally {
     server.stop();
+    fs.rmSync(server.dir, { recursive: true, force: true });
   }
 }
 
