@@ -58,6 +58,8 @@ export interface Config {
   bodyMemoryBytes: number;
   /** How often expired datasets, tasks and idempotency records are swept (spec 8 retention). */
   sweepEveryMs: number;
+  /** additions 2.9 "Dispatch hourly": how often each node looks for schedules whose run is due. */
+  scheduleTickMs: number;
   /** wire.md "Datasets": largest presigned upload in bytes. */
   maxUploadBytes: number;
   /**
@@ -188,6 +190,7 @@ export function configFromEnv(env: Env = process.env): Config {
     workspaceTasksMax: intFrom(env, 'WORKSPACE_TASKS_MAX', 4, 1, 1_000_000),
     bodyMemoryBytes: intFrom(env, 'BODY_MEMORY_MB', 256, 1, 1_048_576) * 1024 * 1024,
     sweepEveryMs: intFrom(env, 'SWEEP_EVERY_MS', 10 * 60_000, 1000, MAX_TIMER_MS),
+    scheduleTickMs: intFrom(env, 'SCHEDULE_TICK_MS', 60 * 60_000, 100, MAX_TIMER_MS),
     maxUploadBytes: intFrom(env, 'UPLOAD_MAX_BYTES', 100_000_000, 1),
     uploadPartBytes: 1024 * 1024,
     maxUploadRowBytes: 8_000_000,

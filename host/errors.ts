@@ -63,6 +63,9 @@ export type ProblemCode =
   | 'unknown_mapping'
   | 'dataset_not_built'
   | 'backtest_cutoffs_invalid'
+  | 'schedule_key_required'
+  | 'schedule_sources_not_refetchable'
+  | 'unknown_schedule'
   | 'internal';
 
 interface CodeInfo {
@@ -362,6 +365,24 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     title: 'Cutoffs do not fit the record',
     remedy:
       "Send cutoffs.every equal to the record's snapshot_every or a multiple of it (1d: any; 1w: 1w or 4w; 4w: 4w), and cutoffs.last from 3 to 12.",
+  },
+  // additions 2.9, 2.10 (contract 1.1 decision on additions 4.1: 403, 422 and 404, naming the field)
+  schedule_key_required: {
+    status: 403,
+    title: 'A schedule needs a live API key',
+    remedy:
+      'Call svc_schedule with a live API key (svck_live_) holding write:outcomes: the runs act as that key, which an OAuth sign-in cannot lend.',
+  },
+  schedule_sources_not_refetchable: {
+    status: 422,
+    title: 'The mapping has a source that cannot be fetched again',
+    remedy:
+      'Map sources given as fetch_url (each run fetches them again), then schedule that mapping; a stored dataset_id does not change between runs.',
+  },
+  unknown_schedule: {
+    status: 404,
+    title: 'Unknown schedule',
+    remedy: 'Send a schedule_id svc_schedule gave in this workspace (svc_describe with a key lists them); a deleted schedule is gone.',
   },
   internal: { status: 500, title: 'Internal error', remedy: 'Retry; if it persists, report the request_id.' },
 };

@@ -11,6 +11,7 @@ import { createApp } from './app.ts';
 import { StoreError } from './store/index.ts';
 import { FitPool } from './engine/index.ts';
 import { startSweeper } from './operations/datasets/sweeper.ts';
+import { startScheduler } from './operations/schedule/dispatch.ts';
 import type { Services } from './services.ts';
 import { ConfigError, memoryBoundMb, resolveConfig, withListeningPort, type Config } from './config.ts';
 import { OPERATIONS } from './operations/index.ts';
@@ -84,11 +85,14 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
     const stopSweeper = startSweeper(services, config.sweepEveryMs);
     // Tasks left unfinished by a stopped process are claimed again and finished (spec 3.2).
     services.tasks.start(services);
+    // additions 2.9: scheduled runs due now (a period missed while down runs once) and every tick after
+    const stopScheduler = startScheduler(services, config.scheduleTickMs);
 
     let closing: Promise<void> | undefined;
     const close = (graceMs = 0) =>
       (closing ??= (async () => {
         stopSweeper();
+        stopScheduler();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         // In-flight requests get graceMs to finish; then every connection is dropped (tests pass 0).

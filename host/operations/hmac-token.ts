@@ -14,6 +14,8 @@ export interface TokenSecrets {
   watch: Uint8Array;
   /** Stored-answer links and page cursors (additions 2.3, 2.11). */
   answer: Uint8Array;
+  /** Not an HMAC secret: the AES-256-GCM key fetch_headers are kept under (additions 2.7, 2.9; sealed-headers.ts). */
+  headers: Uint8Array;
 }
 
 /** What signs and opens links: the service's base URL and its secrets (a part of Services). */
@@ -36,13 +38,14 @@ export async function loadTokenSecrets(
 ): Promise<TokenSecrets> {
   const load = (purpose: string, legacyFile: string) =>
     store.ensureSecret(purpose, legacySecret(path.join(dataDir, legacyFile)) ?? randomBytes(SECRET_BYTES), now);
-  const [lever, upload, watch, answer] = await Promise.all([
+  const [lever, upload, watch, answer, headers] = await Promise.all([
     load('lever-token', 'lever-token.key'),
     load('upload-token', 'upload-token.key'),
     load('watch-token', 'watch-token.key'),
     load('answer-token', 'answer-token.key'),
+    store.ensureSecret('fetch-headers', randomBytes(SECRET_BYTES), now),
   ]);
-  return { lever, upload, watch, answer };
+  return { lever, upload, watch, answer, headers };
 }
 
 function legacySecret(file: string): Uint8Array | null {

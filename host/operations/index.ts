@@ -29,6 +29,8 @@ import { trackRecordOperation } from './track-record.ts';
 import { suggestOperation } from './suggest.ts';
 import { mapOperation } from './map/index.ts';
 import { backtestOperation } from './backtest/index.ts';
+import { scheduleOperation } from './schedule/index.ts';
+import { deleteScheduleOperation } from './schedule/delete.ts';
 
 export type { Operation } from './operation.ts';
 
@@ -55,6 +57,8 @@ export const OPERATIONS: readonly Operation[] = [
   suggestOperation, // additions 2.4
   mapOperation, // additions 2.7
   backtestOperation, // additions 2.8
+  scheduleOperation, // additions 2.9
+  deleteScheduleOperation, // additions 2.10
   exportModelOperation,
   uploadOperation,
   uploadCompleteOperation,

@@ -33,6 +33,7 @@ import { DeleteModelRequestSchema, ExtendModelRequestSchema, PageRequestSchema, 
 import { TrackRecordRequestSchema, TrackRecordResponseSchema } from './proof.ts';
 import { MapRequestSchema, MapResponseSchema, SuggestRequestSchema, SuggestResponseSchema } from './map.ts';
 import { BacktestRequestSchema, BacktestResponseSchema } from './backtest.ts';
+import { DeleteScheduleRequestSchema, DeleteScheduleResponseSchema, ScheduleRequestSchema, ScheduleResponseSchema } from './schedule.ts';
 
 export * from './common.ts';
 export * from './shape.ts';
@@ -45,6 +46,7 @@ export * from './product.ts';
 export * from './proof.ts';
 export * from './map.ts';
 export * from './backtest.ts';
+export * from './schedule.ts';
 export { parseBody, issueField, describeIssue, mostRelevantIssue } from './parse.ts';
 
 /** Spec 4: request body schema per operation (register_agent takes no body). */
@@ -68,6 +70,8 @@ export const REQUEST_SCHEMAS = {
   svc_suggest: SuggestRequestSchema,
   svc_map: MapRequestSchema,
   svc_backtest: BacktestRequestSchema,
+  svc_schedule: ScheduleRequestSchema,
+  svc_delete_schedule: DeleteScheduleRequestSchema,
 } as const;
 
 /** Spec 4: success response body schema per operation. */
@@ -92,6 +96,8 @@ export const RESPONSE_SCHEMAS = {
   svc_suggest: SuggestResponseSchema,
   svc_map: MapResponseSchema,
   svc_backtest: BacktestResponseSchema,
+  svc_schedule: ScheduleResponseSchema,
+  svc_delete_schedule: DeleteScheduleResponseSchema,
 } as const;
 
 export type OperationName = keyof typeof REQUEST_SCHEMAS;

@@ -6,6 +6,7 @@ import { datasetQueries } from './datasets.ts';
 import { evidenceQueries, usageQueries } from './evidence.ts';
 import { modelQueries } from './models.ts';
 import { mappingQueries } from './mappings.ts';
+import { scheduleQueries } from './schedules.ts';
 import { replayQueries } from './replay.ts';
 import type { SqlClient } from './sql.ts';
 import { taskQueries } from './tasks.ts';
@@ -37,6 +38,7 @@ export function createSqlStore(db: SqlClient): Store {
     ...profileQueries(db),
     ...trackRecordQueries(db),
     ...mappingQueries(db),
+    ...scheduleQueries(db),
 
     async sweep(now, retention_ms = RETENTION_MS) {
       const cutoff = now - retention_ms;

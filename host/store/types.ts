@@ -1,6 +1,7 @@
 // The storage interface: one async API shared by the SQLite and PostgreSQL adapters.
 import type { Dialect } from './sql.ts';
 import type { MappingStore } from './mappings.ts';
+import type { ScheduleStore } from './schedules.ts';
 import type {
   Workspace,
   ApiKeyRecord,
@@ -44,6 +45,7 @@ import type { TrackRecordStore } from './track-record.ts';
 
 export type * from './records.ts';
 export type { AnsweredCase, KeptAnswers, TrackRecordStore } from './track-record.ts';
+export type { ScheduleRecord, ScheduleRunStart, ScheduleRunUpdate, ScheduleState, ScheduleStore } from './schedules.ts';
 
 export interface WorkspaceStore {
   createWorkspace(name: string, created_at?: number): Promise<Workspace>;
@@ -271,7 +273,8 @@ export interface Store
     ProfileStore,
     CoordinationStore,
     TrackRecordStore,
-    MappingStore {
+    MappingStore,
+    ScheduleStore {
   /**
    * Removes idempotency records and tasks not updated for retention_ms (default 24 h), datasets unused that
    * long, and stored answers past their expiry; also counters of ended rate windows and fit claims whose

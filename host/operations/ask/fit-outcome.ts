@@ -5,6 +5,7 @@ import { canonicalJson } from '../../signing/canonical-json.ts';
 import { sha256Hex } from '../../signing/sha256.ts';
 import { Model } from '../../engine/model.ts';
 import type { FitResult, Quality } from '../../engine/result.ts';
+import type { ExclusionWhy } from '../../engine/encode.ts';
 import type { RawTable } from '../../table/types.ts';
 import type { ResolvedOutcome } from './outcome.ts';
 
@@ -13,6 +14,8 @@ export interface FitRequest {
   recordHash: string;
   entityColumn: string;
   timeColumn?: string;
+  /** A reading time column left out of the features, not used to hold out (a snapshots grid's); part of the fit key. */
+  readingTimeColumn?: string;
   /** Canonical JSON of the shape read (absent for a plain table, so table fit keys never change). */
   shapeKey?: string;
   outcome: ResolvedOutcome;
@@ -75,8 +78,16 @@ export function fitKeyOf(coreHash: string, req: FitRequest): string {
       ...(req.shapeKey !== undefined ? { shape: req.shapeKey } : {}),
       // absent when nothing is excluded, so fit keys (and model_refs) without a profile never change
       ...(req.exclude && req.exclude.length > 0 ? { exclude: [...req.exclude] } : {}),
+      ...(req.readingTimeColumn !== undefined ? { reading_time: req.readingTimeColumn } : {}),
     }),
   );
+}
+
+/** The columns a fit leaves out beyond entity and time: the profile's exclusions and a grid's reading time. */
+export function skippedColumnsOf(req: FitRequest): Map<string, ExclusionWhy> | undefined {
+  const skip = new Map<string, ExclusionWhy>((req.exclude ?? []).map((c) => [c, 'excluded_by_caller']));
+  if (req.readingTimeColumn !== undefined) skip.set(req.readingTimeColumn, 'time');
+  return skip.size > 0 ? skip : undefined;
 }
 
 /** wire.md: mr1_ + 32 hex of a hash of core hash + record content hash + fit key. */

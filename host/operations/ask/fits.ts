@@ -22,6 +22,7 @@ import {
   metaOf,
   modelRefOf,
   namespacedRef,
+  skippedColumnsOf,
   type FitOutcome,
   type FitRequest,
   type StoredMeta,
@@ -249,8 +250,8 @@ async function runAndStore(
     outcomeColumn: req.outcome.column,
     outcome: req.outcome.values,
     timeColumn: req.timeColumn,
-    // additions 2.2: columns the namespace's profile excludes from new fits (part of the fit key)
-    ...(req.exclude && req.exclude.length > 0 ? { skip: new Map(req.exclude.map((c) => [c, 'excluded_by_caller' as const])) } : {}),
+    // additions 2.2: columns the namespace's profile excludes from new fits, and a grid's reading time (part of the fit key)
+    skip: skippedColumnsOf(req),
   });
   const res = await fitEncoded(encoded, pool, onProgress);
   const d = res.diagnostics;

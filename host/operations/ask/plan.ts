@@ -183,6 +183,7 @@ export function planAsk(
       recordHash: record.contentHash,
       entityColumn: view.entityColumn,
       timeColumn: view.timeColumn,
+      ...(view.readingTimeColumn !== undefined ? { readingTimeColumn: view.readingTimeColumn } : {}),
       shapeKey: view.shapeKey,
       outcome,
       desirable: q.outcome_is_desirable ?? null,

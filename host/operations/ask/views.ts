@@ -14,6 +14,8 @@ export interface RecordView {
   table: RawTable;
   entityColumn: string;
   timeColumn?: string;
+  /** A snapshots grid's reading time: left out of the features (ShapedRecord.readingTimeColumn). */
+  readingTimeColumn?: string;
   /** Part of the fit key when a shape made the table (the same bytes read otherwise are another fit). */
   shapeKey?: string;
   /** The cases this ask answers about, from this view. */
@@ -89,6 +91,7 @@ export class RecordViews {
         table: shaped.table,
         entityColumn: shaped.entityColumn,
         timeColumn: shaped.timeColumn,
+        ...(shaped.readingTimeColumn !== undefined ? { readingTimeColumn: shaped.readingTimeColumn } : {}),
         shapeKey: canonicalJson({
           shape,
           time_column: this.ask.time_column,

@@ -3,6 +3,7 @@
 // its source; two logs, or a log with a table giving the outcome time, are merged into one log (event
 // types `<label>_<type>`, the table's outcome time on each row of its case), stored as a dataset of the
 // workspace, and read through the same grid.
+import { createHash } from 'node:crypto';
 import { ServiceError } from '../../errors.ts';
 import type { Shape } from '../../schemas/index.ts';
 import { parseCsv } from '../../table/csv.ts';
@@ -10,7 +11,7 @@ import { applyShape, type ShapedRecord } from '../../table/shapes/index.ts';
 import { slug } from '../../table/shapes/names.ts';
 import { GRID_LOOKBACKS_DEFAULT } from '../../table/shapes/snapshots.ts';
 import { entityKey } from '../../table/select.ts';
-import type { Cell } from '../../table/types.ts';
+import type { Cell, RawTable } from '../../table/types.ts';
 import { cellText, compareCodePoints, isMissing } from '../../table/typing.ts';
 import type { OpContext } from '../../services.ts';
 import { runAddDataset } from '../datasets/add.ts';
@@ -35,6 +36,8 @@ export type Built =
       openCases: { count: number; sample_ids: string[] };
       datasetId?: string;
       shaped?: ShapedRecord;
+      /** sha256 of the labelled readings row for row (additions 2.9: a scheduled fit is skipped when unchanged). */
+      labelledHash: string;
       how: string;
     }
   | { kind: 'not_runnable'; code: string; why: string };
@@ -96,8 +99,20 @@ function buildTable(a: SourceAnalysis, slots: Slots, ns: Record<string, string>)
       holdout: { whole_cases_by: 'entity_hash' },
     },
     openCases: { count: openIds.length, sample_ids: openIds.slice(0, CAPS.openIds) },
+    labelledHash: labelledHashOf(t, o.column!),
     how: 'the table as it is, one row per case',
   };
+}
+
+/** sha256 over the rows whose outcome is known, every cell as text, in row order (the columns named first). */
+export function labelledHashOf(t: RawTable, outcomeColumn: string): string {
+  const h = createHash('sha256').update(JSON.stringify(t.columns));
+  const oc = t.columns.indexOf(outcomeColumn);
+  for (let r = 0; r < t.rowCount; r++) {
+    if (isMissing(t.data[oc][r])) continue;
+    h.update('\n' + JSON.stringify(t.data.map((col) => cellText(col[r]))));
+  }
+  return h.digest('hex');
 }
 
 /** A label name (`^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$`, up to 40 characters) from free text. */
@@ -165,6 +180,7 @@ function gridResult(
     },
     openCases: { count: open.length, sample_ids: open.slice(0, CAPS.openIds) },
     shaped,
+    labelledHash: labelledHashOf(shaped.table, shaped.outcomeColumn),
     how,
     ...(datasetId !== undefined ? { datasetId } : {}),
   };

@@ -12,14 +12,27 @@ import { FREE, type Operation } from '../operation.ts';
 import { badAsOf, buildRecord, closedSince, type Reading } from './build.ts';
 import { joinCandidates, layoutOf, offersOf, proposalBody, type ProposalParts } from './proposal.ts';
 import { fillSlots } from './slots.ts';
-import { analyseSource, readSources, type MapSource, type SourceAnalysis } from './sources.ts';
+import { analyseSource, defaultLabel, readSources, type MapSource, type SourceAnalysis } from './sources.ts';
+import { headersOf, openHeaders, sealHeaders } from '../sealed-headers.ts';
 
 /** additions 2.7: at most 3 horizons per record (per set of sources, workspace and namespace). */
 export const HORIZON_BUDGET = 3;
 
 interface Kept {
-  request: { sources: MapSource[]; answers: NonNullable<MapRequest['answers']>; reading: Reading; outcome_words?: string[] };
+  request: {
+    sources: MapSource[];
+    answers: NonNullable<MapRequest['answers']>;
+    reading: Reading;
+    outcome_words?: string[];
+    /** additions 2.7: the sources' fetch_headers, sealed (sealed-headers.ts); never echoed. */
+    sealed_headers?: string;
+  };
   manifest: Record<string, unknown>;
+}
+
+/** What a scheduled run's map step learns beside the reply (additions 2.9). */
+export interface ReplaySeen {
+  labelledHash?: string;
 }
 
 function provenance(ctx: OpContext) {
@@ -92,6 +105,7 @@ async function confirm(
   all: SourceAnalysis[],
   parts: ProposalParts,
   replayOf?: string,
+  seen?: ReplaySeen,
 ) {
   const base = { provenance: provenance(ctx) };
   const filled = fillSlots(kept.answers, all, parts.layout, parts.offers, parts.joinKeys);
@@ -138,8 +152,11 @@ async function confirm(
     built: built.how,
     ...(built.datasetId ? { dataset_id: built.datasetId } : {}),
   };
+  if (seen) seen.labelledHash = built.labelledHash;
   if (replayOf === undefined) {
-    const record: Kept = { request: { ...kept, sources: stripped, answers: resolved }, manifest };
+    const headers = headersOf(kept.sources);
+    const sealed = headers ? { sealed_headers: sealHeaders(ctx.services.secrets.headers, headers) } : {};
+    const record: Kept = { request: { ...kept, sources: stripped, answers: resolved, ...sealed }, manifest };
     await ctx.services.store.putMapping({
       workspace_id: ws,
       namespace: ns,
@@ -199,18 +216,7 @@ async function checkHorizonBudget(ctx: OpContext, ws: string, ns: string, kept: 
 }
 
 async function replay(ctx: OpContext, req: MapRequest): Promise<OpResult> {
-  const ws = ctx.caller!.workspaceId;
-  const row = await ctx.services.store.getMapping(ws, namespaceOf(req), req.mapping_id!);
-  if (!row) {
-    throw new ServiceError(
-      'unknown_mapping',
-      `mapping_id: ${req.mapping_id} is not a mapping of this workspace${req.namespace ? ` in namespace ${req.namespace}` : ''}`,
-      {
-        field: 'mapping_id',
-      },
-    );
-  }
-  const kept = JSON.parse(row.request) as Kept;
+  const kept = await keptMapping(ctx, namespaceOf(req), req.mapping_id!);
   for (const key of ['snapshot_every', 'horizon', 'as_of', 'answers', 'outcome_words'] as const) {
     if (req[key] !== undefined) {
       throw new ServiceError(
@@ -235,6 +241,52 @@ async function replay(ctx: OpContext, req: MapRequest): Promise<OpResult> {
     throw err;
   }
   return confirm(ctx, req, kept.request, analysed.all, analysed.parts, req.mapping_id);
+}
+
+/** A kept mapping with its sources' fetch_headers opened again (for fetching only; never echoed). */
+function keptWithHeaders(ctx: OpContext, text: string): Kept {
+  const kept = JSON.parse(text) as Kept;
+  if (kept.request.sealed_headers === undefined) return kept;
+  const headers = openHeaders(ctx.services.secrets.headers, kept.request.sealed_headers);
+  const sources = kept.request.sources.map((s, i) => (headers[String(i)] ? { ...s, fetch_headers: headers[String(i)] } : s));
+  return { ...kept, request: { ...kept.request, sources } };
+}
+
+/** A kept mapping of the workspace and namespace, or unknown_mapping naming `field`. */
+export async function keptMapping(ctx: OpContext, namespace: string, mappingId: string, field = 'mapping_id'): Promise<Kept> {
+  const row = await ctx.services.store.getMapping(ctx.caller!.workspaceId, namespace, mappingId);
+  if (!row) {
+    throw new ServiceError(
+      'unknown_mapping',
+      `${field}: ${mappingId} is not a mapping of this workspace${namespace ? ` in namespace ${namespace}` : ''}`,
+      { field },
+    );
+  }
+  return keptWithHeaders(ctx, row.request);
+}
+
+/**
+ * A scheduled run's map step (additions 2.9): the mapping replayed with each source read from `datasets`
+ * (index -> dataset_id: what this run fetched and stored, so every later step reads the same bytes), each
+ * source keeping its own label, so the record and its column names are the mapping's own.
+ */
+export async function replayForRun(
+  ctx: OpContext,
+  namespace: string,
+  mappingId: string,
+  datasets: readonly string[],
+  closedSinceAt: string | undefined,
+  seen: ReplaySeen,
+): Promise<OpResult> {
+  const kept = await keptMapping(ctx, namespace, mappingId);
+  const sources = kept.request.sources.map((s, i) => ({ dataset_id: datasets[i], label: s.label ?? defaultLabel(s) }));
+  const analysed = await analyse(ctx, sources, kept.request.answers, kept.request.outcome_words);
+  const req: MapRequest = {
+    mapping_id: mappingId,
+    ...(namespace ? { namespace } : {}),
+    ...(closedSinceAt !== undefined ? { closed_since: closedSinceAt } : {}),
+  };
+  return confirm(ctx, req, { ...kept.request, sources }, analysed.all, analysed.parts, mappingId, seen);
 }
 
 /** svc_map: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */

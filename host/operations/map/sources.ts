@@ -51,7 +51,8 @@ export interface SourceAnalysis {
   valueColumns: string[];
 }
 
-function defaultLabel(s: MapSource): string {
+/** additions 2.7: a source's label when none is given (its dataset id or file name, sans extension). */
+export function defaultLabel(s: MapSource): string {
   let base: string;
   if (s.dataset_id !== undefined) base = isSampleId(s.dataset_id) ? s.dataset_id.slice('sample:'.length) : s.dataset_id;
   else {

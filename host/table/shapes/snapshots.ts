@@ -207,6 +207,7 @@ export function readGrid(log: Log, asOf: number, outcome: GridOutcome, p: GridPa
     table: buildTable(header, [ids, times, ...cols, ys]),
     outcomeColumn: labelName,
     entityColumn: entityName,
+    readingTimeColumn: timeName,
     // No timeColumn: the fit holds out whole cases by entity hash (additions 3.2 "Both hold out whole
     // cases"). Held out by latest time instead, the held-out part would be the cases still running at
     // as_of, which with `terminal` are exactly the cases that never had a yes.

@@ -34,6 +34,11 @@ export interface ShapedRecord {
   entityColumn: string;
   /** Present when each row keeps its own time (series, signals, traces): the engine splits out of time. */
   timeColumn?: string;
+  /**
+   * A snapshots grid's reading time (each row is a case read at that time): neither a feature (a date a
+   * later reading never has) nor the hold-out order (whole cases are held out by entity hash).
+   */
+  readingTimeColumn?: string;
   /** The time the record was read at, ISO 8601 (or the number, when times are plain numbers). */
   asOf: string;
   /** Row counts: input_rows, rows, cases, labeled, positives and what each kind dropped. */

@@ -4,7 +4,15 @@ import { encodeTable } from '../../engine/encode.ts';
 import { runFitSync, toFitInput } from '../../engine/fit-core.ts';
 import { interpretFit } from '../../engine/result.ts';
 import type { EngineModule } from '../../engine/wasm.ts';
-import { fitKeyOf, fitOutcomeOf, metaOf, modelRefOf, type FitOutcome, type FitRequest } from '../../operations/ask/fit-outcome.ts';
+import {
+  fitKeyOf,
+  fitOutcomeOf,
+  metaOf,
+  modelRefOf,
+  skippedColumnsOf,
+  type FitOutcome,
+  type FitRequest,
+} from '../../operations/ask/fit-outcome.ts';
 
 export interface PreviewFit {
   outcome: FitOutcome;
@@ -21,6 +29,7 @@ export function fitPreview(engine: EngineModule, req: FitRequest): PreviewFit {
     outcomeColumn: req.outcome.column,
     outcome: req.outcome.values,
     timeColumn: req.timeColumn,
+    skip: skippedColumnsOf(req),
   });
   const t1 = performance.now();
   const res = interpretFit(runFitSync(engine, toFitInput(encoded)), encoded, engine.coreHash);
