@@ -3,10 +3,29 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './env.ts';
 import { assertScope, authenticate } from '../operations/auth.ts';
+import { serviceErrorOf } from '../errors.ts';
 
 export function bearerAuth(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     c.set('caller', await authenticate(c.get('services'), c.req.header('authorization')));
+    await next();
+  };
+}
+
+/**
+ * A key sent to an operation that needs none (keyIfGiven) names its caller when it is a key of this service;
+ * a wrong or revoked one is ignored, as on every no-key operation (the operation works whatever the header says).
+ */
+export function bearerAuthIfGiven(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const header = c.req.header('authorization');
+    if (header !== undefined) {
+      const caller = await authenticate(c.get('services'), header).catch((err: unknown) => {
+        if (serviceErrorOf(err)?.code === 'unauthorized') return undefined;
+        throw err;
+      });
+      if (caller) c.set('caller', caller);
+    }
     await next();
   };
 }

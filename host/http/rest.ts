@@ -4,7 +4,7 @@
 import type { Context, Handler, Hono, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from './env.ts';
-import { bearerAuth, requireScope } from './auth.ts';
+import { bearerAuth, bearerAuthIfGiven, requireScope } from './auth.ts';
 import { workspaceRateLimit } from './rate-limit.ts';
 import { jsonBody } from './body.ts';
 import { resultJson, type OpContext, type OpResult } from '../services.ts';
@@ -47,6 +47,7 @@ function middlewareOf(op: Operation): MiddlewareHandler<AppEnv>[] {
   // Key first, then the workspace's rate limit and the key's capability, then the body: nobody
   // unauthenticated or unentitled makes us read bytes.
   if (op.auth === 'key') chain.push(bearerAuth(), workspaceRateLimit());
+  else if (op.keyIfGiven) chain.push(bearerAuthIfGiven());
   if (op.scope) chain.push(requireScope(op.scope));
   if (op.body === 'json' || op.body === 'json-optional') chain.push(jsonBody(op.body === 'json' ? 'required' : 'optional'));
   return chain;

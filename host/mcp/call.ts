@@ -2,7 +2,7 @@
 // rate limit, run the same operation function the REST route runs, and shape the reply as a tool result.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { assertScope, authenticate } from '../operations/auth.ts';
-import { answerFor, toProblem } from '../errors.ts';
+import { answerFor, serviceErrorOf, toProblem } from '../errors.ts';
 import { bodyOnlyRequest, type Operation } from '../operations/operation.ts';
 import { assertPlainJson } from '../schemas/json-guard.ts';
 import type { Caller, OpContext, Services } from '../services.ts';
@@ -21,6 +21,17 @@ async function admit(cc: CallContext): Promise<Caller> {
   const caller = await authenticate(cc.services, cc.authorization);
   await cc.services.limits.admitWorkspace(caller.workspaceId);
   return caller;
+}
+
+/** keyIfGiven: the caller of a key of this service, else none (a no-key tool works whatever the header says). */
+async function callerIfAny(cc: CallContext): Promise<Caller | null> {
+  if (cc.authorization === undefined) return null;
+  try {
+    return await authenticate(cc.services, cc.authorization);
+  } catch (err) {
+    if (serviceErrorOf(err)?.code === 'unauthorized') return null;
+    throw err;
+  }
 }
 
 function resultOf(body: unknown, isError: boolean): CallToolResult {
@@ -44,7 +55,7 @@ function failureOf(err: unknown, op: Operation, cc: CallContext): CallToolResult
  */
 export async function callTool(op: Operation, args: unknown, cc: CallContext): Promise<CallToolResult> {
   try {
-    const caller = op.auth === 'key' ? await admit(cc) : null;
+    const caller = op.auth === 'key' ? await admit(cc) : op.keyIfGiven ? await callerIfAny(cc) : null;
     if (op.scope) assertScope(caller, op.scope);
     // The arguments are the operation's body: the same rule as a REST body (host/http/body.ts).
     assertPlainJson(args ?? {});

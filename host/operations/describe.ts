@@ -8,6 +8,7 @@ import { CONTRACT } from './ask/index.ts';
 import type { OpContext, OpResult } from '../services.ts';
 import { FREE, READ_ONLY, type Operation } from './operation.ts';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
+import { scheduleView } from './schedule/view.ts';
 
 /** A field as described to callers: name, wire type and its rules in words. */
 type Field = [name: string, type: string, rules: string];
@@ -230,6 +231,20 @@ const RETENTION = {
 export async function runDescribe(ctx: OpContext, body: unknown): Promise<OpResult> {
   parseBody(DescribeRequestSchema, body);
   const { config, engine } = ctx.services;
+  // additions 3.10: with a key, the workspace's schedules
+  const schedules = ctx.caller
+    ? (await ctx.services.store.listSchedules(ctx.caller.workspaceId)).map((s) => {
+        const v = scheduleView(s);
+        return {
+          schedule_id: v.schedule_id,
+          mapping_id: v.mapping_id,
+          cadence: v.cadence,
+          state: v.state,
+          next_run_at: v.next_run_at,
+          last_run: v.last_run,
+        };
+      })
+    : undefined;
   return {
     status: 200,
     body: {
@@ -264,6 +279,7 @@ export async function runDescribe(ctx: OpContext, body: unknown): Promise<OpResu
         ...(s.expected_refusal !== undefined ? { expected_refusal: s.expected_refusal } : {}),
         try: s.try,
       })),
+      ...(schedules ? { schedules } : {}),
     },
   };
 }
@@ -274,12 +290,13 @@ export const describeOperation: Operation = {
   path: '/v1/describe',
   method: 'POST',
   auth: 'none',
+  keyIfGiven: true,
   body: 'json-optional',
   title: 'List capabilities and samples',
   description:
     'Lists what this service answers: question types and their fields, record shapes, answer states, limits, prices, ' +
     'retention, and the free sample datasets, each with a ready ask in `try` to send to svc_ask as it is. Call it ' +
-    'first. Takes an empty object. No key needed. ' +
+    "first. Takes an empty object. No key needed; with one, also the workspace's schedules (schedules[]). " +
     FREE,
   request: REQUEST_SCHEMAS.svc_describe,
   response: RESPONSE_SCHEMAS.svc_describe,

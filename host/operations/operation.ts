@@ -53,6 +53,8 @@ export interface Operation {
   path: string;
   /** Spec 5.5: verify, describe and register_agent need no key. */
   auth: 'key' | 'none';
+  /** With auth none: a key sent anyway is checked and the caller given to `run` (additions 3.10 svc_describe lists its schedules). */
+  keyIfGiven?: boolean;
   /** Spec 4.5 / 5.4: a capability the key must hold (checked before the body is read). */
   scope?: 'write:outcomes';
   body: BodyMode;
@@ -102,6 +104,8 @@ export const EXAMPLE_IDS = {
   modelRef: 'mr1_6f1c2b9e4a7d40c58e3b91d2a0f4c7e1',
   taskId: 'tk_01jz8q4m6r2v9x3k7n5p0w1c8d',
   datasetId: 'ds_01jz8q4m6r2v9x3k7n5p0w1c8d',
+  mappingId: 'mp_5e0c7b2a9d4f61e8b3a07c9d2e5f4a18',
+  scheduleId: 'sc_01jz8q4m6r2v9x3k7n5p0w1c8d',
   // An svc_page cursor is a signed position (operations/stored-answers.ts); this one is unsigned, for the shape only.
   cursor: 'eyJ3Ijoid3NfZXhhbXBsZSIsImEiOiJzYV9leGFtcGxlIiwiZSI6MTc2NDAwMDAwMCwibyI6NjB9.c2lnbmF0dXJlLW5vdC1mcm9tLXRoaXMtc2VydmljZS0',
   // A lever token is a signed payload (operations/lever-token.ts); this one is unsigned, for the shape only.

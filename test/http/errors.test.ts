@@ -55,6 +55,8 @@ const validBodies = (): Record<string, object> => ({
   '/v1/suggest': { data: { dataset_id: 'sample:saas_churn' }, entity_column: 'customer_id' },
   '/v1/map': { sources: [{ dataset_id: 'sample:customer_events' }] },
   '/v1/backtest': { data: { dataset_id: 'sample:customer_events' }, subject_kind: 'org' },
+  '/v1/schedule': { mapping_id: 'mp_abcdef12345', cadence: 'weekly', subject_kind: 'org' },
+  '/v1/delete-schedule': { schedule_id: 'sc_abcdefghijklmnopqrstuvwx' },
 });
 
 const jsonRoutes = OPERATIONS.filter((r) => r.method === 'POST' && (r.body === 'json' || r.body === 'json-optional'));
@@ -104,6 +106,9 @@ describe('a test key works on sample datasets only (spec 5.2)', () => {
     { route: '/v1/attest', body: () => validBodies()['/v1/attest'], status: 403, code: 'scope_required' },
     // additions 3.10: write:outcomes also gates svc_delete_model
     { route: '/v1/delete-model', body: () => validBodies()['/v1/delete-model'], status: 403, code: 'scope_required' },
+    // additions 3.10: and svc_schedule, svc_delete_schedule
+    { route: '/v1/schedule', body: () => validBodies()['/v1/schedule'], status: 403, code: 'scope_required' },
+    { route: '/v1/delete-schedule', body: () => validBodies()['/v1/delete-schedule'], status: 403, code: 'scope_required' },
     // additions 3.2: scoring rows by model_ref without data is the caller's own data
     {
       route: '/v1/ask',
@@ -131,8 +136,8 @@ describe('a test key works on sample datasets only (spec 5.2)', () => {
 });
 
 describe('body errors on every route that reads a body', () => {
-  const needsScope = new Set(['/v1/report-outcomes', '/v1/attest', '/v1/delete-model']);
-  const keyFor = (route: { auth: string; path: string }) => (route.auth !== 'key' ? undefined : needsScope.has(route.path) ? scoped : live);
+  // the operation table says which routes need write:outcomes
+  const keyFor = (route: { auth: string; scope?: string }) => (route.auth !== 'key' ? undefined : route.scope ? scoped : live);
   for (const route of jsonRoutes) {
     const path = route.path;
     it(`${path}: malformed JSON is 400 invalid_json`, async () => {

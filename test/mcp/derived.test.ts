@@ -68,7 +68,7 @@ describe('tools and paths follow the operation table', () => {
     const { tools, paths } = await surfaces(ops);
     expect(tools).toContain('svc_echo');
     expect(paths).toContain('/v1/echo');
-    expect([...taskExecutorsOf(ops).keys()]).toEqual(['svc_ask', 'svc_backtest', 'svc_echo']);
+    expect([...taskExecutorsOf(ops).keys()]).toEqual(['svc_ask', 'svc_backtest', 'svc_schedule', 'svc_echo']);
     const app = createApp(svc.services, ops);
     const res = await app.request('/v1/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"word":"hi"}' });
     expect(await res.json()).toEqual({ echoed: 'hi' });

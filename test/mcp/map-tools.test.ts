@@ -26,7 +26,7 @@ it('suggests, maps and asks through tools alone', async () => {
     name: 'svc_map',
     arguments: {
       sources: [{ dataset_id: 'sample:customer_events' }],
-      snapshot_every: '4w',
+      snapshot_every: '1w',
       answers: { outcome: { offer_id: 'lapsed:customer_events' } },
     },
   });

@@ -55,6 +55,9 @@ const HINTS: Record<string, { readOnlyHint: boolean; destructiveHint: boolean; i
   svc_map: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   // additions 2.8: svc_backtest writes fits (billed), idempotent by idempotency_key; a mapping's fetch_url sources are fetched again
   svc_backtest: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  // additions 2.9, 2.10: svc_schedule writes (each call another schedule) and its runs fetch; svc_delete_schedule is destructive, a repeat unknown_schedule
+  svc_schedule: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  svc_delete_schedule: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
 };
 
 describe('tools/list', () => {

@@ -4,7 +4,7 @@
 import { ServiceError } from '../../errors.ts';
 import { DeleteScheduleRequestSchema, parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
 import type { OpContext, OpResult } from '../../services.ts';
-import { FREE, type Operation } from '../operation.ts';
+import { EXAMPLE_IDS, FREE, type Operation } from '../operation.ts';
 
 async function runDeleteSchedule(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const req = parseBody(DeleteScheduleRequestSchema, raw);
@@ -38,7 +38,7 @@ export const deleteScheduleOperation: Operation = {
     {
       name: 'delete',
       summary: 'End a schedule (send a schedule_id svc_schedule gave)',
-      value: { schedule_id: 'sc_0123456789abcdefghijklmnop' },
+      value: { schedule_id: EXAMPLE_IDS.scheduleId },
     },
   ],
   run: runDeleteSchedule,

@@ -9,7 +9,7 @@ import { testKeyRefusal } from '../datasets/errors.ts';
 import { watchUrlOf } from '../events/watch-token.ts';
 import { newId } from '../ids.ts';
 import { keptMapping } from '../map/index.ts';
-import { FREE, type Operation } from '../operation.ts';
+import { EXAMPLE_IDS, type Operation } from '../operation.ts';
 import { startRun } from './dispatch.ts';
 import { executeScheduleRun } from './run.ts';
 import { scheduleView } from './view.ts';
@@ -111,7 +111,7 @@ export const scheduleOperation: Operation = {
     {
       name: 'weekly',
       summary: 'Answer a mapping of fetched logs every week (send a mapping_id svc_map confirmed over fetch_url sources)',
-      value: { mapping_id: 'mp_0123456789abcdef0123456789abcdef', cadence: 'weekly', subject_kind: 'org' },
+      value: { mapping_id: EXAMPLE_IDS.mappingId, cadence: 'weekly', subject_kind: 'org' },
     },
   ],
   task: executeScheduleRun,

@@ -1,6 +1,6 @@
 // svc_map over fetch_url sources (additions 2.7) against a loopback https origin (the test-only setting): the
 // label from the file name, the ready ask naming the URL, replay refetching it, and fetch_headers used for
-// the call but never echoed or kept (a private source's mapping cannot be replayed: mapping_expired).
+// the call, never echoed, and kept sealed (a replay fetches with them again).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadSampleCsv } from '../../../samples/catalog.ts';
 import { startTestService, type TestService } from '../../helpers/service.ts';
@@ -35,7 +35,7 @@ const at = (p: string) => `https://localhost:${origin.port}${p}`;
 
 it('maps a fetched log, answers its ready ask, and refetches it on replay', async () => {
   const answers = { outcome: { offer_id: 'lapsed:events' } };
-  const c = await svc.post('/v1/map', { sources: [{ fetch_url: at('/exports/events.csv') }], snapshot_every: '4w', answers }, key);
+  const c = await svc.post('/v1/map', { sources: [{ fetch_url: at('/exports/events.csv') }], snapshot_every: '1w', answers }, key);
   expect(c.status, JSON.stringify(c.body)).toBe(200);
   expect(c.body.status).toBe('confirmed');
   expect(c.body.manifest.sources[0]).toMatchObject({ fetch_url: at('/exports/events.csv'), label: 'events', rows: 12878 });
@@ -51,10 +51,10 @@ it('maps a fetched log, answers its ready ask, and refetches it on replay', asyn
   version = 1;
 });
 
-it('uses fetch_headers for the call, never echoes or keeps them: the replay of a private source has expired', async () => {
+it('uses fetch_headers for the call, never echoes them, keeps them sealed, and fetches with them again on replay', async () => {
   const body = {
     sources: [{ fetch_url: at('/private/events.csv'), fetch_headers: { authorization: 'Bearer s3cret-token' } }],
-    snapshot_every: '4w',
+    snapshot_every: '1w',
     answers: { outcome: { offer_id: 'lapsed:events' } },
   };
   const c = await svc.post('/v1/map', body, key);
@@ -64,9 +64,12 @@ it('uses fetch_headers for the call, never echoes or keeps them: the replay of a
   const kept = await svc.services.store.getMapping(workspaceId, '', c.body.mapping_id);
   expect(kept!.request).toContain('/private/events.csv');
   expect(kept!.request).not.toContain('s3cret');
+  // additions 2.7 "kept encrypted": sealed in the mapping, opened only to fetch again
+  expect(JSON.parse(kept!.request).request.sealed_headers).toMatch(/^v1\./);
   const r = await svc.post('/v1/map', { mapping_id: c.body.mapping_id }, key);
-  expect(r.status).toBe(410);
-  expect(r.body).toMatchObject({ code: 'mapping_expired', field: 'mapping_id' });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  expect(r.body.status).toBe('confirmed');
+  expect(r.body.mapping_id).toBe(c.body.mapping_id);
   expect(JSON.stringify(r.body)).not.toContain('s3cret');
 });
 

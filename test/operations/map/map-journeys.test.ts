@@ -239,7 +239,7 @@ describe('Ask your data: two stored logs and a table giving the outcome time', (
     expect(p.body.sources[2].excluded_columns).toEqual([{ column: 'plan', why: 'as_of_export' }]);
   });
 
-  it('builds the merged record as a stored dataset whose ready ask answers', async () => {
+  it('builds the merged record as a stored dataset whose ready ask the engine decides', async () => {
     const c = await map({ sources: sources(), answers: { outcome: { offer_id: 'time:accounts:lapsed_on' } } }, live);
     expect(c.status, JSON.stringify(c.body)).toBe(200);
     expect(c.body.status).toBe('confirmed');
@@ -252,8 +252,12 @@ describe('Ask your data: two stored logs and a table giving the outcome time', (
     expect(c.body.ask.data).toEqual({ dataset_id: c.body.dataset_id });
     const a = await svc.post('/v1/ask', askOf(c.body.ask), live);
     expect(a.status, JSON.stringify(a.body)).toBe(200);
-    expect(a.body.answers.q.state).toBe('answered');
-    expect(a.body.answers.q.cases).toHaveLength(c.body.open_cases.count);
+    // The reading time is neither a feature nor a split (it once lifted this ask to answered by learning the
+    // base rate of each reading date, which no later reading can use): at a 1.2% base rate the remaining
+    // signal is too weak to clear the held-out test, so the engine refuses; the record and its ask work.
+    expect(a.body.answers.q.quality.excluded_columns).toContainEqual({ column: 'date', why: 'time' });
+    expect(a.body.answers.q.state).toBe('refused');
+    expect(a.body.answers.q.reasons).toEqual(['no_finding_cleared']);
   });
 
   it('spends the horizon budget: a fourth horizon for the same sources is 422 horizon_budget_exhausted', async () => {

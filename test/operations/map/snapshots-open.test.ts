@@ -19,7 +19,7 @@ const grid = (shape: Record<string, unknown> = {}, extra: Record<string, unknown
   subject_kind: 'org',
   shape: {
     kind: 'snapshots',
-    snapshot_every: '4w',
+    snapshot_every: '1w',
     horizon: { value: 30, unit: 'days' },
     label: { lapsed: true },
     event_column: 'event',

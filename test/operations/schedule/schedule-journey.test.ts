@@ -108,6 +108,22 @@ describe('svc_schedule: three periods, one node restart', () => {
     expect(p1.row.model_ref).toMatch(/^mr1_/);
     expect(p1.last.scored).toBeGreaterThan(0);
     const firstModel = p1.row.model_ref;
+    // additions 3.10: svc_describe with the key lists the schedule and its latest run; without a key, none
+    const described = await svc.post('/v1/describe', {}, key);
+    expect(described.body.schedules).toEqual([
+      {
+        schedule_id: scheduleId,
+        mapping_id: map.body.mapping_id,
+        cadence: 'weekly',
+        state: 'active',
+        next_run_at: made.body.schedule.next_run_at,
+        last_run: p1.last,
+      },
+    ]);
+    expect((await svc.post('/v1/describe', {})).body.schedules).toBeUndefined();
+    const stranger = await svc.post('/v1/describe', {}, 'svck_live_notakey');
+    expect(stranger.status).toBe(200);
+    expect(stranger.body.schedules).toBeUndefined();
     // ticks within the period start nothing more
     await new Promise((r) => setTimeout(r, 600));
     expect(await runsOf(svc, scheduleId)).toBe(1);
