@@ -70,7 +70,8 @@ it('starts each period once among three nodes, across four periods', async () =>
     expect(JSON.parse(s.row.last_run).state).toBe('halted');
   }
   // the runs ran as tasks, each finished once
-  const tasks = await db.query("SELECT status, attempts FROM tasks WHERE request LIKE '%' || $1 || '%'", [id]);
+  const runIds = (await cluster.store.listScheduleRuns(id)).map((r) => r.run_id);
+  const tasks = await db.query('SELECT status, attempts FROM tasks WHERE id = ANY($1)', [runIds]);
   expect(tasks.rows).toHaveLength(4);
   for (const t of tasks.rows) expect(t).toMatchObject({ status: 'done', attempts: 1 });
 }, 180_000);
