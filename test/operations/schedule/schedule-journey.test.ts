@@ -28,11 +28,13 @@ let served = eventsUpTo('2024-08-25');
 let fetches = 0;
 let dataDir: string;
 let svc: TestService;
+const clock = { now: Date.parse('2024-09-02T06:00:00Z') };
 
 async function start(): Promise<TestService> {
   const s = await startTestService(
     { dataDir, allowLoopbackFetchForTests: true, fetchCaPem: origin.cert, scheduleTickMs: 150 },
-    { manualClock: true },
+    // one clock for both nodes, moved before the restarted node starts dispatching
+    { now: () => clock.now },
   );
   return s;
 }
@@ -62,7 +64,6 @@ beforeAll(async () => {
   });
   dataDir = tempDir('oq-schedule-');
   svc = await start();
-  svc.clock.now = Date.parse('2024-09-02T06:00:00Z');
 }, 60_000);
 
 afterAll(async () => {
@@ -97,7 +98,7 @@ describe('svc_schedule: three periods, one node restart', () => {
     expect(made.body.schedule.state).toBe('active');
     expect(made.body.schedule.last_run.state).toBe('running');
     expect(made.body.watch_url).toMatch(/\/watch\//);
-    expect(made.body.schedule.next_run_at).toBe(new Date(svc.clock.now + 7 * DAY).toISOString());
+    expect(made.body.schedule.next_run_at).toBe(new Date(clock.now + 7 * DAY).toISOString());
 
     // period 1: a plain fit; nothing to compare or report yet
     const p1 = await waitForRun(svc, ws, scheduleId, 1);
@@ -131,13 +132,14 @@ describe('svc_schedule: three periods, one node restart', () => {
     // period 2: a week of new events, the node restarted; the due run starts once on the new node
     await svc.close();
     served = eventsUpTo('2024-09-01');
+    clock.now = Date.parse('2024-09-09T06:30:00Z');
     svc = await start();
-    svc.clock.now = Date.parse('2024-09-09T06:30:00Z');
     const p2 = await waitForRun(svc, ws, scheduleId, 2);
     expect(p2.last.state, JSON.stringify(p2.last)).toMatch(/^(done|stopped)$/);
     expect(p2.last.steps.fit, JSON.stringify(p2.last)).toBe('done');
     expect(p2.last.steps.drift).toBe('done');
     expect(p2.last.closed_since).toBe('2024-08-25T00:00:00.000Z');
+    expect(p2.last.at).toBe('2024-09-09T06:30:00.000Z');
     const rec = p2.last.drift.recommendation;
     expect(['keep', 'refit', 'abandon']).toContain(rec);
     // the rule: keep stays on the first model, refit switches, abandon stops the schedule
@@ -153,7 +155,7 @@ describe('svc_schedule: three periods, one node restart', () => {
     if (rec === 'abandon') return;
 
     // period 3: the origin has nothing new; the fit is skipped, the model in use scores
-    svc.clock.now = Date.parse('2024-09-16T07:00:00Z');
+    clock.now = Date.parse('2024-09-16T07:00:00Z');
     const p3 = await waitForRun(svc, ws, scheduleId, 3);
     expect(p3.last.state, JSON.stringify(p3.last)).toBe('done');
     expect(p3.last.steps.fit).toBe('skipped');
