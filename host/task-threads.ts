@@ -128,7 +128,8 @@ export class TaskThreads implements TaskHost {
       if (!thread.gone) thread.worker.postMessage(m, transfer);
     };
     this.pool
-      .run(input, (stage, done, total) => send({ type: 'fitProgress', fit, stage, done, total }))
+      // The input is this thread's own copy (it came in a message): its buffers move on to the worker.
+      .run(input, (stage, done, total) => send({ type: 'fitProgress', fit, stage, done, total }), { give: true })
       .then(
         (out) => send({ type: 'fitDone', fit, out }, outputBuffers(out)),
         (err: Error & { failure?: string }) => send({ type: 'fitFailed', fit, error: err.message, failure: err.failure ?? 'trap' }),

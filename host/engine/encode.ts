@@ -107,17 +107,21 @@ function encodeColumn(name: string, cells: Cell[]): EncodedColumn {
   let numeric = true;
   for (let r = 0; r < n; r++) {
     const cell = cells[r];
+    // A cell that reads as a finite number is never missing (no missing token is a decimal, and
+    // isMissing's numbers are the infinite ones), so the number is tried first: a numeric column's cells
+    // are then read once, not also matched against the missing tokens and a regex (~1 s at 9,000,000 cells).
+    const x = parseNumber(cell);
+    if (x !== null) {
+      values[r] = x;
+      continue;
+    }
     if (isMissing(cell)) {
       values[r] = NaN;
       missing++;
       continue;
     }
-    const x = parseNumber(cell);
-    if (x === null) {
-      numeric = false;
-      break;
-    }
-    values[r] = x;
+    numeric = false;
+    break;
   }
   if (numeric) return missing === n ? { name, kind: 'skip', why: 'constant' } : { name, kind: 'numeric', values };
   const { codes, dictionary } = encodeCategorical(cells);

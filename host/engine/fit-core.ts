@@ -11,6 +11,19 @@ export function outputBuffers(out: RawFitOutput): ArrayBuffer[] {
   return [out.metrics, out.exclusions, out.columnAuc, out.rowSplit, out.heldLogits, out.model].map((a) => a.buffer as ArrayBuffer);
 }
 
+/**
+ * The buffers of a fit's input that may move to another thread (not copied): all but the outcome, which the
+ * caller's plan shares (ask/fits.ts: the drift report reads it after the fit). Each buffer once.
+ */
+export function inputBuffers(input: FitInput): ArrayBuffer[] {
+  const views: Array<ArrayBufferView | null | undefined> = [input.entityBytes, input.entityOffsets, input.time];
+  for (const c of input.columns) views.push(c.values, c.codes);
+  const out = new Set<ArrayBuffer>();
+  for (const v of views)
+    if (v && v.buffer !== input.outcome.buffer && !(v.buffer instanceof SharedArrayBuffer)) out.add(v.buffer as ArrayBuffer);
+  return [...out];
+}
+
 /** The plain numbers a fit produces (structured-clone friendly). */
 export interface RawFitOutput {
   status: number;
@@ -58,7 +71,7 @@ export interface PhaseRunner {
 export interface PhaseWork {
   phase: number;
   count: number;
-  /** The task block helpers load (a copy, safe to transfer). */
+  /** The task block helpers load (a copy in a SharedArrayBuffer: posted, not copied, to each helper). */
   block(): Uint8Array;
   runHere(k: number): void;
   put(k: number, out: Float64Array): void;
@@ -105,7 +118,13 @@ function phaseWork(ex: EngineExports): PhaseWork {
   return {
     phase: ex.fitPhase(),
     count: ex.fitTaskCount(),
-    block: () => new Uint8Array(ex.memory.buffer, ex.taskBlock(), ex.taskBlockLength()).slice(),
+    block: () => {
+      // Shared, not copied per helper: every helper of the phase reads the same bytes into its instance.
+      const src = new Uint8Array(ex.memory.buffer, ex.taskBlock(), ex.taskBlockLength());
+      const out = new Uint8Array(new SharedArrayBuffer(src.length));
+      out.set(src);
+      return out;
+    },
     runHere: (k) =>
       check(
         callEngine('a fit task', () => ex.runTask(k)),
@@ -146,14 +165,18 @@ export function runFitSync(mod: EngineModule, input: FitInput, onProgress?: Prog
   return readOutput(f);
 }
 
-/** A whole fit whose phases are run by `runPhase` (a worker thread sharing tasks with idle workers). */
+/**
+ * A whole fit whose phases are run by `runPhase` (a worker thread sharing tasks with idle workers). The
+ * input is taken out of `held` once it is copied into the engine, so its arrays (a copy of the table, about
+ * 100 MB at a million rows) are garbage while the fit runs, not held to its end.
+ */
 export async function runFitShared(
   mod: EngineModule,
-  input: FitInput,
+  held: { input: FitInput | null },
   runPhase: PhaseRunner,
   onProgress?: ProgressListener,
 ): Promise<RawFitOutput> {
-  const f = startFit(mod, input, onProgress);
+  const f = startHeld(mod, held, onProgress);
   if (f.status !== OK) return failedOutput(f);
   while (f.ex.fitPhase() !== PHASE_DONE) {
     await runPhase(phaseWork(f.ex));
@@ -162,17 +185,25 @@ export async function runFitShared(
   return readOutput(f);
 }
 
+function startHeld(mod: EngineModule, held: { input: FitInput | null }, onProgress?: ProgressListener): Started {
+  const input = held.input;
+  if (!input) throw new Error('a fit input is used once');
+  held.input = null;
+  return startFit(mod, input, onProgress);
+}
+
 /**
- * A helper's part of a phase: a fresh instance loads the task block, then runs the tasks `claim` hands
+ * A helper's part of a phase: a helper instance (`ex`, kept by its worker from phase to phase: a task reads
+ * only its block and its index, and loading a block frees the one before, so its memory is reused rather
+ * than a fresh instance's added until a collection) loads the task block, then runs the tasks `claim` hands
  * out (-1: none left) and gives each output to `emit`.
  */
 export function runHelperTasks(
-  mod: EngineModule,
+  ex: EngineExports,
   block: Uint8Array,
   claim: () => number,
   emit: (k: number, out: Float64Array) => void,
 ): void {
-  const ex = instantiate(mod);
   const p = copyIn(ex, block);
   check(
     callEngine('a fit task', () => ex.loadTasks(p, block.length)),

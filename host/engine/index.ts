@@ -18,19 +18,26 @@ export { scoreCases, scoreEncoded, encodeCases, reasonsOf, NotScoreable, unreada
 export type { ScoreOutput, ReasonOut, CaseProblem } from './scorer.ts';
 export type { FitResult, Quality } from './result.ts';
 export { FitPool, type FitRunner } from './pool.ts';
-export { outputBuffers, type FitInput, type RawFitOutput } from './fit-core.ts';
+export { inputBuffers, outputBuffers, type FitInput, type RawFitOutput } from './fit-core.ts';
 export { loadEngine } from './load-node.ts';
 export type { EngineModule, ProgressListener } from './wasm.ts';
 
 /**
  * Fits an encoded table in a worker of `pool` (or in this thread when no pool is given); `onProgress` hears
- * the engine's own progress reports (P_ codes of abi.ts) as the fit makes them.
+ * the engine's own progress reports (P_ codes of abi.ts) as the fit makes them. `give`: the caller reads
+ * the table's typed arrays no more (names, kinds and dictionaries stay), so a pool may move them to its
+ * worker instead of copying them; the outcome array is never moved.
  */
-export async function fitEncoded(table: EncodedTable, pool?: FitRunner, onProgress?: ProgressListener): Promise<FitResult> {
+export async function fitEncoded(
+  table: EncodedTable,
+  pool?: FitRunner,
+  onProgress?: ProgressListener,
+  opts: { give?: boolean } = {},
+): Promise<FitResult> {
   const mod = await loadEngine();
   if (table.nRows === 0) return emptyRecordResult(mod.crossFolds);
   const input = toFitInput(table);
-  const raw = pool ? await pool.run(input, onProgress) : runFitSync(mod, input, onProgress);
+  const raw = pool ? await pool.run(input, onProgress, opts) : runFitSync(mod, input, onProgress);
   if (raw.status !== OK) throw new EngineError('bad_input', `the engine refused the fit input (status ${raw.status})`);
   return interpretFit(raw, table, mod.coreHash);
 }

@@ -4,19 +4,21 @@
 // its fit fails with a clear error (a helper that dies costs only time: the coordinator redoes its task).
 import { Worker } from 'node:worker_threads';
 import os from 'node:os';
-import type { FitInput, RawFitOutput } from './fit-core.ts';
+import { inputBuffers, type FitInput, type RawFitOutput } from './fit-core.ts';
 import type { ProgressListener } from './wasm.ts';
 import { EngineError } from './errors.ts';
 import type { FromWorker, ToWorker } from './worker.ts';
 
 /** Runs one fit somewhere: a FitPool, or (in a task thread) the request thread's pool through messages. */
 export interface FitRunner {
-  run(input: FitInput, onProgress?: ProgressListener): Promise<RawFitOutput>;
+  /** `give`: the caller hands the input over; its buffers (inputBuffers) move to the worker, not copied. */
+  run(input: FitInput, onProgress?: ProgressListener, opts?: { give?: boolean }): Promise<RawFitOutput>;
 }
 
 interface Job {
   id: number;
   input: FitInput;
+  give: boolean;
   onProgress?: ProgressListener;
   resolve: (out: RawFitOutput) => void;
   reject: (err: Error) => void;
@@ -54,10 +56,10 @@ export class FitPool implements FitRunner {
   }
 
   /** Runs one fit; `onProgress` hears the engine's progress reports as the coordinating worker posts them. */
-  run(input: FitInput, onProgress?: ProgressListener): Promise<RawFitOutput> {
+  run(input: FitInput, onProgress?: ProgressListener, opts: { give?: boolean } = {}): Promise<RawFitOutput> {
     if (this.closed) return Promise.reject(new EngineError('pool_closed', 'the fit pool is closed (the server is shutting down)'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, input, onProgress, resolve, reject });
+      this.queue.push({ id: this.nextId++, input, give: opts.give === true, onProgress, resolve, reject });
       this.pump();
     });
   }
@@ -208,7 +210,7 @@ export class FitPool implements FitRunner {
       const job = this.queue.shift()!;
       this.busy.set(w, { kind: 'fit', job });
       w.ref();
-      this.send(w, { type: 'fit', id: job.id, input: job.input });
+      this.send(w, { type: 'fit', id: job.id, input: job.input }, job.give ? inputBuffers(job.input) : []);
     }
     for (const phase of this.phases.values()) this.enlist(phase);
     for (const w of this.idle) w.unref();

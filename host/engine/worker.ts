@@ -1,12 +1,14 @@
 // Worker thread body: compiles the engine once, then either coordinates a fit it is sent (fresh instance,
-// its phases' tasks shared through the pool with idle workers) or helps with another fit's phase (a fresh
-// instance loads the task block and runs the tasks it claims), so the service's event loop never runs a
+// its phases' tasks shared through the pool with idle workers) or helps with another fit's phase (its
+// helper instance loads the task block and runs the tasks it claims), so the service's event loop never runs a
 // fit (architecture.md "Runtime pieces"). Task outputs go back by index: the bits never depend on which
 // worker ran which task (engine.md "Determinism rules").
 import { parentPort } from 'node:worker_threads';
 import { loadEngine } from './load-node.ts';
 import { outputBuffers, runFitShared, runHelperTasks, type FitInput, type PhaseWork, type RawFitOutput } from './fit-core.ts';
 import { EngineError, type EngineFailure } from './errors.ts';
+import { instantiate } from './wasm.ts';
+import type { EngineExports } from './abi.ts';
 
 /** Messages the pool sends a worker. */
 export type ToWorker =
@@ -33,13 +35,13 @@ const post = (msg: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage
 let waitingOn: { seq: number; onResult: (k: number, out: Float64Array) => void; onDone: () => void } | null = null;
 let phaseSeq = 0;
 
-async function coordinate(id: number, input: FitInput): Promise<void> {
+async function coordinate(id: number, held: { input: FitInput | null }): Promise<void> {
   try {
     const mod = await loadEngine();
     // Spec 2.12: the engine's own progress reports cross to the pool as they happen (pool.ts forwards them).
     const out = await runFitShared(
       mod,
-      input,
+      held,
       (work) => runPhase(id, work),
       (stage, done, total) => post({ type: 'progress', id, stage, done, total }),
     );
@@ -86,7 +88,7 @@ async function runPhase(id: number, work: PhaseWork): Promise<void> {
       };
     });
     const block = work.block();
-    post({ type: 'phase', id, seq, block, claim: claim.buffer as SharedArrayBuffer, count: work.count }, [block.buffer as ArrayBuffer]);
+    post({ type: 'phase', id, seq, block, claim: claim.buffer as SharedArrayBuffer, count: work.count });
   }
   for (let k = Atomics.add(claim, 0, 1); k < work.count; k = Atomics.add(claim, 0, 1)) {
     work.runHere(k);
@@ -101,12 +103,15 @@ async function runPhase(id: number, work: PhaseWork): Promise<void> {
   for (let k = 0; k < work.count; k++) if (!got[k]) (work.runHere(k), note(k));
 }
 
+/** This worker's helper instance, kept while its tasks run cleanly (fit-core.ts runHelperTasks). */
+let helper: EngineExports | null = null;
+
 async function help(msg: Extract<ToWorker, { type: 'help' }>): Promise<void> {
   const claim = new Int32Array(msg.claim);
   try {
-    const mod = await loadEngine();
+    helper ??= instantiate(await loadEngine());
     runHelperTasks(
-      mod,
+      helper,
       msg.block,
       () => {
         const k = Atomics.add(claim, 0, 1);
@@ -115,7 +120,9 @@ async function help(msg: Extract<ToWorker, { type: 'help' }>): Promise<void> {
       (k, out) => post({ type: 'result', id: msg.id, seq: msg.seq, k, out }, [out.buffer as ArrayBuffer]),
     );
   } catch {
-    // A task that trapped here is redone by the coordinator, which then fails the fit with the engine's error.
+    // A task that trapped here is redone by the coordinator, which then fails the fit with the engine's error;
+    // the next phase gets a fresh instance.
+    helper = null;
   }
   post({ type: 'helped', id: msg.id, seq: msg.seq });
 }
@@ -123,7 +130,8 @@ async function help(msg: Extract<ToWorker, { type: 'help' }>): Promise<void> {
 port.on('message', (msg: ToWorker) => {
   switch (msg.type) {
     case 'fit':
-      void coordinate(msg.id, msg.input);
+      // held: the fit drops the input once the engine has its copy (fit-core.ts runFitShared)
+      void coordinate(msg.id, { input: msg.input });
       return;
     case 'help':
       void help(msg);

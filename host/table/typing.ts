@@ -133,17 +133,38 @@ export function encodeNumeric(cells: readonly unknown[]): Float64Array {
  * give the same codes whatever the row order; -1 where missing.
  */
 export function encodeCategorical(cells: readonly unknown[]): { codes: Int32Array; dictionary: string[] } {
-  const texts: (string | null)[] = cells.map(cellText);
-  const distinct = new Set<string>();
-  for (const t of texts) if (t !== null) distinct.add(t);
-  const dictionary = [...distinct].sort(compareCodePoints);
-  const index = new Map<string, number>();
-  dictionary.forEach((v, i) => index.set(v, i));
-  const codes = new Int32Array(cells.length);
-  for (let r = 0; r < texts.length; r++) {
-    const t = texts[r];
-    codes[r] = t === null ? -1 : (index.get(t) as number);
+  // One pass gives each cell a provisional code (its text's order of first appearance), then the sorted
+  // dictionary renumbers them. A cell is looked up as it is: the same cell always has the same text, so
+  // cellText (trim, missing tokens, number check) runs once per distinct cell, not once per row.
+  const n = cells.length;
+  const codes = new Int32Array(n);
+  const byCell = new Map<unknown, number>();
+  const byText = new Map<string, number>();
+  const texts: string[] = [];
+  for (let r = 0; r < n; r++) {
+    const cell = cells[r];
+    let code = byCell.get(cell);
+    if (code === undefined) {
+      const t = cellText(cell);
+      if (t === null) code = -1;
+      else {
+        code = byText.get(t);
+        if (code === undefined) {
+          code = texts.length;
+          texts.push(t);
+          byText.set(t, code);
+        }
+      }
+      byCell.set(cell, code);
+    }
+    codes[r] = code;
   }
+  const dictionary = [...texts].sort(compareCodePoints);
+  const final = new Int32Array(texts.length);
+  const rank = new Map<string, number>();
+  dictionary.forEach((v, i) => rank.set(v, i));
+  texts.forEach((t, k) => (final[k] = rank.get(t) as number));
+  for (let r = 0; r < n; r++) if (codes[r] >= 0) codes[r] = final[codes[r]];
   return { codes, dictionary };
 }
 

@@ -239,7 +239,7 @@ export function readableCases(cs: CaseSet, models: readonly Model[], ignore?: Re
 // entity index is computed once (an inline table is a new object, so nothing of it is kept).
 const latestByTable = new WeakMap<RawTable, Map<string, Map<string, number>>>();
 
-function latestRows(table: RawTable, entityColumn: string, timeColumn: string | undefined): Map<string, number> {
+export function latestRows(table: RawTable, entityColumn: string, timeColumn: string | undefined): Map<string, number> {
   let perKey = latestByTable.get(table);
   if (!perKey) {
     perKey = new Map();

@@ -253,7 +253,8 @@ async function runAndStore(
     // additions 2.2: columns the namespace's profile excludes from new fits, and a grid's reading time (part of the fit key)
     skip: skippedColumnsOf(req),
   });
-  const res = await fitEncoded(encoded, pool, onProgress);
+  // The encoded arrays are not read after the fit: they move to the fit's worker (a million rows: ~100 MB).
+  const res = await fitEncoded(encoded, pool, onProgress, { give: true });
   const d = res.diagnostics;
   const meta = metaOf(res, req, {
     // spec 3.4: a later refit_of evaluates the older model on these same held-out rows
