@@ -4,7 +4,7 @@ import { SHAPE_FEATURES } from '../table/shapes/index.ts';
 import { DescribeRequestSchema, LIMITS, parseBody } from '../schemas/index.ts';
 import { DEFAULT_CUTS, DEFAULT_LEVELS, DEFAULT_TOP_K } from '../schemas/question.ts';
 import { SAMPLES } from '../../samples/catalog.ts';
-import { CONTRACT } from './ask/index.ts';
+import { CONTRACT, INTERFACE_VERSION } from './ask/contract.ts';
 import type { OpContext, OpResult } from '../services.ts';
 import { FREE, READ_ONLY, type Operation } from './operation.ts';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
@@ -233,7 +233,7 @@ export async function runDescribe(ctx: OpContext, body: unknown): Promise<OpResu
   return {
     status: 200,
     body: {
-      interface_version: '1.0.0',
+      interface_version: INTERFACE_VERSION,
       contract: CONTRACT,
       core_hash: engine.coreHash,
       question_types: QUESTION_TYPES,
