@@ -72,7 +72,7 @@ describe('a model watch link in Chromium', () => {
     expect(status).toBe('model');
     expect(await page.textContent('h1')).toBe('Calibration and drift of a model');
     const rows = await page.$$eval('#by-chance tbody tr', (trs) =>
-      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+      trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent)),
     );
     expect(rows).toEqual(
       tracked.by_chance.map((r: any) => [
