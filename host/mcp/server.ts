@@ -4,6 +4,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Operation } from '../operations/operation.ts';
 import { callTool, type CallContext } from './call.ts';
+import { INTERFACE_VERSION } from '../operations/ask/contract.ts';
 
 export interface ToolCatalog {
   tools: Tool[];
@@ -11,7 +12,7 @@ export interface ToolCatalog {
 }
 
 /** Spec 9: the interface description version. */
-export const SERVER_INFO = { name: 'outcome-question-service', version: '1.0.0' } as const;
+export const SERVER_INFO = { name: 'outcome-question-service', version: INTERFACE_VERSION } as const;
 
 const INSTRUCTIONS =
   'Answers typed yes/no-outcome questions about cases from a record of past cases, or refuses when nothing holds. ' +

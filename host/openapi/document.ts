@@ -6,6 +6,7 @@ import { JSON_SCHEMA_DIALECT, type Json } from './json-schema.ts';
 import { problemResponseName, problemResponses, problemStatusesOf } from './problems.ts';
 import { COMPONENT_BASE, pascalOf, schemaComponentsOf, type SchemaComponents } from './schemas.ts';
 import { discoveryUrlOf, type TrustedIssuer } from '../signing/index.ts';
+import { INTERFACE_VERSION } from '../operations/ask/contract.ts';
 
 const PENDING_EXAMPLE = { status: 'pending', task_id: 'tk_01jaaaaaaaaaaaaaaaaaaaaaaa', retry_after_ms: 1000 };
 
@@ -171,7 +172,7 @@ export function buildOpenApi({ operations, issuers = [] }: DocumentInput): Json 
     jsonSchemaDialect: JSON_SCHEMA_DIALECT,
     info: {
       title: 'Outcome-question service',
-      version: '1.0.0',
+      version: INTERFACE_VERSION,
       description:
         'Answers typed questions about cases, learned from a record of past cases with a yes/no outcome, and refuses ' +
         'rather than guesses. Every operation is also an MCP tool of the same name at POST /mcp (streamable HTTP, ' +

@@ -4,7 +4,8 @@ import { SHAPE_FEATURES } from '../table/shapes/index.ts';
 import { DescribeRequestSchema, LIMITS, parseBody } from '../schemas/index.ts';
 import { DEFAULT_CUTS, DEFAULT_LEVELS, DEFAULT_TOP_K } from '../schemas/question.ts';
 import { SAMPLES } from '../../samples/catalog.ts';
-import { CONTRACT } from './ask/index.ts';
+import { CONTRACT, INTERFACE_VERSION } from './ask/contract.ts';
+import { journeys } from './journeys.ts';
 import type { OpContext, OpResult } from '../services.ts';
 import { FREE, READ_ONLY, type Operation } from './operation.ts';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
@@ -228,6 +229,9 @@ const RETENTION = {
   fitted_models: 'kept; they hold no rows',
 };
 
+/** Built once: the bodies are copies of the samples' asks and the operations' examples. */
+const JOURNEYS = journeys();
+
 export async function runDescribe(ctx: OpContext, body: unknown): Promise<OpResult> {
   parseBody(DescribeRequestSchema, body);
   const { config, engine } = ctx.services;
@@ -248,7 +252,7 @@ export async function runDescribe(ctx: OpContext, body: unknown): Promise<OpResu
   return {
     status: 200,
     body: {
-      interface_version: '1.0.0',
+      interface_version: INTERFACE_VERSION,
       contract: CONTRACT,
       core_hash: engine.coreHash,
       question_types: QUESTION_TYPES,
@@ -266,6 +270,8 @@ export async function runDescribe(ctx: OpContext, body: unknown): Promise<OpResu
         scopes: { 'write:outcomes': 'Can report outcomes: needed by svc_report_outcomes and svc_attest' },
       },
       jwks_url: `${config.baseUrl}/.well-known/jwks.json`,
+      // additions 3.10: the journeys of additions 1, each with its first calls (schedules[] is added with svc_schedule)
+      journeys: JOURNEYS,
       samples: SAMPLES.map((s) => ({
         name: s.name,
         dataset_id: s.dataset_id,
@@ -295,7 +301,9 @@ export const describeOperation: Operation = {
   title: 'List capabilities and samples',
   description:
     'Lists what this service answers: question types and their fields, record shapes, answer states, limits, prices, ' +
-    'retention, and the free sample datasets, each with a ready ask in `try` to send to svc_ask as it is. Call it ' +
+    'retention, the user journeys (try it, ask your data, ship a product, run it, prove it) each with its first calls ' +
+    '(a ready body where one can be given, else what each call needs), and the free sample datasets, each with a ' +
+    'ready ask in `try` to send to svc_ask as it is. Call it ' +
     "first. Takes an empty object. No key needed; with one, also the workspace's schedules (schedules[]). " +
     FREE,
   request: REQUEST_SCHEMAS.svc_describe,

@@ -33,6 +33,7 @@ import { pickRows } from './ask/cases.ts';
 import { unpackHeldLogits, unpackHeldOut } from './ask/held-out.ts';
 import type { FitOutcome } from './ask/fits.ts';
 import { namespaceOf, requireModel } from './model-links.ts';
+import { modelWatchUrlOf } from './events/watch-token.ts';
 import { NO_PRIOR_FIELDS, settleRefit, type RefitFacts, type Settled } from './drift-refit.ts';
 import type { StoredMeta } from './ask/fit-outcome.ts';
 import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation } from './operation.ts';
@@ -261,24 +262,35 @@ export async function storeDrift(ctx: OpContext, modelRef: string, drift: DriftR
   await ctx.services.store.saveDriftReport(ctx.caller!.workspaceId, modelRef, refitOf, JSON.stringify(drift));
 }
 
-/** svc_drift: the stored report of a refit, or no_prior for a model_ref fitted without refit_of. */
-export async function runDrift(ctx: OpContext, raw: unknown): Promise<OpResult> {
-  const req = parseBody(DriftRequestSchema, raw);
-  const rec = await requireModel(ctx, req.model_ref, namespaceOf(req.namespace), { use: 'record' });
+/**
+ * The drift of `modelRef` in `namespace` of the caller's workspace, without watch_url: the stored report of a refit,
+ * or no_prior for a model_ref fitted without refit_of. What svc_drift answers and its watch link shows (watch.ts).
+ */
+export async function driftBody(ctx: OpContext, modelRef: string, namespace: string): Promise<Record<string, unknown>> {
+  const rec = await requireModel(ctx, modelRef, namespace, { use: 'record' });
   if (!rec.refit_of) {
     const report = { basis: 'this model_ref was not fitted with refit_of, so there is nothing to compare it with' };
-    return { status: 200, body: { pattern: 'no_prior', ...NO_PRIOR_FIELDS, report } };
+    return { pattern: 'no_prior', ...NO_PRIOR_FIELDS, report };
   }
-  const stored = await ctx.services.store.getDriftReport(ctx.caller!.workspaceId, req.model_ref);
-  if (stored) return { status: 200, body: settled(JSON.parse(stored.report) as DriftReport, await factsAt(ctx, rec, rec.refit_of)) };
+  const stored = await ctx.services.store.getDriftReport(ctx.caller!.workspaceId, modelRef);
+  if (stored) return { ...settled(JSON.parse(stored.report) as DriftReport, await factsAt(ctx, rec, rec.refit_of)) };
   // Linked but never reported: the ask naming refit_of stopped between the two writes (a pending one
   // is re-run by the task runner and reports then), or the link predates kept reports. Not no_prior.
   throw new ServiceError(
     'drift_not_recorded',
-    `model_ref: the drift report of ${req.model_ref} against ${rec.refit_of} was not recorded (the ask that named refit_of did not finish); ` +
+    `model_ref: the drift report of ${modelRef} against ${rec.refit_of} was not recorded (the ask that named refit_of did not finish); ` +
       'retry shortly if that ask is still pending, or ask again with refit_of to compare',
     { field: 'model_ref' },
   );
+}
+
+/** svc_drift: driftBody with its watch_url (additions 3.10, 2.13). */
+export async function runDrift(ctx: OpContext, raw: unknown): Promise<OpResult> {
+  const req = parseBody(DriftRequestSchema, raw);
+  const namespace = namespaceOf(req.namespace);
+  const body = await driftBody(ctx, req.model_ref, namespace);
+  const watch = { workspaceId: ctx.caller!.workspaceId, namespace, modelRef: req.model_ref, kind: 'drift' as const };
+  return { status: 200, body: { ...body, watch_url: modelWatchUrlOf(ctx.services, watch, ctx.services.now()) } };
 }
 
 /** svc_drift: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
@@ -297,7 +309,8 @@ export const driftOperation: Operation = {
     'under 20 positives or the earlier model is gone), keep_model_ref (the model_ref to serve from now: the earlier ' +
     'one on keep, the refit on refit, else null), note_code (refit_worse: a worse refit gives keep; prior_unusable: ' +
     'the earlier model was deleted, expired or never answered, so it cannot be kept) and note, with a report. A ' +
-    'single refusal on a refresh is not drift. ' +
+    'single refusal on a refresh is not drift. watch_url shows this drift and the calibration of the model to anyone ' +
+    'holding it, for 24 hours, with no key. ' +
     FREE,
   request: REQUEST_SCHEMAS.svc_drift,
   response: RESPONSE_SCHEMAS.svc_drift,

@@ -20,6 +20,7 @@ import { uploadCompleteOperation, uploadPieceOperation } from './datasets/upload
 import { healthzOperation, jwksOperation } from './well-known.ts';
 import { taskEventsOperation, taskResultOperation } from './task-events.ts';
 import { watchEventsOperation } from './watch-events.ts';
+import { watchOperation } from './watch.ts';
 import { profileOperation } from './profile.ts';
 import { pageOperation } from './page.ts';
 import { extendModelOperation } from './extend-model.ts';
@@ -65,6 +66,7 @@ export const OPERATIONS: readonly Operation[] = [
   uploadPieceOperation,
   taskEventsOperation,
   watchEventsOperation,
+  watchOperation, // additions 2.13: a watch_url's JSON, the calibration link of track record and drift
   taskResultOperation,
   jwksOperation,
   healthzOperation,

@@ -7,26 +7,38 @@ import type { OpContext, OpResult } from '../services.ts';
 import { namespaceOf, requireLink } from './model-links.ts';
 import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation } from './operation.ts';
 import { pairCalls, trackRecordOf } from './track-record-stats.ts';
+import { modelWatchUrlOf } from './events/watch-token.ts';
 
-async function runTrackRecord(ctx: OpContext, raw: unknown): Promise<OpResult> {
-  const req = parseBody(TrackRecordRequestSchema, raw);
+/**
+ * The track record of `modelRef` in `namespace` of the caller's workspace, without watch_url: what svc_track_record
+ * answers and what its watch link shows (watch.ts), so the two never differ.
+ */
+export async function trackRecordBody(ctx: OpContext, modelRef: string, namespace: string): Promise<Record<string, unknown>> {
   const ws = ctx.caller!.workspaceId;
-  await requireLink(ctx, req.model_ref, namespaceOf(req.namespace), { use: 'record' });
+  await requireLink(ctx, modelRef, namespace, { use: 'record' });
   const { store } = ctx.services;
   // answers this process issued and has not written yet (answer-keeper.ts) count too
   await ctx.services.keptAnswers.flush();
   // outcomes first: an answer kept between the two reads has no outcome in this pairing anyway
-  const outcomes = await store.listOutcomes(ws, req.model_ref);
-  const kept = await store.keptAnswers(ws, req.model_ref);
+  const outcomes = await store.listOutcomes(ws, modelRef);
+  const kept = await store.keptAnswers(ws, modelRef);
   const { calls, unpaired } = pairCalls(outcomes, kept.withOutcome);
-  const body = {
-    model_ref: req.model_ref,
+  return {
+    model_ref: modelRef,
     answers_kept: kept.kept,
     records_since: kept.since === null ? null : new Date(kept.since).toISOString(),
     outcomes_without_an_earlier_answer: unpaired,
     ...trackRecordOf(calls),
   };
-  return { status: 200, body };
+}
+
+async function runTrackRecord(ctx: OpContext, raw: unknown): Promise<OpResult> {
+  const req = parseBody(TrackRecordRequestSchema, raw);
+  const namespace = namespaceOf(req.namespace);
+  const body = await trackRecordBody(ctx, req.model_ref, namespace);
+  // additions 2.13: calibration and latest drift, viewable by any holder for 24 hours
+  const watch = { workspaceId: ctx.caller!.workspaceId, namespace, modelRef: req.model_ref, kind: 'track_record' as const };
+  return { status: 200, body: { ...body, watch_url: modelWatchUrlOf(ctx.services, watch, ctx.services.now()) } };
 }
 
 /** svc_track_record: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
@@ -45,7 +57,8 @@ export const trackRecordOperation: Operation = {
     'answers_kept, records_since, outcomes_without_an_earlier_answer, and overall, by_band, by_level and by_chance ' +
     '(deciles "0.0-0.1" to "0.9-1.0"), each with calls, happened, observed_rate, interval_95 (95% Wilson), ' +
     'mean_chance and small_n (under 100 calls). A well-calibrated model has observed_rate close to mean_chance in ' +
-    'each range. ' +
+    'each range. watch_url shows this calibration and the latest drift of the model to anyone holding it, for 24 ' +
+    'hours, with no key. ' +
     FREE,
   request: REQUEST_SCHEMAS.svc_track_record,
   response: RESPONSE_SCHEMAS.svc_track_record,

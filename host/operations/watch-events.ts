@@ -3,7 +3,7 @@
 import { ServiceError } from '../errors.ts';
 import type { OpContext, OpResult } from '../services.ts';
 import { FREE, type Operation, type OperationRequest } from './operation.ts';
-import { openWatchToken } from './events/watch-token.ts';
+import { openModelWatchToken, openWatchToken } from './events/watch-token.ts';
 import { streamTask } from './task-events.ts';
 
 const unknownLink = () =>
@@ -12,6 +12,10 @@ const unknownLink = () =>
 async function runWatchEvents(ctx: OpContext, _body: unknown, req: OperationRequest): Promise<OpResult> {
   const { services } = ctx;
   const grant = openWatchToken(services.secrets, req.params.token ?? '');
+  if (!grant && openModelWatchToken(services.secrets, req.params.token ?? '')) {
+    // a model's link (svc_track_record, svc_drift) has no stream: its view is a JSON read
+    throw new ServiceError('unknown_link', "this watch link shows a model's calibration, not a task: read GET /v1/watch/<token>");
+  }
   if (!grant) throw unknownLink();
   if (services.now() >= grant.expiresAt) {
     throw new ServiceError(

@@ -162,7 +162,22 @@ export const VerifyResponseSchema = v.looseObject({
   status: v.picklist(['valid', 'invalid_signature', 'expired', 'unknown_key']),
 });
 
-export const DescribeResponseSchema = v.looseObject({ question_types: v.array(Open), samples: v.array(Open) });
+/** additions 3.10: a journey's first call; `body` is ready to send as it is, `needs` what to fill in from earlier calls. */
+const JourneyCallSchema = v.looseObject({
+  operation: v.string(),
+  does: v.string(),
+  body: v.optional(Open),
+  needs: v.optional(v.array(v.string())),
+});
+
+export const DescribeResponseSchema = v.looseObject({
+  interface_version: v.string(),
+  contract: v.string(),
+  question_types: v.array(Open),
+  samples: v.array(Open),
+  /** additions 1 and 3.10. */
+  journeys: v.array(v.looseObject({ name: v.string(), title: v.string(), summary: v.string(), first_calls: v.array(JourneyCallSchema) })),
+});
 
 export const DeleteDatasetResponseSchema = v.looseObject({ dataset_id: v.string(), deleted: v.literal(true) });
 

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as v from 'valibot';
 import { AskRequestSchema, DescribeResponseSchema } from '../../host/schemas/index.ts';
 import { SAMPLES } from '../../samples/catalog.ts';
+import { OPERATIONS } from '../../host/operations/index.ts';
+import { connectMcp } from '../mcp/helpers.ts';
 import { call, expectProblem, startTestService, type TestService } from './helpers.ts';
 
 let svc: TestService;
@@ -66,6 +68,52 @@ describe('POST /v1/describe', () => {
     const r = await call(svc.url, '/v1/describe', { verbose: true });
     expectProblem(r, 422, 'invalid_request');
     expect(r.json.field).toBe('verbose');
+  });
+});
+
+describe('contract 1.1 (additions 3.10)', () => {
+  it('says 1.1.0 in describe, the OpenAPI document and the MCP server', async () => {
+    expect(body.interface_version).toBe('1.1.0');
+    expect(body.contract).toBe('outcome-question/1.1.0');
+    expect((await (await fetch(`${svc.url}/openapi.json`)).json()).info.version).toBe('1.1.0');
+    const mcp = await connectMcp(svc.url);
+    expect(mcp.getServerVersion()).toMatchObject({ name: 'outcome-question-service', version: '1.1.0' });
+    await mcp.close();
+  });
+
+  it('lists the five journeys of additions 1 in order, each with first calls naming real operations', () => {
+    expect(body.journeys.map((j: any) => j.title)).toEqual(['Try it', 'Ask your data', 'Ship a product', 'Run it', 'Prove it']);
+    // svc_schedule / svc_delete_schedule are named by Run it before this branch serves them
+    const known = new Set([...OPERATIONS.map((o) => o.name), 'svc_schedule', 'svc_delete_schedule']);
+    for (const j of body.journeys) {
+      expect(j.first_calls.length).toBeGreaterThan(2);
+      for (const c of j.first_calls) {
+        expect(known.has(c.operation), `${j.name}: ${c.operation}`).toBe(true);
+        expect(c.does.length).toBeGreaterThan(0);
+        // each call either is ready to send or says what it needs
+        expect(c.body !== undefined || c.needs?.length > 0, `${j.name}: ${c.operation}`).toBe(true);
+      }
+    }
+    expect(body.journeys[0].first_calls.map((c: any) => c.operation)).toEqual([
+      'svc_describe',
+      'svc_ask',
+      'svc_poll',
+      'svc_verify',
+      'svc_map',
+      'svc_backtest',
+    ]);
+    expect(body.journeys[0].first_calls[1].body).toEqual(SAMPLES[0].try);
+  });
+
+  it('every ready body is accepted as it is by its operation, with a registered test key', async () => {
+    const key = (await call(svc.url, '/v1/agents/register')).json.api_key;
+    const ready = body.journeys.flatMap((j: any) => j.first_calls.filter((c: any) => c.body !== undefined).map((c: any) => [j.name, c]));
+    expect(ready.length).toBeGreaterThanOrEqual(8);
+    for (const [journey, c] of ready) {
+      const op = OPERATIONS.find((o) => o.name === c.operation)!;
+      const r = await call(svc.url, op.path, c.body, { key });
+      expect([200, 202], `${journey}: ${c.operation} ${JSON.stringify(r.json).slice(0, 300)}`).toContain(r.res.status);
+    }
   });
 });
 

@@ -24,10 +24,17 @@ async function refit(rows: Array<Record<string, unknown>>, extra: Record<string,
   return r.body.answers.q;
 }
 
+/** svc_drift's body without its watch_url (additions 2.13; test/operations/events/model-watch.test.ts covers it). */
+function withoutWatch(body: Record<string, unknown>) {
+  const { watch_url, ...rest } = body;
+  expect(watch_url).toMatch(/\/watch\//);
+  return rest;
+}
+
 async function driftOf(modelRef: string) {
   const r = await svc.post('/v1/drift', { model_ref: modelRef }, key);
   expect(r.status).toBe(200);
-  return r.body;
+  return withoutWatch(r.body);
 }
 
 beforeAll(async () => {
@@ -164,7 +171,7 @@ describe('drift reports are kept per workspace and for as long as the refit link
     const driftB = await svc.post('/v1/drift', { model_ref: newB.model_ref }, b);
     expect(driftA).toMatchObject({ status: 200, body: newA.drift });
     expect(driftB).toMatchObject({ status: 200, body: newB.drift });
-    expect(driftB.body).toEqual(newB.drift);
+    expect(withoutWatch(driftB.body)).toEqual(newB.drift);
   });
 
   it('a refit link whose report was never written (the ask stopped between its two writes) is 409 drift_not_recorded at model_ref, not no_prior', async () => {
@@ -224,7 +231,7 @@ describe('drift reports are kept per workspace and for as long as the refit link
         await later.services.store.sweep(clock.now);
         const r = await post('/v1/drift', { model_ref: answer.model_ref });
         expect(r.status).toBe(200);
-        expect(r.body).toEqual(answer.drift);
+        expect(withoutWatch(r.body)).toEqual(answer.drift);
       }
       // the earlier model, fitted without refit_of, is still no_prior
       expect((await post('/v1/drift', { model_ref: baseRefLater })).body).toMatchObject({

@@ -198,7 +198,17 @@ const responses: [keyof typeof RESPONSE_SCHEMAS, unknown][] = [
     },
   ],
   ['svc_verify', { status: 'expired' }],
-  ['svc_describe', { question_types: [{}], samples: [{ name: 'churn' }], limits: {} }],
+  [
+    'svc_describe',
+    {
+      interface_version: '1.1.0',
+      contract: 'outcome-question/1.1.0',
+      question_types: [{}],
+      samples: [{ name: 'churn' }],
+      limits: {},
+      journeys: [{ name: 'try_it', title: 'Try it', summary: 's', first_calls: [{ operation: 'svc_describe', does: 'd', body: {} }] }],
+    },
+  ],
   ['svc_delete_dataset', { dataset_id: DATASET_ID, deleted: true }],
   ['svc_attest', { compliant: true, evaluated_feature: 'plan', evaluated_direction: 'increase', event_id: null, written: true }],
   [
