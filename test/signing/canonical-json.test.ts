@@ -211,3 +211,45 @@ describe('canonicalJsonShared', () => {
     expect(() => canonicalJsonShared([NaN])).toThrow(TypeError);
   });
 });
+
+describe('canonicalJsonRepeated', () => {
+  it('writes exactly what the reference writer writes, for documents that repeat parts, in any key order', async () => {
+    const { canonicalJsonRepeated, canonicalJsonReference } = await import('../../host/signing/canonical-json.ts');
+    let seed = 4242;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const leaf = () =>
+      [1e-7, 0.5, 0.1 + 0.2, 1e16, -0, 'é', 'plain', 'tab\there', 'del\u007f', '😀', 'lone \ud800', null, true, -3][Math.floor(rnd() * 14)];
+    const keys = ['z', 'a', 'é', '10', '2', 'm', '😀', '\uffff', 'entity_id', 'reasons', '__proto__', 'a"b'];
+    let pool: object[] = [];
+    const build = (depth: number): unknown => {
+      if (depth >= 1 && pool.length > 0 && rnd() < 0.3) return pool[Math.floor(rnd() * pool.length)]; // a repeated part
+      if (depth > 3 || rnd() < 0.25) return leaf();
+      if (rnd() < 0.3) return Array.from({ length: Math.floor(rnd() * 4) }, () => build(depth + 1));
+      const o: Record<string, unknown> = {};
+      const chosen = Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => keys[Math.floor(rnd() * keys.length)]);
+      if (rnd() < 0.5) chosen.sort(); // often already in order (the straight path), often not
+      for (const k of chosen)
+        Object.defineProperty(o, k, { value: rnd() < 0.1 ? undefined : build(depth + 1), enumerable: true, writable: true });
+      pool.push(o);
+      return o;
+    };
+    for (let i = 0; i < 3000; i++) {
+      if (i % 20 === 0) pool = [];
+      const doc = build(0);
+      expect(canonicalJsonRepeated(doc)).toBe(canonicalJsonReference(doc));
+    }
+  });
+
+  it('rejects what canonicalJson rejects, and writes documents deeper than its own limit by the general path', async () => {
+    const { canonicalJsonRepeated } = await import('../../host/signing/canonical-json.ts');
+    for (const [, value] of rejects) expect(() => canonicalJsonRepeated(value)).toThrow(TypeError);
+    let deep: unknown = 1;
+    for (let i = 0; i < 100; i++) deep = i % 2 ? [deep] : { k: deep };
+    expect(canonicalJsonRepeated(deep)).toBe(canonicalJson(deep));
+    const part = { x: 1 };
+    const doc = [part, part];
+    expect(canonicalJsonRepeated(doc)).toBe('[{"x":1},{"x":1}]');
+    part.x = 2; // texts are kept for one call only
+    expect(canonicalJsonRepeated(doc)).toBe('[{"x":2},{"x":2}]');
+  });
+});
