@@ -21,11 +21,11 @@ export function canonicalJson(value: unknown): string {
 /**
  * canonicalJson of a plain object, written one top-level value at a time so the caller can keep the
  * canonical text of each value (`onValue`): a reply can then reuse a big part as it was signed.
- * Values are written with canonicalJsonRepeated: a Verdict's cases repeat a few hundred interned
- * reasons tens of thousands of times, and writing each reason's text once halves the time
- * JSON.stringify takes over the whole array (about 30 against 55 ms for 10,000 cases on this
- * machine, scratch measurement beside each other; canonicalJsonShared, which keeps texts across
- * calls in a WeakMap, was slower than either).
+ * Values are written with canonicalSharedListJson: a Verdict's cases repeat a few hundred interned
+ * reasons tens of thousands of times, and writing each reason's text once takes about half the time
+ * canonicalJson takes over the whole array (see BENCHMARKS.md "Ship a product"); canonicalJsonShared,
+ * which keeps texts across calls in a WeakMap, and a JavaScript writer memoising every object were
+ * both slower than canonicalJson on 10,000 cases.
  */
 export function canonicalObjectJson(obj: Record<string, unknown>, onValue?: (value: unknown, text: string) => void): string {
   const proto = obj === null || typeof obj !== 'object' || Array.isArray(obj) ? undefined : Object.getPrototypeOf(obj);
@@ -33,7 +33,7 @@ export function canonicalObjectJson(obj: Record<string, unknown>, onValue?: (val
   const keys = Object.keys(obj).filter((k) => obj[k] !== undefined);
   keys.sort(compareCodePoints);
   const members = keys.map((k) => {
-    const text = canonicalJsonRepeated(obj[k]);
+    const text = canonicalSharedListJson(obj[k]);
     onValue?.(obj[k], text);
     return `${quote(k)}:${text}`;
   });
@@ -103,77 +103,52 @@ function writeShared(v: unknown, seen: Set<object>): { text: string; frozen: boo
 }
 
 /**
- * canonicalJson for a document that holds the same objects many times over (a Verdict's cases share
- * a few hundred interned reasons among tens of thousands of places): each object's text is written
- * once in this call and reused wherever the same object appears again, so its numbers are formatted
- * once. Same output as canonicalJson (the general path when anything is out of the ordinary: cycles,
- * very deep documents). Texts live only for this call, so a later change to a part is never missed.
- * Measured on a 10,000-case Verdict's cases (24,661 reasons, 464 distinct; 6.3 MB): see BENCHMARKS.md
- * "Ship a product".
+ * canonicalJson of a list of objects that each hold a list of shared parts under `key` (a Verdict's
+ * cases: 10,000 of them hold 24,661 reasons, 464 distinct objects). Each part's text is written once,
+ * and the rest by canonicalJson (mostly JSON.stringify) with each item's parts swapped for a marker
+ * string, which is then replaced by the parts' texts. A marker carries a random nonce made after the
+ * document, so no value in it can spell one. Anything else (not a list of plain objects each with a
+ * list under `key`) is written by canonicalJson. Same output as canonicalJson.
  */
-export function canonicalJsonRepeated(value: unknown): string {
-  const text = writeRepeated(value, new Map<object, string>(), 0);
-  return text === UNSAFE ? canonicalJsonReference(value) : text;
-}
-
-// '"key":' for keys that are printable ASCII needing no escape and not index-like: such keys compare
-// by UTF-16 unit exactly as by code point, so keys in strictly increasing order are in canonical order.
-const plainPrefixes = new Map<string, string | null>();
-const MAX_PLAIN_KEYS = 4096;
-
-function plainPrefixOf(k: string): string | null {
-  let prefix = plainPrefixes.get(k);
-  if (prefix === undefined) {
-    prefix = NEEDS_ESCAPE_ONCE.test(k) || INDEX_LIKE.test(k) ? null : '"' + k + '":';
-    if (plainPrefixes.size >= MAX_PLAIN_KEYS) plainPrefixes.clear();
-    plainPrefixes.set(k, prefix);
+export function canonicalSharedListJson(list: unknown, key = 'reasons'): string {
+  if (!Array.isArray(list) || list.length === 0) return canonicalJson(list);
+  const skeleton = new Array<Record<string, unknown>>(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const item: unknown = list[i];
+    if (typeof item !== 'object' || item === null || Object.getPrototypeOf(item) !== Object.prototype) return canonicalJson(list);
+    if (!Array.isArray((item as Record<string, unknown>)[key])) return canonicalJson(list);
+    skeleton[i] = { ...item };
   }
-  return prefix;
-}
-
-function writeRepeated(v: unknown, memo: Map<object, string>, depth: number): string | typeof UNSAFE {
-  if (v === null || typeof v !== 'object') return primitiveText(v);
-  const known = memo.get(v);
-  if (known !== undefined) return known;
-  if (depth >= MAX_DEPTH) return UNSAFE; // the general path writes it (or finds the cycle)
-  let text: string;
-  if (Array.isArray(v)) {
-    if (v.length === 0) text = '[]';
-    else {
-      const first = writeRepeated(v[0], memo, depth + 1);
-      if (first === UNSAFE) return UNSAFE;
-      text = '[' + first;
-      for (let i = 1; i < v.length; i++) {
-        const item = writeRepeated(v[i], memo, depth + 1);
-        if (item === UNSAFE) return UNSAFE;
-        text += ',' + item;
+  const marker = `oq-shared:${crypto.randomUUID()}:`;
+  for (let i = 0; i < skeleton.length; i++) setOwnValue(skeleton[i], key, marker + i);
+  // canonicalJson writes each marker as "<marker><i>", one per item, in order
+  const pieces = canonicalJson(skeleton).split('"' + marker);
+  if (pieces.length !== list.length + 1) throw new Error('canonicalSharedListJson: a marker went missing');
+  const memo = new Map<unknown, string>();
+  const parts: string[] = [pieces[0]];
+  for (let i = 0; i < list.length; i++) {
+    const index = `${i}"`;
+    const piece = pieces[i + 1];
+    if (!piece.startsWith(index)) throw new Error('canonicalSharedListJson: markers out of order');
+    parts.push('[');
+    const shared = (list[i] as Record<string, unknown[]>)[key];
+    for (let j = 0; j < shared.length; j++) {
+      const part = shared[j];
+      let partText = memo.get(part);
+      if (partText === undefined) {
+        partText = canonicalJson(part);
+        if (typeof part === 'object' && part !== null) memo.set(part, partText);
       }
-      text += ']';
+      if (j > 0) parts.push(',');
+      parts.push(partText);
     }
-  } else {
-    const proto = Object.getPrototypeOf(v);
-    if (proto !== Object.prototype && proto !== null) throw new TypeError('canonicalJson: only plain objects and arrays are allowed');
-    const rec = v as Record<string, unknown>;
-    const keys = Object.keys(rec);
-    // the common case: plain keys already in canonical order (as Verdicts are built)
-    let inOrder = true;
-    for (let i = 0; i < keys.length && inOrder; i++) inOrder = plainPrefixOf(keys[i]) !== null && (i === 0 || keys[i - 1] < keys[i]);
-    const shape = inOrder ? null : shapeOf(keys);
-    const order = shape ? shape.keys : keys;
-    text = '{';
-    let first = true;
-    for (let i = 0; i < order.length; i++) {
-      const item = rec[order[i]];
-      if (item === undefined) continue; // omitted, as JSON.stringify does
-      const itemText = writeRepeated(item, memo, depth + 1);
-      if (itemText === UNSAFE) return UNSAFE;
-      text += (first ? '' : ',') + (shape ? shape.prefixes[i] : plainPrefixOf(order[i])) + itemText;
-      first = false;
-    }
-    text += '}';
+    parts.push(']', piece.slice(index.length));
   }
-  memo.set(v, text);
-  return text;
+  return parts.join('');
+}
+
+function setOwnValue(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** The general path (and the readable reference the fast path is tested against). */

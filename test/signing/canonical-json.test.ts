@@ -212,44 +212,61 @@ describe('canonicalJsonShared', () => {
   });
 });
 
-describe('canonicalJsonRepeated', () => {
-  it('writes exactly what the reference writer writes, for documents that repeat parts, in any key order', async () => {
-    const { canonicalJsonRepeated, canonicalJsonReference } = await import('../../host/signing/canonical-json.ts');
+describe('canonicalSharedListJson', () => {
+  it('writes exactly what the reference writer writes, for lists of cases whose reasons share parts', async () => {
+    const { canonicalSharedListJson, canonicalJsonReference } = await import('../../host/signing/canonical-json.ts');
     let seed = 4242;
     const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     const leaf = () =>
       [1e-7, 0.5, 0.1 + 0.2, 1e16, -0, 'é', 'plain', 'tab\there', 'del\u007f', '😀', 'lone \ud800', null, true, -3][Math.floor(rnd() * 14)];
-    const keys = ['z', 'a', 'é', '10', '2', 'm', '😀', '\uffff', 'entity_id', 'reasons', '__proto__', 'a"b'];
-    let pool: object[] = [];
-    const build = (depth: number): unknown => {
-      if (depth >= 1 && pool.length > 0 && rnd() < 0.3) return pool[Math.floor(rnd() * pool.length)]; // a repeated part
-      if (depth > 3 || rnd() < 0.25) return leaf();
-      if (rnd() < 0.3) return Array.from({ length: Math.floor(rnd() * 4) }, () => build(depth + 1));
+    const keys = ['z', 'a', 'é', '10', '2', 'm', '😀', '\uffff', 'entity_id', 'p', '__proto__', 'a"b'];
+    const object = (depth: number): Record<string, unknown> => {
       const o: Record<string, unknown> = {};
       const chosen = Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => keys[Math.floor(rnd() * keys.length)]);
-      if (rnd() < 0.5) chosen.sort(); // often already in order (the straight path), often not
-      for (const k of chosen)
-        Object.defineProperty(o, k, { value: rnd() < 0.1 ? undefined : build(depth + 1), enumerable: true, writable: true });
-      pool.push(o);
+      if (rnd() < 0.5) chosen.sort(); // often already in order (JSON.stringify's straight path), often not
+      for (const k of chosen) {
+        const value = depth > 1 || rnd() < 0.5 ? leaf() : rnd() < 0.5 ? object(depth + 1) : [leaf(), object(depth + 1)];
+        Object.defineProperty(o, k, { value: rnd() < 0.1 ? undefined : value, enumerable: true, writable: true });
+      }
       return o;
     };
-    for (let i = 0; i < 3000; i++) {
-      if (i % 20 === 0) pool = [];
-      const doc = build(0);
-      expect(canonicalJsonRepeated(doc)).toBe(canonicalJsonReference(doc));
+    for (let i = 0; i < 1000; i++) {
+      const pool = Array.from({ length: 1 + Math.floor(rnd() * 5) }, () => (rnd() < 0.8 ? Object.freeze(object(0)) : leaf()));
+      const list = Array.from({ length: Math.floor(rnd() * 6) }, () => {
+        const c = object(1);
+        const reasons = Array.from({ length: Math.floor(rnd() * 4) }, () => pool[Math.floor(rnd() * pool.length)]);
+        // the reasons key anywhere in the item's key order
+        const at = Math.floor(rnd() * (Object.keys(c).length + 1));
+        const entries = Object.entries(c);
+        entries.splice(at, 0, ['reasons', reasons]);
+        const item: Record<string, unknown> = {};
+        for (const [k, v] of entries) Object.defineProperty(item, k, { value: v, enumerable: true, writable: true });
+        return item;
+      });
+      expect(canonicalSharedListJson(list)).toBe(canonicalJsonReference(list));
     }
   });
 
-  it('rejects what canonicalJson rejects, and writes documents deeper than its own limit by the general path', async () => {
-    const { canonicalJsonRepeated } = await import('../../host/signing/canonical-json.ts');
-    for (const [, value] of rejects) expect(() => canonicalJsonRepeated(value)).toThrow(TypeError);
-    let deep: unknown = 1;
-    for (let i = 0; i < 100; i++) deep = i % 2 ? [deep] : { k: deep };
-    expect(canonicalJsonRepeated(deep)).toBe(canonicalJson(deep));
+  it('writes anything else as canonicalJson does, and rejects what it rejects', async () => {
+    const { canonicalSharedListJson } = await import('../../host/signing/canonical-json.ts');
+    const others: unknown[] = [
+      [],
+      [1, 2],
+      [{ reasons: 'not a list' }],
+      [{ reasons: [] }, 3],
+      { reasons: [1] },
+      'x',
+      null,
+      [Object.create(null)],
+    ];
+    for (const value of others) expect(canonicalSharedListJson(value)).toBe(canonicalJson(value));
+    for (const [, value] of rejects) expect(() => canonicalSharedListJson(value)).toThrow(TypeError);
+    expect(() => canonicalSharedListJson([{ reasons: [NaN] }])).toThrow(TypeError);
+    expect(() => canonicalSharedListJson([{ reasons: [{ x: 1n }] }])).toThrow(TypeError);
     const part = { x: 1 };
-    const doc = [part, part];
-    expect(canonicalJsonRepeated(doc)).toBe('[{"x":1},{"x":1}]');
+    const list = [{ reasons: [part, part] }, { reasons: [part] }];
+    expect(canonicalSharedListJson(list)).toBe('[{"reasons":[{"x":1},{"x":1}]},{"reasons":[{"x":1}]}]');
     part.x = 2; // texts are kept for one call only
-    expect(canonicalJsonRepeated(doc)).toBe('[{"x":2},{"x":2}]');
+    expect(canonicalSharedListJson(list)).toBe('[{"reasons":[{"x":2},{"x":2}]},{"reasons":[{"x":2}]}]');
   });
 });
