@@ -119,17 +119,14 @@ export function canonicalSharedListJson(list: unknown, key = 'reasons'): string 
     if (!Array.isArray((item as Record<string, unknown>)[key])) return canonicalJson(list);
     skeleton[i] = { ...item };
   }
-  const marker = `oq-shared:${crypto.randomUUID()}:`;
-  for (let i = 0; i < skeleton.length; i++) setOwnValue(skeleton[i], key, marker + i);
-  // canonicalJson writes each marker as "<marker><i>", one per item, in order
-  const pieces = canonicalJson(skeleton).split('"' + marker);
+  // one marker for every item: canonicalJson writes the items in order, each holding its marker once
+  const marker = `oq-shared:${crypto.randomUUID()}`;
+  for (let i = 0; i < skeleton.length; i++) setOwnValue(skeleton[i], key, marker);
+  const pieces = canonicalJson(skeleton).split(`"${marker}"`);
   if (pieces.length !== list.length + 1) throw new Error('canonicalSharedListJson: a marker went missing');
   const memo = new Map<unknown, string>();
   const parts: string[] = [pieces[0]];
   for (let i = 0; i < list.length; i++) {
-    const index = `${i}"`;
-    const piece = pieces[i + 1];
-    if (!piece.startsWith(index)) throw new Error('canonicalSharedListJson: markers out of order');
     parts.push('[');
     const shared = (list[i] as Record<string, unknown[]>)[key];
     for (let j = 0; j < shared.length; j++) {
@@ -142,7 +139,7 @@ export function canonicalSharedListJson(list: unknown, key = 'reasons'): string 
       if (j > 0) parts.push(',');
       parts.push(partText);
     }
-    parts.push(']', piece.slice(index.length));
+    parts.push(']', pieces[i + 1]);
   }
   return parts.join('');
 }
