@@ -87,6 +87,12 @@ export interface OpResult<T = unknown> {
   /** The body as JSON text, for operations that can write it faster than JSON.stringify(body) can. */
   bodyJson?: () => string;
   /**
+   * The body as UTF-8 JSON bytes, for operations that can write them faster than bodyJson() can be
+   * encoded; the same bytes as bodyJson() (REST sends these; anything that keeps or rewrites the reply
+   * uses bodyJson and drops this).
+   */
+  bodyBytes?: () => Uint8Array<ArrayBuffer>;
+  /**
    * A reply that is not one JSON object (an event stream, a CSV download): REST sends these bytes with
    * `contentType` instead of `body`, which then describes it for MCP or stays null.
    */

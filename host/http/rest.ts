@@ -28,7 +28,8 @@ export function sendResult(c: Context<AppEnv>, result: OpResult): Response {
       'content-type': result.stream.contentType,
     });
   }
-  return c.body(resultJson(result), result.status as ContentfulStatusCode, { ...result.headers, 'content-type': 'application/json' });
+  const body = result.bodyBytes ? result.bodyBytes() : resultJson(result);
+  return c.body(body, result.status as ContentfulStatusCode, { ...result.headers, 'content-type': 'application/json' });
 }
 
 function requestOf(c: Context<AppEnv>, op: Operation): OperationRequest {

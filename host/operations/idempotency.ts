@@ -91,7 +91,7 @@ async function runHolding(ctx: OpContext, operation: string, key: string, run: (
     if (result.status !== 202 && !held.abandoned) {
       const text = resultJson(result); // written once: stored here and sent as the reply
       await settleIdempotency(services, ws, slot, result.status, text, { owner: OWNER });
-      return { ...result, bodyJson: () => text };
+      return { ...result, bodyJson: () => text, bodyBytes: undefined };
     }
     return result;
   } catch (err) {

@@ -87,8 +87,40 @@ const RowObjectSchema = ownRecord(v.string(), v.unknown());
 const NOT_A_ROW = 'must be an object of column name to value, not an array';
 /** Spec 2.1: one inline row, a column-name-to-any-value object (valibot's record alone would take an array). */
 export const RowSchema = v.lazy((input) => (Array.isArray(input) ? v.never(NOT_A_ROW) : RowObjectSchema));
-/** Spec 2.1/4.2/8: inline rows, 1 to 10,000 per call. */
-export const RowsSchema = v.pipe(v.array(RowSchema), v.minLength(1), v.maxLength(LIMITS.rowsMax));
+/** Spec 2.1/4.2/8: inline rows, 1 to 10,000 per call (the readable schema; RowsSchema runs it fast). */
+export const RowsByValibot = v.pipe(v.array(RowSchema), v.minLength(1), v.maxLength(LIMITS.rowsMax));
+/**
+ * RowsByValibot, with a fast path for the common case: 1 to 10,000 items, each an object and not an
+ * array, is exactly what that schema accepts (a row's keys are any strings and its values anything), and
+ * its output is then a copy of each row with the same own keys (spread defines own properties, so a
+ * `__proto__` column stays a column, as ownRecord keeps it). Anything else runs valibot itself, which
+ * names the field at fault. Valibot's run over 10,000 rows of 11 cells took about 8 ms of a 10,000-row
+ * ask (issue 16).
+ */
+type RowsDataset = { value: unknown; typed?: boolean; issues?: unknown[] };
+const runRowsByValibot = (dataset: RowsDataset, config: v.Config<v.BaseIssue<unknown>>): RowsDataset =>
+  (RowsByValibot as unknown as { '~run': (d: RowsDataset, c: typeof config) => RowsDataset })['~run'](dataset, config);
+function runRows(dataset: RowsDataset, config: v.Config<v.BaseIssue<unknown>>): RowsDataset {
+  const rows = dataset.value;
+  if (Array.isArray(rows) && rows.length >= 1 && rows.length <= LIMITS.rowsMax) {
+    const out = new Array<Record<string, unknown>>(rows.length);
+    let i = 0;
+    for (; i < rows.length; i++) {
+      const row: unknown = rows[i];
+      if (typeof row !== 'object' || row === null || Array.isArray(row)) break;
+      out[i] = { ...row };
+    }
+    if (i === rows.length) return { typed: true, value: out };
+  }
+  return runRowsByValibot(dataset, config);
+}
+export const RowsSchema = Object.assign(
+  { ...RowsByValibot, '~run': runRows },
+  {
+    // Standard Schema consumers validate through ~standard, which must call this run, not the copied one.
+    '~standard': { ...RowsByValibot['~standard'], validate: (value: unknown) => runRows({ value }, v.getGlobalConfig()) },
+  },
+) as unknown as typeof RowsByValibot;
 /** Spec 2.1/8: inline CSV text, 1 to 8,000,000 characters (code points). */
 export const CsvSchema = v.pipe(v.string(), v.minLength(1), maxChars(LIMITS.csvMax));
 /** Spec 2.1: a URI to download a CSV from (https/public-host rules are checked by the fetcher). */

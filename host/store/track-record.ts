@@ -75,11 +75,16 @@ export function trackRecordQueries(db: SqlClient): TrackRecordStore {
     async keepAnsweredCases(rows) {
       if (rows.length === 0) return;
       const byAnswer = new Map<string, AnsweredCase[]>();
+      let list: AnsweredCase[] | undefined;
       for (const r of rows) {
-        const key = `${r.workspace_id}\u0000${r.model_ref}\u0000${r.answer_id}`;
-        const list = byAnswer.get(key);
-        if (list) list.push(r);
-        else byAnswer.set(key, [r]);
+        // one ask's cases come one after another: the key is built only where the answer changes
+        const prev = list?.[0];
+        if (!prev || prev.workspace_id !== r.workspace_id || prev.model_ref !== r.model_ref || prev.answer_id !== r.answer_id) {
+          const key = `${r.workspace_id}\u0000${r.model_ref}\u0000${r.answer_id}`;
+          list = byAnswer.get(key);
+          if (!list) byAnswer.set(key, (list = []));
+        }
+        list!.push(r);
       }
       const groups = [...byAnswer.values()];
       const insert = async (tx: SqlClient, part: AnsweredCase[][]) => {

@@ -15,12 +15,33 @@ export function rowsToTable(rows: readonly object[], field = 'data.rows'): RawTa
   const index = new Map<string, number>();
   const n = rows.length;
 
+  // Rows usually share one key list: the column of each key is looked up again only when a row's
+  // keys differ from the row before's (10,000 rows of 11 cells: 110,000 lookups otherwise).
+  let lastKeys: string[] = [];
+  let lastColumns: number[] = [];
   for (let r = 0; r < n; r++) {
     const row = rows[r] as Record<string, unknown>;
     if (row === null || typeof row !== 'object' || Array.isArray(row)) {
       throw new ServiceError('invalid_request', `Row ${r} is not an object.`, { field: `${field}.${r}` });
     }
-    for (const key of Object.keys(row)) {
+    const keys = Object.keys(row);
+    let same = keys.length === lastKeys.length;
+    for (let i = 0; same && i < keys.length; i++) same = keys[i] === lastKeys[i];
+    if (!same) {
+      lastKeys = keys;
+      lastColumns = keys.map((key) => {
+        let c = index.get(key);
+        if (c === undefined) {
+          c = columns.length;
+          index.set(key, c);
+          columns.push(key);
+          data.push(new Array<Cell>(n).fill(null));
+        }
+        return c;
+      });
+    }
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
       const value = row[key];
       let cell: Cell;
       if (value === null || value === undefined) cell = null;
@@ -32,14 +53,7 @@ export function rowsToTable(rows: readonly object[], field = 'data.rows'): RawTa
           field: `${field}.${r}.${key}`,
         });
       }
-      let c = index.get(key);
-      if (c === undefined) {
-        c = columns.length;
-        index.set(key, c);
-        columns.push(key);
-        data.push(new Array<Cell>(n).fill(null));
-      }
-      data[c][r] = cell;
+      data[lastColumns[i]][r] = cell;
     }
   }
   return { columns, data, rowCount: n };

@@ -211,3 +211,62 @@ describe('canonicalJsonShared', () => {
     expect(() => canonicalJsonShared([NaN])).toThrow(TypeError);
   });
 });
+
+describe('canonicalSharedListJson', () => {
+  it('writes exactly what the reference writer writes, for lists of cases whose reasons share parts', async () => {
+    const { canonicalSharedListJson, canonicalJsonReference } = await import('../../host/signing/canonical-json.ts');
+    let seed = 4242;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const leaf = () =>
+      [1e-7, 0.5, 0.1 + 0.2, 1e16, -0, 'é', 'plain', 'tab\there', 'del\u007f', '😀', 'lone \ud800', null, true, -3][Math.floor(rnd() * 14)];
+    const keys = ['z', 'a', 'é', '10', '2', 'm', '😀', '\uffff', 'entity_id', 'p', '__proto__', 'a"b'];
+    const object = (depth: number): Record<string, unknown> => {
+      const o: Record<string, unknown> = {};
+      const chosen = Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => keys[Math.floor(rnd() * keys.length)]);
+      if (rnd() < 0.5) chosen.sort(); // often already in order (JSON.stringify's straight path), often not
+      for (const k of chosen) {
+        const value = depth > 1 || rnd() < 0.5 ? leaf() : rnd() < 0.5 ? object(depth + 1) : [leaf(), object(depth + 1)];
+        Object.defineProperty(o, k, { value: rnd() < 0.1 ? undefined : value, enumerable: true, writable: true });
+      }
+      return o;
+    };
+    for (let i = 0; i < 1000; i++) {
+      const pool = Array.from({ length: 1 + Math.floor(rnd() * 5) }, () => (rnd() < 0.8 ? Object.freeze(object(0)) : leaf()));
+      const list = Array.from({ length: Math.floor(rnd() * 6) }, () => {
+        const c = object(1);
+        const reasons = Array.from({ length: Math.floor(rnd() * 4) }, () => pool[Math.floor(rnd() * pool.length)]);
+        // the reasons key anywhere in the item's key order
+        const at = Math.floor(rnd() * (Object.keys(c).length + 1));
+        const entries = Object.entries(c);
+        entries.splice(at, 0, ['reasons', reasons]);
+        const item: Record<string, unknown> = {};
+        for (const [k, v] of entries) Object.defineProperty(item, k, { value: v, enumerable: true, writable: true });
+        return item;
+      });
+      expect(canonicalSharedListJson(list)).toBe(canonicalJsonReference(list));
+    }
+  });
+
+  it('writes anything else as canonicalJson does, and rejects what it rejects', async () => {
+    const { canonicalSharedListJson } = await import('../../host/signing/canonical-json.ts');
+    const others: unknown[] = [
+      [],
+      [1, 2],
+      [{ reasons: 'not a list' }],
+      [{ reasons: [] }, 3],
+      { reasons: [1] },
+      'x',
+      null,
+      [Object.create(null)],
+    ];
+    for (const value of others) expect(canonicalSharedListJson(value)).toBe(canonicalJson(value));
+    for (const [, value] of rejects) expect(() => canonicalSharedListJson(value)).toThrow(TypeError);
+    expect(() => canonicalSharedListJson([{ reasons: [NaN] }])).toThrow(TypeError);
+    expect(() => canonicalSharedListJson([{ reasons: [{ x: 1n }] }])).toThrow(TypeError);
+    const part = { x: 1 };
+    const list = [{ reasons: [part, part] }, { reasons: [part] }];
+    expect(canonicalSharedListJson(list)).toBe('[{"reasons":[{"x":1},{"x":1}]},{"reasons":[{"x":1}]}]');
+    part.x = 2; // texts are kept for one call only
+    expect(canonicalSharedListJson(list)).toBe('[{"reasons":[{"x":2},{"x":2}]},{"reasons":[{"x":2}]}]');
+  });
+});

@@ -40,12 +40,13 @@ describeStores('answered cases kept for the track record', ({ openStore }) => {
       told('c1'),
       told('c3'),
       told('c1', { model_ref: OTHER }),
+      told('c4'), // the first answer again, after another's row: still one answer of 4 cases
     ]);
     await store.keepAnsweredCases([told('c1', { workspace_id: 'ws_2' })]);
     await store.keepAnsweredCases([told('c1', { answer_id: 'an_0', issued_at: T0 + 5, p: 0.5 })]);
     await store.writeOutcomes([outcome('c1'), outcome('c2'), outcome('c9')]);
     const kept = await store.keptAnswers('ws_1', REF);
-    expect(kept.kept).toBe(4);
+    expect(kept.kept).toBe(5);
     expect(kept.since).toBe(T0);
     expect(kept.withOutcome).toEqual([
       told('c1'),

@@ -21,6 +21,16 @@ describe('rowsToTable', () => {
     ]);
   });
 
+  it('reads runs of rows with one key list, and key lists that change, reorder and come back', () => {
+    const t = rowsToTable([{ a: 1, b: 2 }, { a: 3, b: 4 }, { b: 5, a: 6 }, { a: 7, b: 8, c: 9 }, { a: 10, b: 11 }, { c: 12 }]);
+    expect(t.columns).toEqual(['a', 'b', 'c']);
+    expect(t.data).toEqual([
+      [1, 3, 6, 7, 10, null],
+      [2, 4, 5, 8, 11, null],
+      [null, null, null, 9, null, 12],
+    ]);
+  });
+
   it('keeps an empty row as a row of missing values', () => {
     const t = rowsToTable([{ a: 1 }, {}]);
     expect(t.data).toEqual([[1, null]]);

@@ -10,7 +10,7 @@ import { RecordViews } from './views.ts';
 import { resolveSnapshotSource } from './snapshot-source.ts';
 import { checkFramingColumns, planAsk, type PlannedQuestion } from './plan.ts';
 import { buildAnswer, type BuiltAnswer } from './answers.ts';
-import { askReplyJson } from './reply-json.ts';
+import { askReplyBytes, askReplyJson } from './reply-json.ts';
 import { CONTRACT } from './contract.ts';
 import { answerDepsOf } from './service-deps.ts';
 import { quickOrTask } from '../tasks.ts';
@@ -230,7 +230,7 @@ export async function executeAsk(
   };
   // additions 3.2: every case with chance, level or choice and reasons, as CSV behind a link for 24 hours
   if (ask.export === 'csv') body.export = await writeExport(ctx, built);
-  return { status: 200, body, bodyJson: () => askReplyJson(body) };
+  return { status: 200, body, bodyJson: () => askReplyJson(body), bodyBytes: () => askReplyBytes(body) };
 }
 
 /**

@@ -34,20 +34,23 @@ export function answeredCasesOf(
   questions: readonly BuiltQuestion[],
   at: { workspaceId: string; namespace: string; answerId: string; issuedAt: number },
 ): AnsweredCase[] {
-  const byCase = new Map<string, AnsweredCase>();
+  // by model_ref, then by entity id (no key text built per case); `kept` keeps the order cases were first told
+  const byModel = new Map<string, Map<string, AnsweredCase>>();
+  const kept: AnsweredCase[] = [];
   for (const q of questions) {
     const modelRef = q.built.body.model_ref as string;
+    let byCase = byModel.get(modelRef);
+    if (!byCase) byModel.set(modelRef, (byCase = new Map()));
     for (const c of toldCases(q)) {
-      const key = `${modelRef}\u0000${c.entity_id}`;
       const band = typeof c.band === 'string' ? c.band : null;
       const level = typeof c.level === 'string' ? c.level : null;
-      const seen = byCase.get(key);
+      const seen = byCase.get(c.entity_id);
       if (seen) {
         seen.band ??= band;
         seen.level ??= level;
         continue;
       }
-      byCase.set(key, {
+      const row: AnsweredCase = {
         workspace_id: at.workspaceId,
         namespace: at.namespace,
         model_ref: modelRef,
@@ -57,10 +60,12 @@ export function answeredCasesOf(
         p: c.p,
         band,
         level,
-      });
+      };
+      byCase.set(c.entity_id, row);
+      kept.push(row);
     }
   }
-  return [...byCase.values()];
+  return kept;
 }
 
 /** Keeps the ask's told cases: handed to the batching writer (answer-keeper.ts), so the ask does not wait on a write. */

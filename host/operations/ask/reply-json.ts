@@ -14,11 +14,12 @@ interface VerdictHolder {
 const CASE_FIELDS = ['cases', 'ranked'] as const;
 
 /**
- * JSON.stringify of the body with every signed Verdict swapped for a placeholder string, then the
- * placeholders replaced by the signed texts in order. A placeholder carries a fresh random nonce, so
- * no caller data (written before the nonce existed) can spell one.
+ * The reply in pieces: even ones from JSON.stringify of the body with every signed Verdict (and case
+ * array shared with one) swapped for a placeholder string, odd ones the signed texts that replace the
+ * placeholders, in order. A placeholder carries a fresh random nonce, so no caller data (written
+ * before the nonce existed) can spell one.
  */
-export function askReplyJson(body: { answers?: Record<string, unknown> } & Record<string, unknown>): string {
+function replyPieces(body: { answers?: Record<string, unknown> } & Record<string, unknown>): string[] {
   const nonce = crypto.randomUUID();
   const texts: string[] = [];
   const placeholder = (i: number) => `oq-verdict:${nonce}:${i}`;
@@ -44,16 +45,39 @@ export function askReplyJson(body: { answers?: Record<string, unknown> } & Recor
     setOwn(answers, name, copy);
   }
   const json = JSON.stringify(body.answers === undefined ? body : { ...body, answers });
-  if (texts.length === 0) return json;
-  const parts: string[] = [];
+  if (texts.length === 0) return [json];
+  const pieces: string[] = [];
   let from = 0;
   for (let i = 0; i < texts.length; i++) {
     const mark = JSON.stringify(placeholder(i));
     const at = json.indexOf(mark, from);
     if (at < 0) throw new Error('askReplyJson: a Verdict placeholder went missing');
-    parts.push(json.slice(from, at), texts[i]);
+    pieces.push(json.slice(from, at), texts[i]);
     from = at + mark.length;
   }
-  parts.push(json.slice(from));
-  return parts.join('');
+  pieces.push(json.slice(from));
+  return pieces;
+}
+
+/** The reply as JSON text (what svc_ask stores for idempotency, pages over MCP, and replays). */
+export function askReplyJson(body: { answers?: Record<string, unknown> } & Record<string, unknown>): string {
+  return replyPieces(body).join('');
+}
+
+/**
+ * The reply as UTF-8 bytes, for REST: the same bytes as Buffer.from(askReplyJson(body)), written piece
+ * by piece into one buffer. The signed texts (megabytes for 10,000 cases) are printable ASCII by
+ * construction (canonical JSON), so their Latin-1 bytes are their UTF-8 bytes and are copied as they
+ * are; the rest is UTF-8 encoded. That saves joining the whole text, measuring its UTF-8 length and
+ * encoding it again when it is sent.
+ */
+export function askReplyBytes(body: { answers?: Record<string, unknown> } & Record<string, unknown>): Uint8Array<ArrayBuffer> {
+  const pieces = replyPieces(body);
+  let size = 0;
+  for (let i = 0; i < pieces.length; i++) size += i % 2 === 1 ? pieces[i].length : Buffer.byteLength(pieces[i], 'utf8');
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (let i = 0; i < pieces.length; i++) at += out.write(pieces[i], at, i % 2 === 1 ? 'latin1' : 'utf8');
+  if (at !== size) throw new Error('askReplyBytes: the reply is not the size it was measured');
+  return out;
 }

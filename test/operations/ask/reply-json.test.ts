@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { flattenedVerify, importJWK } from 'jose';
 import { KeyRing, MemorySigningKeyStore, canonicalJson, signVerdict, signedTextOf } from '../../../host/signing/index.ts';
 import { canonicalObjectJson } from '../../../host/signing/canonical-json.ts';
-import { askReplyJson } from '../../../host/operations/ask/reply-json.ts';
+import { askReplyBytes, askReplyJson } from '../../../host/operations/ask/reply-json.ts';
 
 async function signed(ring: KeyRing, cases: unknown[], option?: string) {
   const verdict = { cases, expires_at: '2099-01-01T00:00:00.000Z', kind: 'answer', small: 1e-5, verdict_id: `v${Math.random()}` };
@@ -26,9 +26,12 @@ describe('askReplyJson', () => {
         },
       },
       fits_run: 0,
+      note: 'naïve é', // written raw (UTF-8) outside the Verdicts
     };
     const text = askReplyJson(body);
     expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(body)));
+    // the bytes REST sends are the UTF-8 bytes of that text
+    expect(Buffer.from(askReplyBytes(body)).equals(Buffer.from(text, 'utf8'))).toBe(true);
     const parsed = JSON.parse(text);
     const holders = [...parsed.answers.a.verdicts, ...parsed.answers.c.verdicts];
     expect(holders).toHaveLength(3);
@@ -53,6 +56,8 @@ describe('askReplyJson', () => {
     };
     expect(askReplyJson(body)).toBe(JSON.stringify(body));
     expect(askReplyJson({ status: 'pending', task_id: 'tk_x' })).toBe(JSON.stringify({ status: 'pending', task_id: 'tk_x' }));
+    const wide = { status: 'done', answers: { 'é😀': { state: 'refused' } } };
+    expect(Buffer.from(askReplyBytes(wide)).toString('utf8')).toBe(JSON.stringify(wide));
   });
 });
 
