@@ -249,23 +249,6 @@ export function calibrate(s: FitState): void {
   release(oobSum); release(oobCount);
 }
 
-/**
- * Cross-fitted: the served model (the mean of the fold models) is Platt-scaled on the out-of-fold logits,
- * after the decision's logits were taken (scoreHeldOut is not used: heldLogit already holds them), so the
- * held-out test is the one of the fold models, unchanged, and only the chances served move.
- */
-export function calibrateCrossFit(s: FitState): void {
-  const nTrain = s.nTrain;
-  const ones = allocF64(nTrain);
-  for (let q = 0; q < nTrain; q++) stf(ones, q, 1);
-  const cal = fitLogistic1(s.heldLogit, s.yTrain, ones, nTrain, true);
-  if (cal.ok && cal.b > 0) {
-    s.out.setMetric(A.M_CAL_SLOPE, cal.b);
-    rescale(s, cal);
-  }
-  release(ones);
-}
-
 function rescale(s: FitState, cal: LogisticFit): void {
   s.out.setMetric(A.M_CAL_APPLIED, 1);
   s.intercept = cal.a + cal.b * s.intercept;

@@ -8,7 +8,7 @@ import { sortIndices } from './sort';
 import { ColumnBins, binNumeric, binCategorical, numericBin, categoricalBin } from './binning';
 import { aucDeLong, aucZ, topLift, constLogLoss, sigmoid } from './stats';
 import { FitOutputs, FitState } from './fit-state';
-import { startBags, putTask, afterBags, startPairs, afterPairs, notePairs, combine, calibrate, calibrateCrossFit, scoreHeldOut } from './bags';
+import { startBags, putTask, afterBags, startPairs, afterPairs, notePairs, combine, calibrate, scoreHeldOut } from './bags';
 import { TaskCtx, PHASE_DONE, PHASE_BAGS, runTaskOf, outLen, loadBlock } from './tasks';
 import { buildModel } from './model';
 import { reportProgress } from './progress';
