@@ -228,25 +228,33 @@ export function combine(s: FitState): void {
   s.intercept = intercept;
 }
 
-// ---- 10. calibration (a single split; cross-fitted folds did their own in fitBags) ----
+// ---- 10. calibration of the served chances ----
 
-/** Calibration slope on the out-of-bag logits (mains, plus pairs when kept): rescale only outside [0.8, 1.25]. */
+/**
+ * A single split: Platt scaling (slope and offset, Platt's targets) of the out-of-bag logits (mains,
+ * plus pairs when kept), always applied when the slope is positive; the held-out part then tests the
+ * calibrated model. Boosting stopped early on a bag's validation rows can leave the chances too confident
+ * (flights: a test slope of 0.72-0.81) or too timid; the slope says which, and scaling keeps the terms
+ * additive and the ranking unchanged.
+ */
 export function calibrate(s: FitState): void {
-  const nTrain = s.nTrain, u = s.u;
+  const nTrain = s.nTrain;
   const oobSum = allocF64(nTrain), oobCount = allocF64(nTrain);
   addOutOfBag(s, 0, s.nBags, oobSum, oobCount);
-  const cal = calibration(oobSum, oobCount, s.yTrain, nTrain);
+  const cal = calibration(oobSum, oobCount, s.yTrain, nTrain, true);
   if (cal.ok) {
     s.out.setMetric(A.M_CAL_SLOPE, cal.b);
-    if (cal.b > 0 && (cal.b < CAL_LOW || cal.b > CAL_HIGH)) {
-      s.out.setMetric(A.M_CAL_APPLIED, 1);
-      s.intercept = cal.a + cal.b * s.intercept;
-      const terms = s.terms;
-      for (let o = 0; o < u * BIN_STRIDE; o++) stf(terms, o, ldf(terms, o) * cal.b);
-      if (s.pairs != null) s.pairs!.scale(cal.b);
-    }
+    if (cal.b > 0) rescale(s, cal);
   }
   release(oobSum); release(oobCount);
+}
+
+function rescale(s: FitState, cal: LogisticFit): void {
+  s.out.setMetric(A.M_CAL_APPLIED, 1);
+  s.intercept = cal.a + cal.b * s.intercept;
+  const terms = s.terms;
+  for (let o = 0; o < s.u * BIN_STRIDE; o++) stf(terms, o, ldf(terms, o) * cal.b);
+  if (s.pairs != null) s.pairs!.scale(cal.b);
 }
 
 /** A single split's held-out rows, scored by the model that will be served. */
@@ -276,13 +284,13 @@ function addOutOfBag(s: FitState, bg0: i32, nB: i32, oobSum: usize, oobCount: us
 }
 
 /** Calibration slope and offset of the mean out-of-bag logit (engine.md step 10). */
-function calibration(oobSum: usize, oobCount: usize, ys: usize, nR: i32): LogisticFit {
+function calibration(oobSum: usize, oobCount: usize, ys: usize, nR: i32, platt: bool = false): LogisticFit {
   const x = allocF64(nR > 0 ? nR : 1);
   for (let q = 0; q < nR; q++) {
     const k = ldf(oobCount, q);
     stf(x, q, k > 0 ? ldf(oobSum, q) / k : 0);
   }
-  const cal = fitLogistic1(x, ys, oobCount, nR);
+  const cal = fitLogistic1(x, ys, oobCount, nR, platt);
   release(x);
   return cal;
 }

@@ -11,6 +11,9 @@ import { mix64 } from './hash';
 export const BIN_STRIDE: i32 = 256; // term tables are u x 256 f64, indexed [column * 256 + bin]
 export const MIN_CHILD_ROWS: f64 = 10;
 const HESS_FLOOR: f64 = 1e-9;
+// Categorical bins are ordered by G/(H + CAT_SMOOTH) before a cut: a value seen a few times with a chance-high
+// ratio does not set the order (flights' ~200 airports: AUC 0.617 -> 0.619).
+export let CAT_SMOOTH: f64 = 10;
 
 /** One bag's rows, gathered into contiguous column-major bins (hot loops read them linearly). */
 export class Bag {
@@ -114,7 +117,7 @@ export function findSplit(kind: i32, nBins: i32): bool {
   for (let b = 0; b < nBins; b++) {
     store<u8>(SIDE + <usize>b, 2); // empty bins take no step
     if (ldf(N, b) > 0) {
-      stf(RATIO, b, ldf(G, b) / (ldf(H, b) + HESS_FLOOR));
+      stf(RATIO, b, ldf(G, b) / (ldf(H, b) + CAT_SMOOTH));
       store<i32>(ORDER + (<usize>k << 2), b);
       k++;
     }
