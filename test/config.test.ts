@@ -36,6 +36,7 @@ describe('configFromEnv', () => {
       workspaceTasksMax: 4,
       bodyMemoryBytes: 256 * 1024 * 1024,
       sweepEveryMs: 600_000,
+      scheduleTickMs: 3_600_000,
       uploadPartBytes: 1024 * 1024,
       maxUploadRowBytes: 8_000_000,
       fetchCaPem: null,
@@ -74,6 +75,7 @@ describe('configFromEnv', () => {
       WORKSPACE_TASKS_MAX: '2',
       BODY_MEMORY_MB: '100',
       SWEEP_EVERY_MS: '60000',
+      SCHEDULE_TICK_MS: '120000',
       EVENT_POLL_MS: '250',
       OAUTH_ISSUERS: '[{"issuer": "https://sso.example/realms/a", "audience": "oq", "workspace": "team"}]',
       SIGNING_KEY_RELOAD_MS: '5000',
@@ -101,6 +103,7 @@ describe('configFromEnv', () => {
       workspaceTasksMax: 2,
       bodyMemoryBytes: 100 * 1024 * 1024,
       sweepEveryMs: 60_000,
+      scheduleTickMs: 120_000,
       uploadPartBytes: 1024 * 1024,
       maxUploadRowBytes: 8_000_000,
       fetchCaPem: null,
@@ -163,6 +166,7 @@ describe('configFromEnv', () => {
     ['MAX_BODY_BYTES', '1023'],
     ['FIT_WORKERS', '0'],
     ['SWEEP_EVERY_MS', '10'],
+    ['SCHEDULE_TICK_MS', '99'],
     ['SIGNING_KEY_RELOAD_MS', '999'],
   ])('refuses %s=%j, naming the variable and the value', (name, value) => {
     const read = () => configFromEnv({ [name]: value });
