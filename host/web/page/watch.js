@@ -48,6 +48,11 @@ function watchTask() {
   });
 }
 
+/** "1 call", "2 calls". */
+function counted(n, noun) {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 function showModel(v) {
   byId('title').textContent = 'Calibration and drift of a model';
   byId('lead').textContent =
@@ -56,8 +61,9 @@ function showModel(v) {
   const t = v.track_record;
   const o = t.overall;
   byId('overall').textContent =
-    `${o.calls} calls paired with outcomes, ${o.happened} happened: observed ${pct(o.observed_rate)} against a mean chance of ${pct(o.mean_chance)}` +
-    `${o.small_n ? ' (fewer than 100 calls: read with care)' : ''}. ${t.answers_kept} answers kept; ${t.outcomes_without_an_earlier_answer} outcomes without an earlier answer.`;
+    `${counted(o.calls, 'call')} paired with outcomes, ${o.happened} happened: observed ${pct(o.observed_rate)} against a mean chance of ${pct(o.mean_chance)}` +
+    `${o.small_n ? ' (fewer than 100 calls: read with care)' : ''}. ${counted(t.answers_kept, 'answer')} kept; ` +
+    `${counted(t.outcomes_without_an_earlier_answer, 'outcome')} without an earlier answer.`;
   byId('by-chance')
     .querySelector('tbody')
     .replaceChildren(
