@@ -82,12 +82,23 @@ export async function signVerdict<V extends object>(ring: KeyRing, verdict: V): 
   // wire.md fixes this key order; JSON.stringify keeps insertion order.
   const header = { alg: 'EdDSA', b64: false, crit: ['b64'], kid, typ: 'verdict+json' };
   const protectedB64 = Buffer.from(JSON.stringify(header), 'utf8').toString('base64url');
-  deepFreeze(verdict); // first: what is signed (and its parts' texts, kept below) can no longer change
   const canonical = canonicalObjectPieces(verdict as Record<string, unknown>, (value, text) => {
     if (Array.isArray(value)) signedTexts.set(value, text);
   });
   Object.freeze(canonical);
-  const sig = await ring.sign(signingInput(protectedB64, canonical));
+  const signing = ring.sign(signingInput(protectedB64, canonical));
+  // What is signed (and its parts' texts, kept above) can no longer change once frozen. Frozen after
+  // the text is written and the signature started, while the signature is worked out off this thread:
+  // nothing else runs on this thread in between (no await), so this is the same as freezing first
+  // (the readable order: deepFreeze; canonical text; sign), and the ~20,000 objects of a 10,000-case
+  // Verdict are frozen in time the reply would otherwise wait idle.
+  try {
+    deepFreeze(verdict);
+  } catch (err) {
+    signing.catch(() => undefined); // not left unhandled: the error thrown here is the one that matters
+    throw err;
+  }
+  const sig = await signing;
   signedTexts.set(verdict, canonical);
   return { verdict, signature: { protected: protectedB64, signature: Buffer.from(sig).toString('base64url'), kid } };
 }
