@@ -28,7 +28,7 @@ function signingInput(protectedB64: string, canonical: string | readonly string[
   let at = buf.write(protectedB64, 0, 'latin1');
   buf[at++] = 0x2e; // '.'
   for (let i = 0; i < pieces.length; i++) at += buf.write(pieces[i], at, 'latin1');
-  if (at !== size) throw new Error('signingInput: a piece was not printable ASCII');
+  if (at !== size) throw new Error('signingInput: the bytes are not the size they were measured');
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
 }
 

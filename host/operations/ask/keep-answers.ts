@@ -29,7 +29,7 @@ function toldCases(q: BuiltQuestion): Told[] {
   return (list as Told[]).filter((c) => typeof c.p === 'number');
 }
 
-/** The rows one ask keeps (pure: the ids and time are given). */
+/** The rows one ask keeps (pure: the ids and time are given): the readable form of toldAnswersOfAsk, which the ask uses (tested equal). */
 export function answeredCasesOf(
   questions: readonly BuiltQuestion[],
   at: { workspaceId: string; namespace: string; answerId: string; issuedAt: number },
