@@ -191,20 +191,26 @@ export function scoreCases(mod: EngineModule, model: Model, cases: RawTable): Sc
 // the value itself (a Map tells 7 from "7").
 const batchReasons = new WeakMap<ScoreOutput, Map<number, Map<string | number | null, ReasonOut>>>();
 
-function internReason(out: ScoreOutput, slot: number, value: string | number | null, make: () => ReasonOut): ReasonOut {
+/** The interned reason of `slot` and `value` in this batch, undefined the first time. */
+function knownReason(out: ScoreOutput, slot: number, value: string | number | null): ReasonOut | undefined {
+  return batchReasons.get(out)?.get(slot)?.get(value);
+}
+
+function internReason(out: ScoreOutput, slot: number, value: string | number | null, reason: ReasonOut): ReasonOut {
   let bySlot = batchReasons.get(out);
   if (!bySlot) batchReasons.set(out, (bySlot = new Map()));
   let byValue = bySlot.get(slot);
   if (!byValue) bySlot.set(slot, (byValue = new Map()));
-  let reason = byValue.get(value);
-  if (reason === undefined) {
-    reason = Object.freeze(make());
-    byValue.set(value, reason);
-  }
-  return reason;
+  const frozen = Object.freeze(reason);
+  byValue.set(value, frozen);
+  return frozen;
 }
 
-/** The reasons of case `r` (strongest first), with the case's values and bin ranges. */
+/**
+ * The reasons of case `r` (strongest first), with the case's values and bin ranges. Each distinct
+ * reason is made once per batch: a reason object (and the closure that used to make it) is built only
+ * the first time its slot and value are met.
+ */
 export function reasonsOf(model: Model, out: ScoreOutput, cases: RawTable, r: number): ReasonOut[] {
   const m = model.columns.length;
   const reasons: ReasonOut[] = [];
@@ -221,15 +227,17 @@ export function reasonsOf(model: Model, out: ScoreOutput, cases: RawTable, r: nu
       value = parseNumber(cell); // scoring already checked it parses
     else value = cellText(cell);
     const bin = out.bins[r * m + j];
+    const slot = (j * 256 + bin) * 8 + s + 4;
     reasons.push(
-      internReason(out, (j * 256 + bin) * 8 + s + 4, value, () => ({
-        association_not_causal: true,
-        feature_label: col.name,
-        likelihood_direction: s > 0 ? 'higher' : 'lower',
-        range: model.describeBin(j, bin, typeof value === 'number' ? value : undefined),
-        strength: Math.abs(s) === STRONG ? 'strong' : 'moderate',
-        value,
-      })),
+      knownReason(out, slot, value) ??
+        internReason(out, slot, value, {
+          association_not_causal: true,
+          feature_label: col.name,
+          likelihood_direction: s > 0 ? 'higher' : 'lower',
+          range: model.describeBin(j, bin, typeof value === 'number' ? value : undefined),
+          strength: Math.abs(s) === STRONG ? 'strong' : 'moderate',
+          value,
+        }),
     );
   }
   return reasons;

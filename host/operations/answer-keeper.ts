@@ -4,13 +4,14 @@
 // p50 0.24 ms, p99 6.5 ms with synchronous=FULL). A track record read first writes this process's pending
 // answers; another process's are at most one interval late. A process killed outright loses at most one
 // interval of kept answers: their outcomes then count as without an earlier answer.
-import type { AnsweredCase, Store } from '../store/index.ts';
+import type { Store, ToldAnswer } from '../store/index.ts';
 
 /** Cases pending before a flush is started at once (bounds memory under bursts of 10,000-case asks). */
 const FLUSH_AT_CASES = 50_000;
 
 export class AnswerKeeper {
-  private pending: AnsweredCase[] = [];
+  private pending: ToldAnswer[] = [];
+  private pendingCases = 0;
   private flushing: Promise<void> = Promise.resolve();
   private readonly timer: NodeJS.Timeout;
 
@@ -23,23 +24,29 @@ export class AnswerKeeper {
     this.timer.unref();
   }
 
-  /** Keeps one answer's told cases (written by the next flush). */
-  keep(rows: readonly AnsweredCase[]): void {
-    if (rows.length === 0) return;
-    for (const r of rows) this.pending.push(r);
-    if (this.pending.length >= FLUSH_AT_CASES) void this.flush();
+  /** Keeps one ask's told cases, one ToldAnswer per model_ref (written by the next flush). */
+  keep(answers: readonly ToldAnswer[]): void {
+    for (const a of answers) {
+      if (a.entity_ids.length === 0) continue;
+      this.pending.push(a);
+      this.pendingCases += a.entity_ids.length;
+    }
+    if (this.pendingCases >= FLUSH_AT_CASES) void this.flush();
   }
 
-  /** Writes what has collected, in one call to the store; a failed write keeps its rows for the next flush. */
+  /** Writes what has collected, in one call to the store; a failed write keeps its answers for the next flush. */
   flush(): Promise<void> {
     this.flushing = this.flushing.then(async () => {
       if (this.pending.length === 0) return;
       const batch = this.pending;
+      const cases = this.pendingCases;
       this.pending = [];
+      this.pendingCases = 0;
       try {
-        await this.store.keepAnsweredCases(batch);
+        await this.store.keepToldAnswers(batch);
       } catch (err) {
         this.pending = batch.concat(this.pending);
+        this.pendingCases += cases;
         this.onError(err);
       }
     });

@@ -9,7 +9,15 @@ export {
   type SigningKeyStore,
   type StoredSigningKey,
 } from './key-ring.ts';
-export { newVerdictId, signVerdict, signedTextOf, verifyVerdict, type VerdictSignature, type VerifyStatus } from './verdict.ts';
+export {
+  newVerdictId,
+  signVerdict,
+  signedPiecesOf,
+  signedTextOf,
+  verifyVerdict,
+  type VerdictSignature,
+  type VerifyStatus,
+} from './verdict.ts';
 export { AccessTokenVerifier, KeysUnavailable, TokenRejected, looksLikeJwt, type TokenCheck, type VerifiedToken } from './oauth.ts';
 export { discoveryUrlOf } from './issuer-keys.ts';
 export { ASYMMETRIC_ALGORITHMS, OAuthConfigError, parseOAuthIssuers, type TrustedIssuer } from './oauth-config.ts';

@@ -5,3 +5,4 @@ export { openPostgresStore, type PostgresStoreOptions } from './postgres.ts';
 export { openStore, type OpenStoreOptions } from './open.ts';
 export { StoreConfigError, StoreError, StoreUnavailableError } from './errors.ts';
 export { RETENTION_MS } from './sql-store.ts';
+export { toldAnswersOf } from './track-record.ts';

@@ -26,12 +26,30 @@ export interface KeptAnswers {
   withOutcome: AnsweredCase[];
 }
 
+/**
+ * The cases one answer told under one model_ref, as parallel columns (what is packed into its row):
+ * an ask of 10,000 cases is kept as one of these rather than 10,000 AnsweredCase objects.
+ */
+export interface ToldAnswer {
+  workspace_id: string;
+  namespace: string;
+  model_ref: string;
+  answer_id: string;
+  issued_at: number;
+  entity_ids: string[];
+  p: number[];
+  band: Array<string | null>;
+  level: Array<string | null>;
+}
+
 export interface TrackRecordStore {
   /**
    * Keeps answers' cases (rows of any answers and model_refs): one row per answer and model_ref, in one
    * transaction, insert-if-absent by answer, so a re-run of the same answer adds nothing.
    */
   keepAnsweredCases(rows: readonly AnsweredCase[]): Promise<void>;
+  /** keepAnsweredCases of the answers' cases given already grouped (the same rows written). */
+  keepToldAnswers(answers: readonly ToldAnswer[]): Promise<void>;
   keptAnswers(workspace_id: string, model_ref: string): Promise<KeptAnswers>;
 }
 
@@ -57,56 +75,91 @@ interface KeptRow {
   cases: Uint8Array;
 }
 
-function pack(rows: readonly AnsweredCase[]): Uint8Array {
-  const packed: Packed = { e: [], p: [], b: [], l: [] };
-  for (const r of rows) {
-    packed.e.push(r.entity_id);
-    packed.p.push(r.p);
-    packed.b.push(r.band);
-    packed.l.push(r.level);
-  }
+function pack(a: ToldAnswer): Uint8Array {
+  const packed: Packed = { e: a.entity_ids, p: a.p, b: a.band, l: a.level };
   return toBytes(JSON.stringify(packed));
+}
+
+/**
+ * Rows of any answers and model_refs grouped per answer and model_ref, each group's cases in the
+ * rows' order, the groups in the order of their first row (the readable form keepToldAnswers is
+ * tested against: test/store/track-record.test.ts).
+ */
+export function toldAnswersOf(rows: readonly AnsweredCase[]): ToldAnswer[] {
+  const byAnswer = new Map<string, ToldAnswer>();
+  let group: ToldAnswer | undefined;
+  for (const r of rows) {
+    // one ask's cases come one after another: the key is built only where the answer changes
+    if (!group || group.workspace_id !== r.workspace_id || group.model_ref !== r.model_ref || group.answer_id !== r.answer_id) {
+      const key = `${r.workspace_id}\u0000${r.model_ref}\u0000${r.answer_id}`;
+      group = byAnswer.get(key);
+      if (!group) {
+        group = { ...answerFields(r), entity_ids: [], p: [], band: [], level: [] };
+        byAnswer.set(key, group);
+      }
+    }
+    group.entity_ids.push(r.entity_id);
+    group.p.push(r.p);
+    group.band.push(r.band);
+    group.level.push(r.level);
+  }
+  return [...byAnswer.values()];
+}
+
+function answerFields(r: Omit<ToldAnswer, 'entity_ids' | 'p' | 'band' | 'level'>) {
+  return { workspace_id: r.workspace_id, namespace: r.namespace, model_ref: r.model_ref, answer_id: r.answer_id, issued_at: r.issued_at };
+}
+
+/** Answers of the same workspace, model_ref and answer id as one (their cases in order), as toldAnswersOf does. */
+function mergeSameAnswer(answers: readonly ToldAnswer[]): ToldAnswer[] {
+  const byAnswer = new Map<string, ToldAnswer>();
+  for (const a of answers) {
+    const key = `${a.workspace_id}\u0000${a.model_ref}\u0000${a.answer_id}`;
+    const seen = byAnswer.get(key);
+    if (!seen) byAnswer.set(key, a);
+    else
+      byAnswer.set(key, {
+        ...seen,
+        entity_ids: seen.entity_ids.concat(a.entity_ids),
+        p: seen.p.concat(a.p),
+        band: seen.band.concat(a.band),
+        level: seen.level.concat(a.level),
+      });
+  }
+  return [...byAnswer.values()];
 }
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export function trackRecordQueries(db: SqlClient): TrackRecordStore {
+  const keepToldAnswers = async (answers: readonly ToldAnswer[]) => {
+    const groups = mergeSameAnswer(answers).filter((a) => a.entity_ids.length > 0);
+    if (groups.length === 0) return;
+    const insert = async (tx: SqlClient, part: ToldAnswer[]) => {
+      const values = part.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
+      const params = part.flatMap((g) => [
+        g.workspace_id,
+        g.model_ref,
+        g.answer_id,
+        g.namespace,
+        g.issued_at,
+        g.entity_ids.length,
+        pack(g),
+      ]);
+      await tx.run(
+        `INSERT INTO kept_answers (${COLUMNS}) VALUES ${values} ON CONFLICT (workspace_id, model_ref, answer_id) DO NOTHING`,
+        params,
+      );
+    };
+    if (groups.length <= ANSWERS_PER_INSERT) return insert(db, groups);
+    await db.transaction(async (tx) => {
+      for (let at = 0; at < groups.length; at += ANSWERS_PER_INSERT) await insert(tx, groups.slice(at, at + ANSWERS_PER_INSERT));
+    });
+  };
   return {
+    keepToldAnswers,
     async keepAnsweredCases(rows) {
-      if (rows.length === 0) return;
-      const byAnswer = new Map<string, AnsweredCase[]>();
-      let list: AnsweredCase[] | undefined;
-      for (const r of rows) {
-        // one ask's cases come one after another: the key is built only where the answer changes
-        const prev = list?.[0];
-        if (!prev || prev.workspace_id !== r.workspace_id || prev.model_ref !== r.model_ref || prev.answer_id !== r.answer_id) {
-          const key = `${r.workspace_id}\u0000${r.model_ref}\u0000${r.answer_id}`;
-          list = byAnswer.get(key);
-          if (!list) byAnswer.set(key, (list = []));
-        }
-        list!.push(r);
-      }
-      const groups = [...byAnswer.values()];
-      const insert = async (tx: SqlClient, part: AnsweredCase[][]) => {
-        const values = part.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
-        const params = part.flatMap((g) => [
-          g[0].workspace_id,
-          g[0].model_ref,
-          g[0].answer_id,
-          g[0].namespace,
-          g[0].issued_at,
-          g.length,
-          pack(g),
-        ]);
-        await tx.run(
-          `INSERT INTO kept_answers (${COLUMNS}) VALUES ${values} ON CONFLICT (workspace_id, model_ref, answer_id) DO NOTHING`,
-          params,
-        );
-      };
-      if (groups.length <= ANSWERS_PER_INSERT) return insert(db, groups);
-      await db.transaction(async (tx) => {
-        for (let at = 0; at < groups.length; at += ANSWERS_PER_INSERT) await insert(tx, groups.slice(at, at + ANSWERS_PER_INSERT));
-      });
+      return keepToldAnswers(toldAnswersOf(rows));
     },
 
     async keptAnswers(workspace_id, model_ref) {

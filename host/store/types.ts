@@ -44,7 +44,7 @@ import type {
 import type { TrackRecordStore } from './track-record.ts';
 
 export type * from './records.ts';
-export type { AnsweredCase, KeptAnswers, TrackRecordStore } from './track-record.ts';
+export type { AnsweredCase, KeptAnswers, ToldAnswer, TrackRecordStore } from './track-record.ts';
 export type { ScheduleRecord, ScheduleRunStart, ScheduleRunUpdate, ScheduleState, ScheduleStore } from './schedules.ts';
 
 export interface WorkspaceStore {

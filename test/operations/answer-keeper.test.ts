@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnswerKeeper } from '../../host/operations/answer-keeper.ts';
-import { openSqliteStore, type AnsweredCase, type Store } from '../../host/store/index.ts';
+import { openSqliteStore, toldAnswersOf, type AnsweredCase, type Store } from '../../host/store/index.ts';
 import { openSqliteClient } from '../../host/store/sqlite.ts';
 import { createLiveKey } from '../../host/operations/keys.ts';
 import { getSample } from '../../samples/catalog.ts';
@@ -39,8 +39,8 @@ describe('AnswerKeeper', () => {
     stores.push(store);
     const errors: unknown[] = [];
     const keeper = new AnswerKeeper(store, (e) => errors.push(e), 60_000);
-    keeper.keep([told('c1', 'an_1'), told('c2', 'an_1')]);
-    keeper.keep([told('c1', 'an_2')]);
+    keeper.keep(toldAnswersOf([told('c1', 'an_1'), told('c2', 'an_1')]));
+    keeper.keep(toldAnswersOf([told('c1', 'an_2')]));
     keeper.keep([]);
     expect((await store.keptAnswers('ws', REF)).kept).toBe(0); // nothing written until a flush
     await keeper.flush();
@@ -49,12 +49,12 @@ describe('AnswerKeeper', () => {
     // a write that fails (the table is away for a moment) loses nothing
     const raw = openSqliteClient(path.join(dir, 'store.sqlite'));
     await raw.exec('ALTER TABLE kept_answers RENAME TO kept_answers_away');
-    keeper.keep([told('c3', 'an_3')]);
+    keeper.keep(toldAnswersOf([told('c3', 'an_3')]));
     await keeper.flush();
     expect(errors).toHaveLength(1);
     await raw.exec('ALTER TABLE kept_answers_away RENAME TO kept_answers');
     await raw.close();
-    keeper.keep([told('c4', 'an_4')]);
+    keeper.keep(toldAnswersOf([told('c4', 'an_4')]));
     await keeper.close();
     expect((await store.keptAnswers('ws', REF)).kept).toBe(5);
   });

@@ -269,4 +269,35 @@ describe('canonicalSharedListJson', () => {
     part.x = 2; // texts are kept for one call only
     expect(canonicalSharedListJson(list)).toBe('[{"reasons":[{"x":2},{"x":2}]},{"reasons":[{"x":2}]}]');
   });
+
+  it('writes the shared lists under any key, __proto__ included, as canonicalJson does', async () => {
+    const { canonicalSharedListJson } = await import('../../host/signing/canonical-json.ts');
+    const part = { x: 1 };
+    const proto = JSON.parse('[{"__proto__":[{"x":1}],"a":1},{"__proto__":[],"b":"z"}]') as unknown[];
+    expect(canonicalSharedListJson(proto, '__proto__')).toBe(canonicalJson(proto));
+    const list = [
+      { items: [part, part], z: 0 },
+      { a: null, items: [part] },
+    ];
+    expect(canonicalSharedListJson(list, 'items')).toBe(canonicalJson(list));
+    expect(list[0].items).toEqual([part, part]); // the caller's objects are left as they were
+  });
+});
+
+describe('canonicalObjectPieces', () => {
+  it("joins to canonicalObjectJson's text, each top-level value a piece of its own", async () => {
+    const { canonicalObjectPieces, canonicalObjectJson } = await import('../../host/signing/canonical-json.ts');
+    const docs: Array<Record<string, unknown>> = [
+      {},
+      { a: 1 },
+      { z: [{ b: 1, a: 'é', reasons: [{ k: 1 }] }], a: 1e-7, m: { y: null }, u: undefined, '😀': 'astral' },
+    ];
+    for (const doc of docs) {
+      const texts: string[] = [];
+      const pieces = canonicalObjectPieces(doc, (_, text) => texts.push(text));
+      expect(pieces.join('')).toBe(canonicalObjectJson(doc));
+      expect(pieces.join('')).toBe(canonicalJson(doc));
+      for (const text of texts) expect(pieces).toContain(text); // written once, not copied into a bigger piece
+    }
+  });
 });

@@ -2,7 +2,7 @@
 // back only for cases with a reported outcome under the same model_ref. Both dialects.
 import { expect, it } from 'vitest';
 import type { AnsweredCase, OutcomeRecord } from '../../host/store/index.ts';
-import { ANSWERS_PER_INSERT } from '../../host/store/track-record.ts';
+import { ANSWERS_PER_INSERT, toldAnswersOf } from '../../host/store/track-record.ts';
 import { describeStores, T0 } from './helpers.ts';
 
 const REF = 'mr1_' + 'a'.repeat(32);
@@ -88,6 +88,33 @@ describeStores('answered cases kept for the track record', ({ openStore }) => {
   it('accepts an empty answer', async () => {
     const store = await openStore();
     await store.keepAnsweredCases([]);
+    await store.keepToldAnswers([]);
+    await store.keepToldAnswers(toldAnswersOf([told('c1')]).map((a) => ({ ...a, entity_ids: [], p: [], band: [], level: [] })));
     expect((await store.keptAnswers('ws_1', REF)).kept).toBe(0);
+  });
+
+  it('keeps answers given grouped (keepToldAnswers) as it keeps their rows, one answer given in two parts as one', async () => {
+    const rows = [
+      told('c2', { p: 0.125, band: 'act', level: 'unlikely' }),
+      told('c1', { model_ref: OTHER }),
+      told('c1'),
+      told('c3', { answer_id: 'an_2', issued_at: T0 + 1 }),
+    ];
+    const byRows = await openStore();
+    await byRows.keepAnsweredCases(rows);
+    const grouped = await openStore();
+    const [first, ...rest] = toldAnswersOf(rows);
+    const half = (a: typeof first, from: number, to: number) => ({
+      ...a,
+      entity_ids: a.entity_ids.slice(from, to),
+      p: a.p.slice(from, to),
+      band: a.band.slice(from, to),
+      level: a.level.slice(from, to),
+    });
+    await grouped.keepToldAnswers([half(first, 0, 1), ...rest, half(first, 1, 2)]);
+    for (const store of [byRows, grouped])
+      await store.writeOutcomes([outcome('c1'), outcome('c2'), outcome('c3'), outcome('c1', { model_ref: OTHER })]);
+    for (const ref of [REF, OTHER]) expect(await grouped.keptAnswers('ws_1', ref)).toEqual(await byRows.keptAnswers('ws_1', ref));
+    expect((await grouped.keptAnswers('ws_1', REF)).kept).toBe(3);
   });
 });

@@ -2,7 +2,7 @@
 // its signature covers (wire.md), and cases shared with a Verdict as the text signed for them,
 // instead of being serialised again. Parsing the text gives the same value as JSON.stringify(body);
 // only the spelling of a few numbers may differ (1e-05).
-import { verdictJsonOf } from './verdicts.ts';
+import { verdictPiecesOf } from './verdicts.ts';
 import { setOwn } from '../../schemas/record.ts';
 
 interface VerdictHolder {
@@ -16,12 +16,12 @@ const CASE_FIELDS = ['cases', 'ranked'] as const;
 /**
  * The reply in pieces: even ones from JSON.stringify of the body with every signed Verdict (and case
  * array shared with one) swapped for a placeholder string, odd ones the signed texts that replace the
- * placeholders, in order. A placeholder carries a fresh random nonce, so no caller data (written
- * before the nonce existed) can spell one.
+ * placeholders, in order, each as the pieces it was signed in (verdictPiecesOf). A placeholder carries
+ * a fresh random nonce, so no caller data (written before the nonce existed) can spell one.
  */
-function replyPieces(body: { answers?: Record<string, unknown> } & Record<string, unknown>): string[] {
+function replyPieces(body: { answers?: Record<string, unknown> } & Record<string, unknown>): Array<string | readonly string[]> {
   const nonce = crypto.randomUUID();
-  const texts: string[] = [];
+  const texts: Array<readonly string[]> = [];
   const placeholder = (i: number) => `oq-verdict:${nonce}:${i}`;
   const answers: Record<string, unknown> = {};
   for (const [name, answer] of Object.entries(body.answers ?? {})) {
@@ -31,7 +31,7 @@ function replyPieces(body: { answers?: Record<string, unknown> } & Record<string
       continue;
     }
     const swap = (value: object): unknown => {
-      const text = verdictJsonOf(value);
+      const text = verdictPiecesOf(value);
       if (text === undefined) return value;
       texts.push(text);
       return placeholder(texts.length - 1);
@@ -46,7 +46,7 @@ function replyPieces(body: { answers?: Record<string, unknown> } & Record<string
   }
   const json = JSON.stringify(body.answers === undefined ? body : { ...body, answers });
   if (texts.length === 0) return [json];
-  const pieces: string[] = [];
+  const pieces: Array<string | readonly string[]> = [];
   let from = 0;
   for (let i = 0; i < texts.length; i++) {
     const mark = JSON.stringify(placeholder(i));
@@ -61,7 +61,9 @@ function replyPieces(body: { answers?: Record<string, unknown> } & Record<string
 
 /** The reply as JSON text (what svc_ask stores for idempotency, pages over MCP, and replays). */
 export function askReplyJson(body: { answers?: Record<string, unknown> } & Record<string, unknown>): string {
-  return replyPieces(body).join('');
+  return replyPieces(body)
+    .map((p) => (typeof p === 'string' ? p : p.join('')))
+    .join('');
 }
 
 /**
@@ -74,10 +76,16 @@ export function askReplyJson(body: { answers?: Record<string, unknown> } & Recor
 export function askReplyBytes(body: { answers?: Record<string, unknown> } & Record<string, unknown>): Uint8Array<ArrayBuffer> {
   const pieces = replyPieces(body);
   let size = 0;
-  for (let i = 0; i < pieces.length; i++) size += i % 2 === 1 ? pieces[i].length : Buffer.byteLength(pieces[i], 'utf8');
+  for (const p of pieces) {
+    if (typeof p === 'string') size += Buffer.byteLength(p, 'utf8');
+    else for (let j = 0; j < p.length; j++) size += p[j].length;
+  }
   const out = Buffer.allocUnsafe(size);
   let at = 0;
-  for (let i = 0; i < pieces.length; i++) at += out.write(pieces[i], at, i % 2 === 1 ? 'latin1' : 'utf8');
+  for (const p of pieces) {
+    if (typeof p === 'string') at += out.write(p, at, 'utf8');
+    else for (let j = 0; j < p.length; j++) at += out.write(p[j], at, 'latin1');
+  }
   if (at !== size) throw new Error('askReplyBytes: the reply is not the size it was measured');
   return out;
 }

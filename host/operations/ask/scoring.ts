@@ -13,6 +13,8 @@ export interface ScoredCase {
   unsupported: string[];
 }
 
+const NONE = Object.freeze([]) as unknown as string[];
+
 export const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 
 export function scoreTable(engine: EngineModule, model: Model, cases: RawTable): ScoredCase[] {
@@ -33,10 +35,11 @@ export function scoreTable(engine: EngineModule, model: Model, cases: RawTable):
   const counts = model.columns.map((c, j) => (c.kind === 'unused' ? null : model.counts(j)));
   const result: ScoredCase[] = new Array(cases.rowCount);
   for (let r = 0; r < cases.rowCount; r++) {
-    const unsupported: string[] = [];
+    // nearly every case is inside the record's support: those share one frozen empty list
+    let unsupported: string[] = NONE;
     for (let j = 0; j < m; j++) {
       const cnt = counts[j];
-      if (cnt && cnt[out.bins[r * m + j]] === 0) unsupported.push(model.columns[j].name);
+      if (cnt && cnt[out.bins[r * m + j]] === 0) (unsupported === NONE ? (unsupported = []) : unsupported).push(model.columns[j].name);
     }
     result[r] = {
       p: round6(out.p[r]),

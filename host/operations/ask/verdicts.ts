@@ -1,6 +1,6 @@
 // Verdicts (wire.md "Verdicts and signatures"): one per answered question (per option for choice),
 // covering all its cases with the same numbers as the answer, signed as a detached RFC 7797 JWS.
-import { newVerdictId, signVerdict, signedTextOf } from '../../signing/index.ts';
+import { newVerdictId, signVerdict, signedPiecesOf } from '../../signing/index.ts';
 import type { Quality } from '../../engine/result.ts';
 import type { Services } from '../../services.ts';
 import { CONTRACT } from './contract.ts';
@@ -83,7 +83,10 @@ export async function makeVerdict(
   };
 }
 
-/** The canonical JSON text a Verdict of makeVerdict was signed over (host/signing signedTextOf). */
-export function verdictJsonOf(verdict: object): string | undefined {
-  return signedTextOf(verdict);
+/**
+ * The canonical JSON text a Verdict of makeVerdict was signed over (host/signing signedTextOf), in
+ * pieces whose concatenation is that text (host/signing signedPiecesOf).
+ */
+export function verdictPiecesOf(verdict: object): readonly string[] | undefined {
+  return signedPiecesOf(verdict);
 }

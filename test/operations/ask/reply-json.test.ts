@@ -2,7 +2,7 @@
 // the exact canonical text its signature covers, equal in value to JSON.stringify of the body.
 import { describe, expect, it } from 'vitest';
 import { flattenedVerify, importJWK } from 'jose';
-import { KeyRing, MemorySigningKeyStore, canonicalJson, signVerdict, signedTextOf } from '../../../host/signing/index.ts';
+import { KeyRing, MemorySigningKeyStore, canonicalJson, signVerdict, signedPiecesOf, signedTextOf } from '../../../host/signing/index.ts';
 import { canonicalObjectJson } from '../../../host/signing/canonical-json.ts';
 import { askReplyBytes, askReplyJson } from '../../../host/operations/ask/reply-json.ts';
 
@@ -78,6 +78,12 @@ describe('cases shared with a signed Verdict', () => {
     const shared = holder.verdict.cases as unknown[];
     expect(Object.isFrozen(shared)).toBe(true);
     expect(signedTextOf(shared)).toBe(canonicalJson(cases));
+    // the Verdict's text is kept in the pieces it was signed in, its cases' text one of them as it is
+    const pieces = signedPiecesOf(holder.verdict)!;
+    expect(pieces.join('')).toBe(canonicalJson(holder.verdict));
+    expect(signedTextOf(holder.verdict)).toBe(canonicalJson(holder.verdict));
+    expect(pieces).toContain(signedTextOf(shared));
+    expect(Object.isFrozen(pieces)).toBe(true);
     const body = { status: 'done', answers: { q: { type: 'yesno', cases: shared, verdicts: [holder], after: 1 } } };
     const text = askReplyJson(body);
     expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(body)));
