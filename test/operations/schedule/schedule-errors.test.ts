@@ -2,42 +2,33 @@
 // its field; the key rules (live key with write:outcomes; OAuth refused; test key samples only); a mapping of
 // stored datasets cannot be scheduled; a deleted schedule runs no more and a repeat is unknown_schedule; a
 // revoked key or an unreachable source halts the schedule (a field, not a problem).
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../../host/operations/keys.ts';
 import { scheduleOperation } from '../../../host/operations/schedule/index.ts';
 import { bodyOnlyRequest } from '../../../host/operations/operation.ts';
-import { startTestService, type TestService } from '../../helpers/service.ts';
-import { startHttpsServer, type HttpsTestServer } from '../datasets/helpers.ts';
+import type { TestService } from '../../helpers/service.ts';
+import { SAMPLE_LOG, startLogOrigin, startScheduleService, type LogOrigin } from './helpers.ts';
 
 const DAY = 86_400_000;
-const LOG = fs.readFileSync(path.join(import.meta.dirname, '../../../samples/customer_events.csv'), 'utf8');
-
-let origin: HttpsTestServer;
+let origin: LogOrigin;
 let down = false;
 let svc: TestService;
 
 beforeAll(async () => {
-  origin = await startHttpsServer({
-    '/customer_events.csv': (_req, res) => {
-      if (down) return void res.writeHead(503).end('maintenance');
-      res.writeHead(200, { 'content-type': 'text/csv' }).end(LOG);
-    },
-  });
-  svc = await startTestService({ allowLoopbackFetchForTests: true, fetchCaPem: origin.cert, scheduleTickMs: 150 }, { manualClock: true });
+  origin = await startLogOrigin(() => (down ? 503 : SAMPLE_LOG));
+  svc = await startScheduleService(origin, {}, { manualClock: true });
 }, 60_000);
 
 afterAll(async () => {
   await svc?.close();
-  await origin?.close();
+  await origin?.server.close();
 });
 
 async function mapping(key: string): Promise<string> {
   const r = await svc.post(
     '/v1/map',
     {
-      sources: [{ fetch_url: `https://127.0.0.1:${origin.port}/customer_events.csv` }],
+      sources: [{ fetch_url: origin.url }],
       answers: { outcome: { offer_id: 'lapsed:customer_events' } },
     },
     key,

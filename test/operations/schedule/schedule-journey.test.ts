@@ -5,16 +5,12 @@
 // closed since the first; the third skips the fit (the labelled readings are unchanged) and scores with
 // the model in use. Each period runs once, whatever the ticks and the restart.
 import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, tempDir, type TestService } from '../../helpers/service.ts';
-import { startHttpsServer, type HttpsTestServer } from '../datasets/helpers.ts';
+import { tempDir, type TestService } from '../../helpers/service.ts';
+import { SAMPLE_LOG, startLogOrigin, startScheduleService, type LogOrigin } from './helpers.ts';
 
 const DAY = 86_400_000;
-const SAMPLE = fs
-  .readFileSync(path.join(import.meta.dirname, '../../../samples/customer_events.csv'), 'utf8')
-  .trim()
-  .split('\n');
+const SAMPLE = SAMPLE_LOG.trim().split('\n');
 const SECRET = 'Bearer origin-secret-42';
 
 /** The sample log's events up to and including `last` (ISO date). */
@@ -23,16 +19,16 @@ function eventsUpTo(last: string): string {
   return [header, ...rows.filter((r) => r.split(',')[1] <= last)].join('\n') + '\n';
 }
 
-let origin: HttpsTestServer;
+let origin: LogOrigin;
 let served = eventsUpTo('2024-08-25');
-let fetches = 0;
 let dataDir: string;
 let svc: TestService;
 const clock = { now: Date.parse('2024-09-02T06:00:00Z') };
 
 async function start(): Promise<TestService> {
-  const s = await startTestService(
-    { dataDir, allowLoopbackFetchForTests: true, fetchCaPem: origin.cert, scheduleTickMs: 150 },
+  const s = await startScheduleService(
+    origin,
+    { dataDir },
     // one clock for both nodes, moved before the restarted node starts dispatching
     { now: () => clock.now },
   );
@@ -55,27 +51,21 @@ async function runsOf(s: TestService, scheduleId: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  origin = await startHttpsServer({
-    '/customer_events.csv': (req, res) => {
-      fetches++;
-      if (req.headers.authorization !== SECRET) return void res.writeHead(401).end('no');
-      res.writeHead(200, { 'content-type': 'text/csv' }).end(served);
-    },
-  });
+  origin = await startLogOrigin((req) => (req.headers.authorization === SECRET ? served : 401));
   dataDir = tempDir('oq-schedule-');
   svc = await start();
 }, 60_000);
 
 afterAll(async () => {
   await svc?.close();
-  await origin?.close();
+  await origin?.server.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('svc_schedule: three periods, one node restart', () => {
   it('runs each period once, refits by the drift rule, reports closed outcomes, skips an unchanged fit', async () => {
     const { key, workspaceId: ws } = await svc.liveCaller('sched', true);
-    const url = `https://127.0.0.1:${origin.port}/customer_events.csv`;
+    const url = origin.url;
     const map = await svc.post(
       '/v1/map',
       {
@@ -167,6 +157,6 @@ describe('svc_schedule: three periods, one node restart', () => {
     expect(p3.last.reported).toBe(0);
     await new Promise((r) => setTimeout(r, 600));
     expect(await runsOf(svc, scheduleId)).toBe(3);
-    expect(fetches).toBeGreaterThanOrEqual(4); // the map, then once per run
+    expect(origin.fetches()).toBeGreaterThanOrEqual(4); // the map, then once per run
   }, 240_000);
 });

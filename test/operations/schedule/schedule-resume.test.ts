@@ -3,41 +3,33 @@
 // map step replays its stored reply (the source is not fetched again), the fit is run and billed once, and
 // the period still has one run.
 import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestService, tempDir, type TestService } from '../../helpers/service.ts';
-import { startHttpsServer, type HttpsTestServer } from '../datasets/helpers.ts';
+import { tempDir, type TestService } from '../../helpers/service.ts';
+import { startLogOrigin, startScheduleService, type LogOrigin } from './helpers.ts';
 
-const LOG = fs.readFileSync(path.join(import.meta.dirname, '../../../samples/customer_events.csv'), 'utf8');
-
-let origin: HttpsTestServer;
-let fetches = 0;
+let origin: LogOrigin;
 let dataDir: string;
 let svc: TestService;
 
 const start = () =>
-  startTestService(
+  startScheduleService(
+    origin,
     // a short lease, so the next node takes the task over soon after the first stops
-    { dataDir, allowLoopbackFetchForTests: true, fetchCaPem: origin.cert, scheduleTickMs: 150, taskLeaseMs: 1500 },
+    { dataDir, taskLeaseMs: 1500 },
     // one clock for both nodes, set before the second starts claiming tasks
     { now: () => clock.now },
   );
 const clock = { now: Date.parse('2025-01-06T06:00:00Z') };
 
 beforeAll(async () => {
-  origin = await startHttpsServer({
-    '/customer_events.csv': (_req, res) => {
-      fetches++;
-      res.writeHead(200, { 'content-type': 'text/csv' }).end(LOG);
-    },
-  });
+  origin = await startLogOrigin();
   dataDir = tempDir('oq-schedule-resume-');
   svc = await start();
 }, 60_000);
 
 afterAll(async () => {
   await svc?.close();
-  await origin?.close();
+  await origin?.server.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -46,13 +38,13 @@ it('resumes a run whose node stopped mid-fit: no second fetch, one fit billed, o
   const m = await svc.post(
     '/v1/map',
     {
-      sources: [{ fetch_url: `https://127.0.0.1:${origin.port}/customer_events.csv` }],
+      sources: [{ fetch_url: origin.url }],
       answers: { outcome: { offer_id: 'lapsed:customer_events' } },
     },
     key,
   );
   expect(m.body.status).toBe('confirmed');
-  const fetchedByMap = fetches;
+  const fetchedByMap = origin.fetches();
   const made = await svc.post('/v1/schedule', { mapping_id: m.body.mapping_id, cadence: 'weekly', subject_kind: 'org' }, key);
   const id = made.body.schedule.schedule_id;
   // stop the node as soon as the run is fitting
@@ -64,7 +56,7 @@ it('resumes a run whose node stopped mid-fit: no second fetch, one fit billed, o
     await new Promise((r) => setTimeout(r, 10));
   }
   expect(seen.steps, JSON.stringify(seen)).toMatchObject({ map: 'done', fit: 'running' });
-  expect(fetches).toBe(fetchedByMap + 1);
+  expect(origin.fetches()).toBe(fetchedByMap + 1);
   await svc.close();
 
   clock.now = Date.parse('2025-01-06T06:05:00Z');
@@ -80,7 +72,7 @@ it('resumes a run whose node stopped mid-fit: no second fetch, one fit billed, o
   expect(last.run_id).toBe(seen.run_id);
   expect(last.steps).toMatchObject({ map: 'done', fit: 'done', score: 'done' });
   // the map step was replayed, not fetched again
-  expect(fetches, JSON.stringify(last)).toBe(fetchedByMap + 1);
+  expect(origin.fetches(), JSON.stringify(last)).toBe(fetchedByMap + 1);
   expect(await svc.services.store.listScheduleRuns(id)).toHaveLength(1);
   // one fit billed for the period
   await svc.services.usage.flush();
