@@ -24,6 +24,7 @@ import { bodyOnlyRequest } from '../operation.ts';
 import { withIdempotency } from '../idempotency.ts';
 import { keptMapping, replayForRun, type ReplaySeen } from '../map/index.ts';
 import { runReportOutcomes } from '../outcomes.ts';
+import { requireLink } from '../model-links.ts';
 import { daysPastNextRun } from './cadence.ts';
 import { runReportOf, STEPS, type RunReport, type RunState, type StepName } from './view.ts';
 
@@ -118,21 +119,26 @@ class Run {
         throw new RunEnds('done', null, 'map', `map_${map.status}`, `the mapping replayed as ${map.status}: nothing to fit this period`);
       }
       r.as_of = map.as_of;
-      // fit: skipped (unbilled) when the labelled readings are those of the last fit
+      // fit: skipped (unbilled) when the labelled readings are those of the last fit and its model still
+      // serves (one that expired or was deleted meanwhile is refitted, and drift settles what to serve)
       let fit: AskStep | null = null;
-      if (priorModel !== null && map.labelled_hash !== null && map.labelled_hash === this.s.fit_hash) {
+      const unchanged = map.labelled_hash !== null && map.labelled_hash === this.s.fit_hash;
+      // the same readings fitted again are the same fit: plainly, not compared with itself
+      const refitOf = unchanged ? null : priorModel;
+      if (priorModel !== null && unchanged && (await this.serves(priorModel))) {
         this.mark('fit', 'skipped');
       } else {
-        fit = await this.step('fit', () => this.ask('fit', this.fitBody(map.ask!, priorModel)));
+        fit = await this.step('fit', () => this.ask('fit', this.fitBody(map.ask!, refitOf)));
         r.fits_run += fit.fits_run;
         r.decisions += fit.decisions;
         this.fitHash = map.labelled_hash;
       }
       // drift: only a refit has something to compare
       let recommendation: string | null = null;
-      if (fit === null || priorModel === null || fit.model_ref === null) {
+      if (fit === null || refitOf === null || fit.model_ref === null) {
         this.mark('drift', 'skipped');
-        if (priorModel === null) this.inUse = fit?.state === 'answered' ? fit.model_ref : null;
+        // a plain fit (the first, or the same readings again) is the model in use when it answered
+        if (fit !== null && refitOf === null) this.inUse = fit.state === 'answered' ? fit.model_ref : null;
       } else {
         const drift = await this.step('drift', () => this.drift(fit!.model_ref!));
         r.drift = { pattern: drift.pattern, recommendation: drift.recommendation, refit_quality: drift.refit_quality };
@@ -330,6 +336,17 @@ class Run {
       any
     >;
     return { pattern: String(reply.pattern), recommendation: String(reply.recommendation), refit_quality: String(reply.refit_quality) };
+  }
+
+  /** Whether the model can still score (not expired, not deleted, still this namespace's). */
+  private async serves(modelRef: string): Promise<boolean> {
+    try {
+      await requireLink(this.ctx, modelRef, this.ns, { use: 'serve' });
+      return true;
+    } catch (err) {
+      if (serviceErrorOf(err)) return false;
+      throw err;
+    }
   }
 
   private async extend(modelRef: string): Promise<void> {

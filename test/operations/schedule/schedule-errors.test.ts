@@ -147,6 +147,27 @@ describe('svc_delete_schedule and halts', () => {
     expect(track.status).toBe(200);
   }, 120_000);
 
+  it('a model in use deleted meanwhile is fitted again on unchanged readings (plainly), not skipped and left unable to score', async () => {
+    const { key, workspaceId } = await svc.liveCaller('sched-deleted-model', true);
+    const mp = await mapping(key);
+    const made = await svc.post('/v1/schedule', { mapping_id: mp, cadence: 'daily', subject_kind: 'org' }, key);
+    const id = made.body.schedule.schedule_id;
+    const first = await settled(workspaceId, id, 1);
+    const model = first.row.model_ref;
+    expect(model).toMatch(/^mr1_/);
+    const del = await svc.post('/v1/delete-model', { model_ref: model }, key);
+    expect(del.status, JSON.stringify(del.body)).toBe(200);
+    svc.clock.now += 86_400_000 + 60_000;
+    const second = await settled(workspaceId, id, 2);
+    expect(second.last.state, JSON.stringify(second.last)).toBe('done');
+    expect(second.last.steps).toMatchObject({ fit: 'done', drift: 'skipped', score: 'done' });
+    expect(second.last.scored).toBeGreaterThan(0);
+    // the same readings give the same model back (additions 2.6: an ask brings a deleted model back)
+    expect(second.row.model_ref).toBe(model);
+    const again = await svc.post('/v1/track-record', { model_ref: model }, key);
+    expect(again.status).toBe(200);
+  }, 120_000);
+
   it('halts with credential_revoked when its key is revoked, and with source_unreachable when a source cannot be fetched', async () => {
     const { key, workspaceId } = await svc.liveCaller('sched-halt', true);
     const mp = await mapping(key);
