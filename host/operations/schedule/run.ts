@@ -45,7 +45,6 @@ interface MapStep {
   open_count: number;
   as_of: string | null;
   closed: Array<{ entity: string; snapshot_at: string; label: number; label_observed_at: string }>;
-  closed_omitted: number;
 }
 
 interface AskStep {
@@ -268,7 +267,8 @@ class Run {
         throw err;
       }
     }
-    const prev = this.previousAsOf();
+    // additions 2.9: the readings closed since the previous run's as_of are this run's to report
+    const prev = this.report.closed_since;
     const seen: ReplaySeen = {};
     const reply = (await replayForRun(this.ctx, this.ns, this.s.mapping_id, datasets, prev ?? undefined, seen)).body as Record<string, any>;
     const record = reply.record as Record<string, any> | undefined;
@@ -281,13 +281,7 @@ class Run {
       as_of: record?.reading?.as_of ?? null,
       // the first run reports nothing (no model was in use), so it reads no closed readings
       closed: prev === null ? [] : (reply.closed ?? []),
-      closed_omitted: Number(reply.closed_omitted ?? 0),
     };
-  }
-
-  /** additions 2.9: the readings closed since the previous run's as_of are this run's to report. */
-  private previousAsOf(): string | null {
-    return this.report.closed_since;
   }
 
   private fitBody(ask: Record<string, unknown>, prior: string | null): Record<string, unknown> {
@@ -355,10 +349,7 @@ class Run {
     await extendModelOperation.run(this.ctx, { model_ref: modelRef, days, ...(this.ns ? { namespace: this.ns } : {}) }, bodyOnlyRequest());
   }
 
-  private async reportOutcomes(
-    modelRef: string,
-    closed: MapStep['closed'],
-  ): Promise<{ written: number; duplicates: number; errors: number }> {
+  private async reportOutcomes(modelRef: string, closed: MapStep['closed']): Promise<{ written: number; duplicates: number }> {
     const outcomes = closed.map((c) => ({
       entity_id: c.entity,
       outcome: c.label,
@@ -372,7 +363,6 @@ class Run {
     return {
       written: results.filter((x) => x.status === 'written').length,
       duplicates: results.filter((x) => x.status === 'duplicate').length,
-      errors: results.filter((x) => x.status === 'error').length,
     };
   }
 }
