@@ -68,15 +68,21 @@ export function binNumeric(values: usize, rows: usize, nRows: i32): ColumnBins {
   return out;
 }
 
-/** Bin of a numeric value given ascending cuts: 0 for missing, else 1 + #cuts <= v. */
+/**
+ * Bin of a numeric value given ascending cuts: 0 for missing, else 1 + #cuts <= v. A binary search with
+ * no data-dependent branch (select): the count of cuts <= v stays in [lo, lo + len] while len halves
+ * (readable version: while lo < hi, mid = (lo + hi) / 2, lo = mid + 1 if cuts[mid] <= v else hi = mid).
+ */
 @inline export function numericBin(v: f64, cuts: usize, nCuts: i32): i32 {
   if (v != v) return 0;
-  let lo = 0, hi = nCuts;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ldf(cuts, mid) <= v) lo = mid + 1; else hi = mid;
+  if (nCuts == 0) return 1;
+  let lo = 0, len = nCuts;
+  while (len > 1) {
+    const half = len >>> 1;
+    lo = select<i32>(lo + half, lo, ldf(cuts, lo + half - 1) <= v);
+    len -= half;
   }
-  return 1 + lo;
+  return 1 + lo + select<i32>(1, 0, ldf(cuts, lo) <= v);
 }
 
 /**

@@ -284,59 +284,116 @@ export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: us
 const SPLIT = allocI32(2 + 8);
 const DCELL = allocF64(COARSE * COARSE);
 const MCELL = allocF64(COARSE * COARSE); // [i, t] then 4 f64 Newton steps at +8
+// A pair's gradient and hessian sums per cell side by side (f64 [cell][g, h]): one f64x2 add updates both.
+const GH = allocF64(COARSE * COARSE * 2);
+const ONE2 = f64x2(1.0, 1.0);
+
+/**
+ * One pass over a bag's training rows: when `stepped` (the cells of the pair just stepped; 0: none) each
+ * row's odds take that pair's factor MCELL[cell], then every row is added to GH at its cell of the pair
+ * `next`. Two rows at a time in wasm SIMD: each lane does the IEEE operations of the one-row form, and
+ * rows reach GH in row order (row i's add is stored before row i + 1's is loaded), so the sums are the
+ * same bits as one row at a time.
+ */
+function pairPass(stepped: usize, next: usize, eT: usize, yT: usize, nT: i32): void {
+  let i = 0;
+  for (; i + 1 < nT; i += 2) {
+    const ep = eT + (<usize>i << 3);
+    let e = v128.load(ep);
+    if (stepped != 0) {
+      const m0 = load<f64>(MCELL + (<usize>load<u8>(stepped + <usize>i) << 3));
+      const m1 = load<f64>(MCELL + (<usize>load<u8>(stepped + <usize>i + 1) << 3));
+      e = f64x2.mul(e, f64x2.replace_lane(f64x2.splat(m0), 1, m1));
+      v128.store(ep, e);
+    }
+    const p = f64x2.div(e, f64x2.add(ONE2, e));
+    const g = f64x2.sub(p, v128.load(yT + (<usize>i << 3)));
+    const h = f64x2.mul(p, f64x2.sub(ONE2, p));
+    const o0 = GH + (<usize>load<u8>(next + <usize>i) << 4);
+    v128.store(o0, f64x2.add(v128.load(o0), v128.shuffle<f64>(g, h, 0, 2)));
+    const o1 = GH + (<usize>load<u8>(next + <usize>i + 1) << 4);
+    v128.store(o1, f64x2.add(v128.load(o1), v128.shuffle<f64>(g, h, 1, 3)));
+  }
+  for (; i < nT; i++) {
+    const ep = eT + (<usize>i << 3);
+    let e = load<f64>(ep);
+    if (stepped != 0) {
+      e *= load<f64>(MCELL + (<usize>load<u8>(stepped + <usize>i) << 3));
+      store<f64>(ep, e);
+    }
+    const pr = e / (1 + e);
+    const o = GH + (<usize>load<u8>(next + <usize>i) << 4);
+    store<f64>(o, load<f64>(o) + (pr - load<f64>(yT + (<usize>i << 3))));
+    store<f64>(o + 8, load<f64>(o + 8) + pr * (1 - pr));
+  }
+}
 
 /**
  * Boosts the pairs in one bag on top of its main terms (`terms`, intercept in bag.intercept); writes the
  * best round's tables to `best` (pairCount x COARSE x COARSE, zeroed by the caller). Early stopping
  * watches the even validation rows; the odd ones, never used to stop, are the gate: returns how much
  * the pairs lowered their log loss (fit.ts keeps the pairs only when enough bags agree, pairsKept).
+ *
+ * Readable version (same numbers): each round, for each pair in turn, one pass over the training rows
+ * builds the pair's cell histogram (gradient, hessian, rows) from their odds, the best 4-quadrant cut
+ * takes a shrunken Newton step per quadrant, and a second pass multiplies the rows' odds by the step's
+ * factor. Here one pass applies a pair's step and builds the next pair's histogram (pairPass), the rows
+ * per cell are counted once per bag, and each row's cell of every pair is one byte.
  */
 export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, lr: f64, patience: i32, maxRounds: i32): f64 {
   const cells = COARSE * COARSE;
-  const u = bag.u, nT = bag.nT, nV = bag.nV;
+  const u = bag.u, nT = bag.nT, nV = bag.nV, yT = bag.yT;
   const sT = allocF64(nT), eT = allocF64(nT), sV = allocF64(nV);
   scoreBinned(bag.binsT, nT, u, terms, bag.intercept, sT);
   scoreBinned(bag.binsV, nV, u, terms, bag.intercept, sV);
   const work = allocF64(ps.count * cells);
-  // coarse cell of every row for every pair, computed once
-  const cellT = allocI32(ps.count * nT), cellV = allocI32(ps.count * nV);
+  // coarse cell (< 256) of every row for every pair, and each pair's training rows per cell, computed once
+  const cellT = allocU8(ps.count * nT), cellV = allocU8(ps.count * nV);
+  const cellRows = allocF64(ps.count * cells);
   for (let p = 0; p < ps.count; p++) {
     const a = ps.colA(p), b = ps.colB(p);
-    for (let i = 0; i < nT; i++) sti(cellT, p * nT + i, ps.coarse(a, <i32>load<u8>(bag.binsT + <usize>(a * nT + i))) * COARSE + ps.coarse(b, <i32>load<u8>(bag.binsT + <usize>(b * nT + i))));
-    for (let i = 0; i < nV; i++) sti(cellV, p * nV + i, ps.coarse(a, <i32>load<u8>(bag.binsV + <usize>(a * nV + i))) * COARSE + ps.coarse(b, <i32>load<u8>(bag.binsV + <usize>(b * nV + i))));
+    const ct = cellT + <usize>p * <usize>nT, cv = cellV + <usize>p * <usize>nV;
+    const rowsOf = cellRows + (<usize>(p * cells) << 3);
+    for (let i = 0; i < nT; i++) {
+      const o = ps.coarse(a, <i32>load<u8>(bag.binsT + <usize>(a * nT + i))) * COARSE + ps.coarse(b, <i32>load<u8>(bag.binsT + <usize>(b * nT + i)));
+      store<u8>(ct + <usize>i, <u8>o);
+      stf(rowsOf, o, ldf(rowsOf, o) + 1);
+    }
+    for (let i = 0; i < nV; i++) store<u8>(cv + <usize>i, <u8>(ps.coarse(a, <i32>load<u8>(bag.binsV + <usize>(a * nV + i))) * COARSE + ps.coarse(b, <i32>load<u8>(bag.binsV + <usize>(b * nV + i)))));
   }
   const startStop = halfLoss(sV, bag.yV, nV, 0), startGate = halfLoss(sV, bag.yV, nV, 1);
   let bestStop = startStop, bestGate = startGate;
   let bestRound = 0, round = 0;
   for (let i = 0; i < nT; i++) stf(eT, i, Math.exp(ldf(sT, i))); // odds; steps multiply them
+  let pending: usize = 0; // cells of the pair whose step (MCELL) the rows' odds have yet to take
   while (round < maxRounds) {
     round++;
     for (let p = 0; p < ps.count; p++) {
-      memory.fill(HG, 0, <usize>cells << 3); memory.fill(HH, 0, <usize>cells << 3); memory.fill(HN, 0, <usize>cells << 3);
-      for (let i = 0; i < nT; i++) {
-        const o = ldi(cellT, p * nT + i);
-        const e = ldf(eT, i);
-        const pr = e / (1 + e);
-        stf(HG, o, ldf(HG, o) + (pr - ldf(bag.yT, i))); stf(HH, o, ldf(HH, o) + pr * (1 - pr)); stf(HN, o, ldf(HN, o) + 1);
+      const ct = cellT + <usize>p * <usize>nT;
+      memory.fill(GH, 0, <usize>cells << 4);
+      pairPass(pending, ct, eT, yT, nT);
+      pending = 0;
+      for (let o = 0; o < cells; o++) {
+        stf(HG, o, load<f64>(GH + (<usize>o << 4)));
+        stf(HH, o, load<f64>(GH + (<usize>o << 4) + 8));
       }
+      memory.copy(HN, cellRows + (<usize>(p * cells) << 3), <usize>cells << 3);
       const ca = ldi(ps.nCoarse, ps.colA(p)), cb = ldi(ps.nCoarse, ps.colB(p));
       if (bestQuadrantGain(ca, cb, SPLIT) <= 0) continue;
-      const ci = ldi(SPLIT, 0), ct = ldi(SPLIT, 1);
+      const ci = ldi(SPLIT, 0), cut = ldi(SPLIT, 1);
       const d00 = lr * ldf(SPLIT + 8, 0), d01 = lr * ldf(SPLIT + 8, 1), d10 = lr * ldf(SPLIT + 8, 2), d11 = lr * ldf(SPLIT + 8, 3);
       const w = work + (<usize>(p * cells) << 3);
       const m00 = Math.exp(d00), m01 = Math.exp(d01), m10 = Math.exp(d10), m11 = Math.exp(d11);
       for (let x = 0; x < COARSE; x++) for (let y = 0; y < COARSE; y++) {
         const o = x * COARSE + y;
-        const d = x <= ci ? (y <= ct ? d00 : d01) : (y <= ct ? d10 : d11);
+        const d = x <= ci ? (y <= cut ? d00 : d01) : (y <= cut ? d10 : d11);
         stf(DCELL, o, d);
-        stf(MCELL, o, x <= ci ? (y <= ct ? m00 : m01) : (y <= ct ? m10 : m11));
+        stf(MCELL, o, x <= ci ? (y <= cut ? m00 : m01) : (y <= cut ? m10 : m11));
         stf(w, o, ldf(w, o) + d);
       }
-      for (let i = 0; i < nT; i++) {
-        const o = ldi(cellT, p * nT + i);
-        stf(eT, i, ldf(eT, i) * ldf(MCELL, o));
-      }
-      for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(DCELL, ldi(cellV, p * nV + i)));
+      pending = ct;
+      const cv = cellV + <usize>p * <usize>nV;
+      for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(DCELL, <i32>load<u8>(cv + <usize>i)));
     }
     const stop = halfLoss(sV, bag.yV, nV, 0);
     if (stop < bestStop) {
@@ -345,7 +402,7 @@ export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, 
       memory.copy(best, work, <usize>(ps.count * cells) << 3);
     } else if (round - bestRound >= patience) break;
   }
-  release(sT); release(eT); release(sV); release(work); release(cellT); release(cellV);
+  release(sT); release(eT); release(sV); release(work); release(cellT); release(cellV); release(cellRows);
   return startGate - bestGate;
 }
 

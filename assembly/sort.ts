@@ -28,8 +28,61 @@ export function sortIndices(idx: usize, n: i32, cmp: (a: i32, b: i32) => i32): v
   release(scratch);
 }
 
-/** Sorts `n` f64 values in place ascending (NaN must not be present). */
+/**
+ * Sorts `n` f64 values in place ascending (NaN must not be present). Short arrays by merge sort
+ * (sortF64Merge, the readable version); longer ones by an LSD radix sort of their order-preserving bit
+ * patterns, which gives the same values in the same order (-0 before +0, which compare equal).
+ */
 export function sortF64(p: usize, n: i32): void {
+  if (n < RADIX_MIN) sortF64Merge(p, n);
+  else sortF64Radix(p, n);
+}
+
+const RADIX_MIN: i32 = 512;
+const DIGIT_BITS: u64 = 11;
+const DIGITS: i32 = 1 << <i32>DIGIT_BITS;
+
+/** Order-preserving u64 of a non-NaN f64: negative values have every bit flipped, others the sign bit set. */
+@inline function orderKey(v: f64): u64 {
+  const b = reinterpret<u64>(v);
+  return (b >> 63) != 0 ? ~b : b | 0x8000000000000000;
+}
+
+@inline function keyValue(k: u64): f64 {
+  return reinterpret<f64>((k >> 63) != 0 ? k & 0x7fffffffffffffff : ~k);
+}
+
+export function sortF64Radix(p: usize, n: i32): void {
+  let src = heap.alloc(<usize>n << 3), dst = heap.alloc(<usize>n << 3);
+  const a = src, b = dst;
+  for (let i = 0; i < n; i++) store<u64>(src + (<usize>i << 3), orderKey(load<f64>(p + (<usize>i << 3))));
+  const count = allocI32(DIGITS);
+  for (let shift: u64 = 0; shift < 64; shift += DIGIT_BITS) {
+    memory.fill(count, 0, <usize>DIGITS << 2);
+    const mask: u64 = <u64>(DIGITS - 1);
+    for (let i = 0; i < n; i++) {
+      const d = <i32>((load<u64>(src + (<usize>i << 3)) >> shift) & mask);
+      sti(count, d, ldi(count, d) + 1);
+    }
+    // a digit every key shares (the exponent's high bits, mostly) leaves the order as it is
+    if (ldi(count, <i32>((load<u64>(src) >> shift) & mask)) == n) continue;
+    let sum = 0;
+    for (let d = 0; d < DIGITS; d++) { const c = ldi(count, d); sti(count, d, sum); sum += c; }
+    for (let i = 0; i < n; i++) {
+      const k = load<u64>(src + (<usize>i << 3));
+      const d = <i32>((k >> shift) & mask);
+      const at = ldi(count, d);
+      store<u64>(dst + (<usize>at << 3), k);
+      sti(count, d, at + 1);
+    }
+    const t = src; src = dst; dst = t;
+  }
+  for (let i = 0; i < n; i++) store<f64>(p + (<usize>i << 3), keyValue(load<u64>(src + (<usize>i << 3))));
+  release(count); heap.free(a); heap.free(b);
+}
+
+/** Stable bottom-up merge sort of `n` f64 values in place ascending. */
+export function sortF64Merge(p: usize, n: i32): void {
   if (n < 2) return;
   let src = p;
   let dst = heap.alloc(<usize>n << 3);
