@@ -53,6 +53,16 @@ const MULT = allocF64(BIN_STRIDE);
 const ORDER = allocI32(BIN_STRIDE);
 const RATIO = allocF64(BIN_STRIDE);
 
+// Totals of the histogram in G, H, N (summed in bin order where it is made: histTotals).
+let histG: f64 = 0, histH: f64 = 0, histN: f64 = 0;
+
+/** Sums the histogram's bins in bin order into histG/H/N (findSplit reads them). */
+@inline function histTotals(nb: i32): void {
+  let gt = 0.0, ht = 0.0, nt = 0.0;
+  for (let b = 0; b < nb; b++) { gt += ldf(G, b); ht += ldf(H, b); nt += ldf(N, b); }
+  histG = gt; histH = ht; histN = nt;
+}
+
 // Result of the split finder.
 let splitGL: f64 = 0, splitHL: f64 = 0, splitGR: f64 = 0, splitHR: f64 = 0;
 
@@ -67,8 +77,7 @@ let splitGL: f64 = 0, splitHL: f64 = 0, splitGR: f64 = 0, splitHR: f64 = 0;
  * leaves MIN_CHILD_ROWS on both sides.
  */
 export function findSplit(kind: i32, nBins: i32): bool {
-  let gt = 0.0, ht = 0.0, nt = 0.0;
-  for (let b = 0; b < nBins; b++) { gt += ldf(G, b); ht += ldf(H, b); nt += ldf(N, b); }
+  const gt = histG, ht = histH, nt = histN;
   let best = -1.0;
   let found = false;
   if (kind == 0) {
@@ -200,6 +209,7 @@ function foldHist(nb: i32): void {
     stf(G, b, g);
     stf(H, b, h);
   }
+  histTotals(nb);
 }
 
 /** Adds one row (odds e = exp(logit), outcome y) to bin b of histogram copy k. */
@@ -368,31 +378,42 @@ function trainingBinCounts(bag: Bag): usize {
   return counts;
 }
 
-// Per-row gradient and hessian of the stagewise schedule (recomputed once per round).
-let gRow: usize = 0, hRow: usize = 0;
+// Per-row gradient and hessian of the stagewise schedule, side by side (f64 [row][g, h]; recomputed once per round).
+let ghRow: usize = 0;
 
-/** Fills gRow/hRow from the training rows' odds. */
+/** Fills ghRow from the training rows' odds. */
 function gradients(eT: usize, yT: usize, nT: i32): void {
   for (let i = 0; i < nT; i++) {
     const e = load<f64>(eT + (<usize>i << 3));
     const p = e / (1.0 + e);
-    store<f64>(gRow + (<usize>i << 3), p - load<f64>(yT + (<usize>i << 3)));
-    store<f64>(hRow + (<usize>i << 3), p * (1.0 - p));
+    const o = ghRow + (<usize>i << 4);
+    store<f64>(o, p - load<f64>(yT + (<usize>i << 3)));
+    store<f64>(o + 8, p * (1.0 - p));
   }
 }
 
-/** Column c's histogram (G, H, N) from gRow/hRow. */
+/**
+ * Column c's histogram (G, H, N) from ghRow: each row's (g, h) is added to its bin's pair of sums by one
+ * f64x2 add, in row order, so each sum is the same bits as adding g and h one row at a time.
+ */
 function columnHist(bag: Bag, c: i32, binCounts: usize): void {
   const nb = ldi(bag.nBins, c), nT = bag.nT;
-  memory.fill(G, 0, <usize>nb << 3);
-  memory.fill(H, 0, <usize>nb << 3);
+  memory.fill(GH4, 0, <usize>nb << 4);
   memory.copy(N, binCounts + (<usize>(c * BIN_STRIDE) << 3), <usize>nb << 3);
   const col = bag.binsT + <usize>c * <usize>nT;
   for (let i = 0; i < nT; i++) {
-    const o = <usize>load<u8>(col + <usize>i) << 3;
-    store<f64>(G + o, load<f64>(G + o) + load<f64>(gRow + (<usize>i << 3)));
-    store<f64>(H + o, load<f64>(H + o) + load<f64>(hRow + (<usize>i << 3)));
+    const o = GH4 + (<usize>load<u8>(col + <usize>i) << 4);
+    v128.store(o, f64x2.add(v128.load(o), v128.load(ghRow + (<usize>i << 4))));
   }
+  let gt = 0.0, ht = 0.0, nt = 0.0;
+  for (let b = 0; b < nb; b++) {
+    const o = GH4 + (<usize>b << 4);
+    const g = load<f64>(o), h = load<f64>(o + 8);
+    stf(G, b, g);
+    stf(H, b, h);
+    gt += g; ht += h; nt += ldf(N, b);
+  }
+  histG = gt; histH = ht; histN = nt;
 }
 
 /**
@@ -438,7 +459,7 @@ export function boostStagewise(bag: Bag, terms: usize, lr: f64, patience: i32, m
   const eT = start.eT, sV = start.sV;
   const work = allocF64(u * BIN_STRIDE);
   const binCounts = trainingBinCounts(bag);
-  gRow = allocF64(nT); hRow = allocF64(nT);
+  ghRow = allocF64(2 * nT);
   let bestLoss = validLoss(sV, bag.yV, nV);
   let bestRound = 0, round = 0;
   while (round < maxRounds) {
@@ -459,8 +480,7 @@ export function boostStagewise(bag: Bag, terms: usize, lr: f64, patience: i32, m
         columnHist(bag, c, binCounts);
         const nb = ldi(bag.nBins, c);
         if (!findSplit(ldi(bag.kinds, c), nb)) continue;
-        let gt = 0.0, ht = 0.0;
-        for (let b = 0; b < nb; b++) { gt += ldf(G, b); ht += ldf(H, b); }
+        const gt = histG, ht = histH;
         const gain = score2(splitGL, splitHL, splitGR, splitHR) - gt * gt / ht;
         if (bestC < 0 || gain > bestGain) {
           bestGain = gain; bestC = c;
@@ -480,8 +500,8 @@ export function boostStagewise(bag: Bag, terms: usize, lr: f64, patience: i32, m
   }
   bag.rounds = bestRound;
   bag.validLoss = bestLoss;
-  release(work); release(binCounts); release(eT); release(sV); release(gRow); release(hRow);
-  gRow = 0; hRow = 0;
+  release(work); release(binCounts); release(eT); release(sV); release(ghRow);
+  ghRow = 0;
 }
 
 /** Logits of the bag's validation rows under given main terms (for out-of-bag calibration). */
