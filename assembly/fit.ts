@@ -6,7 +6,7 @@ import { ldf, stf, ldi, sti, ldb, stb, ldl, stl, allocF64, allocI32, allocU8, re
 import { fnv1a64, mix64 } from './hash';
 import { sortIndices } from './sort';
 import { ColumnBins, binNumeric, binCategorical, numericBin, categoricalBin } from './binning';
-import { aucDeLong, aucZ, topLift, constLogLoss, sigmoid } from './stats';
+import { aucDeLong, aucZ, topLift, constLogLoss, sigmoid, clusteredMeanSe } from './stats';
 import { FitOutputs, FitState } from './fit-state';
 import { startBags, putTask, afterBags, startPairs, afterPairs, notePairs, combine, calibrate, scoreHeldOut } from './bags';
 import { TaskCtx, PHASE_DONE, PHASE_BAGS, runTaskOf, outLen, loadBlock } from './tasks';
@@ -528,12 +528,19 @@ function noPredictors(s: FitState): bool {
 function decide(s: FitState): void {
   const out = s.out, nHeld = s.nHeld, sH = s.heldLogit, baseH = s.heldBase;
   const yH = allocF64(nHeld);
+  // the case of each held-out row (dense ids): a case of several rows is one piece of evidence, not several
+  const caseOf = allocI32(nHeld), caseId = allocI32(s.nEntities);
+  for (let e = 0; e < s.nEntities; e++) sti(caseId, e, -1);
+  let nCases = 0;
   for (let q = 0; q < nHeld; q++) {
     const r = ldi(s.heldRows, q);
     stf(yH, q, ldf(s.outcome, r));
     stf(out.heldLogits, r, ldf(sH, q));
+    const e = ldi(s.entityOfRow, r);
+    if (ldi(caseId, e) < 0) { sti(caseId, e, nCases); nCases++; }
+    sti(caseOf, q, ldi(caseId, e));
   }
-  const auc = aucDeLong(sH, yH, nHeld);
+  const auc = aucDeLong(sH, yH, nHeld, caseOf, nCases);
   const zAuc = aucZ(auc.auc, auc.se, yH, nHeld);
   let llSum = 0.0, llBaseSum = 0.0, brier = 0.0;
   const diffs = allocF64(nHeld);
@@ -550,7 +557,12 @@ function decide(s: FitState): void {
   let ssd = 0.0;
   for (let q = 0; q < nHeld; q++) { const d2 = ldf(diffs, q) - meanDiff; ssd += d2 * d2; }
   const sdDiff = nHeld > 1 ? Math.sqrt(ssd / <f64>(nHeld - 1)) : 0;
-  const zLl = sdDiff > 0 ? meanDiff / (sdDiff / Math.sqrt(<f64>nHeld)) : (meanDiff > 0 ? 1e9 : 0);
+  let seDiff = sdDiff / Math.sqrt(<f64>nHeld);
+  if (nCases < nHeld) { // some case has several held-out rows: the larger of the two errors
+    const seC = clusteredMeanSe(diffs, nHeld, caseOf, nCases, meanDiff);
+    if (seC > seDiff) seDiff = seC;
+  }
+  const zLl = seDiff > 0 ? meanDiff / seDiff : (meanDiff > 0 ? 1e9 : 0);
   out.setMetric(A.M_AUC, auc.auc);
   out.setMetric(A.M_AUC_LO, Math.max(0, auc.auc - Z_INTERVAL * auc.se));
   out.setMetric(A.M_AUC_HI, Math.min(1, auc.auc + Z_INTERVAL * auc.se));
@@ -567,7 +579,7 @@ function decide(s: FitState): void {
     out.setMetric(A.M_STATE, <f64>A.STATE_REFUSED);
     out.setMetric(A.M_REASONS, <f64>A.R_NO_FINDING_CLEARED);
   }
-  release(yH); release(diffs);
+  release(yH); release(diffs); release(caseOf); release(caseId);
 }
 
 @inline function clippedLogLoss(s: f64, y: f64): f64 {

@@ -1,6 +1,6 @@
 // Held-out statistics: AUC with DeLong variance, log loss, Brier, lifts, and a two-parameter
 // logistic fit for the calibration check (engine.md steps 9 and 10). All f64, AS Math only.
-import { ldf, ldi, sti, allocI32, allocF64, release } from './mem';
+import { ldf, stf, ldi, sti, allocI32, allocF64, release } from './mem';
 import { sortIndices } from './sort';
 
 export const P_CLIP: f64 = 1e-15;
@@ -35,8 +35,12 @@ export class AucResult {
   se: f64 = 0;
 }
 
-/** AUC of `scores` against 0/1 `ys` over n rows, with the DeLong standard error. */
-export function aucDeLong(scores: usize, ys: usize, n: i32): AucResult {
+/**
+ * AUC of `scores` against 0/1 `ys` over n rows, with the DeLong standard error. With `cluster` (i32 per
+ * row: the case it belongs to, 0..nClusters-1) and some case holding several rows, the error is the larger
+ * of DeLong's and its cluster-robust form (clusteredSe): rows of one case are not independent evidence.
+ */
+export function aucDeLong(scores: usize, ys: usize, n: i32, cluster: usize = 0, nClusters: i32 = 0): AucResult {
   const r = new AucResult();
   let nPos = 0;
   for (let i = 0; i < n; i++) if (ldf(ys, i) > 0.5) nPos++;
@@ -80,9 +84,53 @@ export function aucDeLong(scores: usize, ys: usize, n: i32): AucResult {
   const var01 = nNeg > 1 ? ss01 / <f64>(nNeg - 1) : 0.0;
   r.auc = m10;
   r.se = Math.sqrt(var10 / <f64>nPos + var01 / <f64>nNeg);
+  if (cluster != 0 && nClusters < n) {
+    const seC = clusteredSe(v, ys, n, cluster, nClusters, m10, nPos, nNeg);
+    if (seC > r.se) r.se = seC;
+  }
   release(v);
   release(idx);
   return r;
+}
+
+/**
+ * Cluster-robust standard error of the AUC (Obuchowski 1997): DeLong's placement values summed per case,
+ * positives' (S10) and negatives' (S01), their spread over the K cases and their covariance:
+ * var = K / (K - 1) * [ sum (S10 - m_k A)^2 / m^2 + sum (S01 - n_k A)^2 / n^2 + 2 sum (S10 - m_k A)(S01 - n_k A) / (m n) ].
+ * With one row per case it is a little below DeLong's (K / (K - 1) against m / (m - 1)); with a case's
+ * rows alike, it grows as the number of cases, not rows, says it should.
+ */
+function clusteredSe(v: usize, ys: usize, n: i32, cluster: usize, k: i32, auc: f64, nPos: i32, nNeg: i32): f64 {
+  if (k < 2) return 0;
+  const s10 = allocF64(k), s01 = allocF64(k), mk = allocF64(k), nk = allocF64(k);
+  for (let i = 0; i < n; i++) {
+    const c = ldi(cluster, i);
+    if (ldf(ys, i) > 0.5) { stf(s10, c, ldf(s10, c) + ldf(v, i)); stf(mk, c, ldf(mk, c) + 1); }
+    else { stf(s01, c, ldf(s01, c) + ldf(v, i)); stf(nk, c, ldf(nk, c) + 1); }
+  }
+  let a = 0.0, b = 0.0, ab = 0.0;
+  for (let c = 0; c < k; c++) {
+    const d10 = ldf(s10, c) - ldf(mk, c) * auc, d01 = ldf(s01, c) - ldf(nk, c) * auc;
+    a += d10 * d10; b += d01 * d01; ab += d10 * d01;
+  }
+  const m = <f64>nPos, nn = <f64>nNeg;
+  const vr = (<f64>k / <f64>(k - 1)) * (a / (m * m) + b / (nn * nn) + 2 * ab / (m * nn));
+  release(s10); release(s01); release(mk); release(nk);
+  return vr > 0 ? Math.sqrt(vr) : 0;
+}
+
+/**
+ * Cluster-robust standard error of a mean of per-row values `d` (mean `mean`) over n rows in k cases:
+ * sqrt(K / (K - 1) * sum over cases (sum of d - n_c mean)^2) / n.
+ */
+export function clusteredMeanSe(d: usize, n: i32, cluster: usize, k: i32, mean: f64): f64 {
+  if (k < 2) return 0;
+  const sum = allocF64(k), cnt = allocF64(k);
+  for (let i = 0; i < n; i++) { const c = ldi(cluster, i); stf(sum, c, ldf(sum, c) + ldf(d, i)); stf(cnt, c, ldf(cnt, c) + 1); }
+  let ss = 0.0;
+  for (let c = 0; c < k; c++) { const e = ldf(sum, c) - ldf(cnt, c) * mean; ss += e * e; }
+  release(sum); release(cnt);
+  return Math.sqrt((<f64>k / <f64>(k - 1)) * ss) / <f64>n;
 }
 
 /**

@@ -188,7 +188,8 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     remedy:
       'Name as entity_column the column that identifies each case, one row per case (a customer or account id). If the ' +
       'record is a log of several rows per case, add time_column so the latest row of each case is read, or read it ' +
-      'with shape {"kind": "events"}.',
+      'with shape {"kind": "events"}. If several rows per case are meant (each row its own example), name the case ' +
+      'column as group_column too: its cases are then held out whole, and the last row of each case is answered.',
   },
   row_not_scoreable: {
     status: 422,

@@ -7,6 +7,8 @@ import { entityKey, timeReaderFor } from '../table/select.ts';
 export type ExclusionWhy =
   | 'entity'
   | 'time'
+  // additions 3.2 group_column: the case each row belongs to
+  | 'group'
   | 'identifier'
   | 'constant'
   | 'restates_outcome'
@@ -26,6 +28,7 @@ export interface EncodedColumn {
 
 export interface EncodedTable {
   nRows: number;
+  /** Each row's held-out unit: its entity id, or its group_column value when one is given (EncodeOptions). */
   entityIds: string[];
   entityBytes: Uint8Array;
   entityOffsets: Int32Array;
@@ -40,6 +43,12 @@ export interface EncodeOptions {
   /** Outcome per row: 1, 0 or NaN (unlabeled), resolved by the caller from positive values. */
   outcome: Float64Array;
   timeColumn?: string;
+  /**
+   * additions 3.2: the column naming the case each row belongs to, when it is not the entity column. The
+   * engine orders, holds out and folds rows by its value instead of the entity's, so a case's rows are never
+   * split between training and the held-out test.
+   */
+  groupColumn?: string;
   /** Extra columns the caller wants left out (for example other outcome columns of the same ask). */
   skip?: ReadonlyMap<string, ExclusionWhy>;
 }
@@ -51,8 +60,9 @@ const IDENTIFIER_MIN_VALUES = 20;
 export function encodeTable(table: RawTable, opts: EncodeOptions): EncodedTable {
   const n = table.rowCount;
   if (opts.outcome.length !== n) throw new Error(`outcome has ${opts.outcome.length} values for ${n} rows`);
-  const entityIdx = table.columns.indexOf(opts.entityColumn);
-  if (entityIdx < 0) throw new Error(`entity column ${opts.entityColumn} is not in the table`);
+  const entityIdx = table.columns.indexOf(opts.groupColumn ?? opts.entityColumn);
+  if (entityIdx < 0) throw new Error(`column ${opts.groupColumn ?? opts.entityColumn} is not in the table`);
+  if (!table.columns.includes(opts.entityColumn)) throw new Error(`entity column ${opts.entityColumn} is not in the table`);
   const entityIds: string[] = new Array(n);
   const enc = new TextEncoder();
   const offsets = new Int32Array(n + 1);
@@ -86,6 +96,7 @@ export function encodeTable(table: RawTable, opts: EncodeOptions): EncodedTable 
   table.columns.forEach((name, c) => {
     if (name === opts.outcomeColumn) return;
     if (name === opts.entityColumn) return void columns.push({ name, kind: 'skip', why: 'entity' });
+    if (name === opts.groupColumn) return void columns.push({ name, kind: 'skip', why: 'group' });
     if (name === opts.timeColumn) return void columns.push({ name, kind: 'skip', why: 'time' });
     const extra = opts.skip?.get(name);
     if (extra) return void columns.push({ name, kind: 'skip', why: extra });

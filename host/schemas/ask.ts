@@ -53,6 +53,8 @@ const AskObjectSchema = v.strictObject({
   questions: QuestionsSchema,
   cases: v.optional(CasesSchema),
   time_column: v.optional(NonEmptyStringSchema),
+  // additions 3.2: the case column of a table holding several rows per case (may be entity_column)
+  group_column: v.optional(NonEmptyStringSchema),
   shape: v.optional(ShapeSchema),
   band: v.optional(v.boolean()),
   acknowledge_decision_support: v.optional(v.boolean()),
@@ -89,6 +91,16 @@ export const AskRequestSchema = v.pipe(
     // Spec 2.6: every shape except table orders rows by time.
     if (ask.shape && ask.shape.kind !== 'table' && ask.time_column === undefined) {
       report('time_column', `is required with shape kind ${ask.shape.kind}`);
+    }
+    // additions 3.2: group_column is for tables; a shaped reading's rows are already grouped by its entity column
+    if (ask.group_column !== undefined && ask.shape && ask.shape.kind !== 'table') {
+      report(
+        'group_column',
+        `applies to table records only: shape kind ${ask.shape.kind} already keeps each entity_column case's rows together`,
+      );
+    }
+    if (ask.group_column !== undefined && ask.group_column === ask.time_column) {
+      report('group_column', 'must not be the time_column: name the column whose value is the same on every row of one case');
     }
   }),
 );

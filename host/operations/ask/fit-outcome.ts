@@ -5,7 +5,7 @@ import { canonicalJson } from '../../signing/canonical-json.ts';
 import { sha256Hex } from '../../signing/sha256.ts';
 import { Model } from '../../engine/model.ts';
 import type { FitResult, Quality } from '../../engine/result.ts';
-import type { ExclusionWhy } from '../../engine/encode.ts';
+import type { EncodeOptions, ExclusionWhy } from '../../engine/encode.ts';
 import type { RawTable } from '../../table/types.ts';
 import type { ResolvedOutcome } from './outcome.ts';
 
@@ -14,6 +14,8 @@ export interface FitRequest {
   recordHash: string;
   entityColumn: string;
   timeColumn?: string;
+  /** additions 3.2 group_column, when it is not the entity column: the held-out split keeps its cases whole; part of the fit key. */
+  groupColumn?: string;
   /** A reading time column left out of the features, not used to hold out (a snapshots grid's); part of the fit key. */
   readingTimeColumn?: string;
   /** Canonical JSON of the shape read (absent for a plain table, so table fit keys never change). */
@@ -79,12 +81,26 @@ export function fitKeyOf(coreHash: string, req: FitRequest): string {
       // absent when nothing is excluded, so fit keys (and model_refs) without a profile never change
       ...(req.exclude && req.exclude.length > 0 ? { exclude: [...req.exclude] } : {}),
       ...(req.readingTimeColumn !== undefined ? { reading_time: req.readingTimeColumn } : {}),
+      ...(req.groupColumn !== undefined ? { group: req.groupColumn } : {}),
     }),
   );
 }
 
+/** How a fit request's table is encoded for the engine (the service's fits and the page's alike). */
+export function encodeOptionsOf(req: FitRequest): EncodeOptions {
+  return {
+    entityColumn: req.entityColumn,
+    outcomeColumn: req.outcome.column,
+    outcome: req.outcome.values,
+    timeColumn: req.timeColumn,
+    ...(req.groupColumn !== undefined ? { groupColumn: req.groupColumn } : {}),
+    // additions 2.2: columns the namespace's profile excludes from new fits, and a grid's reading time (part of the fit key)
+    skip: skippedColumnsOf(req),
+  };
+}
+
 /** The columns a fit leaves out beyond entity and time: the profile's exclusions and a grid's reading time. */
-export function skippedColumnsOf(req: FitRequest): Map<string, ExclusionWhy> | undefined {
+function skippedColumnsOf(req: FitRequest): Map<string, ExclusionWhy> | undefined {
   const skip = new Map<string, ExclusionWhy>((req.exclude ?? []).map((c) => [c, 'excluded_by_caller']));
   if (req.readingTimeColumn !== undefined) skip.set(req.readingTimeColumn, 'time');
   return skip.size > 0 ? skip : undefined;

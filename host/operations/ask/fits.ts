@@ -22,7 +22,7 @@ import {
   metaOf,
   modelRefOf,
   namespacedRef,
-  skippedColumnsOf,
+  encodeOptionsOf,
   type FitOutcome,
   type FitRequest,
   type StoredMeta,
@@ -245,14 +245,7 @@ async function runAndStore(
 ): Promise<CachedFit> {
   const { store, pool, now } = ctx.services;
   const started = performance.now();
-  const encoded = encodeTable(req.table, {
-    entityColumn: req.entityColumn,
-    outcomeColumn: req.outcome.column,
-    outcome: req.outcome.values,
-    timeColumn: req.timeColumn,
-    // additions 2.2: columns the namespace's profile excludes from new fits, and a grid's reading time (part of the fit key)
-    skip: skippedColumnsOf(req),
-  });
+  const encoded = encodeTable(req.table, encodeOptionsOf(req));
   // The encoded arrays are not read after the fit: they move to the fit's worker (a million rows: ~100 MB).
   const res = await fitEncoded(encoded, pool, onProgress, { give: true });
   const d = res.diagnostics;

@@ -38,14 +38,16 @@ export interface AskPlan {
 /** The whole record as one table of cases: the view of an ask without a shape (or shape kind table). */
 export function tableViewOf(
   record: RawTable,
-  ask: Pick<AskRequest, 'entity_column' | 'time_column' | 'cases'>,
+  ask: Pick<AskRequest, 'entity_column' | 'time_column' | 'cases' | 'group_column'>,
   open?: OpenCases,
 ): RecordView {
-  const { entity_column, time_column, cases } = ask;
+  const { entity_column, time_column, cases, group_column } = ask;
   return {
     table: record,
     entityColumn: entity_column,
     timeColumn: time_column,
+    // additions 3.2: held out whole; the entity column itself needs no naming twice
+    ...(group_column !== undefined && group_column !== entity_column ? { groupColumn: group_column } : {}),
     cases: selectCases(record, cases, entity_column, time_column, open),
   };
 }
@@ -136,6 +138,7 @@ function checkEntityIsAnId(table: RawTable, entityColumn: string): void {
 export function checkFramingColumns(ask: AskRequest, columns: string[]): void {
   checkColumn(columns, ask.entity_column, 'entity_column');
   if (ask.time_column !== undefined) checkColumn(columns, ask.time_column, 'time_column');
+  if (ask.group_column !== undefined) checkColumn(columns, ask.group_column, 'group_column');
 }
 
 /**
@@ -160,7 +163,8 @@ export function planAsk(
   exclude?: readonly string[],
 ): AskPlan {
   checkFramingColumns(ask, record.columns);
-  if (record.table && (!ask.shape || ask.shape.kind === 'table') && ask.time_column === undefined)
+  // additions 3.2: group_column = entity_column says each case has several rows, held out whole
+  if (record.table && (!ask.shape || ask.shape.kind === 'table') && ask.time_column === undefined && ask.group_column !== ask.entity_column)
     checkEntityIsAnId(record.table, ask.entity_column);
   const requests = new Map<string, FitRequest>();
   const questions: PlannedQuestion[] = [];
@@ -168,12 +172,13 @@ export function planAsk(
     for (const [role, name] of [
       ['entity_column', ask.entity_column],
       ['time_column', ask.time_column],
+      ['group_column', ask.group_column],
     ] as const) {
       if (name !== undefined && outcomeColumn === name) {
         const at = q.type === 'choice' && q.option_outcomes !== undefined ? `${field}.option_outcomes` : `${field}.outcome_column`;
         throw new ServiceError('invalid_request', `${at}: ${JSON.stringify(name)} is the ${role}; the outcome must be another column`, {
           field: at,
-          remedy: `Name the yes/no column the cases' outcome is in as outcome_column; ${role} names the ${role === 'entity_column' ? 'case' : 'time'} of each row.`,
+          remedy: `Name the yes/no column the cases' outcome is in as outcome_column; ${role} names the ${role === 'time_column' ? 'time' : 'case'} of each row.`,
         });
       }
     }
@@ -185,6 +190,7 @@ export function planAsk(
       recordHash: record.contentHash,
       entityColumn: view.entityColumn,
       timeColumn: view.timeColumn,
+      ...(view.groupColumn !== undefined ? { groupColumn: view.groupColumn } : {}),
       ...(view.readingTimeColumn !== undefined ? { readingTimeColumn: view.readingTimeColumn } : {}),
       shapeKey: view.shapeKey,
       outcome,

@@ -14,6 +14,8 @@ export interface RecordView {
   table: RawTable;
   entityColumn: string;
   timeColumn?: string;
+  /** additions 3.2 group_column (tables only, when it is not the entity column): rows held out whole by its value. */
+  groupColumn?: string;
   /** A snapshots grid's reading time: left out of the features (ShapedRecord.readingTimeColumn). */
   readingTimeColumn?: string;
   /** Part of the fit key when a shape made the table (the same bytes read otherwise are another fit). */

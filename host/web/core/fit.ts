@@ -9,7 +9,7 @@ import {
   fitOutcomeOf,
   metaOf,
   modelRefOf,
-  skippedColumnsOf,
+  encodeOptionsOf,
   type FitOutcome,
   type FitRequest,
 } from '../../operations/ask/fit-outcome.ts';
@@ -24,13 +24,7 @@ export function fitPreview(engine: EngineModule, req: FitRequest): PreviewFit {
   const fitKey = fitKeyOf(engine.coreHash, req);
   const modelRef = modelRefOf(engine.coreHash, req.recordHash, fitKey);
   const t0 = performance.now();
-  const encoded = encodeTable(req.table, {
-    entityColumn: req.entityColumn,
-    outcomeColumn: req.outcome.column,
-    outcome: req.outcome.values,
-    timeColumn: req.timeColumn,
-    skip: skippedColumnsOf(req),
-  });
+  const encoded = encodeTable(req.table, encodeOptionsOf(req));
   const t1 = performance.now();
   const res = interpretFit(runFitSync(engine, toFitInput(encoded)), encoded, engine.coreHash);
   const t2 = performance.now();
