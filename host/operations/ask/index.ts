@@ -292,7 +292,8 @@ const ASK_RULES =
   "ids, rows or open (today's open cases: blank outcomes, on a snapshots grid the readings at as_of), and is required unless every question is rank; subject_kind " +
   'person requires acknowledge_decision_support: true; time_column is required with any shape other than table; score: ' +
   'cuts has one fewer item than levels and is strictly ascending (levels alone must have 4 items, cuts alone 3); ' +
-  'choice: option_column with options, or option_outcomes (not both), and outcome_column unless option_outcomes is given.';
+  'choice: option_column with options, or option_outcomes (not both), and outcome_column unless option_outcomes is given; ' +
+  'group_column only on a table record (no shape, or shape kind table) and never the time_column or an outcome.';
 
 /** svc_ask: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const askOperation: Operation = {
@@ -318,7 +319,8 @@ export const askOperation: Operation = {
     'with a model and no fit, name its model_ref in the question and send the cases as rows (data may then be ' +
     'omitted; fits_run 0, decisions billed); a case the model cannot read comes back state not_scoreable, unbilled. ' +
     'namespace keeps models, profiles and usage per customer of your product (a model_ref of another namespace is ' +
-    'model_ref_missing); model_ttl_days (default 90) sets how long a model this call fits lives. response_format ' +
+    'model_ref_missing); model_ttl_days (default 90) sets how long a model this call fits lives. A table of several ' +
+    'rows per case names its case column in group_column (it may be entity_column): whole cases are held out. response_format ' +
     'concise drops Verdicts and compact also lean cases (the whole answer at page.answer_url); export: "csv" adds a ' +
     'CSV of every case at export.results_url. Over MCP an answer above about 60,000 characters comes back as page one: ' +
     'continue with svc_page and page.next_cursor. Each answer has decision and next[] (what to do next). Bulk scoring ' +
