@@ -212,10 +212,10 @@ function foldHist(nb: i32): void {
   histTotals(nb);
 }
 
-/** Adds one row (odds e = exp(logit), outcome y) to bin b of histogram copy k. */
-@inline function addToHist(k: usize, b: usize, e: f64, y: f64): void {
+/** Adds one row (odds e = exp(logit), outcome y) to bin b of copy k of the histogram at `hist`. */
+@inline function addToHist(hist: usize, k: usize, b: usize, e: f64, y: f64): void {
   const p = e / (1.0 + e);
-  const o = GH4 + (((k << 8) + b) << 4);
+  const o = hist + (((k << 8) + b) << 4);
   store<f64>(o, load<f64>(o) + (p - y));
   store<f64>(o + 8, load<f64>(o + 8) + p * (1.0 - p));
 }
@@ -223,41 +223,41 @@ function foldHist(nb: i32): void {
 const ONE2 = f64x2(1.0, 1.0);
 
 /**
- * One pass over a bag's training rows: when `stepped` (the bins of the column just stepped; 0: none) each
- * row's odds take that column's factor MULT[bin], then every row is added to histogram copy i & 3 of its
- * bin in column `next`. Two rows at a time in wasm SIMD (f64x2): the lanes do the same IEEE operations in
- * the same order as the one-row form (addToHist), and the rows still reach the histograms in row order,
- * so the sums are the same bits; the two divisions of a pair cost about one.
+ * One pass over a bag's training rows: when `stepped` (the bins of the term just stepped; 0: none) each
+ * row's odds take that term's factor mult[bin], then every row is added to copy i & copyMask of its bin in
+ * `next` of the histogram at `hist` (f64 [copy][256 bins][g, h]). The main terms keep four interleaved copies
+ * (copyMask 3: rows that hit the same bin no longer wait on each other's store), pair terms one (copyMask 0).
+ * Two rows at a time in wasm SIMD (f64x2): the lanes do the same IEEE operations in the same order as the
+ * one-row form (addToHist), and the rows still reach each copy in row order, so the sums are the same bits;
+ * the two divisions of a pair cost about one.
  */
-function histPass(stepped: usize, next: usize, eT: usize, yT: usize, nT: i32): void {
+export function histPass(stepped: usize, next: usize, eT: usize, yT: usize, nT: i32, mult: usize, hist: usize, copyMask: usize): void {
   let i = 0;
   for (; i + 1 < nT; i += 2) {
     const ep = eT + (<usize>i << 3);
     let e = v128.load(ep);
     if (stepped != 0) {
-      const m0 = load<f64>(MULT + (<usize>load<u8>(stepped + <usize>i) << 3));
-      const m1 = load<f64>(MULT + (<usize>load<u8>(stepped + <usize>i + 1) << 3));
+      const m0 = load<f64>(mult + (<usize>load<u8>(stepped + <usize>i) << 3));
+      const m1 = load<f64>(mult + (<usize>load<u8>(stepped + <usize>i + 1) << 3));
       e = f64x2.mul(e, f64x2.replace_lane(f64x2.splat(m0), 1, m1));
       v128.store(ep, e);
     }
     const p = f64x2.div(e, f64x2.add(ONE2, e));
     const g = f64x2.sub(p, v128.load(yT + (<usize>i << 3)));
     const h = f64x2.mul(p, f64x2.sub(ONE2, p));
-    const k = <usize>(i & 3);
-    const o0 = GH4 + (((k << 8) + <usize>load<u8>(next + <usize>i)) << 4);
-    const o1 = GH4 + ((((k + 1) << 8) + <usize>load<u8>(next + <usize>i + 1)) << 4);
-    // (g0, h0) and (g1, h1): each lane is added to its own sum, as the one-row form adds it
+    const o0 = hist + ((((<usize>i & copyMask) << 8) + <usize>load<u8>(next + <usize>i)) << 4);
     v128.store(o0, f64x2.add(v128.load(o0), v128.shuffle<f64>(g, h, 0, 2)));
+    const o1 = hist + (((((<usize>i + 1) & copyMask) << 8) + <usize>load<u8>(next + <usize>i + 1)) << 4);
     v128.store(o1, f64x2.add(v128.load(o1), v128.shuffle<f64>(g, h, 1, 3)));
   }
   for (; i < nT; i++) {
     const ep = eT + (<usize>i << 3);
     let e = load<f64>(ep);
     if (stepped != 0) {
-      e *= load<f64>(MULT + (<usize>load<u8>(stepped + <usize>i) << 3));
+      e *= load<f64>(mult + (<usize>load<u8>(stepped + <usize>i) << 3));
       store<f64>(ep, e);
     }
-    addToHist(<usize>(i & 3), <usize>load<u8>(next + <usize>i), e, load<f64>(yT + (<usize>i << 3)));
+    addToHist(hist, <usize>i & copyMask, <usize>load<u8>(next + <usize>i), e, load<f64>(yT + (<usize>i << 3)));
   }
 }
 
@@ -287,7 +287,7 @@ export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRo
     // Each pass over the rows applies column c's step and builds column c+1's histogram at once
     // (readable version: one histogram pass and one update pass per column; same numbers).
     clearHist(ldi(bag.nBins, 0), binCounts);
-    histPass(0, bag.binsT, eT, yT, nT);
+    histPass(0, bag.binsT, eT, yT, nT, MULT, GH4, 3);
     foldHist(ldi(bag.nBins, 0));
     for (let c = 0; c < u; c++) {
       const nb = ldi(bag.nBins, c);
@@ -317,7 +317,7 @@ export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRo
         const nbNext = ldi(bag.nBins, c + 1);
         clearHist(nbNext, binCounts + (<usize>((c + 1) * BIN_STRIDE) << 3));
         const next = col + <usize>nT;
-        histPass(moved ? col : 0, next, eT, yT, nT);
+        histPass(moved ? col : 0, next, eT, yT, nT, MULT, GH4, 3);
         foldHist(nbNext);
       } else if (moved) {
         for (let i = 0; i < nT; i++) {

@@ -2,7 +2,7 @@
 // model's residuals (FAST), the top few boosted per bag on coarse bins, and kept only when rows the
 // early stopping never saw agree across bags.
 import { ldf, stf, ldi, sti, allocF64, allocI32, allocU8, release } from './mem';
-import { Bag, BIN_STRIDE, scoreBinned } from './boost';
+import { Bag, BIN_STRIDE, scoreBinned, histPass } from './boost';
 import { rowLogLoss, sigmoid } from './stats';
 import { sortIndices } from './sort';
 
@@ -284,50 +284,8 @@ export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: us
 const SPLIT = allocI32(2 + 8);
 const DCELL = allocF64(COARSE * COARSE);
 const MCELL = allocF64(COARSE * COARSE); // [i, t] then 4 f64 Newton steps at +8
-// A pair's gradient and hessian sums per cell side by side (f64 [cell][g, h]): one f64x2 add updates both.
+// A pair's gradient and hessian sums per cell side by side (f64 [cell][g, h]; one copy): one f64x2 add updates both.
 const GH = allocF64(COARSE * COARSE * 2);
-const ONE2 = f64x2(1.0, 1.0);
-
-/**
- * One pass over a bag's training rows: when `stepped` (the cells of the pair just stepped; 0: none) each
- * row's odds take that pair's factor MCELL[cell], then every row is added to GH at its cell of the pair
- * `next`. Two rows at a time in wasm SIMD: each lane does the IEEE operations of the one-row form, and
- * rows reach GH in row order (row i's add is stored before row i + 1's is loaded), so the sums are the
- * same bits as one row at a time.
- */
-function pairPass(stepped: usize, next: usize, eT: usize, yT: usize, nT: i32): void {
-  let i = 0;
-  for (; i + 1 < nT; i += 2) {
-    const ep = eT + (<usize>i << 3);
-    let e = v128.load(ep);
-    if (stepped != 0) {
-      const m0 = load<f64>(MCELL + (<usize>load<u8>(stepped + <usize>i) << 3));
-      const m1 = load<f64>(MCELL + (<usize>load<u8>(stepped + <usize>i + 1) << 3));
-      e = f64x2.mul(e, f64x2.replace_lane(f64x2.splat(m0), 1, m1));
-      v128.store(ep, e);
-    }
-    const p = f64x2.div(e, f64x2.add(ONE2, e));
-    const g = f64x2.sub(p, v128.load(yT + (<usize>i << 3)));
-    const h = f64x2.mul(p, f64x2.sub(ONE2, p));
-    const o0 = GH + (<usize>load<u8>(next + <usize>i) << 4);
-    v128.store(o0, f64x2.add(v128.load(o0), v128.shuffle<f64>(g, h, 0, 2)));
-    const o1 = GH + (<usize>load<u8>(next + <usize>i + 1) << 4);
-    v128.store(o1, f64x2.add(v128.load(o1), v128.shuffle<f64>(g, h, 1, 3)));
-  }
-  for (; i < nT; i++) {
-    const ep = eT + (<usize>i << 3);
-    let e = load<f64>(ep);
-    if (stepped != 0) {
-      e *= load<f64>(MCELL + (<usize>load<u8>(stepped + <usize>i) << 3));
-      store<f64>(ep, e);
-    }
-    const pr = e / (1 + e);
-    const o = GH + (<usize>load<u8>(next + <usize>i) << 4);
-    store<f64>(o, load<f64>(o) + (pr - load<f64>(yT + (<usize>i << 3))));
-    store<f64>(o + 8, load<f64>(o + 8) + pr * (1 - pr));
-  }
-}
-
 /**
  * Boosts the pairs in one bag on top of its main terms (`terms`, intercept in bag.intercept); writes the
  * best round's tables to `best` (pairCount x COARSE x COARSE, zeroed by the caller). Early stopping
@@ -337,7 +295,7 @@ function pairPass(stepped: usize, next: usize, eT: usize, yT: usize, nT: i32): v
  * Readable version (same numbers): each round, for each pair in turn, one pass over the training rows
  * builds the pair's cell histogram (gradient, hessian, rows) from their odds, the best 4-quadrant cut
  * takes a shrunken Newton step per quadrant, and a second pass multiplies the rows' odds by the step's
- * factor. Here one pass applies a pair's step and builds the next pair's histogram (pairPass), the rows
+ * factor. Here one pass applies a pair's step and builds the next pair's histogram (boost.ts histPass), the rows
  * per cell are counted once per bag, and each row's cell of every pair is one byte.
  */
 export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, lr: f64, patience: i32, maxRounds: i32): f64 {
@@ -371,7 +329,7 @@ export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, 
     for (let p = 0; p < ps.count; p++) {
       const ct = cellT + <usize>p * <usize>nT;
       memory.fill(GH, 0, <usize>cells << 4);
-      pairPass(pending, ct, eT, yT, nT);
+      histPass(pending, ct, eT, yT, nT, MCELL, GH, 0);
       pending = 0;
       for (let o = 0; o < cells; o++) {
         stf(HG, o, load<f64>(GH + (<usize>o << 4)));
