@@ -399,15 +399,41 @@ function gradients(eT: usize, yT: usize, nT: i32): void {
 function columnHist(bag: Bag, c: i32, binCounts: usize): void {
   const nb = ldi(bag.nBins, c), nT = bag.nT;
   memory.fill(GH4, 0, <usize>nb << 4);
-  memory.copy(N, binCounts + (<usize>(c * BIN_STRIDE) << 3), <usize>nb << 3);
   const col = bag.binsT + <usize>c * <usize>nT;
   for (let i = 0; i < nT; i++) {
     const o = GH4 + (<usize>load<u8>(col + <usize>i) << 4);
     v128.store(o, f64x2.add(v128.load(o), v128.load(ghRow + (<usize>i << 4))));
   }
+  loadHist(GH4, nb, binCounts + (<usize>(c * BIN_STRIDE) << 3));
+}
+
+/**
+ * Every column's histogram at once into ghAll (f64 [column][256 bins][g, h]): rows outside, columns inside,
+ * so a row's (g, h) is read once and the adds of one row go to different columns' sums, never waiting on
+ * each other. Each bin still takes its rows in row order: the same bits as columnHist, column by column.
+ */
+function allColumnHists(bag: Bag): void {
+  const u = bag.u, nT = bag.nT;
+  for (let c = 0; c < u; c++) memory.fill(ghAll + (<usize>(c * BIN_STRIDE) << 4), 0, <usize>ldi(bag.nBins, c) << 4);
+  for (let i = 0; i < nT; i++) {
+    const gh = v128.load(ghRow + (<usize>i << 4));
+    let col = bag.binsT + <usize>i;
+    let hist = ghAll;
+    for (let c = 0; c < u; c++) {
+      const o = hist + (<usize>load<u8>(col) << 4);
+      v128.store(o, f64x2.add(v128.load(o), gh));
+      col += <usize>nT;
+      hist += <usize>BIN_STRIDE << 4;
+    }
+  }
+}
+
+/** G, H and N of a histogram of side-by-side (g, h) sums and its bin counts, with the totals findSplit reads. */
+function loadHist(gh: usize, nb: i32, counts: usize): void {
+  memory.copy(N, counts, <usize>nb << 3);
   let gt = 0.0, ht = 0.0, nt = 0.0;
   for (let b = 0; b < nb; b++) {
-    const o = GH4 + (<usize>b << 4);
+    const o = gh + (<usize>b << 4);
     const g = load<f64>(o), h = load<f64>(o + 8);
     stf(G, b, g);
     stf(H, b, h);
@@ -415,6 +441,9 @@ function columnHist(bag: Bag, c: i32, binCounts: usize): void {
   }
   histG = gt; histH = ht; histN = nt;
 }
+
+// Every column's histogram of a stagewise bag's greedy round (allColumnHists).
+let ghAll: usize = 0;
 
 /**
  * Applies the cut in `side` (0 left, 1 right, 2 no step) to column c: a shrunken Newton step on
@@ -460,6 +489,7 @@ export function boostStagewise(bag: Bag, terms: usize, lr: f64, patience: i32, m
   const work = allocF64(u * BIN_STRIDE);
   const binCounts = trainingBinCounts(bag);
   ghRow = allocF64(2 * nT);
+  ghAll = allocF64(2 * u * BIN_STRIDE);
   let bestLoss = validLoss(sV, bag.yV, nV);
   let bestRound = 0, round = 0;
   while (round < maxRounds) {
@@ -474,11 +504,12 @@ export function boostStagewise(bag: Bag, terms: usize, lr: f64, patience: i32, m
       }
     } else {
       gradients(eT, bag.yT, nT);
+      allColumnHists(bag);
       let bestGain = 0.0, bestC = -1;
       let gL = 0.0, hL = 0.0, gR = 0.0, hR = 0.0;
       for (let c = 0; c < u; c++) {
-        columnHist(bag, c, binCounts);
         const nb = ldi(bag.nBins, c);
+        loadHist(ghAll + (<usize>(c * BIN_STRIDE) << 4), nb, binCounts + (<usize>(c * BIN_STRIDE) << 3));
         if (!findSplit(ldi(bag.kinds, c), nb)) continue;
         const gt = histG, ht = histH;
         const gain = score2(splitGL, splitHL, splitGR, splitHR) - gt * gt / ht;
@@ -500,8 +531,8 @@ export function boostStagewise(bag: Bag, terms: usize, lr: f64, patience: i32, m
   }
   bag.rounds = bestRound;
   bag.validLoss = bestLoss;
-  release(work); release(binCounts); release(eT); release(sV); release(ghRow);
-  ghRow = 0;
+  release(work); release(binCounts); release(eT); release(sV); release(ghRow); release(ghAll);
+  ghRow = 0; ghAll = 0;
 }
 
 /** Logits of the bag's validation rows under given main terms (for out-of-bag calibration). */
