@@ -8,8 +8,8 @@ import { fitLogistic1, LogisticFit } from './stats';
 import { selectPairs, pairsKept, PairSet, PAIR_COARSE } from './pairs';
 import { FitState } from './fit-state';
 import { reportProgress } from './progress';
-import { buildBlock, PHASE_BAGS, PHASE_PAIRS, BAG_OUT_HEAD, PAIR_OUT_HEAD } from './tasks';
-import { N_BAGS, CAL_LOW, CAL_HIGH, PAIR_MIN_ROWS, CROSS_FOLDS, BAGS_PER_FOLD } from './tunables';
+import { buildBlock, runFoldPairs, PHASE_BAGS, PHASE_PAIRS, BAG_OUT_HEAD, PAIR_OUT_HEAD } from './tasks';
+import { N_BAGS, CAL_LOW, CAL_HIGH, PAIR_MIN_ROWS, CROSS_FOLDS, BAGS_PER_FOLD, CROSS_PAIRS } from './tunables';
 
 // ---- 5-6. bags ----
 
@@ -88,7 +88,50 @@ export function afterBags(s: FitState): void {
   let roundsSum = 0.0;
   for (let bg = 0; bg < nBags; bg++) roundsSum += ldf(s.bagRounds, bg);
   s.out.setMetric(A.M_MEAN_ROUNDS, roundsSum / <f64>nBags);
-  if (s.crossFit) finishFolds(s);
+  if (s.crossFit) {
+    foldPairs(s);
+    finishFolds(s);
+  }
+}
+
+/**
+ * Cross-fitted pair terms, per fold model (engine.md step 7 inside each fold): the pairs are ranked on the
+ * fold model's training rows (the other folds) against its bags' averaged main terms, boosted in each of
+ * its bags on top of that bag's main terms, and kept for the fold only when the bags' own validation rows
+ * agree (pairsKept, as for a single split). The fold's held-out rows take no part in any of it, so their
+ * out-of-fold scores (finishFolds) still test exactly the fold model that joins the served average.
+ */
+function foldPairs(s: FitState): void {
+  s.foldPairs = new Array<PairSet | null>(CROSS_FOLDS);
+  for (let f = 0; f < CROSS_FOLDS; f++) s.foldPairs[f] = null;
+  if (CROSS_PAIRS <= 0 || s.u < 2) return;
+  const nTrain = s.nTrain, u = s.u;
+  const rowsF = allocI32(nTrain), ysF = allocF64(nTrain), gains = allocF64(BAGS_PER_FOLD);
+  for (let f = 0; f < CROSS_FOLDS; f++) {
+    let nF = 0;
+    for (let q = 0; q < nTrain; q++) {
+      if (ldb(s.foldOf, q) == f) continue;
+      sti(rowsF, nF, ldi(s.trainRows, q)); stf(ysF, nF, ldf(s.yTrain, q)); nF++;
+    }
+    const bg0 = f * BAGS_PER_FOLD;
+    const ps = selectPairs(s.binsAll, s.n, rowsF, nF, ysF, u, s.uKinds, s.uBins,
+      s.bagTerms + (<usize>(bg0 * u * BIN_STRIDE) << 3), s.bagIntercepts + (<usize>bg0 << 3), BAGS_PER_FOLD, CROSS_PAIRS);
+    s.pairsTried += ps.count;
+    if (ps.count == 0) { ps.free(); continue; }
+    const logits = new Array<usize>(BAGS_PER_FOLD);
+    for (let j = 0; j < BAGS_PER_FOLD; j++) {
+      const k = bg0 + j;
+      logits[j] = allocF64(s.oobCount[k]);
+      stf(gains, j, runFoldPairs(s.ctx, k, ps, s.bagTerms + (<usize>(k * u * BIN_STRIDE) << 3), ldf(s.bagIntercepts, k),
+        ps.tableOf(j, 0), logits[j]));
+    }
+    const kept = pairsKept(gains, BAGS_PER_FOLD);
+    for (let j = 0; j < BAGS_PER_FOLD; j++) {
+      if (kept) { release(s.oobLogit[bg0 + j]); s.oobLogit[bg0 + j] = logits[j]; } else release(logits[j]);
+    }
+    if (kept) s.foldPairs[f] = ps; else ps.free();
+  }
+  release(rowsF); release(ysF); release(gains);
 }
 
 function finishFolds(s: FitState): void {
@@ -111,6 +154,7 @@ function finishFolds(s: FitState): void {
     addOutOfBag(s, bg0, BAGS_PER_FOLD, oobSum, oobCount);
     const cal = calibration(oobSum, oobCount, foldYs, nF);
     slopeSum += cal.ok ? cal.b : 1;
+    const fp = s.foldPairs[f];
     if (cal.ok && cal.b > 0 && (cal.b < CAL_LOW || cal.b > CAL_HIGH)) {
       s.out.setMetric(A.M_CAL_APPLIED, 1);
       for (let bg = bg0; bg < bg0 + BAGS_PER_FOLD; bg++) {
@@ -118,6 +162,7 @@ function finishFolds(s: FitState): void {
         const t = bagTerms + (<usize>(bg * u * BIN_STRIDE) << 3);
         for (let o = 0; o < u * BIN_STRIDE; o++) stf(t, o, ldf(t, o) * cal.b);
       }
+      if (fp != null) fp.scaleTables(cal.b);
     }
     // the fold's own rows, scored by the fold model (the mean of its bags' logits)
     const baseF = <f64>posF / <f64>nF;
@@ -129,6 +174,7 @@ function finishFolds(s: FitState): void {
         sum += ldf(bagIntercepts, bg);
         const t = bagTerms + (<usize>(bg * u * BIN_STRIDE) << 3);
         for (let c = 0; c < u; c++) sum += ldf(t, c * BIN_STRIDE + <i32>load<u8>(binsAll + <usize>c * <usize>n + <usize>r));
+        if (fp != null) sum += fp.bagLogitOfRow(bg - bg0, binsAll, n, r);
       }
       stf(sH, q, sum / <f64>BAGS_PER_FOLD); // heldRows and trainRows share one order here
       stf(baseH, q, baseF);
@@ -174,7 +220,10 @@ export function afterPairs(s: FitState): void {
 
 /** Records how many pairs the model kept. */
 export function notePairs(s: FitState): void {
-  s.out.setMetric(A.M_PAIRS, s.pairs == null ? 0 : <f64>s.pairs!.count);
+  let kept = s.pairs == null ? 0 : s.pairs!.count;
+  for (let f = 0; f < s.foldPairs.length; f++) if (s.foldPairs[f] != null) kept += s.foldPairs[f]!.count;
+  s.out.setMetric(A.M_PAIRS, <f64>kept);
+  if (s.crossFit) s.out.setMetric(A.M_PAIRS_TRIED, <f64>s.pairsTried);
 }
 
 // ---- 8. combine: average over bags, centre with training counts, count sign agreement per bin ----
@@ -225,6 +274,14 @@ export function combine(s: FitState): void {
     }
   }
   if (s.pairs != null) intercept += s.pairs!.averageAndCentre(nBags, counts, binsAll, n, trainRows, nTrain);
+  // cross-fitted: the served model is the mean of the fold models, so each fold's pairs join it at 1/CROSS_FOLDS
+  for (let f = 0; f < s.foldPairs.length; f++) {
+    const fp = s.foldPairs[f];
+    if (fp == null) continue;
+    const moved = fp.averageAndCentre(BAGS_PER_FOLD, counts, binsAll, n, trainRows, nTrain);
+    fp.scale(1.0 / <f64>CROSS_FOLDS);
+    intercept += moved / <f64>CROSS_FOLDS;
+  }
   s.intercept = intercept;
 }
 

@@ -42,3 +42,5 @@ export const SMOOTH_ROUNDS: i32 = 25;
 // A stagewise round steps one column, so it needs more rounds than a cyclic one for the same fit.
 export const STAGEWISE_PATIENCE: i32 = 100;
 export const STAGEWISE_MAX_ROUNDS: i32 = 5000;
+// Cross-fitted fold models try at most this many pair terms each (bags.ts foldPairs; 0: none).
+export const CROSS_PAIRS: i32 = 10;
