@@ -4,12 +4,13 @@
 import * as A from './abi';
 import { ldf, stf, ldi, sti, ldb, stb, allocF64, allocI32, allocU8, release } from './mem';
 import { BIN_STRIDE } from './boost';
-import { fitLogistic1, LogisticFit } from './stats';
+import { fitLogistic1, LogisticFit, sigmoid } from './stats';
 import { selectPairs, pairsKept, PairSet, PAIR_COARSE } from './pairs';
 import { FitState } from './fit-state';
 import { reportProgress } from './progress';
 import { buildBlock, runFoldPairs, PHASE_BAGS, PHASE_PAIRS, BAG_OUT_HEAD, PAIR_OUT_HEAD } from './tasks';
-import { N_BAGS, CAL_LOW, CAL_HIGH, PAIR_MIN_ROWS, CROSS_FOLDS, BAGS_PER_FOLD, CROSS_PAIRS } from './tunables';
+import { N_BAGS, CAL_LOW, CAL_HIGH, PAIR_MIN_ROWS, CROSS_FOLDS, BAGS_PER_FOLD, CROSS_PAIRS, CROSS_PAIR_AGREE, CROSS_PAIR_GAIN, CROSS_TEMPER,
+  TEMPER_LOW, TEMPER_HIGH } from './tunables';
 
 // ---- 5-6. bags ----
 
@@ -125,7 +126,7 @@ function foldPairs(s: FitState): void {
       stf(gains, j, runFoldPairs(s.ctx, k, ps, s.bagTerms + (<usize>(k * u * BIN_STRIDE) << 3), ldf(s.bagIntercepts, k),
         ps.tableOf(j, 0), logits[j]));
     }
-    const kept = pairsKept(gains, BAGS_PER_FOLD);
+    const kept = pairsKept(gains, BAGS_PER_FOLD, CROSS_PAIR_AGREE, CROSS_PAIR_GAIN);
     for (let j = 0; j < BAGS_PER_FOLD; j++) {
       if (kept) { release(s.oobLogit[bg0 + j]); s.oobLogit[bg0 + j] = logits[j]; } else release(logits[j]);
     }
@@ -283,6 +284,48 @@ export function combine(s: FitState): void {
     intercept += moved / <f64>CROSS_FOLDS;
   }
   s.intercept = intercept;
+  if (s.crossFit && CROSS_TEMPER) temper(s);
+}
+
+/**
+ * Cross-fitted: the served model's logits times one temperature t, the one that minimises the log loss of
+ * the out-of-fold logits (with Platt's targets, t in [TEMPER_LOW, TEMPER_HIGH]). Every labeled row's
+ * out-of-fold logit comes from a fold model that never saw it, so t is chosen on rows no model learned from
+ * (as a cross-validated Platt scaling); one parameter through zero keeps the ranking and the terms additive
+ * and cannot run away on a separable out-of-fold score. The decision still tests the fold models' own
+ * out-of-fold logits, untempered.
+ */
+function temper(s: FitState): void {
+  const n = s.nHeld, x = s.heldLogit, ys = s.yTrain;
+  let nPos = 0.0;
+  for (let q = 0; q < n; q++) if (ldf(ys, q) > 0.5) nPos += 1;
+  const tPos = (nPos + 1) / (nPos + 2), tNeg = 1 / (<f64>n - nPos + 2);
+  // the log loss is convex in t: bisect on the sign of its derivative, sum (p(t x) - target) x
+  let lo = TEMPER_LOW, hi = TEMPER_HIGH;
+  if (temperSlope(x, ys, n, lo, tPos, tNeg) >= 0) hi = lo;
+  else if (temperSlope(x, ys, n, hi, tPos, tNeg) <= 0) lo = hi;
+  else {
+    for (let it = 0; it < 40; it++) {
+      const mid = 0.5 * (lo + hi);
+      if (temperSlope(x, ys, n, mid, tPos, tNeg) > 0) hi = mid; else lo = mid;
+    }
+  }
+  const t = 0.5 * (lo + hi);
+  s.out.setMetric(A.M_CAL_SLOPE, t);
+  s.out.setMetric(A.M_CAL_APPLIED, 1);
+  s.intercept *= t;
+  const terms = s.terms;
+  for (let o = 0; o < s.u * BIN_STRIDE; o++) stf(terms, o, ldf(terms, o) * t);
+  for (let f = 0; f < s.foldPairs.length; f++) if (s.foldPairs[f] != null) s.foldPairs[f]!.scale(t);
+}
+
+function temperSlope(x: usize, ys: usize, n: i32, t: f64, tPos: f64, tNeg: f64): f64 {
+  let d = 0.0;
+  for (let q = 0; q < n; q++) {
+    const xi = ldf(x, q);
+    d += (sigmoid(t * xi) - (ldf(ys, q) > 0.5 ? tPos : tNeg)) * xi;
+  }
+  return d;
 }
 
 // ---- 10. calibration of the served chances ----

@@ -44,3 +44,8 @@ export const STAGEWISE_PATIENCE: i32 = 100;
 export const STAGEWISE_MAX_ROUNDS: i32 = 5000;
 // Cross-fitted fold models try at most this many pair terms each (bags.ts foldPairs; 0: none).
 export const CROSS_PAIRS: i32 = 10;
+export const CROSS_PAIR_AGREE: i32 = 6;
+export const CROSS_PAIR_GAIN: f64 = 0;
+export const CROSS_TEMPER: bool = true;
+export const TEMPER_LOW: f64 = 0.25;
+export const TEMPER_HIGH: f64 = 2;

@@ -55,9 +55,39 @@ for (const info of realTables().filter((t) => wanted.includes(t.name))) {
       const base = outcome.reduce((a, b) => a + b, 0) / outcome.length;
       const p = r.model ? scoreCases(mod, r.model, rowsToTable(test)).p : new Float64Array(test.length).fill(base);
       const logit = Float64Array.from(p, (v) => Math.log(Math.max(v, 1e-15) / Math.max(1 - v, 1e-15)));
+      // diagnostics of the served model's scale: out-of-fold slope, variance of the out-of-fold logits against
+      // the served logits on the train rows, and the test log loss of the logits times t (best t on a grid)
+      const h = r.diagnostics.heldLogits;
+      const oi = Array.from(h.keys()).filter((i) => Number.isFinite(h[i]));
+      const oofSlope = slope(Uint8Array.from(oi, (i) => outcome[i]), Float64Array.from(oi, (i) => h[i]));
+      const variance = (a: ArrayLike<number>) => {
+        const m = Array.prototype.reduce.call(a, (x: number, v: number) => x + v, 0) as number / a.length;
+        return (Array.prototype.reduce.call(a, (x: number, v: number) => x + (v - m) ** 2, 0) as number) / a.length;
+      };
+      let varServed = NaN;
+      if (r.model) {
+        const pt = scoreCases(mod, r.model, rowsToTable(train.map((row) => { const { [ds.outcomeColumn]: _d, ...rest } = row; return rest; }))).p;
+        varServed = variance(Float64Array.from(pt, (v) => Math.log(Math.max(v, 1e-15) / Math.max(1 - v, 1e-15))));
+      }
+      const varOof = variance(Float64Array.from(oi, (i) => h[i]));
+      let tBest = 1, llBest = Infinity;
+      for (let t = 0.5; t <= 3.001; t += 0.05) {
+        const ll = logLoss(yTest, Float64Array.from(logit, (v) => 1 / (1 + Math.exp(-t * v))));
+        if (ll < llBest) { llBest = ll; tBest = t; }
+      }
+      // the temperature that minimises the out-of-fold log loss (same grid), applied to the test logits
+      const yO = Uint8Array.from(oi, (i) => outcome[i]);
+      const hO = Float64Array.from(oi, (i) => h[i]);
+      let tOof = 1, llOofBest = Infinity;
+      for (let t = 0.3; t <= 3.001; t += 0.05) {
+        const ll = logLoss(yO, Float64Array.from(hO, (v) => 1 / (1 + Math.exp(-t * v))));
+        if (ll < llOofBest) { llOofBest = ll; tOof = t; }
+      }
+      const llTOof = logLoss(yTest, Float64Array.from(logit, (v) => 1 / (1 + Math.exp(-tOof * v))));
       const row = {
         table: ds.name, seed, split: k, state: r.state, auc: auc(yTest, p), logLoss: logLoss(yTest, p), slope: slope(yTest, logit),
         oofAuc: r.quality.auc, pairs: r.diagnostics.pairs,
+        oofSlope, varOof, varServed, tBest, llBest, tOof, llTOof,
         ms: Math.round(ms), cpuMs: Math.round((cpu.user + cpu.system) / 1000),
       };
       out.push(row);
