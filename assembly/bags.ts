@@ -10,7 +10,7 @@ import { FitState } from './fit-state';
 import { reportProgress } from './progress';
 import { buildBlock, runFoldPairs, PHASE_BAGS, PHASE_PAIRS, BAG_OUT_HEAD, PAIR_OUT_HEAD } from './tasks';
 import { N_BAGS, CAL_LOW, CAL_HIGH, PAIR_MIN_ROWS, CROSS_FOLDS, BAGS_PER_FOLD, CROSS_PAIRS, CROSS_PAIR_AGREE, CROSS_PAIR_GAIN, CROSS_TEMPER,
-  TEMPER_LOW, TEMPER_HIGH } from './tunables';
+  CROSS_PAIR_CLEAN, TEMPER_LOW, TEMPER_HIGH } from './tunables';
 
 // ---- 5-6. bags ----
 
@@ -107,14 +107,23 @@ function foldPairs(s: FitState): void {
   for (let f = 0; f < CROSS_FOLDS; f++) s.foldPairs[f] = null;
   if (CROSS_PAIRS <= 0 || s.u < 2) return;
   const nTrain = s.nTrain, u = s.u;
-  const rowsF = allocI32(nTrain), ysF = allocF64(nTrain), gains = allocF64(BAGS_PER_FOLD);
+  const rowsF = allocI32(nTrain), ysF = allocF64(nTrain), gains = allocF64(BAGS_PER_FOLD), gate = allocU8(nTrain);
   for (let f = 0; f < CROSS_FOLDS; f++) {
-    let nF = 0;
+    const bg0 = f * BAGS_PER_FOLD;
+    // the gate rows (every other validation row of each bag, pairs.ts halfLoss) by pool position: the
+    // pairs are ranked without them, so the gate is not judging pairs picked on its own rows
+    memory.fill(gate, 0, <usize>nTrain);
+    if (CROSS_PAIR_CLEAN) {
+      for (let bg = bg0; bg < bg0 + BAGS_PER_FOLD; bg++) {
+        const idx = s.oobIdx[bg];
+        for (let i = 1; i < s.oobCount[bg]; i += 2) stb(gate, ldi(idx, i), 1);
+      }
+    }
+    let nF = 0, pool = 0;
     for (let q = 0; q < nTrain; q++) {
       if (ldb(s.foldOf, q) == f) continue;
-      sti(rowsF, nF, ldi(s.trainRows, q)); stf(ysF, nF, ldf(s.yTrain, q)); nF++;
+      if (ldb(gate, pool++) == 0) { sti(rowsF, nF, ldi(s.trainRows, q)); stf(ysF, nF, ldf(s.yTrain, q)); nF++; }
     }
-    const bg0 = f * BAGS_PER_FOLD;
     const ps = selectPairs(s.binsAll, s.n, rowsF, nF, ysF, u, s.uKinds, s.uBins,
       s.bagTerms + (<usize>(bg0 * u * BIN_STRIDE) << 3), s.bagIntercepts + (<usize>bg0 << 3), BAGS_PER_FOLD, CROSS_PAIRS);
     s.pairsTried += ps.count;
@@ -132,7 +141,7 @@ function foldPairs(s: FitState): void {
     }
     if (kept) s.foldPairs[f] = ps; else ps.free();
   }
-  release(rowsF); release(ysF); release(gains);
+  release(rowsF); release(ysF); release(gains); release(gate);
 }
 
 function finishFolds(s: FitState): void {

@@ -49,3 +49,4 @@ export const CROSS_PAIR_GAIN: f64 = 0;
 export const CROSS_TEMPER: bool = true;
 export const TEMPER_LOW: f64 = 0.25;
 export const TEMPER_HIGH: f64 = 2;
+export const CROSS_PAIR_CLEAN: bool = true;

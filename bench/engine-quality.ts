@@ -83,11 +83,15 @@ for (const info of realTables().filter((t) => wanted.includes(t.name))) {
         const ll = logLoss(yO, Float64Array.from(hO, (v) => 1 / (1 + Math.exp(-t * v))));
         if (ll < llOofBest) { llOofBest = ll; tOof = t; }
       }
+      const ratio = varOof / varServed;
+      const llAt = (t: number) => logLoss(yTest, Float64Array.from(logit, (v) => 1 / (1 + Math.exp(-t * v))));
+      const llSqrt = llAt(tOof * Math.sqrt(ratio));
+      const llRatio = llAt(tOof * ratio);
       const llTOof = logLoss(yTest, Float64Array.from(logit, (v) => 1 / (1 + Math.exp(-tOof * v))));
       const row = {
         table: ds.name, seed, split: k, state: r.state, auc: auc(yTest, p), logLoss: logLoss(yTest, p), slope: slope(yTest, logit),
         oofAuc: r.quality.auc, pairs: r.diagnostics.pairs,
-        oofSlope, varOof, varServed, tBest, llBest, tOof, llTOof,
+        oofSlope, varOof, varServed, tBest, llBest, tOof, llTOof, llSqrt, llRatio,
         ms: Math.round(ms), cpuMs: Math.round((cpu.user + cpu.system) / 1000),
       };
       out.push(row);
