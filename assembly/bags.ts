@@ -9,8 +9,8 @@ import { selectPairs, pairsKept, PairSet, PAIR_COARSE } from './pairs';
 import { FitState } from './fit-state';
 import { reportProgress } from './progress';
 import { buildBlock, runFoldPairs, PHASE_BAGS, PHASE_PAIRS, BAG_OUT_HEAD, PAIR_OUT_HEAD } from './tasks';
-import { N_BAGS, CAL_LOW, CAL_HIGH, PAIR_MIN_ROWS, CROSS_FOLDS, BAGS_PER_FOLD, CROSS_PAIRS, CROSS_PAIR_AGREE, CROSS_PAIR_GAIN, CROSS_TEMPER,
-  CROSS_PAIR_CLEAN, TEMPER_LOW, TEMPER_HIGH } from './tunables';
+import { N_BAGS, CAL_LOW, CAL_HIGH, PAIR_MIN_ROWS, CROSS_FOLDS, BAGS_PER_FOLD, CROSS_PAIRS, CROSS_PAIR_AGREE, TEMPER_LOW,
+  TEMPER_HIGH } from './tunables';
 
 // ---- 5-6. bags ----
 
@@ -97,15 +97,17 @@ export function afterBags(s: FitState): void {
 
 /**
  * Cross-fitted pair terms, per fold model (engine.md step 7 inside each fold): the pairs are ranked on the
- * fold model's training rows (the other folds) against its bags' averaged main terms, boosted in each of
- * its bags on top of that bag's main terms, and kept for the fold only when the bags' own validation rows
- * agree (pairsKept, as for a single split). The fold's held-out rows take no part in any of it, so their
- * out-of-fold scores (finishFolds) still test exactly the fold model that joins the served average.
+ * fold model's training rows (the other folds) minus its bags' gate rows, against its bags' averaged main
+ * terms; boosted in each of its bags on top of that bag's main terms; and kept for the fold only when a
+ * majority of its bags' gates agree (their odd validation rows, which neither the ranking nor that bag's
+ * pair boosting saw). The fold's held-out rows take no part in any of it, so their out-of-fold scores
+ * (finishFolds) still test exactly the fold model that joins the served average. Ranking on the gate rows
+ * too let noise pairs through on 1 fold in 4 and cost cps_wages_1985 0.005 AUC (BENCHMARKS.md "Engine history").
  */
 function foldPairs(s: FitState): void {
   s.foldPairs = new Array<PairSet | null>(CROSS_FOLDS);
   for (let f = 0; f < CROSS_FOLDS; f++) s.foldPairs[f] = null;
-  if (CROSS_PAIRS <= 0 || s.u < 2) return;
+  if (s.u < 2) return;
   const nTrain = s.nTrain, u = s.u;
   const rowsF = allocI32(nTrain), ysF = allocF64(nTrain), gains = allocF64(BAGS_PER_FOLD), gate = allocU8(nTrain);
   for (let f = 0; f < CROSS_FOLDS; f++) {
@@ -113,11 +115,9 @@ function foldPairs(s: FitState): void {
     // the gate rows (every other validation row of each bag, pairs.ts halfLoss) by pool position: the
     // pairs are ranked without them, so the gate is not judging pairs picked on its own rows
     memory.fill(gate, 0, <usize>nTrain);
-    if (CROSS_PAIR_CLEAN) {
-      for (let bg = bg0; bg < bg0 + BAGS_PER_FOLD; bg++) {
-        const idx = s.oobIdx[bg];
-        for (let i = 1; i < s.oobCount[bg]; i += 2) stb(gate, ldi(idx, i), 1);
-      }
+    for (let bg = bg0; bg < bg0 + BAGS_PER_FOLD; bg++) {
+      const idx = s.oobIdx[bg];
+      for (let i = 1; i < s.oobCount[bg]; i += 2) stb(gate, ldi(idx, i), 1);
     }
     let nF = 0, pool = 0;
     for (let q = 0; q < nTrain; q++) {
@@ -135,7 +135,7 @@ function foldPairs(s: FitState): void {
       stf(gains, j, runFoldPairs(s.ctx, k, ps, s.bagTerms + (<usize>(k * u * BIN_STRIDE) << 3), ldf(s.bagIntercepts, k),
         ps.tableOf(j, 0), logits[j]));
     }
-    const kept = pairsKept(gains, BAGS_PER_FOLD, CROSS_PAIR_AGREE, CROSS_PAIR_GAIN);
+    const kept = pairsKept(gains, BAGS_PER_FOLD, CROSS_PAIR_AGREE);
     for (let j = 0; j < BAGS_PER_FOLD; j++) {
       if (kept) { release(s.oobLogit[bg0 + j]); s.oobLogit[bg0 + j] = logits[j]; } else release(logits[j]);
     }
@@ -293,7 +293,7 @@ export function combine(s: FitState): void {
     intercept += moved / <f64>CROSS_FOLDS;
   }
   s.intercept = intercept;
-  if (s.crossFit && CROSS_TEMPER) temper(s);
+  if (s.crossFit) temper(s);
 }
 
 /**

@@ -370,7 +370,7 @@ export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, 
  * Whether the pairs are kept, from each bag's gate gain in bag order: they must lower the odd
  * validation rows' log loss in at least MIN_BAGS_AGREE bags and on the whole.
  */
-export function pairsKept(gains: usize, nBags: i32, minAgree: i32 = MIN_BAGS_AGREE, minMeanGain: f64 = 0): bool {
+export function pairsKept(gains: usize, nBags: i32, minAgree: i32 = MIN_BAGS_AGREE): bool {
   let agree = 0;
   let totalGain = 0.0;
   for (let bg = 0; bg < nBags; bg++) {
@@ -378,7 +378,7 @@ export function pairsKept(gains: usize, nBags: i32, minAgree: i32 = MIN_BAGS_AGR
     if (gain > 0) agree++;
     totalGain += gain;
   }
-  return agree >= minAgree && totalGain > minMeanGain * <f64>nBags;
+  return agree >= minAgree && totalGain > 0;
 }
 
 /** Mean log loss over the even (half 0) or odd (half 1) validation rows. */
