@@ -17,12 +17,19 @@ function slope(y: Uint8Array, x: Float64Array): number {
   let a = 0;
   let b = 1;
   for (let it = 0; it < 50; it++) {
-    let ga = 0, gb = 0, haa = 0, hab = 0, hbb = 0;
+    let ga = 0,
+      gb = 0,
+      haa = 0,
+      hab = 0,
+      hbb = 0;
     for (let i = 0; i < y.length; i++) {
       const p = 1 / (1 + Math.exp(-(a + b * x[i])));
       const w = p * (1 - p);
-      ga += p - y[i]; gb += (p - y[i]) * x[i];
-      haa += w; hab += w * x[i]; hbb += w * x[i] * x[i];
+      ga += p - y[i];
+      gb += (p - y[i]) * x[i];
+      haa += w;
+      hab += w * x[i];
+      hbb += w * x[i] * x[i];
     }
     const det = haa * hbb - hab * hab;
     if (!(det > 0)) break;
@@ -59,40 +66,89 @@ for (const info of realTables().filter((t) => wanted.includes(t.name))) {
       // the served logits on the train rows, and the test log loss of the logits times t (best t on a grid)
       const h = r.diagnostics.heldLogits;
       const oi = Array.from(h.keys()).filter((i) => Number.isFinite(h[i]));
-      const oofSlope = slope(Uint8Array.from(oi, (i) => outcome[i]), Float64Array.from(oi, (i) => h[i]));
-      const variance = (a: ArrayLike<number>) => {
-        const m = Array.prototype.reduce.call(a, (x: number, v: number) => x + v, 0) as number / a.length;
-        return (Array.prototype.reduce.call(a, (x: number, v: number) => x + (v - m) ** 2, 0) as number) / a.length;
+      const oofSlope = slope(
+        Uint8Array.from(oi, (i) => outcome[i]),
+        Float64Array.from(oi, (i) => h[i]),
+      );
+      const variance = (a: Float64Array) => {
+        const m = a.reduce((x, v) => x + v, 0) / a.length;
+        return a.reduce((x, v) => x + (v - m) ** 2, 0) / a.length;
       };
       let varServed = NaN;
       if (r.model) {
-        const pt = scoreCases(mod, r.model, rowsToTable(train.map((row) => { const { [ds.outcomeColumn]: _d, ...rest } = row; return rest; }))).p;
+        const pt = scoreCases(
+          mod,
+          r.model,
+          rowsToTable(
+            train.map((row) => {
+              const { [ds.outcomeColumn]: _d, ...rest } = row;
+              return rest;
+            }),
+          ),
+        ).p;
         varServed = variance(Float64Array.from(pt, (v) => Math.log(Math.max(v, 1e-15) / Math.max(1 - v, 1e-15))));
       }
       const varOof = variance(Float64Array.from(oi, (i) => h[i]));
-      let tBest = 1, llBest = Infinity;
+      let tBest = 1,
+        llBest = Infinity;
       for (let t = 0.5; t <= 3.001; t += 0.05) {
-        const ll = logLoss(yTest, Float64Array.from(logit, (v) => 1 / (1 + Math.exp(-t * v))));
-        if (ll < llBest) { llBest = ll; tBest = t; }
+        const ll = logLoss(
+          yTest,
+          Float64Array.from(logit, (v) => 1 / (1 + Math.exp(-t * v))),
+        );
+        if (ll < llBest) {
+          llBest = ll;
+          tBest = t;
+        }
       }
       // the temperature that minimises the out-of-fold log loss (same grid), applied to the test logits
       const yO = Uint8Array.from(oi, (i) => outcome[i]);
       const hO = Float64Array.from(oi, (i) => h[i]);
-      let tOof = 1, llOofBest = Infinity;
+      let tOof = 1,
+        llOofBest = Infinity;
       for (let t = 0.3; t <= 3.001; t += 0.05) {
-        const ll = logLoss(yO, Float64Array.from(hO, (v) => 1 / (1 + Math.exp(-t * v))));
-        if (ll < llOofBest) { llOofBest = ll; tOof = t; }
+        const ll = logLoss(
+          yO,
+          Float64Array.from(hO, (v) => 1 / (1 + Math.exp(-t * v))),
+        );
+        if (ll < llOofBest) {
+          llOofBest = ll;
+          tOof = t;
+        }
       }
       const ratio = varOof / varServed;
-      const llAt = (t: number) => logLoss(yTest, Float64Array.from(logit, (v) => 1 / (1 + Math.exp(-t * v))));
+      const llAt = (t: number) =>
+        logLoss(
+          yTest,
+          Float64Array.from(logit, (v) => 1 / (1 + Math.exp(-t * v))),
+        );
       const llSqrt = llAt(tOof * Math.sqrt(ratio));
       const llRatio = llAt(tOof * ratio);
-      const llTOof = logLoss(yTest, Float64Array.from(logit, (v) => 1 / (1 + Math.exp(-tOof * v))));
+      const llTOof = logLoss(
+        yTest,
+        Float64Array.from(logit, (v) => 1 / (1 + Math.exp(-tOof * v))),
+      );
       const row = {
-        table: ds.name, seed, split: k, state: r.state, auc: auc(yTest, p), logLoss: logLoss(yTest, p), slope: slope(yTest, logit),
-        oofAuc: r.quality.auc, pairs: r.diagnostics.pairs,
-        oofSlope, varOof, varServed, tBest, llBest, tOof, llTOof, llSqrt, llRatio,
-        ms: Math.round(ms), cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+        table: ds.name,
+        seed,
+        split: k,
+        state: r.state,
+        auc: auc(yTest, p),
+        logLoss: logLoss(yTest, p),
+        slope: slope(yTest, logit),
+        oofAuc: r.quality.auc,
+        pairs: r.diagnostics.pairs,
+        oofSlope,
+        varOof,
+        varServed,
+        tBest,
+        llBest,
+        tOof,
+        llTOof,
+        llSqrt,
+        llRatio,
+        ms: Math.round(ms),
+        cpuMs: Math.round((cpu.user + cpu.system) / 1000),
       };
       out.push(row);
       process.stderr.write(`${JSON.stringify(row)}\n`);

@@ -8,7 +8,11 @@ const count = Number(process.argv[3] ?? 300);
 const catalogue = realTables();
 const picked = catalogue.filter((t) => wanted.includes(t.name));
 const datasets = await Promise.all(picked.map((t) => t.load()));
-const rows = await runHonesty(datasets, count, undefined, (l) => process.stderr.write(`${l}\n`), (ds) =>
-  catalogue.findIndex((t) => t.name === ds.name),
+const rows = await runHonesty(
+  datasets,
+  count,
+  undefined,
+  (l) => process.stderr.write(`${l}\n`),
+  (ds) => catalogue.findIndex((t) => t.name === ds.name),
 );
 process.stdout.write(`${formatHonestyMarkdown(rows)}\n`);
