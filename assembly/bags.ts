@@ -4,12 +4,13 @@
 import * as A from './abi';
 import { ldf, stf, ldi, sti, ldb, stb, allocF64, allocI32, allocU8, release } from './mem';
 import { BIN_STRIDE } from './boost';
-import { fitLogistic1, LogisticFit } from './stats';
+import { fitLogistic1, LogisticFit, sigmoid } from './stats';
 import { selectPairs, pairsKept, PairSet, PAIR_COARSE } from './pairs';
 import { FitState } from './fit-state';
 import { reportProgress } from './progress';
-import { buildBlock, PHASE_BAGS, PHASE_PAIRS, BAG_OUT_HEAD, PAIR_OUT_HEAD } from './tasks';
-import { N_BAGS, CAL_LOW, CAL_HIGH, PAIR_MIN_ROWS, CROSS_FOLDS, BAGS_PER_FOLD } from './tunables';
+import { buildBlock, runFoldPairs, PHASE_BAGS, PHASE_PAIRS, BAG_OUT_HEAD, PAIR_OUT_HEAD } from './tasks';
+import { N_BAGS, CAL_LOW, CAL_HIGH, PAIR_MIN_ROWS, CROSS_FOLDS, BAGS_PER_FOLD, CROSS_PAIRS, CROSS_PAIR_AGREE, TEMPER_LOW,
+  TEMPER_HIGH } from './tunables';
 
 // ---- 5-6. bags ----
 
@@ -88,7 +89,59 @@ export function afterBags(s: FitState): void {
   let roundsSum = 0.0;
   for (let bg = 0; bg < nBags; bg++) roundsSum += ldf(s.bagRounds, bg);
   s.out.setMetric(A.M_MEAN_ROUNDS, roundsSum / <f64>nBags);
-  if (s.crossFit) finishFolds(s);
+  if (s.crossFit) {
+    foldPairs(s);
+    finishFolds(s);
+  }
+}
+
+/**
+ * Cross-fitted pair terms, per fold model (engine.md step 7 inside each fold): the pairs are ranked on the
+ * fold model's training rows (the other folds) minus its bags' gate rows, against its bags' averaged main
+ * terms; boosted in each of its bags on top of that bag's main terms; and kept for the fold only when a
+ * majority of its bags' gates agree (their odd validation rows, which neither the ranking nor that bag's
+ * pair boosting saw). The fold's held-out rows take no part in any of it, so their out-of-fold scores
+ * (finishFolds) still test exactly the fold model that joins the served average. Ranking on the gate rows
+ * too let noise pairs through on 1 fold in 4 and cost cps_wages_1985 0.005 AUC (BENCHMARKS.md "Engine history").
+ */
+function foldPairs(s: FitState): void {
+  s.foldPairs = new Array<PairSet | null>(CROSS_FOLDS);
+  for (let f = 0; f < CROSS_FOLDS; f++) s.foldPairs[f] = null;
+  if (s.u < 2) return;
+  const nTrain = s.nTrain, u = s.u;
+  const rowsF = allocI32(nTrain), ysF = allocF64(nTrain), gains = allocF64(BAGS_PER_FOLD), gate = allocU8(nTrain);
+  for (let f = 0; f < CROSS_FOLDS; f++) {
+    const bg0 = f * BAGS_PER_FOLD;
+    // the gate rows (every other validation row of each bag, pairs.ts halfLoss) by pool position: the
+    // pairs are ranked without them, so the gate is not judging pairs picked on its own rows
+    memory.fill(gate, 0, <usize>nTrain);
+    for (let bg = bg0; bg < bg0 + BAGS_PER_FOLD; bg++) {
+      const idx = s.oobIdx[bg];
+      for (let i = 1; i < s.oobCount[bg]; i += 2) stb(gate, ldi(idx, i), 1);
+    }
+    let nF = 0, pool = 0;
+    for (let q = 0; q < nTrain; q++) {
+      if (ldb(s.foldOf, q) == f) continue;
+      if (ldb(gate, pool++) == 0) { sti(rowsF, nF, ldi(s.trainRows, q)); stf(ysF, nF, ldf(s.yTrain, q)); nF++; }
+    }
+    const ps = selectPairs(s.binsAll, s.n, rowsF, nF, ysF, u, s.uKinds, s.uBins,
+      s.bagTerms + (<usize>(bg0 * u * BIN_STRIDE) << 3), s.bagIntercepts + (<usize>bg0 << 3), BAGS_PER_FOLD, CROSS_PAIRS);
+    s.pairsTried += ps.count;
+    if (ps.count == 0) { ps.free(); continue; }
+    const logits = new Array<usize>(BAGS_PER_FOLD);
+    for (let j = 0; j < BAGS_PER_FOLD; j++) {
+      const k = bg0 + j;
+      logits[j] = allocF64(s.oobCount[k]);
+      stf(gains, j, runFoldPairs(s.ctx, k, ps, s.bagTerms + (<usize>(k * u * BIN_STRIDE) << 3), ldf(s.bagIntercepts, k),
+        ps.tableOf(j, 0), logits[j]));
+    }
+    const kept = pairsKept(gains, BAGS_PER_FOLD, CROSS_PAIR_AGREE);
+    for (let j = 0; j < BAGS_PER_FOLD; j++) {
+      if (kept) { release(s.oobLogit[bg0 + j]); s.oobLogit[bg0 + j] = logits[j]; } else release(logits[j]);
+    }
+    if (kept) s.foldPairs[f] = ps; else ps.free();
+  }
+  release(rowsF); release(ysF); release(gains); release(gate);
 }
 
 function finishFolds(s: FitState): void {
@@ -111,6 +164,7 @@ function finishFolds(s: FitState): void {
     addOutOfBag(s, bg0, BAGS_PER_FOLD, oobSum, oobCount);
     const cal = calibration(oobSum, oobCount, foldYs, nF);
     slopeSum += cal.ok ? cal.b : 1;
+    const fp = s.foldPairs[f];
     if (cal.ok && cal.b > 0 && (cal.b < CAL_LOW || cal.b > CAL_HIGH)) {
       s.out.setMetric(A.M_CAL_APPLIED, 1);
       for (let bg = bg0; bg < bg0 + BAGS_PER_FOLD; bg++) {
@@ -118,6 +172,7 @@ function finishFolds(s: FitState): void {
         const t = bagTerms + (<usize>(bg * u * BIN_STRIDE) << 3);
         for (let o = 0; o < u * BIN_STRIDE; o++) stf(t, o, ldf(t, o) * cal.b);
       }
+      if (fp != null) fp.scaleTables(cal.b);
     }
     // the fold's own rows, scored by the fold model (the mean of its bags' logits)
     const baseF = <f64>posF / <f64>nF;
@@ -129,6 +184,7 @@ function finishFolds(s: FitState): void {
         sum += ldf(bagIntercepts, bg);
         const t = bagTerms + (<usize>(bg * u * BIN_STRIDE) << 3);
         for (let c = 0; c < u; c++) sum += ldf(t, c * BIN_STRIDE + <i32>load<u8>(binsAll + <usize>c * <usize>n + <usize>r));
+        if (fp != null) sum += fp.bagLogitOfRow(bg - bg0, binsAll, n, r);
       }
       stf(sH, q, sum / <f64>BAGS_PER_FOLD); // heldRows and trainRows share one order here
       stf(baseH, q, baseF);
@@ -174,7 +230,10 @@ export function afterPairs(s: FitState): void {
 
 /** Records how many pairs the model kept. */
 export function notePairs(s: FitState): void {
-  s.out.setMetric(A.M_PAIRS, s.pairs == null ? 0 : <f64>s.pairs!.count);
+  let kept = s.pairs == null ? 0 : s.pairs!.count;
+  for (let f = 0; f < s.foldPairs.length; f++) if (s.foldPairs[f] != null) kept += s.foldPairs[f]!.count;
+  s.out.setMetric(A.M_PAIRS, <f64>kept);
+  if (s.crossFit) s.out.setMetric(A.M_PAIRS_TRIED, <f64>s.pairsTried);
 }
 
 // ---- 8. combine: average over bags, centre with training counts, count sign agreement per bin ----
@@ -225,7 +284,57 @@ export function combine(s: FitState): void {
     }
   }
   if (s.pairs != null) intercept += s.pairs!.averageAndCentre(nBags, counts, binsAll, n, trainRows, nTrain);
+  // cross-fitted: the served model is the mean of the fold models, so each fold's pairs join it at 1/CROSS_FOLDS
+  for (let f = 0; f < s.foldPairs.length; f++) {
+    const fp = s.foldPairs[f];
+    if (fp == null) continue;
+    const moved = fp.averageAndCentre(BAGS_PER_FOLD, counts, binsAll, n, trainRows, nTrain);
+    fp.scale(1.0 / <f64>CROSS_FOLDS);
+    intercept += moved / <f64>CROSS_FOLDS;
+  }
   s.intercept = intercept;
+  if (s.crossFit) temper(s);
+}
+
+/**
+ * Cross-fitted: the served model's logits times one temperature t, the one that minimises the log loss of
+ * the out-of-fold logits (with Platt's targets, t in [TEMPER_LOW, TEMPER_HIGH]). Every labeled row's
+ * out-of-fold logit comes from a fold model that never saw it, so t is chosen on rows no model learned from
+ * (as a cross-validated Platt scaling); one parameter through zero keeps the ranking and the terms additive
+ * and cannot run away on a separable out-of-fold score. The decision still tests the fold models' own
+ * out-of-fold logits, untempered.
+ */
+function temper(s: FitState): void {
+  const n = s.nHeld, x = s.heldLogit, ys = s.yTrain;
+  let nPos = 0.0;
+  for (let q = 0; q < n; q++) if (ldf(ys, q) > 0.5) nPos += 1;
+  const tPos = (nPos + 1) / (nPos + 2), tNeg = 1 / (<f64>n - nPos + 2);
+  // the log loss is convex in t: bisect on the sign of its derivative, sum (p(t x) - target) x
+  let lo = TEMPER_LOW, hi = TEMPER_HIGH;
+  if (temperSlope(x, ys, n, lo, tPos, tNeg) >= 0) hi = lo;
+  else if (temperSlope(x, ys, n, hi, tPos, tNeg) <= 0) lo = hi;
+  else {
+    for (let it = 0; it < 40; it++) {
+      const mid = 0.5 * (lo + hi);
+      if (temperSlope(x, ys, n, mid, tPos, tNeg) > 0) hi = mid; else lo = mid;
+    }
+  }
+  const t = 0.5 * (lo + hi);
+  s.out.setMetric(A.M_CAL_SLOPE, t);
+  s.out.setMetric(A.M_CAL_APPLIED, 1);
+  s.intercept *= t;
+  const terms = s.terms;
+  for (let o = 0; o < s.u * BIN_STRIDE; o++) stf(terms, o, ldf(terms, o) * t);
+  for (let f = 0; f < s.foldPairs.length; f++) if (s.foldPairs[f] != null) s.foldPairs[f]!.scale(t);
+}
+
+function temperSlope(x: usize, ys: usize, n: i32, t: f64, tPos: f64, tNeg: f64): f64 {
+  let d = 0.0;
+  for (let q = 0; q < n; q++) {
+    const xi = ldf(x, q);
+    d += (sigmoid(t * xi) - (ldf(ys, q) > 0.5 ? tPos : tNeg)) * xi;
+  }
+  return d;
 }
 
 // ---- 10. calibration of the served chances ----

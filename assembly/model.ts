@@ -4,7 +4,7 @@ import * as A from './abi';
 import { ldf, stf, ldi, sti, allocF64 } from './mem';
 import { numericBin, categoricalBin } from './binning';
 import { BIN_STRIDE } from './boost';
-import { PAIR_COARSE } from './pairs';
+import { PAIR_COARSE, PairSet } from './pairs';
 import { sigmoid } from './stats';
 import { FitState } from './fit-state';
 
@@ -16,8 +16,13 @@ const MIN_AGREE_FRACTION: f64 = 0.75; // a reason's sign must hold in at least 3
 export function buildModel(s: FitState): void {
   const m = s.m, kinds = s.kinds, colBins = s.colBins, usableIdx = s.usableIdx, u = s.u, uBins = s.uBins;
   const terms = s.terms, posBags = s.posBags, negBags = s.negBags, counts = s.counts;
-  const bins = s.binsAll, n = s.n, trainRows = s.trainRows, nTrain = s.nTrain, pairs = s.pairs;
-  const nPairs = pairs == null ? 0 : pairs.count;
+  const bins = s.binsAll, n = s.n, trainRows = s.trainRows, nTrain = s.nTrain;
+  // the pair terms served: a single split's kept pairs, or each cross-fitted fold model's (own coarse bins each)
+  const sets = new Array<PairSet>(0);
+  if (s.pairs != null) sets.push(s.pairs!);
+  for (let f = 0; f < s.foldPairs.length; f++) if (s.foldPairs[f] != null) sets.push(s.foldPairs[f]!);
+  let nPairs = 0;
+  for (let i = 0; i < sets.length; i++) nPairs += sets[i].count;
   // size
   let size = A.MODEL_HEADER + m + nPairs;
   const usableOf = new Array<i32>(m);
@@ -27,9 +32,11 @@ export function buildModel(s: FitState): void {
     size += 3;
     if (usableOf[j] >= 0) size += colBins[j].nAux + 6 * colBins[j].nBins;
   }
-  for (let p = 0; p < nPairs; p++) {
-    const a = pairs!.colA(p), b = pairs!.colB(p);
-    size += 4 + ldi(uBins, a) + ldi(uBins, b) + PAIR_COARSE * PAIR_COARSE;
+  for (let i = 0; i < sets.length; i++) {
+    for (let p = 0; p < sets[i].count; p++) {
+      const a = sets[i].colA(p), b = sets[i].colB(p);
+      size += 4 + ldi(uBins, a) + ldi(uBins, b) + PAIR_COARSE * PAIR_COARSE;
+    }
   }
   const out = allocF64(size);
   s.out.model = out; s.out.modelLen = size;
@@ -72,18 +79,21 @@ export function buildModel(s: FitState): void {
     }
     at += 6 * nb;
   }
-  for (let p = 0; p < nPairs; p++) {
-    stf(out, A.MODEL_HEADER + m + p, <f64>at);
-    const a = pairs!.colA(p), b = pairs!.colB(p);
+  let entry = 0;
+  for (let i = 0; i < sets.length; i++) for (let p = 0; p < sets[i].count; p++) {
+    const pairs = sets[i];
+    stf(out, A.MODEL_HEADER + m + entry, <f64>at);
+    entry++;
+    const a = pairs.colA(p), b = pairs.colB(p);
     const na = ldi(uBins, a), nb = ldi(uBins, b);
     stf(out, at, <f64>ldi(usableIdx, a)); stf(out, at + 1, <f64>ldi(usableIdx, b));
     stf(out, at + 2, <f64>PAIR_COARSE); stf(out, at + 3, <f64>PAIR_COARSE);
     at += 4;
-    for (let i = 0; i < na; i++) stf(out, at + i, <f64>pairs!.coarse(a, i));
+    for (let x = 0; x < na; x++) stf(out, at + x, <f64>pairs.coarse(a, x));
     at += na;
-    for (let i = 0; i < nb; i++) stf(out, at + i, <f64>pairs!.coarse(b, i));
+    for (let x = 0; x < nb; x++) stf(out, at + x, <f64>pairs.coarse(b, x));
     at += nb;
-    const f = pairs!.finalOf(p);
+    const f = pairs.finalOf(p);
     for (let o = 0; o < PAIR_COARSE * PAIR_COARSE; o++) stf(out, at + o, ldf(f, o));
     at += PAIR_COARSE * PAIR_COARSE;
   }

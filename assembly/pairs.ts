@@ -100,6 +100,23 @@ export class PairSet {
     for (let o = 0; o < this.count * COARSE * COARSE; o++) stf(this.final, o, ldf(this.final, o) * k);
   }
 
+  /** Multiplies every bag's tables by k (a cross-fitted fold model's calibration). */
+  scaleTables(k: f64): void {
+    for (let o = 0; o < this.nBags * this.count * COARSE * COARSE; o++) stf(this.tables, o, ldf(this.tables, o) * k);
+  }
+
+  /** Pair logit of one row of the full binned matrix under bag `bag`'s tables. */
+  bagLogitOfRow(bag: i32, bins: usize, n: i32, r: i32): f64 {
+    let s = 0.0;
+    for (let p = 0; p < this.count; p++) {
+      const a = this.colA(p), b = this.colB(p);
+      const ca = this.coarse(a, <i32>load<u8>(bins + <usize>a * <usize>n + <usize>r));
+      const cb = this.coarse(b, <i32>load<u8>(bins + <usize>b * <usize>n + <usize>r));
+      s += ldf(this.tableOf(bag, p), ca * COARSE + cb);
+    }
+    return s;
+  }
+
   free(): void {
     release(this.nBins); release(this.coarseOf); release(this.nCoarse); release(this.cols);
     release(this.tables); release(this.final);
@@ -205,7 +222,7 @@ function byGainDesc(a: i32, b: i32): i32 {
 
 /** Ranks all pairs of usable columns by FAST gain on the bag-averaged main model's residuals. */
 export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: usize, u: i32, kinds: usize,
-  nBins: usize, bagTerms: usize, bagIntercepts: usize, nBags: i32): PairSet {
+  nBins: usize, bagTerms: usize, bagIntercepts: usize, nBags: i32, maxPairs: i32 = 0): PairSet {
   const ps = new PairSet();
   ps.u = u; ps.nBags = nBags;
   ps.nBins = allocI32(u); ps.coarseOf = allocI32(u * BIN_STRIDE); ps.nCoarse = allocI32(u);
@@ -268,7 +285,7 @@ export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: us
   gGain = gains;
   sortIndices(idx, nPairs, byGainDesc);
   let count = 0;
-  const budget = pairBudget(u);
+  const budget = maxPairs > 0 ? maxPairs : pairBudget(u);
   while (count < budget && count < nPairs && ldf(gains, ldi(idx, count)) > 0) count++;
   ps.count = count;
   ps.cols = allocI32(count * 2 + 2);
@@ -368,7 +385,7 @@ export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, 
  * Whether the pairs are kept, from each bag's gate gain in bag order: they must lower the odd
  * validation rows' log loss in at least MIN_BAGS_AGREE bags and on the whole.
  */
-export function pairsKept(gains: usize, nBags: i32): bool {
+export function pairsKept(gains: usize, nBags: i32, minAgree: i32 = MIN_BAGS_AGREE): bool {
   let agree = 0;
   let totalGain = 0.0;
   for (let bg = 0; bg < nBags; bg++) {
@@ -376,7 +393,7 @@ export function pairsKept(gains: usize, nBags: i32): bool {
     if (gain > 0) agree++;
     totalGain += gain;
   }
-  return agree >= MIN_BAGS_AGREE && totalGain > 0;
+  return agree >= minAgree && totalGain > 0;
 }
 
 /** Mean log loss over the even (half 0) or odd (half 1) validation rows. */

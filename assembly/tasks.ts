@@ -258,3 +258,23 @@ export function runTaskOf(ctx: TaskCtx, k: i32): usize {
 
 /** Length (f64 slots) of the output runTaskOf returned last. */
 export let outLen: i32 = 0;
+
+/**
+ * A cross-fitted bag's pair terms, run on the fit's own instance after the bag phase (bags.ts foldPairs):
+ * bag k is drawn again from the bag block (the same rows, so the same validation rows as its main terms),
+ * the fold's pairs `ps` are boosted on its training rows on top of its main terms, and its validation
+ * rows' logits with the pairs go to `logit` (nV of them, in the order of the bag's out-of-bag list).
+ * Returns the gate gain (pairs.ts boostPairsBag). The fold's held-out rows are outside every one of its
+ * bags' pools, so neither the pairs nor their gate ever see them.
+ */
+export function runFoldPairs(ctx: TaskCtx, k: i32, ps: PairSet, terms: usize, intercept: f64, tables: usize, logit: usize): f64 {
+  const from = bagPool(ctx, k);
+  const bag = drawBag(ctx, k, from);
+  bag.intercept = intercept;
+  const gain = boostPairsBag(ps, bag, terms, tables, LEARNING_RATE, PAIR_PATIENCE, PAIR_MAX_ROUNDS);
+  scoreBinned(bag.binsV, bag.nV, ctx.u, terms, intercept, logit);
+  ps.addTableLogits(tables, bag.binsV, bag.nV, logit);
+  bag.free();
+  from.free();
+  return gain;
+}

@@ -42,3 +42,12 @@ export const SMOOTH_ROUNDS: i32 = 25;
 // A stagewise round steps one column, so it needs more rounds than a cyclic one for the same fit.
 export const STAGEWISE_PATIENCE: i32 = 100;
 export const STAGEWISE_MAX_ROUNDS: i32 = 5000;
+// Cross-fitted fold models get pair terms of their own (bags.ts foldPairs): at most CROSS_PAIRS each, ranked
+// without the rows that gate them, and kept when at least CROSS_PAIR_AGREE of the fold's BAGS_PER_FOLD bags
+// (a majority) agree. The gate rows take no part in the ranking, so a plain majority suffices; a single
+// split's gate (pairs.ts MIN_BAGS_AGREE, 6 of 8) judges pairs ranked on its own rows as well.
+export const CROSS_PAIRS: i32 = 10;
+export const CROSS_PAIR_AGREE: i32 = 5;
+// The cross-fitted served model's temperature (bags.ts temper) stays within [TEMPER_LOW, TEMPER_HIGH].
+export const TEMPER_LOW: f64 = 0.25;
+export const TEMPER_HIGH: f64 = 2;
