@@ -214,7 +214,8 @@ const ENGINE_NOTES = [
 ].join('\n');
 
 // Why the engine's tunables are what they are, as measured when each was chosen (the assembly/ comments keep
-// only the reason); written into BENCHMARKS.md as it stands, since these runs are not repeated by npm run bench.
+// only the reason): the first entries of BENCHMARKS.md's "Engine history", written when the file has no such
+// section; later entries are added to the file by hand and carried over (these runs are not repeated here).
 const ENGINE_HISTORY = [
   '## Engine history',
   '',
@@ -540,8 +541,9 @@ function markdown(speed: SpeedResults, quality: QualityResults, honesty: Honesty
     '',
     ENGINE_NOTES,
     '',
-    ENGINE_HISTORY,
-    '',
+    // Hand-kept entries are added to the file's section as engine work is measured: carried over as it stands,
+    // this run's own list only when the file has none.
+    ...(sectionAsItStands('## Engine history').length ? sectionAsItStands('## Engine history') : [ENGINE_HISTORY, '']),
     '## Speed',
     '',
     speedMarkdown(speed),
