@@ -8,7 +8,7 @@ import { fitLogistic1, LogisticFit, sigmoid } from './stats';
 import { selectPairs, pairsKept, PairSet, PAIR_COARSE } from './pairs';
 import { FitState } from './fit-state';
 import { reportProgress } from './progress';
-import { buildBlock, runFoldPairs, PHASE_BAGS, PHASE_PAIRS, BAG_OUT_HEAD, PAIR_OUT_HEAD } from './tasks';
+import { buildBlock, PHASE_BAGS, PHASE_PAIRS, BAG_OUT_HEAD, PAIR_OUT_HEAD } from './tasks';
 import { N_BAGS, CAL_LOW, CAL_HIGH, PAIR_MIN_ROWS, CROSS_FOLDS, BAGS_PER_FOLD, CROSS_PAIRS, CROSS_PAIR_AGREE, TEMPER_LOW,
   TEMPER_HIGH } from './tunables';
 
@@ -35,11 +35,11 @@ export function startBags(s: FitState): void {
   s.heldLogit = allocF64(s.nHeld > 0 ? s.nHeld : 1);
   s.heldBase = allocF64(s.nHeld > 0 ? s.nHeld : 1);
   reportProgress(A.P_BAG, 0, nBags);
-  startPhase(s, PHASE_BAGS, null);
+  startPhase(s, PHASE_BAGS, new Array<PairSet | null>(0));
 }
 
 /** Builds the task block of a phase and clears its bookkeeping. */
-function startPhase(s: FitState, phase: i32, pairs: PairSet | null): void {
+function startPhase(s: FitState, phase: i32, pairs: Array<PairSet | null>): void {
   buildBlock(s.ctx, phase, s.u, s.nTrain, s.crossFit, s.nBags, s.uKinds, s.uBins, s.yTrain, s.rowHash, s.foldOf,
     s.binsAll, s.n, s.trainRows, s.bagTerms, s.bagIntercepts, pairs);
   release(s.taskDone);
@@ -66,14 +66,16 @@ export function putTask(s: FitState, k: i32, out: usize, len: i32): bool {
     for (let i = 0; i < nV; i++) { sti(idx, i, <i32>ldf(src, i)); stf(logit, i, ldf(src, nV + i)); }
     s.oobIdx[k] = idx; s.oobLogit[k] = logit; s.oobCount[k] = nV;
   } else if (ctx.phase == PHASE_PAIRS) {
-    const ps = s.candidatePairs!;
+    // cross-fitted: bag k boosted its fold's pairs (none when the fold has none to try), kept in that set's bag j
+    const ps = s.crossFit ? s.foldCandidates[k / BAGS_PER_FOLD] : s.candidatePairs;
+    const count = ps == null ? 0 : ps.count;
     const cells = PAIR_COARSE * PAIR_COARSE;
     const nV = <i32>ldf(out, 1);
-    if (nV != s.oobCount[k] || len != PAIR_OUT_HEAD + ps.count * cells + nV) return false;
+    if (nV != s.oobCount[k] || len != PAIR_OUT_HEAD + count * cells + nV) return false;
     stf(s.pairGains, k, ldf(out, 0));
-    memory.copy(ps.tableOf(k, 0), out + (<usize>PAIR_OUT_HEAD << 3), <usize>(ps.count * cells) << 3);
+    if (count > 0) memory.copy(ps!.tableOf(s.crossFit ? k % BAGS_PER_FOLD : k, 0), out + (<usize>PAIR_OUT_HEAD << 3), <usize>(count * cells) << 3);
     const logit = allocF64(nV);
-    memory.copy(logit, out + (<usize>(PAIR_OUT_HEAD + ps.count * cells) << 3), <usize>nV << 3);
+    memory.copy(logit, out + (<usize>(PAIR_OUT_HEAD + count * cells) << 3), <usize>nV << 3);
     s.pairOob[k] = logit;
   } else return false;
   stb(s.taskDone, k, 1);
@@ -89,10 +91,6 @@ export function afterBags(s: FitState): void {
   let roundsSum = 0.0;
   for (let bg = 0; bg < nBags; bg++) roundsSum += ldf(s.bagRounds, bg);
   s.out.setMetric(A.M_MEAN_ROUNDS, roundsSum / <f64>nBags);
-  if (s.crossFit) {
-    foldPairs(s);
-    finishFolds(s);
-  }
 }
 
 /**
@@ -104,12 +102,14 @@ export function afterBags(s: FitState): void {
  * (finishFolds) still test exactly the fold model that joins the served average. Ranking on the gate rows
  * too let noise pairs through on 1 fold in 4 and cost cps_wages_1985 0.005 AUC (BENCHMARKS.md "Engine history").
  */
-function foldPairs(s: FitState): void {
+function selectFoldPairs(s: FitState): bool {
   s.foldPairs = new Array<PairSet | null>(CROSS_FOLDS);
-  for (let f = 0; f < CROSS_FOLDS; f++) s.foldPairs[f] = null;
-  if (s.u < 2) return;
+  s.foldCandidates = new Array<PairSet | null>(CROSS_FOLDS);
+  for (let f = 0; f < CROSS_FOLDS; f++) { s.foldPairs[f] = null; s.foldCandidates[f] = null; }
+  if (s.u < 2) return false;
   const nTrain = s.nTrain, u = s.u;
-  const rowsF = allocI32(nTrain), ysF = allocF64(nTrain), gains = allocF64(BAGS_PER_FOLD), gate = allocU8(nTrain);
+  const rowsF = allocI32(nTrain), ysF = allocF64(nTrain), gate = allocU8(nTrain);
+  let any = false;
   for (let f = 0; f < CROSS_FOLDS; f++) {
     const bg0 = f * BAGS_PER_FOLD;
     // the gate rows (every other validation row of each bag, pairs.ts halfLoss) by pool position: the
@@ -128,23 +128,36 @@ function foldPairs(s: FitState): void {
       s.bagTerms + (<usize>(bg0 * u * BIN_STRIDE) << 3), s.bagIntercepts + (<usize>bg0 << 3), BAGS_PER_FOLD, CROSS_PAIRS);
     s.pairsTried += ps.count;
     if (ps.count == 0) { ps.free(); continue; }
-    const logits = new Array<usize>(BAGS_PER_FOLD);
-    for (let j = 0; j < BAGS_PER_FOLD; j++) {
-      const k = bg0 + j;
-      logits[j] = allocF64(s.oobCount[k]);
-      stf(gains, j, runFoldPairs(s.ctx, k, ps, s.bagTerms + (<usize>(k * u * BIN_STRIDE) << 3), ldf(s.bagIntercepts, k),
-        ps.tableOf(j, 0), logits[j]));
-    }
-    const kept = pairsKept(gains, BAGS_PER_FOLD, CROSS_PAIR_AGREE);
-    for (let j = 0; j < BAGS_PER_FOLD; j++) {
-      if (kept) { release(s.oobLogit[bg0 + j]); s.oobLogit[bg0 + j] = logits[j]; } else release(logits[j]);
-    }
-    if (kept) s.foldPairs[f] = ps; else ps.free();
+    s.foldCandidates[f] = ps;
+    any = true;
   }
-  release(rowsF); release(ysF); release(gains); release(gate);
+  release(rowsF); release(ysF); release(gate);
+  return any;
 }
 
-function finishFolds(s: FitState): void {
+/** After the fold pair tasks: each fold keeps its pairs when a majority of its bags' gates agree. */
+function keepFoldPairs(s: FitState): void {
+  for (let f = 0; f < CROSS_FOLDS; f++) {
+    const ps = s.foldCandidates[f];
+    s.foldCandidates[f] = null;
+    if (ps == null) continue;
+    const bg0 = f * BAGS_PER_FOLD;
+    if (pairsKept(s.pairGains + (<usize>bg0 << 3), BAGS_PER_FOLD, CROSS_PAIR_AGREE)) {
+      for (let bg = bg0; bg < bg0 + BAGS_PER_FOLD; bg++) {
+        release(s.oobLogit[bg]);
+        s.oobLogit[bg] = s.pairOob[bg];
+        s.pairOob[bg] = 0;
+      }
+      s.foldPairs[f] = ps;
+    } else ps.free();
+  }
+}
+
+/**
+ * Cross-fitted (after the bags, and their fold pairs when any were tried): each fold model's calibration
+ * check and its own rows' out-of-fold logits.
+ */
+export function finishFolds(s: FitState): void {
   const nTrain = s.nTrain, trainRows = s.trainRows, yTrain = s.yTrain, foldOf = s.foldOf;
   const u = s.u, n = s.n, binsAll = s.binsAll, bagTerms = s.bagTerms, bagIntercepts = s.bagIntercepts;
   const sH = s.heldLogit, baseH = s.heldBase;
@@ -198,10 +211,19 @@ function finishFolds(s: FitState): void {
 
 /**
  * Selects the pairs to try and starts the pair phase (one task per bag); returns false when no pair
- * is tried (cross-fitted, too few training rows or columns, or no pair with any gain).
+ * is tried (too few training rows or columns, or no pair with any gain). Cross-fitted, each fold model's
+ * own pairs (selectFoldPairs), each of its bags boosting them in a task of the same phase.
  */
 export function startPairs(s: FitState): bool {
-  if (s.crossFit || s.nTrain < PAIR_MIN_ROWS || s.u < 2) return false;
+  if (s.crossFit) {
+    if (!selectFoldPairs(s)) return false;
+    s.pairGains = allocF64(s.nBags);
+    s.pairOob = new Array<usize>(s.nBags);
+    for (let bg = 0; bg < s.nBags; bg++) s.pairOob[bg] = 0;
+    startPhase(s, PHASE_PAIRS, s.foldCandidates);
+    return true;
+  }
+  if (s.nTrain < PAIR_MIN_ROWS || s.u < 2) return false;
   const pairs = selectPairs(s.binsAll, s.n, s.trainRows, s.nTrain, s.yTrain, s.u, s.uKinds, s.uBins, s.bagTerms,
     s.bagIntercepts, s.nBags);
   s.out.setMetric(A.M_PAIRS_TRIED, <f64>pairs.count);
@@ -210,12 +232,15 @@ export function startPairs(s: FitState): bool {
   s.pairGains = allocF64(s.nBags);
   s.pairOob = new Array<usize>(s.nBags);
   for (let bg = 0; bg < s.nBags; bg++) s.pairOob[bg] = 0;
-  startPhase(s, PHASE_PAIRS, pairs);
+  const sets = new Array<PairSet | null>(1);
+  sets[0] = pairs;
+  startPhase(s, PHASE_PAIRS, sets);
   return true;
 }
 
 /** After every bag's pairs: keep them when enough bags agree (pairs.ts pairsKept); their logits then join the out-of-bag ones. */
 export function afterPairs(s: FitState): void {
+  if (s.crossFit) return keepFoldPairs(s);
   const pairs = s.candidatePairs!;
   s.candidatePairs = null;
   if (pairsKept(s.pairGains, s.nBags)) {

@@ -99,6 +99,7 @@ export class FitState {
   pairOob: Array<usize> = new Array<usize>(0); // per bag, f64 [oobCount]: validation logits with the pairs
   pairs: PairSet | null = null; // pairs kept
   foldPairs: Array<PairSet | null> = new Array<PairSet | null>(0); // cross-fitted: each fold model's kept pairs
+  foldCandidates: Array<PairSet | null> = new Array<PairSet | null>(0); // cross-fitted: each fold's pairs being tried
   pairsTried: i32 = 0;
   heldLogit: usize = 0; // f64 [nHeld]: held-out rows' logits under the model tested on them
   heldBase: usize = 0; // f64 [nHeld]: the base rate each could have been given without a model
@@ -126,6 +127,7 @@ export class FitState {
     if (this.candidatePairs != null) this.candidatePairs!.free();
     if (this.pairs != null) this.pairs!.free();
     for (let f = 0; f < this.foldPairs.length; f++) if (this.foldPairs[f] != null) this.foldPairs[f]!.free();
+    for (let f = 0; f < this.foldCandidates.length; f++) if (this.foldCandidates[f] != null) this.foldCandidates[f]!.free();
     release(this.heldLogit); release(this.heldBase);
     release(this.counts); release(this.terms); release(this.posBags); release(this.negBags);
   }

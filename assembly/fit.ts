@@ -8,7 +8,7 @@ import { sortIndices } from './sort';
 import { ColumnBins, binNumeric, binCategorical, numericBin, categoricalBin } from './binning';
 import { aucDeLong, aucZ, topLift, constLogLoss, sigmoid, clusteredMeanSe } from './stats';
 import { FitOutputs, FitState } from './fit-state';
-import { startBags, putTask, afterBags, startPairs, afterPairs, notePairs, combine, calibrate, scoreHeldOut } from './bags';
+import { startBags, putTask, afterBags, startPairs, afterPairs, notePairs, combine, calibrate, scoreHeldOut, finishFolds } from './bags';
 import { TaskCtx, PHASE_DONE, PHASE_BAGS, runTaskOf, outLen, loadBlock } from './tasks';
 import { buildModel } from './model';
 import { reportProgress } from './progress';
@@ -80,6 +80,7 @@ export function fitAdvance(): i32 {
     reportProgress(A.P_PAIRS, 0, 1);
     if (startPairs(s)) return A.OK; // 7: the pair phase
   } else afterPairs(s);
+  if (s.crossFit) finishFolds(s); // the fold models are complete: their calibration and out-of-fold logits
   notePairs(s);
   s.ctx.free();
   combine(s); // 8

@@ -15,13 +15,14 @@ import {
 
 export { PHASE_DONE, PHASE_BAGS, PHASE_PAIRS } from './abi';
 
-const HEADER_BYTES: i32 = 32; // i32 [8]: phase, u, nTrain, crossFit, nBags, pairCount, 0, 0
+const HEADER_BYTES: i32 = 32; // i32 [8]: phase, u, nTrain, crossFit, nBags, pair sets, 0, 0
 /** Bytes rounded up to a multiple of 8 (every section of a block starts 8-byte aligned). */
 @inline function pad8(bytes: i32): i32 { return (bytes + 7) & ~7; }
 
 /**
  * What a task reads: the training positions (canonical order) with their labels, entity hashes, folds
- * and bins of every usable column; for pair tasks also every bag's main terms and the selected pairs.
+ * and bins of every usable column; for pair tasks also every bag's main terms and the selected pairs: one
+ * set for a single split, one per fold model when cross-fitted (bag k boosts set k / BAGS_PER_FOLD).
  * All pointers point into one block (`block`), which the context owns.
  */
 export class TaskCtx {
@@ -38,19 +39,25 @@ export class TaskCtx {
   bins: usize = 0; // u8 [c * nTrain + q]
   bagTerms: usize = 0; // f64 [nBags * u * BIN_STRIDE] (pairs)
   bagIntercepts: usize = 0; // f64 [nBags] (pairs)
-  pairs: PairSet | null = null; // views into the block (pairs); never freed on its own
+  pairSets: Array<PairSet> = new Array<PairSet>(0); // views into the block (pairs); never freed on their own
   block: usize = 0;
   blockLen: i32 = 0;
+
+  /** The pair set bag k boosts (PHASE_PAIRS). */
+  setOf(k: i32): PairSet { return this.pairSets[this.crossFit ? k / BAGS_PER_FOLD : 0]; }
 
   free(): void { release(this.block); this.block = 0; this.blockLen = 0; this.phase = PHASE_DONE; }
 }
 
-/** Bytes of a block for these sizes. */
-function blockBytes(phase: i32, u: i32, nTrain: i32, nBags: i32, pairCount: i32): i32 {
-  let b = HEADER_BYTES + 2 * pad8(u << 2) + (nTrain << 3) * 2 + pad8(nTrain) + pad8(u * nTrain);
-  if (phase == PHASE_PAIRS) {
-    b += ((nBags * u * BIN_STRIDE) << 3) + (nBags << 3) + pad8(pairCount * 2 * 4) + pad8(u * BIN_STRIDE * 4) + pad8(u << 2);
-  }
+/** Bytes of the part every block has. */
+function commonBytes(u: i32, nTrain: i32): i32 {
+  return HEADER_BYTES + 2 * pad8(u << 2) + (nTrain << 3) * 2 + pad8(nTrain) + pad8(u * nTrain);
+}
+
+/** Bytes of a pair phase's own part: the bags' main terms, the sets' pair counts, then each set. */
+function pairBytes(u: i32, nBags: i32, nSets: i32, counts: usize): i32 {
+  let b = ((nBags * u * BIN_STRIDE) << 3) + (nBags << 3) + pad8(nSets << 2);
+  for (let i = 0; i < nSets; i++) b += pad8(ldi(counts, i) * 2 * 4) + pad8(u * BIN_STRIDE * 4) + pad8(u << 2);
   return b;
 }
 
@@ -58,7 +65,7 @@ function blockBytes(phase: i32, u: i32, nTrain: i32, nBags: i32, pairCount: i32)
 function bindBlock(ctx: TaskCtx): void {
   const p = ctx.block;
   ctx.phase = ldi(p, 0); ctx.u = ldi(p, 1); ctx.nTrain = ldi(p, 2); ctx.crossFit = ldi(p, 3) != 0; ctx.nBags = ldi(p, 4);
-  const pairCount = ldi(p, 5);
+  const nSets = ldi(p, 5);
   const u = ctx.u, nTrain = ctx.nTrain, nBags = ctx.nBags;
   let at = p + <usize>HEADER_BYTES;
   ctx.kinds = at; at += <usize>pad8(u << 2);
@@ -67,32 +74,41 @@ function bindBlock(ctx: TaskCtx): void {
   ctx.hash = at; at += <usize>(nTrain << 3);
   ctx.fold = at; at += <usize>pad8(nTrain);
   ctx.bins = at; at += <usize>pad8(u * nTrain);
-  ctx.pairs = null;
+  ctx.pairSets = new Array<PairSet>(0);
   if (ctx.phase == PHASE_PAIRS) {
     ctx.bagTerms = at; at += <usize>((nBags * u * BIN_STRIDE) << 3);
     ctx.bagIntercepts = at; at += <usize>(nBags << 3);
-    const ps = new PairSet();
-    ps.count = pairCount; ps.u = u; ps.nBags = nBags; ps.nBins = ctx.nBins;
-    ps.cols = at; at += <usize>pad8(pairCount * 2 * 4);
-    ps.coarseOf = at; at += <usize>pad8(u * BIN_STRIDE * 4);
-    ps.nCoarse = at; at += <usize>pad8(u << 2);
-    ctx.pairs = ps;
+    const counts = at; at += <usize>pad8(nSets << 2);
+    for (let i = 0; i < nSets; i++) {
+      const count = ldi(counts, i);
+      const ps = new PairSet();
+      ps.count = count; ps.u = u; ps.nBags = nBags; ps.nBins = ctx.nBins;
+      ps.cols = at; at += <usize>pad8(count * 2 * 4);
+      ps.coarseOf = at; at += <usize>pad8(u * BIN_STRIDE * 4);
+      ps.nCoarse = at; at += <usize>pad8(u << 2);
+      ctx.pairSets.push(ps);
+    }
   }
 }
 
 /**
  * Builds the block of a phase from the fit's arrays (main instance). `bins` is the fit's full binned
- * matrix [c * n + row] and `trainRows` the training rows; pairs are given for PHASE_PAIRS.
+ * matrix [c * n + row] and `trainRows` the training rows; for PHASE_PAIRS the pair sets (a null set tries no
+ * pair: its bags' tasks boost nothing).
  */
 export function buildBlock(ctx: TaskCtx, phase: i32, u: i32, nTrain: i32, crossFit: bool, nBags: i32, kinds: usize,
   nBins: usize, yTrain: usize, rowHash: usize, foldOf: usize, bins: usize, n: i32, trainRows: usize,
-  bagTerms: usize, bagIntercepts: usize, pairs: PairSet | null): void {
+  bagTerms: usize, bagIntercepts: usize, sets: Array<PairSet | null>): void {
   ctx.free();
-  const pairCount = pairs == null ? 0 : pairs.count;
-  const len = blockBytes(phase, u, nTrain, nBags, pairCount);
+  const nSets = phase == PHASE_PAIRS ? sets.length : 0;
+  const counts = allocI32(nSets > 0 ? nSets : 1);
+  for (let i = 0; i < nSets; i++) sti(counts, i, sets[i] == null ? 0 : sets[i]!.count);
+  const len = commonBytes(u, nTrain) + (phase == PHASE_PAIRS ? pairBytes(u, nBags, nSets, counts) : 0);
   ctx.block = allocU8(len); ctx.blockLen = len;
   const p = ctx.block;
-  sti(p, 0, phase); sti(p, 1, u); sti(p, 2, nTrain); sti(p, 3, crossFit ? 1 : 0); sti(p, 4, nBags); sti(p, 5, pairCount);
+  sti(p, 0, phase); sti(p, 1, u); sti(p, 2, nTrain); sti(p, 3, crossFit ? 1 : 0); sti(p, 4, nBags); sti(p, 5, nSets);
+  if (phase == PHASE_PAIRS) memory.copy(p + <usize>(commonBytes(u, nTrain) + ((nBags * u * BIN_STRIDE) << 3) + (nBags << 3)), counts, <usize>nSets << 2);
+  release(counts);
   bindBlock(ctx);
   memory.copy(ctx.kinds, kinds, <usize>u << 2);
   memory.copy(ctx.nBins, nBins, <usize>u << 2);
@@ -109,10 +125,13 @@ export function buildBlock(ctx: TaskCtx, phase: i32, u: i32, nTrain: i32, crossF
   if (phase == PHASE_PAIRS) {
     memory.copy(ctx.bagTerms, bagTerms, <usize>(nBags * u * BIN_STRIDE) << 3);
     memory.copy(ctx.bagIntercepts, bagIntercepts, <usize>nBags << 3);
-    const ps = ctx.pairs!, src = pairs!;
-    memory.copy(ps.cols, src.cols, <usize>(pairCount * 2) << 2);
-    memory.copy(ps.coarseOf, src.coarseOf, <usize>(u * BIN_STRIDE) << 2);
-    memory.copy(ps.nCoarse, src.nCoarse, <usize>u << 2);
+    for (let i = 0; i < nSets; i++) {
+      if (sets[i] == null) continue;
+      const ps = ctx.pairSets[i], src = sets[i]!;
+      memory.copy(ps.cols, src.cols, <usize>(src.count * 2) << 2);
+      memory.copy(ps.coarseOf, src.coarseOf, <usize>(u * BIN_STRIDE) << 2);
+      memory.copy(ps.nCoarse, src.nCoarse, <usize>u << 2);
+    }
   }
 }
 
@@ -120,9 +139,18 @@ export function buildBlock(ctx: TaskCtx, phase: i32, u: i32, nTrain: i32, crossF
 export function loadBlock(ctx: TaskCtx, ptr: usize, len: i32): bool {
   ctx.free();
   if (len < HEADER_BYTES) return false;
-  const phase = ldi(ptr, 0), u = ldi(ptr, 1), nTrain = ldi(ptr, 2), nBags = ldi(ptr, 4), pairCount = ldi(ptr, 5);
-  if ((phase != PHASE_BAGS && phase != PHASE_PAIRS) || u < 1 || nTrain < 1 || nBags < 1 || pairCount < 0) return false;
-  if (blockBytes(phase, u, nTrain, nBags, pairCount) != len) return false;
+  const phase = ldi(ptr, 0), u = ldi(ptr, 1), nTrain = ldi(ptr, 2), nBags = ldi(ptr, 4), nSets = ldi(ptr, 5);
+  if ((phase != PHASE_BAGS && phase != PHASE_PAIRS) || u < 1 || nTrain < 1 || nBags < 1) return false;
+  if (phase == PHASE_BAGS ? nSets != 0 : nSets < 1 || nSets > nBags) return false;
+  const common = commonBytes(u, nTrain);
+  if (phase == PHASE_BAGS) {
+    if (common != len) return false;
+  } else {
+    const countsAt = common + ((nBags * u * BIN_STRIDE) << 3) + (nBags << 3);
+    if (countsAt + (nSets << 2) > len) return false;
+    for (let i = 0; i < nSets; i++) if (ldi(ptr + <usize>countsAt, i) < 0) return false;
+    if (common + pairBytes(u, nBags, nSets, ptr + <usize>countsAt) != len) return false;
+  }
   ctx.block = ptr; ctx.blockLen = len;
   bindBlock(ctx);
   return true;
@@ -237,7 +265,7 @@ export function runTaskOf(ctx: TaskCtx, k: i32): usize {
     for (let i = 0; i < nV; i++) stf(idx, i, <f64>ldi(bag.vIdx, i));
     scoreBinned(bag.binsV, nV, u, terms, bag.intercept, logit);
   } else {
-    const ps = ctx.pairs!;
+    const ps = ctx.setOf(k);
     const cells = PAIR_COARSE * PAIR_COARSE;
     outLen = PAIR_OUT_HEAD + ps.count * cells + nV;
     out = allocF64(outLen);
@@ -245,7 +273,8 @@ export function runTaskOf(ctx: TaskCtx, k: i32): usize {
     const terms = ctx.bagTerms + (<usize>(k * u * BIN_STRIDE) << 3);
     const intercept = ldf(ctx.bagIntercepts, k);
     bag.intercept = intercept;
-    const gain = boostPairsBag(ps, bag, terms, tables, LEARNING_RATE, PAIR_PATIENCE, PAIR_MAX_ROUNDS);
+    // a fold with no pair to try (cross-fitted) has nothing to boost; its output is not read
+    const gain = ps.count == 0 ? 0.0 : boostPairsBag(ps, bag, terms, tables, LEARNING_RATE, PAIR_PATIENCE, PAIR_MAX_ROUNDS);
     stf(out, 0, gain); stf(out, 1, <f64>nV);
     const logit = tables + (<usize>(ps.count * cells) << 3);
     scoreBinned(bag.binsV, nV, u, terms, intercept, logit);
@@ -258,23 +287,3 @@ export function runTaskOf(ctx: TaskCtx, k: i32): usize {
 
 /** Length (f64 slots) of the output runTaskOf returned last. */
 export let outLen: i32 = 0;
-
-/**
- * A cross-fitted bag's pair terms, run on the fit's own instance after the bag phase (bags.ts foldPairs):
- * bag k is drawn again from the bag block (the same rows, so the same validation rows as its main terms),
- * the fold's pairs `ps` are boosted on its training rows on top of its main terms, and its validation
- * rows' logits with the pairs go to `logit` (nV of them, in the order of the bag's out-of-bag list).
- * Returns the gate gain (pairs.ts boostPairsBag). The fold's held-out rows are outside every one of its
- * bags' pools, so neither the pairs nor their gate ever see them.
- */
-export function runFoldPairs(ctx: TaskCtx, k: i32, ps: PairSet, terms: usize, intercept: f64, tables: usize, logit: usize): f64 {
-  const from = bagPool(ctx, k);
-  const bag = drawBag(ctx, k, from);
-  bag.intercept = intercept;
-  const gain = boostPairsBag(ps, bag, terms, tables, LEARNING_RATE, PAIR_PATIENCE, PAIR_MAX_ROUNDS);
-  scoreBinned(bag.binsV, bag.nV, ctx.u, terms, intercept, logit);
-  ps.addTableLogits(tables, bag.binsV, bag.nV, logit);
-  bag.free();
-  from.free();
-  return gain;
-}
