@@ -135,6 +135,15 @@ function selectFoldPairs(s: FitState): bool {
   return any;
 }
 
+/** Kept pairs: bags bg0..bg0+count-1's out-of-bag logits become those with the pairs. */
+function adoptPairLogits(s: FitState, bg0: i32, count: i32): void {
+  for (let bg = bg0; bg < bg0 + count; bg++) {
+    release(s.oobLogit[bg]);
+    s.oobLogit[bg] = s.pairOob[bg];
+    s.pairOob[bg] = 0;
+  }
+}
+
 /** After the fold pair tasks: each fold keeps its pairs when a majority of its bags' gates agree. */
 function keepFoldPairs(s: FitState): void {
   for (let f = 0; f < CROSS_FOLDS; f++) {
@@ -143,11 +152,7 @@ function keepFoldPairs(s: FitState): void {
     if (ps == null) continue;
     const bg0 = f * BAGS_PER_FOLD;
     if (pairsKept(s.pairGains + (<usize>bg0 << 3), BAGS_PER_FOLD, CROSS_PAIR_AGREE)) {
-      for (let bg = bg0; bg < bg0 + BAGS_PER_FOLD; bg++) {
-        release(s.oobLogit[bg]);
-        s.oobLogit[bg] = s.pairOob[bg];
-        s.pairOob[bg] = 0;
-      }
+      adoptPairLogits(s, bg0, BAGS_PER_FOLD);
       s.foldPairs[f] = ps;
     } else ps.free();
   }
@@ -245,11 +250,7 @@ export function afterPairs(s: FitState): void {
   s.candidatePairs = null;
   if (pairsKept(s.pairGains, s.nBags)) {
     s.pairs = pairs;
-    for (let bg = 0; bg < s.nBags; bg++) {
-      release(s.oobLogit[bg]);
-      s.oobLogit[bg] = s.pairOob[bg];
-      s.pairOob[bg] = 0;
-    }
+    adoptPairLogits(s, 0, s.nBags);
   } else pairs.free();
 }
 
