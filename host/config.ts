@@ -50,6 +50,11 @@ export interface Config {
   fitWorkers: number;
   /** Heap limit of each task thread in MiB (V8 old generation); a task that needs more fails alone. */
   taskMemoryMb: number;
+  /**
+   * Start one task thread and the fit workers as soon as the server listens (WARM_THREADS), so the first ask
+   * does not wait about a second for them; off, they start when first needed.
+   */
+  warmThreads: boolean;
   /** Tasks waiting for a thread, over the whole service (the store's pending tasks); past it, 503 server_busy. */
   taskQueueMax: number;
   /** Queued plus running tasks of one workspace; past it, 429 workspace_busy. */
@@ -186,6 +191,7 @@ export function configFromEnv(env: Env = process.env): Config {
     // 2 GiB of heap holds the reading, typing and encoding of a 1,000,000 x 13 record with room to spare
     // (BENCHMARKS.md "Overload"); a thread's wasm memory comes on top.
     taskMemoryMb: intFrom(env, 'TASK_MEMORY_MB', 2048, 64, 1_048_576),
+    warmThreads: intFrom(env, 'WARM_THREADS', 1, 0, 1) === 1,
     taskQueueMax: intFrom(env, 'TASK_QUEUE_MAX', 64, 0, 1_000_000),
     workspaceTasksMax: intFrom(env, 'WORKSPACE_TASKS_MAX', 4, 1, 1_000_000),
     bodyMemoryBytes: intFrom(env, 'BODY_MEMORY_MB', 256, 1, 1_048_576) * 1024 * 1024,

@@ -41,6 +41,8 @@ export interface RunningService {
   url: string;
   services: Services;
   server: Server;
+  /** Threads of this process now: task threads started so far and alive, and fit workers alive. */
+  threadCounts(): { taskThreadsStarted: number; taskThreads: number; fitWorkers: number };
   /** Stops accepting, gives in-flight requests `graceMs` (default 0), drops the rest, closes threads and store. */
   close(graceMs?: number): Promise<void>;
 }
@@ -82,6 +84,11 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     withListeningPort(config, env, overrides, port, url);
 
+    // The first ask need not wait about a second for a task thread and the fit workers to start.
+    if (config.warmThreads) {
+      pool.warm();
+      threads.warm();
+    }
     const stopSweeper = startSweeper(services, config.sweepEveryMs);
     // Tasks left unfinished by a stopped process are claimed again and finished (spec 3.2).
     services.tasks.start(services);
@@ -109,7 +116,11 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
         await pool.close();
       })());
     log.info({ url, data_dir: config.dataDir, base_url: config.baseUrl, memory_bound_mb: memoryBoundMb(config) }, 'listening');
-    return { url, services, server, close };
+    const threadCounts = () => {
+      const t = threads.counts();
+      return { taskThreadsStarted: t.started, taskThreads: t.live, fitWorkers: pool.workers };
+    };
+    return { url, services, server, threadCounts, close };
   } catch (err) {
     await threads.close();
     await opened.close();

@@ -44,6 +44,7 @@ export type ThreadMessage =
 /** What the request thread sends a thread: a task to run, and the progress and end of the fits it asked for. */
 export type ToThread =
   | { type: 'run'; id: string; request: string; now: number; startedAt: number }
+  | { type: 'warm' }
   | { type: 'fitProgress'; fit: number; stage: number; done: number; total: number }
   | { type: 'fitDone'; fit: number; out: RawFitOutput }
   | { type: 'fitFailed'; fit: number; error: string; failure: string };
@@ -85,6 +86,15 @@ const remotePool: FitRunner = {
 };
 
 port.on('message', (msg: ToThread) => {
+  if (msg.type === 'warm') {
+    // opened now (the engine compiled with them) rather than by the first task (task-threads.ts warm); when
+    // that fails (the store not reachable yet), the first task tries again and reports what it finds
+    const warming = openOnce();
+    warming.catch(() => {
+      if (opening === warming) opening = null;
+    });
+    return;
+  }
   if (msg.type === 'run') {
     clockOffset = msg.now - Date.now();
     jobNow = msg.now;
@@ -107,19 +117,24 @@ port.on('message', (msg: ToThread) => {
   else f.reject(new EngineError(msg.failure as EngineFailure, msg.error));
 });
 
+/** This thread's services over the store, opened by its first task (or at once when warmed). */
+function openOnce(): Promise<OpenServices> {
+  opening ??= openServices(config, {
+    log,
+    now,
+    pool: remotePool,
+    taskHost: NO_THREADS,
+    recordCacheCells: threadRecordCacheCells(config.taskMemoryMb),
+    // Counted here, written by the request thread's meter (a thread may end at any time).
+    usageFlushMs: 0,
+  });
+  return opening;
+}
+
 async function runTask(id: string, request: string, startedAt: number): Promise<void> {
   let outcome: TaskOutcome;
   try {
-    opening ??= openServices(config, {
-      log,
-      now,
-      pool: remotePool,
-      taskHost: NO_THREADS,
-      recordCacheCells: threadRecordCacheCells(config.taskMemoryMb),
-      // Counted here, written by the request thread's meter (a thread may end at any time).
-      usageFlushMs: 0,
-    });
-    const { services } = await opening;
+    const { services } = await openOnce();
     const req = JSON.parse(request) as TaskRequest;
     const run = executors.get(req.operation);
     if (!run) throw new Error(`no task executor for ${req.operation}`);

@@ -4,7 +4,7 @@
 // fit pool (a thread sends the encoded table here; the pool's idle workers share each fit's bags), so the
 // request thread keeps answering while it runs, and a task that outgrows its heap ends its thread, not the
 // process. The task's events (stage and answer) come back here, where the task's lease is held. Threads
-// start when first needed; all but one end after a minute idle. Their log lines come back to this
+// start when first needed (one at boot with WARM_THREADS); all but one end after a minute idle. Their log lines come back to this
 // process's logger.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
@@ -70,6 +70,24 @@ export class TaskThreads implements TaskHost {
       const run: ToThread = { type: 'run', id: job.id, request: job.request, now: job.now, startedAt: job.startedAt };
       thread.worker.postMessage(run);
     });
+  }
+
+  /** Threads started so far, and those alive now. */
+  counts(): { started: number; live: number } {
+    return { started: this.spawned, live: this.live.size };
+  }
+
+  /**
+   * Starts the one thread that stays and has it open its services now, so the first ask does not wait for
+   * a thread to start (main.ts, WARM_THREADS). It waits idle, as after a task.
+   */
+  warm(): void {
+    if (this.closed || this.live.size > 0) return;
+    const thread = this.spawn();
+    this.idle.push(thread);
+    thread.worker.unref();
+    const warm: ToThread = { type: 'warm' };
+    thread.worker.postMessage(warm);
   }
 
   async close(): Promise<void> {

@@ -32,6 +32,7 @@ describe('configFromEnv', () => {
       databasePoolSize: 10,
       logLevel: 'info',
       taskMemoryMb: 2048,
+      warmThreads: true,
       taskQueueMax: 64,
       workspaceTasksMax: 4,
       bodyMemoryBytes: 256 * 1024 * 1024,
@@ -71,6 +72,7 @@ describe('configFromEnv', () => {
       LOG_LEVEL: 'warn',
       FIT_WORKERS: '3',
       TASK_MEMORY_MB: '1024',
+      WARM_THREADS: '0',
       TASK_QUEUE_MAX: '10',
       WORKSPACE_TASKS_MAX: '2',
       BODY_MEMORY_MB: '100',
@@ -99,6 +101,7 @@ describe('configFromEnv', () => {
       logLevel: 'warn',
       fitWorkers: 3,
       taskMemoryMb: 1024,
+      warmThreads: false,
       taskQueueMax: 10,
       workspaceTasksMax: 2,
       bodyMemoryBytes: 100 * 1024 * 1024,
@@ -168,6 +171,8 @@ describe('configFromEnv', () => {
     ['SWEEP_EVERY_MS', '10'],
     ['SCHEDULE_TICK_MS', '99'],
     ['SIGNING_KEY_RELOAD_MS', '999'],
+    ['WARM_THREADS', '2'],
+    ['WARM_THREADS', 'yes'],
   ])('refuses %s=%j, naming the variable and the value', (name, value) => {
     const read = () => configFromEnv({ [name]: value });
     expect(read).toThrow(ConfigError);

@@ -64,6 +64,24 @@ export class FitPool implements FitRunner {
     });
   }
 
+  /** Workers alive now (started and not ended). */
+  get workers(): number {
+    return this.live;
+  }
+
+  /**
+   * Starts every worker the pool may have and has each compile the engine now, so the first fit does not
+   * wait for them (main.ts, WARM_THREADS). They wait idle, as after a fit.
+   */
+  warm(): void {
+    while (!this.closed && this.live < this.size) {
+      const w = this.spawn();
+      this.idle.push(w);
+      this.send(w, { type: 'warm' });
+    }
+    for (const w of this.idle) w.unref();
+  }
+
   private send(w: Worker, msg: ToWorker, transfer: ArrayBuffer[] = []): void {
     w.postMessage(msg, transfer);
   }

@@ -15,7 +15,8 @@ export type ToWorker =
   | { type: 'fit'; id: number; input: FitInput }
   | { type: 'help'; id: number; seq: number; block: Uint8Array; claim: SharedArrayBuffer; count: number }
   | { type: 'result'; seq: number; k: number; out: Float64Array }
-  | { type: 'helpersDone'; seq: number };
+  | { type: 'helpersDone'; seq: number }
+  | { type: 'warm' };
 
 /** Messages a worker sends the pool. */
 export type FromWorker =
@@ -141,6 +142,10 @@ port.on('message', (msg: ToWorker) => {
       return;
     case 'helpersDone':
       if (waitingOn?.seq === msg.seq) waitingOn.onDone();
+      return;
+    case 'warm':
+      // the engine compiled now rather than on the first fit (pool.ts warm); a failure shows on that fit
+      loadEngine().catch(() => undefined);
       return;
   }
 });

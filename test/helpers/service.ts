@@ -41,7 +41,7 @@ export function tempDir(prefix = 'oq-test-'): string {
 }
 
 /**
- * Starts the service. Defaults: PENDING_WAIT_MS of 60 s (an ask goes pending only when a test asks for it
+ * Starts the service. Defaults: no threads started before the first task (WARM_THREADS off), PENDING_WAIT_MS of 60 s (an ask goes pending only when a test asks for it
  * with `pendingWaitMs`), a temp DATA_DIR removed on close (a given `dataDir` is kept).
  */
 export async function startTestService(overrides: Partial<Config> = {}, opts: TestServiceOptions = {}): Promise<TestService> {
@@ -49,7 +49,8 @@ export async function startTestService(overrides: Partial<Config> = {}, opts: Te
   const clock = { now: Date.now() };
   const now = opts.now ?? (opts.manualClock ? () => clock.now : Date.now);
   const running = await startService(
-    { port: 0, pendingWaitMs: 60_000, ...overrides, dataDir },
+    // Threads start when first needed unless a test warms them (most tests start many services).
+    { port: 0, pendingWaitMs: 60_000, warmThreads: false, ...overrides, dataDir },
     { hostname: '127.0.0.1', log: opts.log ?? pino({ level: 'silent' }), env: opts.env ?? {}, now },
   );
   const { store } = running.services;
