@@ -159,6 +159,21 @@ export function findSplit(kind: i32, nBins: i32): bool {
   return found;
 }
 
+/**
+ * The best cut of a full-resolution pair's cells (pairs.ts) as one categorical column: cells ordered by
+ * G/(H + CAT_SMOOTH), cut in two with MIN_CHILD_ROWS a side. `gh` holds each cell's (g, h) side by side,
+ * `counts` its rows. Writes each cell's side (0 left, 1 right, 2 empty) to `side` and the two Newton steps to
+ * `steps` (f64 [2]); returns the cut's gain, or -1 when no cut is valid.
+ */
+export function cellCut(gh: usize, counts: usize, cells: i32, side: usize, steps: usize): f64 {
+  loadHist(gh, cells, counts);
+  if (!findSplit(1, cells)) return -1;
+  memory.copy(side, SIDE, <usize>cells);
+  stf(steps, 0, -splitGL / splitHL);
+  stf(steps, 1, -splitGR / splitHR);
+  return score2(splitGL, splitHL, splitGR, splitHR) - histG * histG / histH;
+}
+
 /** A seeded random valid cut of a numeric column (missing rows join the left side): smoothing rounds. */
 function randomSplit(nBins: i32, r: u64): bool {
   let nt = 0.0, ht = 0.0;

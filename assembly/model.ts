@@ -35,7 +35,8 @@ export function buildModel(s: FitState): void {
   for (let i = 0; i < sets.length; i++) {
     for (let p = 0; p < sets[i].count; p++) {
       const a = sets[i].colA(p), b = sets[i].colB(p);
-      size += 4 + ldi(uBins, a) + ldi(uBins, b) + PAIR_COARSE * PAIR_COARSE;
+      const st = sets[i].fineStride(p);
+      size += 4 + ldi(uBins, a) + ldi(uBins, b) + (st > 0 ? ldi(uBins, a) * st : PAIR_COARSE * PAIR_COARSE);
     }
   }
   const out = allocF64(size);
@@ -87,15 +88,18 @@ export function buildModel(s: FitState): void {
     const a = pairs.colA(p), b = pairs.colB(p);
     const na = ldi(uBins, a), nb = ldi(uBins, b);
     stf(out, at, <f64>ldi(usableIdx, a)); stf(out, at + 1, <f64>ldi(usableIdx, b));
-    stf(out, at + 2, <f64>PAIR_COARSE); stf(out, at + 3, <f64>PAIR_COARSE);
+    // a full-resolution pair's table is its fine cells (na x nb, each fine bin its own row or column)
+    const full = pairs.fineStride(p) > 0;
+    const cj = full ? na : PAIR_COARSE, ck = full ? nb : PAIR_COARSE;
+    stf(out, at + 2, <f64>cj); stf(out, at + 3, <f64>ck);
     at += 4;
-    for (let x = 0; x < na; x++) stf(out, at + x, <f64>pairs.coarse(a, x));
+    for (let x = 0; x < na; x++) stf(out, at + x, <f64>(full ? x : pairs.coarse(a, x)));
     at += na;
-    for (let x = 0; x < nb; x++) stf(out, at + x, <f64>pairs.coarse(b, x));
+    for (let x = 0; x < nb; x++) stf(out, at + x, <f64>(full ? x : pairs.coarse(b, x)));
     at += nb;
     const f = pairs.finalOf(p);
-    for (let o = 0; o < PAIR_COARSE * PAIR_COARSE; o++) stf(out, at + o, ldf(f, o));
-    at += PAIR_COARSE * PAIR_COARSE;
+    for (let o = 0; o < cj * ck; o++) stf(out, at + o, ldf(f, o));
+    at += cj * ck;
   }
 }
 

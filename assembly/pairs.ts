@@ -1,8 +1,9 @@
 // Gated pair terms (engine.md step 7): pairs ranked by the gain of a 4-quadrant split of the main
 // model's residuals (FAST), the top few boosted per bag on coarse bins, and kept only when rows the
-// early stopping never saw agree across bags.
+// early stopping never saw agree across bags. A pair of few enough fine cells (fullStride) keeps them all
+// instead, ranked and stepped by a categorical cut of its cells.
 import { ldf, stf, ldi, sti, allocF64, allocI32, allocU8, release } from './mem';
-import { Bag, BIN_STRIDE, scoreBinned, histPass } from './boost';
+import { Bag, BIN_STRIDE, scoreBinned, histPass, cellCut } from './boost';
 import { rowLogLoss, sigmoid } from './stats';
 import { sortIndices } from './sort';
 
@@ -17,6 +18,14 @@ function pairBudget(u: i32): i32 {
   return k < MIN_PAIRS ? MIN_PAIRS : (k > MAX_PAIRS ? MAX_PAIRS : k);
 }
 const COARSE: i32 = 16; // coarse bins per column for pair tables
+// A pair whose fine bins make at most FULL_CELLS cells, one of its columns having more than COARSE bins
+// (month x day of month: 7 x 32), keeps every fine cell and steps like one categorical column of those cells
+// (boost.ts cellCut): coarse bins and quadrant cuts would blur a date into a half month.
+const FULL_CELLS: i32 = 256;
+/** The fine-cell stride of a pair of columns with na and nb fine bins: nb when kept whole, 0 when coarse. */
+function fullStride(na: i32, nb: i32): i32 {
+  return na * nb <= FULL_CELLS && (na > COARSE || nb > COARSE) ? nb : 0;
+}
 const MIN_QUADRANT_ROWS: f64 = 10;
 const MIN_BAGS_AGREE: i32 = 6;
 const HESS_FLOOR: f64 = 1e-9;
@@ -27,7 +36,7 @@ export class PairSet {
   nBins: usize = 0; // i32 [u], fine bins per usable column
   coarseOf: usize = 0; // i32 [u * 256]: fine bin -> coarse bin
   nCoarse: usize = 0; // i32 [u]
-  cols: usize = 0; // i32 [count * 2]: usable column indices (a < b)
+  cols: usize = 0; // i32 [count * 3]: usable column indices (a < b), then the fine-cell stride (0: coarse cells)
   tables: usize = 0; // f64 [nBags * count * COARSE * COARSE]
   final: usize = 0; // f64 [count * COARSE * COARSE]
   nBags: i32 = 0;
@@ -36,9 +45,16 @@ export class PairSet {
     return this.tables + (<usize>((bag * this.count + p) * COARSE * COARSE) << 3);
   }
   finalOf(p: i32): usize { return this.final + (<usize>(p * COARSE * COARSE) << 3); }
-  colA(p: i32): i32 { return ldi(this.cols, p * 2); }
-  colB(p: i32): i32 { return ldi(this.cols, p * 2 + 1); }
+  colA(p: i32): i32 { return ldi(this.cols, p * 3); }
+  colB(p: i32): i32 { return ldi(this.cols, p * 3 + 1); }
+  /** Fine bins of column b per row of a full-resolution pair's table; 0 for a pair of coarse cells. */
+  fineStride(p: i32): i32 { return ldi(this.cols, p * 3 + 2); }
   coarse(c: i32, fine: i32): i32 { return ldi(this.coarseOf, c * BIN_STRIDE + fine); }
+  /** Pair p's cell (< 256) of a row whose fine bins are fa and fb. */
+  @inline cell(p: i32, fa: i32, fb: i32): i32 {
+    const st = this.fineStride(p);
+    return st > 0 ? fa * st + fb : this.coarse(this.colA(p), fa) * COARSE + this.coarse(this.colB(p), fb);
+  }
 
   /**
    * Adds one bag's pair logits (its tables at `tables`, pairCount x COARSE x COARSE) to the logits of
@@ -49,9 +65,8 @@ export class PairSet {
       const a = this.colA(p), b = this.colB(p);
       const t = tables + (<usize>(p * COARSE * COARSE) << 3);
       for (let i = 0; i < nRows; i++) {
-        const ca = this.coarse(a, <i32>load<u8>(bins + <usize>(a * nRows + i)));
-        const cb = this.coarse(b, <i32>load<u8>(bins + <usize>(b * nRows + i)));
-        stf(out, i, ldf(out, i) + ldf(t, ca * COARSE + cb));
+        const o = this.cell(p, <i32>load<u8>(bins + <usize>(a * nRows + i)), <i32>load<u8>(bins + <usize>(b * nRows + i)));
+        stf(out, i, ldf(out, i) + ldf(t, o));
       }
     }
   }
@@ -61,9 +76,8 @@ export class PairSet {
     let s = 0.0;
     for (let p = 0; p < this.count; p++) {
       const a = this.colA(p), b = this.colB(p);
-      const ca = this.coarse(a, <i32>load<u8>(bins + <usize>a * <usize>n + <usize>r));
-      const cb = this.coarse(b, <i32>load<u8>(bins + <usize>b * <usize>n + <usize>r));
-      s += ldf(this.finalOf(p), ca * COARSE + cb);
+      const o = this.cell(p, <i32>load<u8>(bins + <usize>a * <usize>n + <usize>r), <i32>load<u8>(bins + <usize>b * <usize>n + <usize>r));
+      s += ldf(this.finalOf(p), o);
     }
     return s;
   }
@@ -82,8 +96,7 @@ export class PairSet {
       const a = this.colA(p), b = this.colB(p);
       for (let q = 0; q < nRows; q++) {
         const r = ldi(rows, q);
-        const o = this.coarse(a, <i32>load<u8>(bins + <usize>a * <usize>n + <usize>r)) * COARSE
-          + this.coarse(b, <i32>load<u8>(bins + <usize>b * <usize>n + <usize>r));
+        const o = this.cell(p, <i32>load<u8>(bins + <usize>a * <usize>n + <usize>r), <i32>load<u8>(bins + <usize>b * <usize>n + <usize>r));
         stf(w, o, ldf(w, o) + 1);
       }
       let mean = 0.0;
@@ -110,9 +123,8 @@ export class PairSet {
     let s = 0.0;
     for (let p = 0; p < this.count; p++) {
       const a = this.colA(p), b = this.colB(p);
-      const ca = this.coarse(a, <i32>load<u8>(bins + <usize>a * <usize>n + <usize>r));
-      const cb = this.coarse(b, <i32>load<u8>(bins + <usize>b * <usize>n + <usize>r));
-      s += ldf(this.tableOf(bag, p), ca * COARSE + cb);
+      const o = this.cell(p, <i32>load<u8>(bins + <usize>a * <usize>n + <usize>r), <i32>load<u8>(bins + <usize>b * <usize>n + <usize>r));
+      s += ldf(this.tableOf(bag, p), o);
     }
     return s;
   }
@@ -256,7 +268,7 @@ export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: us
   }
   release(mean);
   const nPairs = u * (u - 1) / 2;
-  const gains = allocF64(nPairs), pa = allocI32(nPairs), pb = allocI32(nPairs), idx = allocI32(nPairs);
+  const gains = allocF64(nPairs), pa = allocI32(nPairs), pb = allocI32(nPairs), idx = allocI32(nPairs), strides = allocI32(nPairs);
   // each training row's coarse bin in every column, once (the pair loop below reads two bytes a row)
   const coarseRows = allocU8(u * nRows);
   for (let c = 0; c < u; c++) {
@@ -267,6 +279,13 @@ export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: us
   for (let a = 0; a < u; a++) {
     const colA = coarseRows + <usize>a * <usize>nRows;
     for (let b = a + 1; b < u; b++) {
+      const stride = fullStride(ldi(nBins, a), ldi(nBins, b));
+      sti(pa, k, a); sti(pb, k, b); sti(idx, k, k); sti(strides, k, stride);
+      if (stride > 0) { // every fine cell: the gain of its first categorical cut
+        stf(gains, k, fullPairGain(bins, n, rows, nRows, g, h, a, b, stride, ldi(nBins, a) * stride));
+        k++;
+        continue;
+      }
       memory.fill(HG, 0, <usize>(COARSE * COARSE) << 3);
       memory.fill(HH, 0, <usize>(COARSE * COARSE) << 3);
       memory.fill(HN, 0, <usize>(COARSE * COARSE) << 3);
@@ -278,7 +297,6 @@ export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: us
         store<f64>(HN + o, load<f64>(HN + o) + 1);
       }
       stf(gains, k, bestQuadrantGain(ldi(ps.nCoarse, a), ldi(ps.nCoarse, b), 0));
-      sti(pa, k, a); sti(pb, k, b); sti(idx, k, k);
       k++;
     }
   }
@@ -288,12 +306,36 @@ export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: us
   const budget = maxPairs > 0 ? maxPairs : pairBudget(u);
   while (count < budget && count < nPairs && ldf(gains, ldi(idx, count)) > 0) count++;
   ps.count = count;
-  ps.cols = allocI32(count * 2 + 2);
-  for (let p = 0; p < count; p++) { sti(ps.cols, p * 2, ldi(pa, ldi(idx, p))); sti(ps.cols, p * 2 + 1, ldi(pb, ldi(idx, p))); }
+  ps.cols = allocI32(count * 3 + 3);
+  for (let p = 0; p < count; p++) {
+    const at = ldi(idx, p);
+    sti(ps.cols, p * 3, ldi(pa, at)); sti(ps.cols, p * 3 + 1, ldi(pb, at)); sti(ps.cols, p * 3 + 2, ldi(strides, at));
+  }
   ps.tables = allocF64(nBags * count * COARSE * COARSE + 1);
   ps.final = allocF64(count * COARSE * COARSE + 1);
-  release(gains); release(pa); release(pb); release(idx); release(g); release(h); release(coarseRows);
+  release(gains); release(pa); release(pb); release(idx); release(strides); release(g); release(h); release(coarseRows);
   return ps;
+}
+
+const FULL_GH = allocF64(FULL_CELLS * 2);
+const FULL_N = allocF64(FULL_CELLS);
+const CUT_SIDE = allocU8(FULL_CELLS);
+const CUT_STEPS = allocF64(2);
+
+/** A full-resolution pair's ranking gain: its fine cells' first categorical cut on the residuals (g, h). */
+function fullPairGain(bins: usize, n: i32, rows: usize, nRows: i32, g: usize, h: usize, a: i32, b: i32, stride: i32, cells: i32): f64 {
+  memory.fill(FULL_GH, 0, <usize>cells << 4);
+  memory.fill(FULL_N, 0, <usize>cells << 3);
+  const colA = bins + <usize>a * <usize>n, colB = bins + <usize>b * <usize>n;
+  for (let q = 0; q < nRows; q++) {
+    const r = <usize>ldi(rows, q);
+    const o = <i32>load<u8>(colA + r) * stride + <i32>load<u8>(colB + r);
+    const gh = FULL_GH + (<usize>o << 4);
+    store<f64>(gh, load<f64>(gh) + ldf(g, q));
+    store<f64>(gh + 8, load<f64>(gh + 8) + ldf(h, q));
+    stf(FULL_N, o, ldf(FULL_N, o) + 1);
+  }
+  return cellCut(FULL_GH, FULL_N, cells, CUT_SIDE, CUT_STEPS);
 }
 
 // ---- boosting ----
@@ -311,8 +353,8 @@ const GH = allocF64(COARSE * COARSE * 2);
  *
  * Readable version (same numbers): each round, for each pair in turn, one pass over the training rows
  * builds the pair's cell histogram (gradient, hessian, rows) from their odds, the best 4-quadrant cut
- * takes a shrunken Newton step per quadrant, and a second pass multiplies the rows' odds by the step's
- * factor. Here one pass applies a pair's step and builds the next pair's histogram (boost.ts histPass), the rows
+ * (a full-resolution pair: the best cut of its cells) takes a shrunken Newton step per side, and a second
+ * pass multiplies the rows' odds by the step's factor. Here one pass applies a pair's step and builds the next pair's histogram (boost.ts histPass), the rows
  * per cell are counted once per bag, and each row's cell of every pair is one byte.
  */
 export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, lr: f64, patience: i32, maxRounds: i32): f64 {
@@ -330,11 +372,11 @@ export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, 
     const ct = cellT + <usize>p * <usize>nT, cv = cellV + <usize>p * <usize>nV;
     const rowsOf = cellRows + (<usize>(p * cells) << 3);
     for (let i = 0; i < nT; i++) {
-      const o = ps.coarse(a, <i32>load<u8>(bag.binsT + <usize>(a * nT + i))) * COARSE + ps.coarse(b, <i32>load<u8>(bag.binsT + <usize>(b * nT + i)));
+      const o = ps.cell(p, <i32>load<u8>(bag.binsT + <usize>(a * nT + i)), <i32>load<u8>(bag.binsT + <usize>(b * nT + i)));
       store<u8>(ct + <usize>i, <u8>o);
       stf(rowsOf, o, ldf(rowsOf, o) + 1);
     }
-    for (let i = 0; i < nV; i++) store<u8>(cv + <usize>i, <u8>(ps.coarse(a, <i32>load<u8>(bag.binsV + <usize>(a * nV + i))) * COARSE + ps.coarse(b, <i32>load<u8>(bag.binsV + <usize>(b * nV + i)))));
+    for (let i = 0; i < nV; i++) store<u8>(cv + <usize>i, <u8>ps.cell(p, <i32>load<u8>(bag.binsV + <usize>(a * nV + i)), <i32>load<u8>(bag.binsV + <usize>(b * nV + i))));
   }
   const startStop = halfLoss(sV, bag.yV, nV, 0), startGate = halfLoss(sV, bag.yV, nV, 1);
   let bestStop = startStop, bestGate = startGate;
@@ -348,24 +390,10 @@ export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, 
       memory.fill(GH, 0, <usize>cells << 4);
       histPass(pending, ct, eT, yT, nT, MCELL, GH, 0);
       pending = 0;
-      for (let o = 0; o < cells; o++) {
-        stf(HG, o, load<f64>(GH + (<usize>o << 4)));
-        stf(HH, o, load<f64>(GH + (<usize>o << 4) + 8));
-      }
-      memory.copy(HN, cellRows + (<usize>(p * cells) << 3), <usize>cells << 3);
-      const ca = ldi(ps.nCoarse, ps.colA(p)), cb = ldi(ps.nCoarse, ps.colB(p));
-      if (bestQuadrantGain(ca, cb, SPLIT) <= 0) continue;
-      const ci = ldi(SPLIT, 0), cut = ldi(SPLIT, 1);
-      const d00 = lr * ldf(SPLIT + 8, 0), d01 = lr * ldf(SPLIT + 8, 1), d10 = lr * ldf(SPLIT + 8, 2), d11 = lr * ldf(SPLIT + 8, 3);
       const w = work + (<usize>(p * cells) << 3);
-      const m00 = Math.exp(d00), m01 = Math.exp(d01), m10 = Math.exp(d10), m11 = Math.exp(d11);
-      for (let x = 0; x < COARSE; x++) for (let y = 0; y < COARSE; y++) {
-        const o = x * COARSE + y;
-        const d = x <= ci ? (y <= cut ? d00 : d01) : (y <= cut ? d10 : d11);
-        stf(DCELL, o, d);
-        stf(MCELL, o, x <= ci ? (y <= cut ? m00 : m01) : (y <= cut ? m10 : m11));
-        stf(w, o, ldf(w, o) + d);
-      }
+      const rowsOf = cellRows + (<usize>(p * cells) << 3);
+      const stepped = ps.fineStride(p) > 0 ? cellStep(ps, p, rowsOf, lr, w) : quadrantStep(ps, p, rowsOf, lr, w);
+      if (!stepped) continue;
       pending = ct;
       const cv = cellV + <usize>p * <usize>nV;
       for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(DCELL, <i32>load<u8>(cv + <usize>i)));
@@ -379,6 +407,49 @@ export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, 
   }
   release(sT); release(eT); release(sV); release(work); release(cellT); release(cellV); release(cellRows);
   return startGate - bestGate;
+}
+
+/**
+ * A full-resolution pair's step from its cell histogram in GH: the best cut of its fine cells as one categorical
+ * column (boost.ts cellCut), a shrunken Newton step each side. Writes every cell's step to DCELL, its odds
+ * factor to MCELL, and adds the step to the pair's table `w`; false when no cut is valid.
+ */
+function cellStep(ps: PairSet, p: i32, rowsOf: usize, lr: f64, w: usize): bool {
+  const nCells = ldi(ps.nBins, ps.colA(p)) * ps.fineStride(p);
+  if (cellCut(GH, rowsOf, nCells, CUT_SIDE, CUT_STEPS) <= 0) return false;
+  const dL = lr * ldf(CUT_STEPS, 0), dR = lr * ldf(CUT_STEPS, 1);
+  const mL = Math.exp(dL), mR = Math.exp(dR);
+  for (let o = 0; o < COARSE * COARSE; o++) {
+    const side = o < nCells ? <i32>load<u8>(CUT_SIDE + <usize>o) : 2;
+    const d = side == 0 ? dL : (side == 1 ? dR : 0.0);
+    stf(DCELL, o, d);
+    stf(MCELL, o, side == 0 ? mL : (side == 1 ? mR : 1.0));
+    stf(w, o, ldf(w, o) + d);
+  }
+  return true;
+}
+
+/** A coarse pair's step from GH: the best 4-quadrant cut, a shrunken Newton step per quadrant (as cellStep). */
+function quadrantStep(ps: PairSet, p: i32, rowsOf: usize, lr: f64, w: usize): bool {
+  const cells = COARSE * COARSE;
+  for (let o = 0; o < cells; o++) {
+    stf(HG, o, load<f64>(GH + (<usize>o << 4)));
+    stf(HH, o, load<f64>(GH + (<usize>o << 4) + 8));
+  }
+  memory.copy(HN, rowsOf, <usize>cells << 3);
+  const ca = ldi(ps.nCoarse, ps.colA(p)), cb = ldi(ps.nCoarse, ps.colB(p));
+  if (bestQuadrantGain(ca, cb, SPLIT) <= 0) return false;
+  const ci = ldi(SPLIT, 0), cut = ldi(SPLIT, 1);
+  const d00 = lr * ldf(SPLIT + 8, 0), d01 = lr * ldf(SPLIT + 8, 1), d10 = lr * ldf(SPLIT + 8, 2), d11 = lr * ldf(SPLIT + 8, 3);
+  const m00 = Math.exp(d00), m01 = Math.exp(d01), m10 = Math.exp(d10), m11 = Math.exp(d11);
+  for (let x = 0; x < COARSE; x++) for (let y = 0; y < COARSE; y++) {
+    const o = x * COARSE + y;
+    const d = x <= ci ? (y <= cut ? d00 : d01) : (y <= cut ? d10 : d11);
+    stf(DCELL, o, d);
+    stf(MCELL, o, x <= ci ? (y <= cut ? m00 : m01) : (y <= cut ? m10 : m11));
+    stf(w, o, ldf(w, o) + d);
+  }
+  return true;
 }
 
 /**

@@ -57,7 +57,7 @@ function commonBytes(u: i32, nTrain: i32): i32 {
 /** Bytes of a pair phase's own part: the bags' main terms, the sets' pair counts, then each set. */
 function pairBytes(u: i32, nBags: i32, nSets: i32, counts: usize): i32 {
   let b = ((nBags * u * BIN_STRIDE) << 3) + (nBags << 3) + pad8(nSets << 2);
-  for (let i = 0; i < nSets; i++) b += pad8(ldi(counts, i) * 2 * 4) + pad8(u * BIN_STRIDE * 4) + pad8(u << 2);
+  for (let i = 0; i < nSets; i++) b += pad8(ldi(counts, i) * 3 * 4) + pad8(u * BIN_STRIDE * 4) + pad8(u << 2);
   return b;
 }
 
@@ -83,7 +83,7 @@ function bindBlock(ctx: TaskCtx): void {
       const count = ldi(counts, i);
       const ps = new PairSet();
       ps.count = count; ps.u = u; ps.nBags = nBags; ps.nBins = ctx.nBins;
-      ps.cols = at; at += <usize>pad8(count * 2 * 4);
+      ps.cols = at; at += <usize>pad8(count * 3 * 4);
       ps.coarseOf = at; at += <usize>pad8(u * BIN_STRIDE * 4);
       ps.nCoarse = at; at += <usize>pad8(u << 2);
       ctx.pairSets.push(ps);
@@ -128,7 +128,7 @@ export function buildBlock(ctx: TaskCtx, phase: i32, u: i32, nTrain: i32, crossF
     for (let i = 0; i < nSets; i++) {
       if (sets[i] == null) continue;
       const ps = ctx.pairSets[i], src = sets[i]!;
-      memory.copy(ps.cols, src.cols, <usize>(src.count * 2) << 2);
+      memory.copy(ps.cols, src.cols, <usize>(src.count * 3) << 2);
       memory.copy(ps.coarseOf, src.coarseOf, <usize>(u * BIN_STRIDE) << 2);
       memory.copy(ps.nCoarse, src.nCoarse, <usize>u << 2);
     }
