@@ -41,6 +41,8 @@ export interface RunningService {
   url: string;
   services: Services;
   server: Server;
+  /** Settles once the threads WARM_THREADS starts at boot are ready (at once when it is off). */
+  warmed: Promise<void>;
   /** Threads of this process now: task threads started so far and alive, and fit workers alive. */
   threadCounts(): { taskThreadsStarted: number; taskThreads: number; fitWorkers: number };
   /** Stops accepting, gives in-flight requests `graceMs` (default 0), drops the rest, closes threads and store. */
@@ -85,10 +87,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
     withListeningPort(config, env, overrides, port, url);
 
     // The first ask need not wait about a second for a task thread and the fit workers to start.
-    if (config.warmThreads) {
-      pool.warm();
-      threads.warm();
-    }
+    const warmed = config.warmThreads ? Promise.all([pool.warm(), threads.warm()]).then(() => undefined) : Promise.resolve();
     const stopSweeper = startSweeper(services, config.sweepEveryMs);
     // Tasks left unfinished by a stopped process are claimed again and finished (spec 3.2).
     services.tasks.start(services);
@@ -120,7 +119,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
       const t = threads.counts();
       return { taskThreadsStarted: t.started, taskThreads: t.live, fitWorkers: pool.workers };
     };
-    return { url, services, server, threadCounts, close };
+    return { url, services, server, warmed, threadCounts, close };
   } catch (err) {
     await threads.close();
     await opened.close();

@@ -39,7 +39,8 @@ export type ThreadMessage =
   | { type: 'stage'; id: string; data: StageData }
   | { type: 'answer'; id: string; data: AnswerData }
   | { type: 'fit'; id: string; fit: number; input: FitInput }
-  | { type: 'done'; id: string; outcome: TaskOutcome };
+  | { type: 'done'; id: string; outcome: TaskOutcome }
+  | { type: 'warmed' };
 
 /** What the request thread sends a thread: a task to run, and the progress and end of the fits it asked for. */
 export type ToThread =
@@ -90,9 +91,13 @@ port.on('message', (msg: ToThread) => {
     // opened now (the engine compiled with them) rather than by the first task (task-threads.ts warm); when
     // that fails (the store not reachable yet), the first task tries again and reports what it finds
     const warming = openOnce();
-    warming.catch(() => {
-      if (opening === warming) opening = null;
-    });
+    warming.then(
+      () => post({ type: 'warmed' }),
+      () => {
+        if (opening === warming) opening = null;
+        post({ type: 'warmed' });
+      },
+    );
     return;
   }
   if (msg.type === 'run') {

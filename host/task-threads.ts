@@ -40,6 +40,8 @@ interface Thread {
   runs: number;
   job: Job | null;
   idleTimer: NodeJS.Timeout | null;
+  /** Set while warm() waits for this thread to open its services. */
+  warmed: (() => void) | null;
   gone: boolean;
 }
 
@@ -79,15 +81,18 @@ export class TaskThreads implements TaskHost {
 
   /**
    * Starts the one thread that stays and has it open its services now, so the first ask does not wait for
-   * a thread to start (main.ts, WARM_THREADS). It waits idle, as after a task.
+   * a thread to start (main.ts, WARM_THREADS). It waits idle, as after a task. Resolves once it has opened
+   * them (or ended).
    */
-  warm(): void {
-    if (this.closed || this.live.size > 0) return;
+  warm(): Promise<void> {
+    if (this.closed || this.live.size > 0) return Promise.resolve();
     const thread = this.spawn();
     this.idle.push(thread);
     thread.worker.unref();
+    const ready = new Promise<void>((resolve) => (thread.warmed = resolve));
     const warm: ToThread = { type: 'warm' };
     thread.worker.postMessage(warm);
+    return ready;
   }
 
   async close(): Promise<void> {
@@ -104,7 +109,7 @@ export class TaskThreads implements TaskHost {
       // The heap bound of one task: past it V8 ends this thread (ERR_WORKER_OUT_OF_MEMORY), never the process.
       resourceLimits: { maxOldGenerationSizeMb: this.config.taskMemoryMb },
     });
-    const thread: Thread = { worker, index: data.index, runs: 0, job: null, idleTimer: null, gone: false };
+    const thread: Thread = { worker, index: data.index, runs: 0, job: null, idleTimer: null, warmed: null, gone: false };
     this.live.add(thread);
     const log = this.log.child({ thread: thread.index });
     worker.on('message', (msg: ThreadMessage) => this.onMessage(thread, log, msg));
@@ -119,6 +124,7 @@ export class TaskThreads implements TaskHost {
 
   private onMessage(thread: Thread, log: Logger, msg: ThreadMessage): void {
     if (msg.type === 'log') return relog(log, msg.line);
+    if (msg.type === 'warmed') return this.warmedOnce(thread);
     const job = thread.job;
     if (!job || msg.id !== job.id) return;
     if (msg.type === 'stage') return job.events.stage(msg.data);
@@ -154,10 +160,16 @@ export class TaskThreads implements TaskHost {
       );
   }
 
+  private warmedOnce(thread: Thread): void {
+    thread.warmed?.();
+    thread.warmed = null;
+  }
+
   /** Ends a thread once: its job (if any) is rejected with `lost`. */
   private async end(thread: Thread, lost: ThreadLost | null): Promise<void> {
     if (thread.gone) return;
     thread.gone = true;
+    this.warmedOnce(thread);
     this.live.delete(thread);
     const at = this.idle.indexOf(thread);
     if (at >= 0) this.idle.splice(at, 1);

@@ -48,6 +48,8 @@ export class FitPool implements FitRunner {
   private readonly queue: Job[] = [];
   private readonly phases = new Map<string, Phase>();
   private nextId = 1;
+  /** Workers warm() started that have not yet compiled the engine: each one's resolve. */
+  private readonly warming = new Map<Worker, () => void>();
   private closed = false;
   private live = 0;
 
@@ -71,15 +73,24 @@ export class FitPool implements FitRunner {
 
   /**
    * Starts every worker the pool may have and has each compile the engine now, so the first fit does not
-   * wait for them (main.ts, WARM_THREADS). They wait idle, as after a fit.
+   * wait for them (main.ts, WARM_THREADS). They wait idle, as after a fit. Resolves once each has compiled
+   * it (or ended).
    */
-  warm(): void {
+  warm(): Promise<void> {
+    const ready: Promise<void>[] = [];
     while (!this.closed && this.live < this.size) {
       const w = this.spawn();
       this.idle.push(w);
+      ready.push(new Promise<void>((resolve) => this.warming.set(w, resolve)));
       this.send(w, { type: 'warm' });
     }
     for (const w of this.idle) w.unref();
+    return Promise.all(ready).then(() => undefined);
+  }
+
+  private warmed(w: Worker): void {
+    this.warming.get(w)?.();
+    this.warming.delete(w);
   }
 
   private send(w: Worker, msg: ToWorker, transfer: ArrayBuffer[] = []): void {
@@ -147,6 +158,9 @@ export class FitPool implements FitRunner {
         if (phase) this.send(phase.coordinator, { type: 'result', seq: msg.seq, k: msg.k, out: msg.out }, [msg.out.buffer as ArrayBuffer]);
         return;
       }
+      case 'warmed':
+        this.warmed(w);
+        return;
       case 'helped': {
         if (!b || b.kind !== 'help') return;
         this.setIdle(w);
@@ -202,6 +216,7 @@ export class FitPool implements FitRunner {
   }
 
   private onDeath(w: Worker, err: Error): void {
+    this.warmed(w);
     const b = this.busy.get(w);
     const wasKnown = b !== undefined || this.idle.includes(w);
     this.busy.delete(w);

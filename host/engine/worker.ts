@@ -26,7 +26,8 @@ export type FromWorker =
   | { type: 'phase'; id: number; seq: number; block: Uint8Array; claim: SharedArrayBuffer; count: number }
   | { type: 'waiting'; id: number; seq: number }
   | { type: 'result'; id: number; seq: number; k: number; out: Float64Array }
-  | { type: 'helped'; id: number; seq: number };
+  | { type: 'helped'; id: number; seq: number }
+  | { type: 'warmed' };
 
 if (!parentPort) throw new Error('worker.ts must run in a worker thread');
 const port = parentPort;
@@ -145,7 +146,10 @@ port.on('message', (msg: ToWorker) => {
       return;
     case 'warm':
       // the engine compiled now rather than on the first fit (pool.ts warm); a failure shows on that fit
-      loadEngine().catch(() => undefined);
+      loadEngine().then(
+        () => post({ type: 'warmed' }),
+        () => post({ type: 'warmed' }),
+      );
       return;
   }
 });

@@ -1,7 +1,7 @@
 // WARM_THREADS (host/main.ts): a service starts its task thread and fit workers as it begins to listen, so
 // the first ask finds them ready; the thread it warmed is the one that runs that ask. Off, nothing starts
 // before the first task. Counts, not times: threadCounts() says which threads exist.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { churnAsk, churnRows } from '../helpers/churn.ts';
 
@@ -22,10 +22,9 @@ async function askOnce(s: TestService) {
 describe('warm threads', () => {
   it('on: one task thread and every fit worker start without a request, and the first ask runs on them', async () => {
     svc = await startTestService({ warmThreads: true, fitWorkers: 2 });
-    await vi.waitFor(() => expect(svc!.threadCounts()).toEqual({ taskThreadsStarted: 1, taskThreads: 1, fitWorkers: 2 }), {
-      timeout: 30_000,
-      interval: 20,
-    });
+    // settles once the thread has opened its services and each worker has compiled the engine
+    await svc.warmed;
+    expect(svc.threadCounts()).toEqual({ taskThreadsStarted: 1, taskThreads: 1, fitWorkers: 2 });
     await askOnce(svc);
     // the warmed thread ran it: no thread or worker was started for the ask
     expect(svc.threadCounts()).toEqual({ taskThreadsStarted: 1, taskThreads: 1, fitWorkers: 2 });
@@ -33,7 +32,7 @@ describe('warm threads', () => {
 
   it('off: nothing starts until the first ask needs it', async () => {
     svc = await startTestService({ warmThreads: false, fitWorkers: 2 });
-    await new Promise((r) => setTimeout(r, 200));
+    await svc.warmed;
     expect(svc.threadCounts()).toEqual({ taskThreadsStarted: 0, taskThreads: 0, fitWorkers: 0 });
     await askOnce(svc);
     expect(svc.threadCounts().taskThreadsStarted).toBe(1);
