@@ -92,12 +92,14 @@ export async function obtainFit(
   const workspace = ctx.caller!.workspaceId;
   // only the request thread's quick attempt trusts the memo of links (a cached ask stays free of reads)
   if (!opts.quick) life = { ...life, freshLinks: true };
+  // spec 1 Cost: samples are free; any other answered fit is billed once the workspace holds it (linked)
+  const bill = opts.sample !== true;
   const stored = await cachedFit(ctx, fitKey);
   if (stored) {
-    if (await hasLiveLink(ctx, workspace, modelRef, fitRef, life)) return linked(ctx, stored, modelRef, life, 'hit');
-    if (opts.sample) return takeOver(ctx, stored, modelRef, life, 0);
+    if (await hasLiveLink(ctx, workspace, modelRef, fitRef, life)) return linked(ctx, stored, modelRef, life, 'hit', bill);
+    if (opts.sample) return takeOver(ctx, stored, modelRef, life, 0, bill);
     if (opts.quick) throw new RunAsTask('the fit is new to this workspace', `${workspace}/${modelRef}`);
-    return takeOver(ctx, stored, modelRef, life, stored.out.fitMs ?? 0);
+    return takeOver(ctx, stored, modelRef, life, stored.out.fitMs ?? 0, bill);
   }
   if (opts.quick) throw new RunAsTask('the fit has not run', fitKey);
   const { inFlight } = cachesOf(ctx);
@@ -114,15 +116,33 @@ export async function obtainFit(
   }
   const cached = await running;
   // Run here for this call: this workspace's miss, with the fit's own time already spent.
-  if (mine && cached.out.ran) return linked(ctx, cached, modelRef, life, 'miss');
+  if (mine && cached.out.ran) return linked(ctx, cached, modelRef, life, 'miss', bill);
   // Another ask (here, or on another node) ran it: a hit when that was this workspace's, else its first.
-  if (await hasLiveLink(ctx, workspace, modelRef, fitRef, life)) return linked(ctx, cached, modelRef, life, 'hit');
-  return takeOver(ctx, cached, modelRef, life, cached.out.fitMs ?? 0);
+  if (await hasLiveLink(ctx, workspace, modelRef, fitRef, life)) return linked(ctx, cached, modelRef, life, 'hit', bill);
+  return takeOver(ctx, cached, modelRef, life, cached.out.fitMs ?? 0, bill);
 }
 
-/** The caller's link made or renewed, and the fit as this call reports it. */
-async function linked(ctx: OpContext, fit: CachedFit, modelRef: string, life: ModelLife, cache: 'hit' | 'miss'): Promise<FitOutcome> {
+/**
+ * The caller's link made or renewed, and the fit as this call reports it. A miss of an answered fit is billed
+ * here (spec 1 Cost), written at once after the link: an ask stopped after this point (its node shutting down
+ * mid-answer) resumes as a hit and bills nothing more, and one stopped before it bills when it resumes, so a
+ * fit is billed once either way. Counting it only when the ask ended lost the count of an ask stopped between
+ * the two, and never billed a fit whose ask then failed (its next ask being a hit).
+ */
+async function linked(
+  ctx: OpContext,
+  fit: CachedFit,
+  modelRef: string,
+  life: ModelLife,
+  cache: 'hit' | 'miss',
+  bill: boolean,
+): Promise<FitOutcome> {
   const modelExpiresAt = await linkModel(ctx, fit, modelRef, life);
+  if (cache === 'miss' && bill && fit.out.state === 'answered') {
+    const { usage, now } = ctx.services;
+    usage.add(ctx.caller!.workspaceId, 'fit', 1, now(), life.namespace);
+    await usage.flush();
+  }
   return { ...fit.out, modelRef, modelExpiresAt, cache, ran: cache === 'miss', holdMs: 0 };
 }
 
@@ -142,15 +162,22 @@ async function hasLiveLink(ctx: OpContext, workspace: string, modelRef: string, 
  * miss, fits_run 1, billed), held for as long as the fit took. Two such asks at once: the second waits
  * for the first and is then a hit, as it would be had the fit run for the first.
  */
-async function takeOver(ctx: OpContext, fit: CachedFit, modelRef: string, life: ModelLife, holdMs: number): Promise<FitOutcome> {
+async function takeOver(
+  ctx: OpContext,
+  fit: CachedFit,
+  modelRef: string,
+  life: ModelLife,
+  holdMs: number,
+  bill: boolean,
+): Promise<FitOutcome> {
   const { linking } = cachesOf(ctx);
   const key = `${ctx.caller!.workspaceId}/${modelRef}`;
   const first = linking.get(key);
   if (first) {
     await first.catch(() => undefined);
-    return linked(ctx, fit, modelRef, life, 'hit');
+    return linked(ctx, fit, modelRef, life, 'hit', bill);
   }
-  const link = (async (): Promise<FitOutcome> => ({ ...(await linked(ctx, fit, modelRef, life, 'miss')), holdMs }))().finally(() =>
+  const link = (async (): Promise<FitOutcome> => ({ ...(await linked(ctx, fit, modelRef, life, 'miss', bill)), holdMs }))().finally(() =>
     linking.delete(key),
   );
   linking.set(key, link);

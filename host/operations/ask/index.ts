@@ -207,12 +207,11 @@ export async function executeAsk(
   // spec 2.12: one answer event per question, after the last stage event
   for (const x of asked) progress.answer(x.name, answers[x.name] as Record<string, unknown>);
   const fitsRun = [...fits.values()].filter((f) => f.ran).length;
-  // spec 1 Cost: refusals, not_yet and sample datasets are free, so only answered fits on the
-  // caller's own data are chargeable fits
+  // spec 1 Cost: refusals, not_yet and sample datasets are free; a chargeable fit (answered, on the caller's own
+  // data) was billed when the workspace was given it (fits.ts linked), the decisions are billed here
   const isSample = record?.isSample === true;
-  const chargeableFits = isSample ? 0 : [...fits.values()].filter((f) => f.ran && f.state === 'answered').length;
   const billableDecisions = isSample ? 0 : billable;
-  recordUsage(ctx, namespace, chargeableFits, billableDecisions);
+  recordDecisions(ctx, namespace, billableDecisions);
 
   const body: Record<string, unknown> = {
     status: 'done',
@@ -277,12 +276,10 @@ async function refitTarget(ctx: OpContext, p: PlannedQuestion, namespace: string
   return requireModel(ctx, ref, namespace, { field, use: 'record' });
 }
 
-/** Counts the chargeable fits and decisions; the meter writes them to the ledger per namespace (usage-meter.ts). */
-function recordUsage(ctx: OpContext, namespace: string, fits: number, decisions: number): void {
+/** Counts the billable decisions; the meter writes them to the ledger per namespace (usage-meter.ts). */
+function recordDecisions(ctx: OpContext, namespace: string, decisions: number): void {
   const { usage, now } = ctx.services;
-  const ws = ctx.caller!.workspaceId;
-  usage.add(ws, 'fit', fits, now(), namespace);
-  usage.add(ws, 'decision', decisions, now(), namespace);
+  usage.add(ctx.caller!.workspaceId, 'decision', decisions, now(), namespace);
 }
 
 const ASK_RULES =

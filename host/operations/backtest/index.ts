@@ -323,10 +323,9 @@ export async function executeBacktest(
     subjectKind: req.subject_kind,
     acknowledged: req.acknowledge_decision_support === true,
   });
-  // additions 2.8: bills a fit per cutoff fitted (as on ask: answered fits on the caller's own data)
+  // additions 2.8: a fit per cutoff fitted is billed as on ask (answered fits on the caller's own data), when the
+  // workspace is given it (ask/fits.ts linked)
   const fitsRun = fitted.filter((c) => c.fit!.ran).length;
-  const chargeable = record.isSample ? 0 : fitted.filter((c) => c.fit!.ran && c.fit!.state === 'answered').length;
-  services.usage.add(ctx.caller!.workspaceId, 'fit', chargeable, services.now(), namespace);
   const body: Record<string, unknown> = {
     status: 'done',
     dataset_id: req.data.dataset_id,
