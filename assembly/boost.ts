@@ -4,7 +4,7 @@
 // - stagewise (boostStagewise, small cross-fitted records): a few smoothing rounds, then each round
 //   steps only the one column whose best cut gains most.
 // Either way the bag's own validation rows stop it early and the best round is kept.
-import { ldf, ldi, stf, ldb, allocF64, allocI32, allocU8, release } from './mem';
+import { ldf, ldi, stf, sti, ldb, allocF64, allocI32, allocU8, release } from './mem';
 import { rowLogLoss } from './stats';
 import { mix64 } from './hash';
 
@@ -51,6 +51,7 @@ const SIDE = allocU8(BIN_STRIDE);
 const DELTA = allocF64(BIN_STRIDE);
 const MULT = allocF64(BIN_STRIDE);
 const ORDER = allocI32(BIN_STRIDE);
+const ORDER_TMP = allocI32(BIN_STRIDE); // orderByRatio's merge buffer
 const RATIO = allocF64(BIN_STRIDE);
 
 // Totals of the histogram in G, H, N (summed in bin order where it is made: histTotals).
@@ -131,17 +132,7 @@ export function findSplit(kind: i32, nBins: i32): bool {
       k++;
     }
   }
-  for (let i = 1; i < k; i++) { // insertion sort by ratio, ties by bin (k <= 256)
-    const b = ldi(ORDER, i);
-    const r = ldf(RATIO, b);
-    let j = i - 1;
-    while (j >= 0) {
-      const c = ldi(ORDER, j);
-      const rc = ldf(RATIO, c);
-      if (rc > r || (rc == r && c > b)) { store<i32>(ORDER + (<usize>(j + 1) << 2), c); j--; } else break;
-    }
-    store<i32>(ORDER + (<usize>(j + 1) << 2), b);
-  }
+  orderByRatio(k);
   let gl = 0.0, hl = 0.0, nl = 0.0;
   let bestAt = -1;
   for (let i = 0; i < k - 1; i++) {
@@ -157,6 +148,44 @@ export function findSplit(kind: i32, nBins: i32): bool {
     splitGR = gt - splitGL; splitHR = ht - splitHL;
   }
   return found;
+}
+
+/** Whether bin a comes before bin b: by RATIO, ties by bin (a total order: bins are distinct). */
+@inline function before(a: i32, b: i32): bool {
+  const ra = ldf(RATIO, a), rb = ldf(RATIO, b);
+  return ra < rb || (ra == rb && a < b);
+}
+
+/**
+ * Sorts ORDER[0..k) by (RATIO, bin). Readable version: an insertion sort. A few bins are sorted so; past 32
+ * (a full-resolution pair has up to 256 cells), a bottom-up merge sort through ORDER_TMP. Both give the one
+ * order of that total order, so the cut is the same bits either way.
+ */
+function orderByRatio(k: i32): void {
+  if (k <= 32) {
+    for (let i = 1; i < k; i++) {
+      const b = ldi(ORDER, i);
+      let j = i - 1;
+      while (j >= 0 && before(b, ldi(ORDER, j))) { sti(ORDER, j + 1, ldi(ORDER, j)); j--; }
+      sti(ORDER, j + 1, b);
+    }
+    return;
+  }
+  let src = ORDER, dst = ORDER_TMP;
+  for (let width = 1; width < k; width <<= 1) {
+    for (let lo = 0; lo < k; lo += width << 1) {
+      const mid = min(lo + width, k), hi = min(lo + (width << 1), k);
+      let i = lo, j = mid, o = lo;
+      while (i < mid && j < hi) {
+        const a = ldi(src, i), b = ldi(src, j);
+        if (before(b, a)) { sti(dst, o++, b); j++; } else { sti(dst, o++, a); i++; }
+      }
+      while (i < mid) sti(dst, o++, ldi(src, i++));
+      while (j < hi) sti(dst, o++, ldi(src, j++));
+    }
+    const t = src; src = dst; dst = t;
+  }
+  if (src != ORDER) memory.copy(ORDER, src, <usize>k << 2);
 }
 
 /**

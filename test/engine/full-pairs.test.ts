@@ -87,7 +87,7 @@ describe('full-resolution pairs', () => {
     expect(sha256(inPool.model!.toBytes())).toBe(sha256(alone.model!.toBytes()));
   });
 
-  it('rank among a cross-fitted record fold pairs too, with the same bytes in a pool of 2 workers', async () => {
+  it('need 10 training rows a cell: a cross-fitted record of 1,200 rows keeps coarse pairs only, the same bytes in a pool', async () => {
     const small = calendar(8).fixture;
     const rows = 1200;
     const f: Fixture = {
@@ -100,6 +100,8 @@ describe('full-resolution pairs', () => {
     const [alone, inPool] = [await fit(f), await fit(f, pool)];
     expect(alone.quality.validation_scheme).toBe('entity_hash_folds');
     expect(alone.diagnostics.pairsTried).toBeGreaterThan(0);
+    // a fold model ranks on fewer than 1,000 rows: 7 x 32 cells would have about 4 rows each
+    for (const [, , cj, ck] of pairSections(alone)) expect([cj, ck]).toEqual([16, 16]);
     expect(sha256(inPool.model!.toBytes())).toBe(sha256(alone.model!.toBytes()));
   });
 
