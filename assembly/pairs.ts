@@ -21,11 +21,11 @@ const COARSE: i32 = 16; // coarse bins per column for pair tables
 // A pair whose fine bins make at most FULL_CELLS cells, one of its columns having more than COARSE bins
 // (month x day of month: 7 x 32), keeps every fine cell and steps like one categorical column of those cells
 // (boost.ts cellCut): coarse bins and quadrant cuts would blur a date into a half month. Only with at least
-// FULL_CELL_ROWS training rows a cell on average (as a categorical value gets its own bin when seen 10 times):
-// with fewer, the cells' order is mostly noise, and the cuts cost a fold model of 1,200 rows 45% more CPU
-// for pairs its gate then dropped.
+// FULL_CELL_ROWS training rows a cell on average: with about 4 (a cross-fitted fold of 1,200 rows), the cells'
+// order is mostly noise, and the cuts cost the fit 45% more CPU for pairs its gate then dropped; 10 also lost
+// a planted date effect at 2,000 rows (about 7 a cell), which 5 keeps (BENCHMARKS.md "Engine history").
 const FULL_CELLS: i32 = 256;
-const FULL_CELL_ROWS: i32 = 10;
+const FULL_CELL_ROWS: i32 = 5;
 /** The fine-cell stride of a pair of columns with na and nb fine bins over nRows rows: nb when kept whole, 0 when coarse. */
 function fullStride(na: i32, nb: i32, nRows: i32): i32 {
   const cells = na * nb;

@@ -87,7 +87,7 @@ describe('full-resolution pairs', () => {
     expect(sha256(inPool.model!.toBytes())).toBe(sha256(alone.model!.toBytes()));
   });
 
-  it('need 10 training rows a cell: a cross-fitted record of 1,200 rows keeps coarse pairs only, the same bytes in a pool', async () => {
+  it('need 5 training rows a cell: a cross-fitted record of 1,200 rows keeps coarse pairs only, the same bytes in a pool', async () => {
     const small = calendar(8).fixture;
     const rows = 1200;
     const f: Fixture = {
@@ -100,9 +100,23 @@ describe('full-resolution pairs', () => {
     const [alone, inPool] = [await fit(f), await fit(f, pool)];
     expect(alone.quality.validation_scheme).toBe('entity_hash_folds');
     expect(alone.diagnostics.pairsTried).toBeGreaterThan(0);
-    // a fold model ranks on fewer than 1,000 rows: 7 x 32 cells would have about 4 rows each
+    // a fold model ranks on fewer than 1,000 rows: 7 x 32 cells would have about 4 rows each (without the rule
+    // its folds keep the 7 x 32 pair, and the record is still refused)
     for (const [, , cj, ck] of pairSections(alone)) expect([cj, ck]).toEqual([16, 16]);
     expect(sha256(inPool.model!.toBytes())).toBe(sha256(alone.model!.toBytes()));
+  });
+
+  it('keep the date from 2,000 rows (about 7 training rows a cell)', async () => {
+    const rows = 2000;
+    const f: Fixture = {
+      ...fixture,
+      table: { ...fixture.table, data: fixture.table.data.map((col) => col.slice(0, rows)), rowCount: rows },
+      outcome: fixture.outcome.slice(0, rows),
+    };
+    const r = await fit(f);
+    expect(r.quality.validation_scheme).toBe('entity_hash');
+    expect(r.state).toBe('answered');
+    expect(pairSections(r).some(([, , cj, ck]) => cj === 7 && ck === 32)).toBe(true);
   });
 
   it('answer no permutation of the labels (20 seeds)', async () => {
