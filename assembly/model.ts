@@ -35,8 +35,7 @@ export function buildModel(s: FitState): void {
   for (let i = 0; i < sets.length; i++) {
     for (let p = 0; p < sets[i].count; p++) {
       const a = sets[i].colA(p), b = sets[i].colB(p);
-      const st = sets[i].fineStride(p);
-      size += 4 + ldi(uBins, a) + ldi(uBins, b) + (st > 0 ? ldi(uBins, a) * st : PAIR_COARSE * PAIR_COARSE);
+      size += 4 + ldi(uBins, a) + ldi(uBins, b) + sets[i].cellCount(p);
     }
   }
   const out = allocF64(size);
@@ -98,8 +97,9 @@ export function buildModel(s: FitState): void {
     for (let x = 0; x < nb; x++) stf(out, at + x, <f64>(full ? x : pairs.coarse(b, x)));
     at += nb;
     const f = pairs.finalOf(p);
-    for (let o = 0; o < cj * ck; o++) stf(out, at + o, ldf(f, o));
-    at += cj * ck;
+    const cells = pairs.cellCount(p);
+    for (let o = 0; o < cells; o++) stf(out, at + o, ldf(f, o));
+    at += cells;
   }
 }
 

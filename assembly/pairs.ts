@@ -54,6 +54,11 @@ export class PairSet {
   colB(p: i32): i32 { return ldi(this.cols, p * 3 + 1); }
   /** Fine bins of column b per row of a full-resolution pair's table; 0 for a pair of coarse cells. */
   fineStride(p: i32): i32 { return ldi(this.cols, p * 3 + 2); }
+  /** Cells of pair p's table: its fine cells (a's fine bins x stride) when kept whole, else COARSE x COARSE. */
+  cellCount(p: i32): i32 {
+    const st = this.fineStride(p);
+    return st > 0 ? ldi(this.nBins, this.colA(p)) * st : COARSE * COARSE;
+  }
   coarse(c: i32, fine: i32): i32 { return ldi(this.coarseOf, c * BIN_STRIDE + fine); }
   /** Pair p's cell (< 256) of a row whose fine bins are fa and fb. */
   @inline cell(p: i32, fa: i32, fb: i32): i32 {
@@ -420,7 +425,7 @@ export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, 
  * factor to MCELL, and adds the step to the pair's table `w`; false when no cut is valid.
  */
 function cellStep(ps: PairSet, p: i32, rowsOf: usize, lr: f64, w: usize): bool {
-  const nCells = ldi(ps.nBins, ps.colA(p)) * ps.fineStride(p);
+  const nCells = ps.cellCount(p);
   if (cellCut(GH, rowsOf, nCells, CUT_SIDE, CUT_STEPS) <= 0) return false;
   const dL = lr * ldf(CUT_STEPS, 0), dR = lr * ldf(CUT_STEPS, 1);
   const mL = Math.exp(dL), mR = Math.exp(dR);
