@@ -23,10 +23,9 @@ export const RESTATES_AUC: f64 = 0.985; // a single column this good on held-in 
 export const Z_AUC: f64 = 2.5758293035489004;
 export const Z_LOG_LOSS: f64 = 1.6448536269514722; // one-sided alpha 0.05
 export const Z_INTERVAL: f64 = 1.959963984540054; // two-sided 95% interval of the held-out AUC
-// Cross-fitted fold models are rescaled only when their out-of-bag slope is outside [CAL_LOW, CAL_HIGH]
-// (a Platt fit on a few hundred out-of-bag rows made them worse); single splits always are (bags.ts calibrate).
-export const CAL_LOW: f64 = 0.8;
-export const CAL_HIGH: f64 = 1.25;
+// Single splits are always rescaled by a Platt fit on their bags' out-of-bag logits (bags.ts calibrate);
+// cross-fitted fold models are not rescaled one by one: the served model's temperature (TEMPER_*) is chosen
+// on their out-of-fold logits (bags.ts finishFolds says why).
 export const PAIR_MIN_ROWS: i32 = 1000;
 // Cross-fitting (records whose single split would leave fewer than PAIR_MIN_ROWS training rows): the
 // labeled rows fall into CROSS_FOLDS folds by entity hash; each fold is held out once from a model

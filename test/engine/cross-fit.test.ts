@@ -6,6 +6,8 @@ import { FitPool, fitTable, loadEngine, scoreCases, type EngineModule, type FitR
 import { ROW_HELD_OUT } from '../../host/engine/abi.ts';
 import { aucComponents } from '../../host/operations/auc.ts';
 import { mulberry32, uniform } from '../../bench/prng.ts';
+import { loadWdbc, outcomeVector } from '../../bench/datasets.ts';
+import { stratifiedSplits } from '../../bench/splits.ts';
 import {
   bitsOf,
   casesOf,
@@ -175,5 +177,21 @@ describe('pair terms of cross-fitted fold models (assembly/bags.ts foldPairs)', 
     const [alone, inPool] = [await fit(joint), await fit(joint, pool)];
     expect(sha256(inPool.model!.toBytes())).toBe(sha256(alone.model!.toBytes()));
     expect(inPool.quality).toEqual(alone.quality);
+  });
+});
+
+describe('fold models keep the scale they learned (assembly/bags.ts finishFolds)', () => {
+  it('answers a WDBC split on which a per-fold logistic rescale ran away', async () => {
+    // the training rows of one seeded split of WDBC: a fold's out-of-bag scores separate the classes, and the
+    // per-fold rescale of the previous engine multiplied that fold's logits to +-12,370 and refused the table
+    const ds = loadWdbc();
+    const split = stratifiedSplits(outcomeVector(ds), 12, 7000)[11];
+    const r = await fit(datasetFixture({ ...ds, rows: Array.from(split.train, (i) => ds.rows[i]) }));
+    expect(r.quality.validation_scheme).toBe('entity_hash_folds');
+    expect(r.state).toBe('answered');
+    expect(r.quality.auc).toBeGreaterThan(0.99);
+    const held = Array.from(r.diagnostics.heldLogits).filter(Number.isFinite);
+    expect(held.length).toBe(split.train.length);
+    expect(Math.max(...held.map(Math.abs))).toBeLessThan(100);
   });
 });
