@@ -1,12 +1,13 @@
 // Boosting of additive main terms for one bag (engine.md step 6), in two schedules:
 // - cyclic (boostMains, records with a single held-out split): round after round, every column gets
 //   the single best cut of its per-bin gradient histogram and a shrunken Newton step on each side;
-// - stagewise (boostStagewise, small cross-fitted records): a few smoothing rounds, then each round
-//   steps only the one column whose best cut gains most.
+// - stagewise (boostStagewise, small cross-fitted records): a linear start (linear.ts) or a few smoothing
+//   rounds, then each round steps only the one column whose best cut gains most.
 // Either way the bag's own validation rows stop it early and the best round is kept.
 import { ldf, ldi, stf, sti, ldb, allocF64, allocI32, allocU8, release } from './mem';
 import { rowLogLoss } from './stats';
 import { mix64 } from './hash';
+import { linearStart, linearIntercept } from './linear';
 
 export const BIN_STRIDE: i32 = 256; // term tables are u x 256 f64, indexed [column * 256 + bin]
 export const MIN_CHILD_ROWS: f64 = 10;
@@ -518,12 +519,14 @@ function stepColumn(bag: Bag, c: i32, side: usize, dL: f64, dR: f64, work: usize
 const BEST_SIDE = allocU8(BIN_STRIDE);
 
 /**
- * Stagewise boosting for small (cross-fitted) records. The first `bag.smoothRounds` rounds are
- * cyclic smoothing rounds: every numeric column in turn takes a seeded random valid cut (randomSplit),
- * so terms start as gentle ramps. After them, each round finds every column's best cut on the same
- * gradients and steps only the column whose cut gains most (ties: the lower column index). A column
- * that carries nothing beyond the others is then rarely stepped at all, where the cyclic schedule
- * fits every column's noise every round; on a few hundred rows that noise stopped cyclic bags early.
+ * Stagewise boosting for small (cross-fitted) records. The bag starts from a ridge logistic regression on
+ * its numeric columns' ranks when its validation rows prefer that to the base rate (linear.ts); otherwise
+ * the first `bag.smoothRounds` rounds are cyclic smoothing rounds: every numeric column in turn takes a
+ * seeded random valid cut (randomSplit), so terms start as gentle ramps. After them, each round finds
+ * every column's best cut on the same gradients and steps only the column whose cut gains most (ties: the
+ * lower column index). A column that carries nothing beyond the others is then rarely stepped at all,
+ * where the cyclic schedule fits every column's noise every round; on a few hundred rows that noise
+ * stopped cyclic bags early.
  * Validation, early stopping and the kept round work as in boostMains; a round is one column's step.
  */
 export function boostStagewise(bag: Bag, terms: usize, lr: f64, patience: i32, maxRounds: i32): void {
@@ -532,6 +535,12 @@ export function boostStagewise(bag: Bag, terms: usize, lr: f64, patience: i32, m
   const eT = start.eT, sV = start.sV;
   const work = allocF64(u * BIN_STRIDE);
   const binCounts = trainingBinCounts(bag);
+  // a linear start the bag's validation rows prefer replaces the smoothing rounds: its terms are ramps already
+  if (linearStart(u, bag.kinds, bag.nBins, binCounts, bag.binsT, bag.yT, nT, bag.binsV, bag.yV, nV, bag.intercept, work, eT, sV)) {
+    bag.intercept = linearIntercept;
+    memory.copy(terms, work, <usize>(u * BIN_STRIDE) << 3);
+    bag.smoothRounds = 0;
+  }
   ghRow = allocF64(2 * nT);
   ghAll = allocF64(2 * u * BIN_STRIDE);
   let bestLoss = validLoss(sV, bag.yV, nV);

@@ -38,6 +38,12 @@ export const BAGS_PER_FOLD: i32 = 8;
 // grow as gentle ramps rather than a few steep steps learned from a handful of rows; then one column
 // a round, the one whose best cut gains most.
 export const SMOOTH_ROUNDS: i32 = 25;
+// A cross-fitted bag may start from a ridge logistic regression on its numeric columns' ranks (linear.ts),
+// kept when its validation rows prefer it; it then skips the smoothing rounds. Penalty LINEAR_RIDGE on the
+// sum of row losses (scikit-learn's C = 1; 10 gained nothing on penguins). A record of more than LINEAR_MAX_COLS
+// numeric columns keeps the plain start (the Newton steps cost rows x columns^2). BENCHMARKS.md "Engine history".
+export const LINEAR_RIDGE: f64 = 1.0;
+export const LINEAR_MAX_COLS: i32 = 64;
 // A stagewise round steps one column, so it needs more rounds than a cyclic one for the same fit.
 export const STAGEWISE_PATIENCE: i32 = 100;
 export const STAGEWISE_MAX_ROUNDS: i32 = 5000;
