@@ -32,7 +32,13 @@ function lineRows(count: number, seed: number): { rows: Record<string, Cell>[]; 
 }
 
 function lineFixture(count: number, seed: number): Fixture {
-  return datasetFixture({ name: 'line', rows: lineRows(count, seed).rows, entityColumn: 'id', outcomeColumn: 'outcome', positiveValue: 'yes' });
+  return datasetFixture({
+    name: 'line',
+    rows: lineRows(count, seed).rows,
+    entityColumn: 'id',
+    outcomeColumn: 'outcome',
+    positiveValue: 'yes',
+  });
 }
 
 let mod: EngineModule;
