@@ -162,9 +162,9 @@ function keepFoldPairs(s: FitState): void {
  * Cross-fitted (after the bags, and their fold pairs when any were tried): each fold model's own rows'
  * out-of-fold logits. A fold model is not rescaled on its own: the served model's one temperature (temper)
  * is chosen on these logits. A per-fold logistic fit of the bags' out-of-bag logits, applied when its slope
- * was outside [0.8, 1.25], ran away on a fold whose out-of-bag logits were separable: out-of-fold logits of
- * +-2,000 to 4,600 where the other folds' stayed within +-30, WDBC refused on 2 of 50 splits and log loss up
- * to 0.75 on others (BENCHMARKS.md "Engine history").
+ * was outside [0.8, 1.25], ran away on a fold whose out-of-bag logits were separable: that fold's out-of-fold
+ * logits reached +-470 to 12,370 where a fold's usually stay within +-30, and WDBC was refused on 2 of 50
+ * splits (BENCHMARKS.md "Engine history").
  */
 export function finishFolds(s: FitState): void {
   const nTrain = s.nTrain, trainRows = s.trainRows, yTrain = s.yTrain, foldOf = s.foldOf;
