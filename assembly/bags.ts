@@ -4,7 +4,7 @@
 import * as A from './abi';
 import { ldf, stf, ldi, sti, ldb, stb, allocF64, allocI32, allocU8, release } from './mem';
 import { BIN_STRIDE } from './boost';
-import { fitLogistic1, LogisticFit, sigmoid } from './stats';
+import { fitPlatt, LogisticFit, sigmoid } from './stats';
 import { selectPairs, pairsKept, PairSet, PAIR_COARSE } from './pairs';
 import { FitState } from './fit-state';
 import { reportProgress } from './progress';
@@ -361,7 +361,7 @@ export function calibrate(s: FitState): void {
   const nTrain = s.nTrain;
   const oobSum = allocF64(nTrain), oobCount = allocF64(nTrain);
   addOutOfBag(s, 0, s.nBags, oobSum, oobCount);
-  const cal = calibration(oobSum, oobCount, s.yTrain, nTrain, true);
+  const cal = calibration(oobSum, oobCount, s.yTrain, nTrain);
   if (cal.ok) {
     s.out.setMetric(A.M_CAL_SLOPE, cal.b);
     if (cal.b > 0) rescale(s, cal);
@@ -403,14 +403,14 @@ function addOutOfBag(s: FitState, bg0: i32, nB: i32, oobSum: usize, oobCount: us
   }
 }
 
-/** Calibration slope and offset of the mean out-of-bag logit (engine.md step 10). */
-function calibration(oobSum: usize, oobCount: usize, ys: usize, nR: i32, platt: bool = false): LogisticFit {
+/** Platt slope and offset of the mean out-of-bag logit (engine.md step 10). */
+function calibration(oobSum: usize, oobCount: usize, ys: usize, nR: i32): LogisticFit {
   const x = allocF64(nR > 0 ? nR : 1);
   for (let q = 0; q < nR; q++) {
     const k = ldf(oobCount, q);
     stf(x, q, k > 0 ? ldf(oobSum, q) / k : 0);
   }
-  const cal = fitLogistic1(x, ys, oobCount, nR, platt);
+  const cal = fitPlatt(x, ys, oobCount, nR);
   release(x);
   return cal;
 }

@@ -177,23 +177,19 @@ export class LogisticFit {
 }
 
 /**
- * Fits y ~ sigmoid(a + b x) by Newton's method over rows with weight w > 0. With `platt`, the targets are
- * Platt's (N+ + 1) / (N+ + 2) and 1 / (N- + 2) instead of 1 and 0, so a separable x cannot drive the
- * slope to infinity (the recalibration of the served chances, bags.ts recalibrate).
+ * Fits y ~ sigmoid(a + b x) by Newton's method over rows with weight w > 0, to Platt's targets (N+ + 1) / (N+ + 2)
+ * and 1 / (N- + 2) instead of 1 and 0, so a separable x cannot drive the slope to infinity (the recalibration of
+ * a single split's chances, bags.ts calibrate).
  */
-export function fitLogistic1(x: usize, ys: usize, w: usize, n: i32, platt: bool = false): LogisticFit {
+export function fitPlatt(x: usize, ys: usize, w: usize, n: i32): LogisticFit {
   const r = new LogisticFit();
   let a = 0.0, b = 1.0;
-  let tPos = 1.0, tNeg = 0.0;
-  if (platt) {
-    let nPos = 0.0, nNeg = 0.0;
-    for (let i = 0; i < n; i++) {
-      if (ldf(w, i) <= 0) continue;
-      if (ldf(ys, i) > 0.5) nPos += 1; else nNeg += 1;
-    }
-    tPos = (nPos + 1) / (nPos + 2);
-    tNeg = 1 / (nNeg + 2);
+  let nPos = 0.0, nNeg = 0.0;
+  for (let i = 0; i < n; i++) {
+    if (ldf(w, i) <= 0) continue;
+    if (ldf(ys, i) > 0.5) nPos += 1; else nNeg += 1;
   }
+  const tPos = (nPos + 1) / (nPos + 2), tNeg = 1 / (nNeg + 2);
   for (let it = 0; it < 50; it++) {
     let ga = 0.0, gb = 0.0, haa = 0.0, hab = 0.0, hbb = 0.0;
     for (let i = 0; i < n; i++) {
