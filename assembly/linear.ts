@@ -3,8 +3,8 @@
 // still an additive model over the same bins (each bin's value is beta times the bin's standardized mid-rank),
 // so the stored model, its reasons and its scoring do not change shape. Kept only when the bag's own
 // validation rows say it beats the plain start; the boosting that follows adds what is not linear.
-import { ldf, stf, ldi, allocF64, allocI32, release } from './mem';
-import { rowLogLoss } from './stats';
+import { ldf, stf, ldi, sti, allocF64, allocI32, release } from './mem';
+import { rowLogLoss, sigmoid } from './stats';
 import { LINEAR_RIDGE, LINEAR_MAX_COLS } from './tunables';
 
 const STRIDE: i32 = 256; // bins per column in term tables (boost.ts BIN_STRIDE)
@@ -48,7 +48,7 @@ function rankFeatures(u: i32, kinds: usize, nBins: usize, binCounts: usize, cols
     if (!(sd > 1e-12)) continue;
     stf(zc, 0, 0.0);
     for (let b = 1; b < nb; b++) stf(zc, b, (ldf(zc, b) - mean) / sd);
-    store<i32>(cols + (<usize>p << 2), c);
+    sti(cols, p, c);
     p++;
   }
   return p;
@@ -111,7 +111,7 @@ export function linearStart(u: i32, kinds: usize, nBins: usize, binCounts: usize
       const xi = x + (<usize>(i * p) << 3);
       let s = ldf(beta, 0);
       for (let k = 0; k < p; k++) s += ldf(beta, k + 1) * ldf(xi, k);
-      const pr = s >= 0 ? 1.0 / (1.0 + Math.exp(-s)) : Math.exp(s) / (1.0 + Math.exp(s));
+      const pr = sigmoid(s);
       const r = pr - ldf(yT, i), w = pr * (1.0 - pr);
       stf(grad, 0, ldf(grad, 0) + r);
       stf(hess, 0, ldf(hess, 0) + w);
