@@ -65,8 +65,9 @@ let histG: f64 = 0, histH: f64 = 0, histN: f64 = 0;
   histG = gt; histH = ht; histN = nt;
 }
 
-// Result of the split finder.
+// Result of the split finder: the best cut's side sums, and its score2.
 let splitGL: f64 = 0, splitHL: f64 = 0, splitGR: f64 = 0, splitHR: f64 = 0;
+let splitScore: f64 = 0;
 
 @inline function score2(gl: f64, hl: f64, gr: f64, hr: f64): f64 {
   return gl * gl / hl + gr * gr / hr;
@@ -76,9 +77,10 @@ let splitGL: f64 = 0, splitHL: f64 = 0, splitGR: f64 = 0, splitHR: f64 = 0;
  * Best single cut of a column's histogram; marks SIDE[bin] = 0/1 and leaves the side sums in
  * split*. Numeric: a cut between ordered value bins with missing on either side, or missing
  * alone. Categorical: bins ordered by G/H (ties by bin), then a cut. Returns false when no cut
- * leaves MIN_CHILD_ROWS on both sides.
+ * leaves MIN_CHILD_ROWS on both sides. With `mark` false only splitScore is set (the stagewise rounds compare
+ * every column's best score and mark only the winner's cut): no SIDE, no split* sums.
  */
-export function findSplit(kind: i32, nBins: i32): bool {
+export function findSplit(kind: i32, nBins: i32, mark: bool = true): bool {
   const gt = histG, ht = histH, nt = histN;
   let best = -1.0;
   let found = false;
@@ -88,8 +90,10 @@ export function findSplit(kind: i32, nBins: i32): bool {
     if (nm >= MIN_CHILD_ROWS && nt - nm >= MIN_CHILD_ROWS && hm > HESS_FLOOR && ht - hm > HESS_FLOOR) {
       best = score2(gm, hm, gt - gm, ht - hm);
       found = true;
-      for (let b = 0; b < nBins; b++) store<u8>(SIDE + <usize>b, b == 0 ? 0 : 1);
-      splitGL = gm; splitHL = hm; splitGR = gt - gm; splitHR = ht - hm;
+      if (mark) {
+        for (let b = 0; b < nBins; b++) store<u8>(SIDE + <usize>b, b == 0 ? 0 : 1);
+        splitGL = gm; splitHL = hm; splitGR = gt - gm; splitHR = ht - hm;
+      }
     }
     let gl = 0.0, hl = 0.0, nl = 0.0;
     let bestCut = -1, bestMissLeft = false;
@@ -110,7 +114,8 @@ export function findSplit(kind: i32, nBins: i32): bool {
         }
       }
     }
-    if (bestCut >= 0) {
+    splitScore = best;
+    if (bestCut >= 0 && mark) {
       let g2 = 0.0, h2 = 0.0;
       store<u8>(SIDE, bestMissLeft ? 0 : 1);
       if (bestMissLeft) { g2 += gm; h2 += hm; }
@@ -144,7 +149,8 @@ export function findSplit(kind: i32, nBins: i32): bool {
       if (s > best) { best = s; bestAt = i; found = true; splitGL = gl; splitHL = hl; }
     }
   }
-  if (bestAt >= 0) {
+  splitScore = best;
+  if (bestAt >= 0 && mark) {
     for (let i = 0; i < k; i++) store<u8>(SIDE + <usize>ldi(ORDER, i), i <= bestAt ? 0 : 1);
     splitGR = gt - splitGL; splitHR = ht - splitHL;
   }
@@ -516,8 +522,6 @@ function stepColumn(bag: Bag, c: i32, side: usize, dL: f64, dR: f64, work: usize
   }
 }
 
-const BEST_SIDE = allocU8(BIN_STRIDE);
-
 /**
  * Stagewise boosting for small (cross-fitted) records. The bag starts from a ridge logistic regression on
  * its numeric columns' ranks when its validation rows prefer that to the base rate (linear.ts); otherwise
@@ -559,21 +563,19 @@ export function boostStagewise(bag: Bag, terms: usize, lr: f64, patience: i32, m
       gradients(eT, bag.yT, nT);
       allColumnHists(bag);
       let bestGain = 0.0, bestC = -1;
-      let gL = 0.0, hL = 0.0, gR = 0.0, hR = 0.0;
       for (let c = 0; c < u; c++) {
         const nb = ldi(bag.nBins, c);
         loadHist(ghAll + (<usize>(c * BIN_STRIDE) << 4), nb, binCounts + (<usize>(c * BIN_STRIDE) << 3));
-        if (!findSplit(ldi(bag.kinds, c), nb)) continue;
-        const gt = histG, ht = histH;
-        const gain = score2(splitGL, splitHL, splitGR, splitHR) - gt * gt / ht;
-        if (bestC < 0 || gain > bestGain) {
-          bestGain = gain; bestC = c;
-          gL = splitGL; hL = splitHL; gR = splitGR; hR = splitHR;
-          memory.copy(BEST_SIDE, SIDE, <usize>nb);
-        }
+        if (!findSplit(ldi(bag.kinds, c), nb, false)) continue;
+        const gain = splitScore - histG * histG / histH;
+        if (bestC < 0 || gain > bestGain) { bestGain = gain; bestC = c; }
       }
       if (bestC < 0) break; // no column can be cut: nothing left to learn
-      stepColumn(bag, bestC, BEST_SIDE, -lr * gL / hL, -lr * gR / hR, work, eT, sV);
+      // the winner's cut again, marked this time (the same histogram, so the same cut)
+      const nbBest = ldi(bag.nBins, bestC);
+      loadHist(ghAll + (<usize>(bestC * BIN_STRIDE) << 4), nbBest, binCounts + (<usize>(bestC * BIN_STRIDE) << 3));
+      findSplit(ldi(bag.kinds, bestC), nbBest);
+      stepColumn(bag, bestC, SIDE, -lr * splitGL / splitHL, -lr * splitGR / splitHR, work, eT, sV);
     }
     const loss = validLoss(sV, bag.yV, nV);
     if (loss < bestLoss) {
