@@ -119,8 +119,16 @@ export function linearStart(u: i32, kinds: usize, nBins: usize, binCounts: usize
         const xk = ldf(xi, k), wk = w * xk;
         stf(grad, k + 1, ldf(grad, k + 1) + r * xk);
         stf(hess, k + 1, ldf(hess, k + 1) + wk); // row k+1, column 0
+        // row k+1, columns 1..k+1 of the lower triangle, two at a time (f64x2: each sum takes the same
+        // products in the same order as one at a time, so the same bits)
         const hr = hess + (<usize>((k + 1) * m + 1) << 3);
-        for (let l = 0; l <= k; l++) stf(hr, l, ldf(hr, l) + wk * ldf(xi, l));
+        const wk2 = f64x2.splat(wk);
+        let l = 0;
+        for (; l + 1 <= k; l += 2) {
+          const o = hr + (<usize>l << 3);
+          v128.store(o, f64x2.add(v128.load(o), f64x2.mul(wk2, v128.load(xi + (<usize>l << 3)))));
+        }
+        if (l == k) stf(hr, l, ldf(hr, l) + wk * ldf(xi, l));
       }
     }
     for (let k = 1; k < m; k++) {
