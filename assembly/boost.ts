@@ -97,7 +97,19 @@ export function findSplit(kind: i32, nBins: i32, mark: bool = true): bool {
     }
     let gl = 0.0, hl = 0.0, nl = 0.0;
     let bestCut = -1, bestMissLeft = false;
-    for (let t = 1; t < nBins - 1; t++) {
+    if (nm == 0) {
+      // no missing rows: the "missing on the left" cut of the loop below, with gm = hm = nm = 0 (the same
+      // scores: gl + 0.0 differs from gl only in the sign of a zero, which score2 squares), and no other
+      for (let t = 1; t < nBins - 1; t++) {
+        const n1 = ldf(N, t);
+        gl += ldf(G, t); hl += ldf(H, t); nl += n1;
+        if (nt - nl < MIN_CHILD_ROWS) break; // nl only grows: no later cut leaves enough on the right
+        if (n1 == 0 || nl < MIN_CHILD_ROWS || !(hl > HESS_FLOOR && ht - hl > HESS_FLOOR)) continue;
+        const s = score2(gl, hl, gt - gl, ht - hl);
+        if (s > best) { best = s; bestCut = t; found = true; }
+      }
+      bestMissLeft = true;
+    } else for (let t = 1; t < nBins - 1; t++) {
       gl += ldf(G, t); hl += ldf(H, t); nl += ldf(N, t);
       if (ldf(N, t) == 0) continue; // same split as the previous non-empty cut
       // missing on the left
