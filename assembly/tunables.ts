@@ -44,8 +44,10 @@ export const SMOOTH_ROUNDS: i32 = 25;
 // numeric columns keeps the plain start (the Newton steps cost rows x columns^2). BENCHMARKS.md "Engine history".
 export const LINEAR_RIDGE: f64 = 1.0;
 export const LINEAR_MAX_COLS: i32 = 64;
-// A stagewise round steps one column, so it needs more rounds than a cyclic one for the same fit.
-export const STAGEWISE_PATIENCE: i32 = 100;
+// A stagewise round steps one column, so it needs more rounds than a cyclic one for the same fit. Patience 80
+// instead of 100 fits as well on the five cross-fitted tables' 33 splits (mean log loss within 0.0006 of 100's on
+// each table and seed set; 60 lost up to 0.0024 on WDBC and cars) for 5-10% less CPU.
+export const STAGEWISE_PATIENCE: i32 = 80;
 export const STAGEWISE_MAX_ROUNDS: i32 = 5000;
 // Cross-fitted fold models get pair terms of their own (bags.ts foldPairs): at most CROSS_PAIRS each, ranked
 // without the rows that gate them, and kept when at least CROSS_PAIR_AGREE of the fold's BAGS_PER_FOLD bags
