@@ -40,14 +40,18 @@ export class Bag {
   }
 }
 
-// Scratch histograms shared by the split finder (one column at a time).
-const G = allocF64(BIN_STRIDE);
-const H = allocF64(BIN_STRIDE);
+// The histogram the split finder reads (one column at a time): HIST holds each bin's gradient and hessian sums
+// side by side (f64 [bin][g, h]), CNT its rows (f64 [bin]). They point at a column's sums where they were made
+// (loadHist) or at GH1 (foldHist), so nothing is copied for the finder.
+let HIST: usize = 0, CNT: usize = 0;
+const GH1 = allocF64(BIN_STRIDE * 2);
+@inline function gOf(b: i32): f64 { return load<f64>(HIST + (<usize>b << 4)); }
+@inline function hOf(b: i32): f64 { return load<f64>(HIST + (<usize>b << 4) + 8); }
+@inline function nOf(b: i32): f64 { return load<f64>(CNT + (<usize>b << 3)); }
 // Four interleaved copies (row i goes to copy i & 3), summed in a fixed order afterwards: rows that
 // hit the same bin no longer wait on each other's store (low-cardinality columns hit few bins). Each bin
 // holds its gradient and hessian sums side by side (f64 [copy][bin][g, h]), so one f64x2 add updates both.
 const GH4 = allocF64(BIN_STRIDE * 4 * 2);
-const N = allocF64(BIN_STRIDE);
 const SIDE = allocU8(BIN_STRIDE);
 const DELTA = allocF64(BIN_STRIDE);
 const MULT = allocF64(BIN_STRIDE);
@@ -55,13 +59,13 @@ const ORDER = allocI32(BIN_STRIDE);
 const ORDER_TMP = allocI32(BIN_STRIDE); // orderByRatio's merge buffer
 const RATIO = allocF64(BIN_STRIDE);
 
-// Totals of the histogram in G, H, N (summed in bin order where it is made: histTotals).
+// Totals of the histogram (summed in bin order: histTotals, loadHist).
 let histG: f64 = 0, histH: f64 = 0, histN: f64 = 0;
 
-/** Sums the histogram's bins in bin order into histG/H/N (findSplit reads them). */
+/** Sums the histogram's bins in bin order into histG/H/N (findSplit reads them with HIST and CNT). */
 @inline function histTotals(nb: i32): void {
   let gt = 0.0, ht = 0.0, nt = 0.0;
-  for (let b = 0; b < nb; b++) { gt += ldf(G, b); ht += ldf(H, b); nt += ldf(N, b); }
+  for (let b = 0; b < nb; b++) { gt += gOf(b); ht += hOf(b); nt += nOf(b); }
   histG = gt; histH = ht; histN = nt;
 }
 
@@ -85,7 +89,7 @@ export function findSplit(kind: i32, nBins: i32, mark: bool = true): bool {
   let best = -1.0;
   let found = false;
   if (kind == 0) {
-    const gm = ldf(G, 0), hm = ldf(H, 0), nm = ldf(N, 0);
+    const gm = gOf(0), hm = hOf(0), nm = nOf(0);
     // missing alone
     if (nm >= MIN_CHILD_ROWS && nt - nm >= MIN_CHILD_ROWS && hm > HESS_FLOOR && ht - hm > HESS_FLOOR) {
       best = score2(gm, hm, gt - gm, ht - hm);
@@ -101,8 +105,8 @@ export function findSplit(kind: i32, nBins: i32, mark: bool = true): bool {
       // no missing rows: the "missing on the left" cut of the loop below, with gm = hm = nm = 0 (the same
       // scores: gl + 0.0 differs from gl only in the sign of a zero, which score2 squares), and no other
       for (let t = 1; t < nBins - 1; t++) {
-        const n1 = ldf(N, t);
-        gl += ldf(G, t); hl += ldf(H, t); nl += n1;
+        const n1 = nOf(t);
+        gl += gOf(t); hl += hOf(t); nl += n1;
         if (nt - nl < MIN_CHILD_ROWS) break; // nl only grows: no later cut leaves enough on the right
         if (n1 == 0 || nl < MIN_CHILD_ROWS || !(hl > HESS_FLOOR && ht - hl > HESS_FLOOR)) continue;
         const s = score2(gl, hl, gt - gl, ht - hl);
@@ -110,8 +114,8 @@ export function findSplit(kind: i32, nBins: i32, mark: bool = true): bool {
       }
       bestMissLeft = true;
     } else for (let t = 1; t < nBins - 1; t++) {
-      gl += ldf(G, t); hl += ldf(H, t); nl += ldf(N, t);
-      if (ldf(N, t) == 0) continue; // same split as the previous non-empty cut
+      gl += gOf(t); hl += hOf(t); nl += nOf(t);
+      if (nOf(t) == 0) continue; // same split as the previous non-empty cut
       // missing on the left
       let nL = nl + nm, hL = hl + hm, gL = gl + gm;
       if (nL >= MIN_CHILD_ROWS && nt - nL >= MIN_CHILD_ROWS && hL > HESS_FLOOR && ht - hL > HESS_FLOOR) {
@@ -134,7 +138,7 @@ export function findSplit(kind: i32, nBins: i32, mark: bool = true): bool {
       for (let b = 1; b < nBins; b++) {
         const left = b <= bestCut;
         store<u8>(SIDE + <usize>b, left ? 0 : 1);
-        if (left) { g2 += ldf(G, b); h2 += ldf(H, b); }
+        if (left) { g2 += gOf(b); h2 += hOf(b); }
       }
       splitGL = g2; splitHL = h2; splitGR = gt - g2; splitHR = ht - h2;
     }
@@ -144,8 +148,8 @@ export function findSplit(kind: i32, nBins: i32, mark: bool = true): bool {
   let k = 0;
   for (let b = 0; b < nBins; b++) {
     store<u8>(SIDE + <usize>b, 2); // empty bins take no step
-    if (ldf(N, b) > 0) {
-      stf(RATIO, b, ldf(G, b) / (ldf(H, b) + CAT_SMOOTH));
+    if (nOf(b) > 0) {
+      stf(RATIO, b, gOf(b) / (hOf(b) + CAT_SMOOTH));
       store<i32>(ORDER + (<usize>k << 2), b);
       k++;
     }
@@ -155,7 +159,7 @@ export function findSplit(kind: i32, nBins: i32, mark: bool = true): bool {
   let bestAt = -1;
   for (let i = 0; i < k - 1; i++) {
     const b = ldi(ORDER, i);
-    gl += ldf(G, b); hl += ldf(H, b); nl += ldf(N, b);
+    gl += gOf(b); hl += hOf(b); nl += nOf(b);
     if (nl >= MIN_CHILD_ROWS && nt - nl >= MIN_CHILD_ROWS && hl > HESS_FLOOR && ht - hl > HESS_FLOOR) {
       const s = score2(gl, hl, gt - gl, ht - hl);
       if (s > best) { best = s; bestAt = i; found = true; splitGL = gl; splitHL = hl; }
@@ -225,42 +229,42 @@ export function cellCut(gh: usize, counts: usize, cells: i32, side: usize, steps
 /** A seeded random valid cut of a numeric column (missing rows join the left side): smoothing rounds. */
 function randomSplit(nBins: i32, r: u64): bool {
   let nt = 0.0, ht = 0.0;
-  for (let b = 0; b < nBins; b++) { nt += ldf(N, b); ht += ldf(H, b); }
+  for (let b = 0; b < nBins; b++) { nt += nOf(b); ht += hOf(b); }
   let count = 0;
-  let nl = ldf(N, 0), hl = ldf(H, 0);
+  let nl = nOf(0), hl = hOf(0);
   for (let t = 1; t < nBins - 1; t++) {
-    nl += ldf(N, t); hl += ldf(H, t);
-    if (ldf(N, t) == 0) continue;
+    nl += nOf(t); hl += hOf(t);
+    if (nOf(t) == 0) continue;
     if (nl >= MIN_CHILD_ROWS && nt - nl >= MIN_CHILD_ROWS && hl > HESS_FLOOR && ht - hl > HESS_FLOOR) count++;
   }
   if (count == 0) return false;
   let pick = <i32>(r % <u64>count);
-  nl = ldf(N, 0); hl = ldf(H, 0);
-  let gl = ldf(G, 0);
+  nl = nOf(0); hl = hOf(0);
+  let gl = gOf(0);
   let cut = -1;
   for (let t = 1; t < nBins - 1; t++) {
-    nl += ldf(N, t); hl += ldf(H, t); gl += ldf(G, t);
-    if (ldf(N, t) == 0) continue;
+    nl += nOf(t); hl += hOf(t); gl += gOf(t);
+    if (nOf(t) == 0) continue;
     if (nl >= MIN_CHILD_ROWS && nt - nl >= MIN_CHILD_ROWS && hl > HESS_FLOOR && ht - hl > HESS_FLOOR) {
       if (pick == 0) { cut = t; break; }
       pick--;
     }
   }
   let gt = 0.0;
-  for (let b = 0; b < nBins; b++) gt += ldf(G, b);
+  for (let b = 0; b < nBins; b++) gt += gOf(b);
   store<u8>(SIDE, 0);
   for (let b = 1; b < nBins; b++) store<u8>(SIDE + <usize>b, b <= cut ? 0 : 1);
   splitGL = gl; splitHL = hl; splitGR = gt - gl; splitHR = ht - hl;
   return true;
 }
 
-/** Clears the 4-way histograms of a column and loads its (round-invariant) bin counts into N. */
+/** Clears the 4-way histograms of a column and points CNT at its (round-invariant) bin counts. */
 @inline function clearHist(nb: i32, counts: usize): void {
   for (let k = 0; k < 4; k++) memory.fill(GH4 + (<usize>(k * BIN_STRIDE) << 4), 0, <usize>nb << 4);
-  memory.copy(N, counts, <usize>nb << 3);
+  CNT = counts;
 }
 
-/** Sums the four copies into G and H, copy 0 first (a fixed order: deterministic). */
+/** Sums the four copies into GH1, copy 0 first (a fixed order: deterministic), for the split finder. */
 function foldHist(nb: i32): void {
   for (let b = 0; b < nb; b++) {
     let g = 0.0, h = 0.0;
@@ -269,9 +273,11 @@ function foldHist(nb: i32): void {
       g += load<f64>(o);
       h += load<f64>(o + 8);
     }
-    stf(G, b, g);
-    stf(H, b, h);
+    const o = GH1 + (<usize>b << 4);
+    store<f64>(o, g);
+    store<f64>(o + 8, h);
   }
+  HIST = GH1;
   histTotals(nb);
 }
 
@@ -456,7 +462,7 @@ function gradients(eT: usize, yT: usize, nT: i32): void {
 }
 
 /**
- * Column c's histogram (G, H, N) from ghRow: each row's (g, h) is added to its bin's pair of sums by one
+ * Column c's histogram (for the split finder: loadHist) from ghRow: each row's (g, h) is added to its bin's pair of sums by one
  * f64x2 add, in row order, so each sum is the same bits as adding g and h one row at a time.
  */
 function columnHist(bag: Bag, c: i32, binCounts: usize): void {
@@ -491,18 +497,10 @@ function allColumnHists(bag: Bag): void {
   }
 }
 
-/** G, H and N of a histogram of side-by-side (g, h) sums and its bin counts, with the totals findSplit reads. */
+/** Points the split finder at a histogram of side-by-side (g, h) sums and its bin counts, and sums its totals. */
 function loadHist(gh: usize, nb: i32, counts: usize): void {
-  memory.copy(N, counts, <usize>nb << 3);
-  let gt = 0.0, ht = 0.0, nt = 0.0;
-  for (let b = 0; b < nb; b++) {
-    const o = gh + (<usize>b << 4);
-    const g = load<f64>(o), h = load<f64>(o + 8);
-    stf(G, b, g);
-    stf(H, b, h);
-    gt += g; ht += h; nt += ldf(N, b);
-  }
-  histG = gt; histH = ht; histN = nt;
+  HIST = gh; CNT = counts;
+  histTotals(nb);
 }
 
 // Every column's histogram of a stagewise bag's greedy round (allColumnHists).
