@@ -503,8 +503,48 @@ function loadHist(gh: usize, nb: i32, counts: usize): void {
   histTotals(nb);
 }
 
-// Every column's histogram of a stagewise bag's greedy round (allColumnHists).
-let ghAll: usize = 0;
+// Every column's histogram of a stagewise bag's greedy round (allColumnHists), and each column's totals:
+// (g, h) summed by allColumnTotals (f64 [column][g, h]), rows by countTotals (round-invariant, f64 [column]).
+let ghAll: usize = 0, ghTot: usize = 0, nTot: usize = 0;
+
+/**
+ * Each column's (g, h) totals of ghAll, in bin order as histTotals sums them, four columns side by side: their
+ * four chains of adds do not wait on each other (histTotals, one column after another, waits on each add).
+ * Bins at or past a column's own count hold zeros, which add nothing.
+ */
+function allColumnTotals(u: i32, nBins: usize): void {
+  const stride = <usize>BIN_STRIDE << 4;
+  let c = 0;
+  for (; c + 3 < u; c += 4) {
+    const nb = max(max(ldi(nBins, c), ldi(nBins, c + 1)), max(ldi(nBins, c + 2), ldi(nBins, c + 3)));
+    const h0 = ghAll + <usize>c * stride;
+    let a0 = f64x2.splat(0), a1 = f64x2.splat(0), a2 = f64x2.splat(0), a3 = f64x2.splat(0);
+    for (let b = 0; b < nb; b++) {
+      const o = h0 + (<usize>b << 4);
+      a0 = f64x2.add(a0, v128.load(o));
+      a1 = f64x2.add(a1, v128.load(o + stride));
+      a2 = f64x2.add(a2, v128.load(o + 2 * stride));
+      a3 = f64x2.add(a3, v128.load(o + 3 * stride));
+    }
+    const t = ghTot + (<usize>c << 4);
+    v128.store(t, a0); v128.store(t + 16, a1); v128.store(t + 32, a2); v128.store(t + 48, a3);
+  }
+  for (; c < u; c++) {
+    const nb = ldi(nBins, c), h0 = ghAll + <usize>c * stride;
+    let a = f64x2.splat(0);
+    for (let b = 0; b < nb; b++) a = f64x2.add(a, v128.load(h0 + (<usize>b << 4)));
+    v128.store(ghTot + (<usize>c << 4), a);
+  }
+}
+
+/** Points the split finder at column c's histogram of the greedy round, with the totals summed beforehand. */
+@inline function useColumnHist(c: i32, binCounts: usize): void {
+  HIST = ghAll + (<usize>(c * BIN_STRIDE) << 4);
+  CNT = binCounts + (<usize>(c * BIN_STRIDE) << 3);
+  histG = load<f64>(ghTot + (<usize>c << 4));
+  histH = load<f64>(ghTot + (<usize>c << 4) + 8);
+  histN = ldf(nTot, c);
+}
 
 /**
  * Applies the cut in `side` (0 left, 1 right, 2 no step) to column c: a shrunken Newton step on
@@ -557,6 +597,14 @@ export function boostStagewise(bag: Bag, terms: usize, lr: f64, patience: i32, m
   }
   ghRow = allocF64(2 * nT);
   ghAll = allocF64(2 * u * BIN_STRIDE);
+  ghTot = allocF64(2 * u);
+  nTot = allocF64(u);
+  for (let c = 0; c < u; c++) {
+    const nb = ldi(bag.nBins, c), cnt = binCounts + (<usize>(c * BIN_STRIDE) << 3);
+    let nt = 0.0;
+    for (let b = 0; b < nb; b++) nt += ldf(cnt, b);
+    stf(nTot, c, nt);
+  }
   let bestLoss = validLoss(sV, bag.yV, nV);
   let bestRound = 0, round = 0;
   while (round < maxRounds) {
@@ -572,19 +620,18 @@ export function boostStagewise(bag: Bag, terms: usize, lr: f64, patience: i32, m
     } else {
       gradients(eT, bag.yT, nT);
       allColumnHists(bag);
+      allColumnTotals(u, bag.nBins);
       let bestGain = 0.0, bestC = -1;
       for (let c = 0; c < u; c++) {
-        const nb = ldi(bag.nBins, c);
-        loadHist(ghAll + (<usize>(c * BIN_STRIDE) << 4), nb, binCounts + (<usize>(c * BIN_STRIDE) << 3));
-        if (!findSplit(ldi(bag.kinds, c), nb, false)) continue;
+        useColumnHist(c, binCounts);
+        if (!findSplit(ldi(bag.kinds, c), ldi(bag.nBins, c), false)) continue;
         const gain = splitScore - histG * histG / histH;
         if (bestC < 0 || gain > bestGain) { bestGain = gain; bestC = c; }
       }
       if (bestC < 0) break; // no column can be cut: nothing left to learn
       // the winner's cut again, marked this time (the same histogram, so the same cut)
-      const nbBest = ldi(bag.nBins, bestC);
-      loadHist(ghAll + (<usize>(bestC * BIN_STRIDE) << 4), nbBest, binCounts + (<usize>(bestC * BIN_STRIDE) << 3));
-      findSplit(ldi(bag.kinds, bestC), nbBest);
+      useColumnHist(bestC, binCounts);
+      findSplit(ldi(bag.kinds, bestC), ldi(bag.nBins, bestC));
       stepColumn(bag, bestC, SIDE, -lr * splitGL / splitHL, -lr * splitGR / splitHR, work, eT, sV);
     }
     const loss = validLoss(sV, bag.yV, nV);
@@ -596,8 +643,8 @@ export function boostStagewise(bag: Bag, terms: usize, lr: f64, patience: i32, m
   }
   bag.rounds = bestRound;
   bag.validLoss = bestLoss;
-  release(work); release(binCounts); release(eT); release(sV); release(ghRow); release(ghAll);
-  ghRow = 0; ghAll = 0;
+  release(work); release(binCounts); release(eT); release(sV); release(ghRow); release(ghAll); release(ghTot); release(nTot);
+  ghRow = 0; ghAll = 0; ghTot = 0; nTot = 0;
 }
 
 /** Logits of the bag's validation rows under given main terms (for out-of-bag calibration). */
