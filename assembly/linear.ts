@@ -118,7 +118,7 @@ export function linearStart(u: i32, kinds: usize, nBins: usize, binCounts: usize
       for (let k = 0; k < p; k++) {
         const xk = ldf(xi, k), wk = w * xk;
         stf(grad, k + 1, ldf(grad, k + 1) + r * xk);
-        stf(hess, k + 1, ldf(hess, k + 1) + wk); // row k+1, column 0
+        stf(hess, (k + 1) * m, ldf(hess, (k + 1) * m) + wk); // row k+1, column 0
         // row k+1, columns 1..k+1 of the lower triangle, two at a time (f64x2: each sum takes the same
         // products in the same order as one at a time, so the same bits)
         const hr = hess + (<usize>((k + 1) * m + 1) << 3);
