@@ -210,6 +210,7 @@ function bestQuadrantGain(ca: i32, cb: i32, out: usize): f64 {
   prefix2d(HG, PG, ca, cb); prefix2d(HH, PH, ca, cb); prefix2d(HN, PN, ca, cb);
   const last = (ca - 1) * COARSE + (cb - 1);
   const gt = ldf(PG, last), ht = ldf(PH, last), nt = ldf(PN, last);
+  const whole = gt * gt / ht; // the same value every cut subtracts (computed once: the same bits)
   let best = -1.0;
   for (let i = 0; i < ca - 1; i++) {
     const colI = i * COARSE + (cb - 1); // (<= i, all y)
@@ -223,7 +224,7 @@ function bestQuadrantGain(ca: i32, cb: i32, out: usize): f64 {
       const g11 = gt - g00 - g01 - g10, h11 = ht - h00 - h01 - h10, n11 = nt - n00 - n01 - n10;
       if (n00 < MIN_QUADRANT_ROWS || n01 < MIN_QUADRANT_ROWS || n10 < MIN_QUADRANT_ROWS || n11 < MIN_QUADRANT_ROWS) continue;
       if (h00 < HESS_FLOOR || h01 < HESS_FLOOR || h10 < HESS_FLOOR || h11 < HESS_FLOOR) continue;
-      const s = g00 * g00 / h00 + g01 * g01 / h01 + g10 * g10 / h10 + g11 * g11 / h11 - gt * gt / ht;
+      const s = g00 * g00 / h00 + g01 * g01 / h01 + g10 * g10 / h10 + g11 * g11 / h11 - whole;
       if (s > best) {
         best = s;
         if (out != 0) {
