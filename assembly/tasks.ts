@@ -10,7 +10,7 @@ import { Bag, boostMains, boostStagewise, scoreBinned, BIN_STRIDE } from './boos
 import { PairSet, boostPairsBag, PAIR_COARSE } from './pairs';
 import {
   BAG_VALID_FRACTION, MAX_BAG_TRAIN, MAX_BAG_VALID, LEARNING_RATE, PATIENCE, MAX_ROUNDS, PAIR_PATIENCE,
-  PAIR_MAX_ROUNDS, BAGS_PER_FOLD, SMOOTH_ROUNDS, STAGEWISE_PATIENCE, STAGEWISE_MAX_ROUNDS,
+  PAIR_MAX_ROUNDS, BAGS_PER_FOLD, SMOOTH_ROUNDS, STAGEWISE_PATIENCE, STAGEWISE_MAX_ROUNDS, STAGEWISE_LEARNING_RATE,
 } from './tunables';
 
 export { PHASE_DONE, PHASE_BAGS, PHASE_PAIRS } from './abi';
@@ -256,7 +256,7 @@ export function runTaskOf(ctx: TaskCtx, k: i32): usize {
     const terms = out + (<usize>BAG_OUT_HEAD << 3);
     if (ctx.crossFit) {
       bag.smoothRounds = SMOOTH_ROUNDS;
-      boostStagewise(bag, terms, LEARNING_RATE, STAGEWISE_PATIENCE, STAGEWISE_MAX_ROUNDS);
+      boostStagewise(bag, terms, STAGEWISE_LEARNING_RATE, STAGEWISE_PATIENCE, STAGEWISE_MAX_ROUNDS);
     } else {
       boostMains(bag, terms, LEARNING_RATE, PATIENCE, MAX_ROUNDS);
     }
