@@ -9,8 +9,22 @@ export function alloc(bytes: i32): usize {
   return p;
 }
 
-export function run(u: i32, kinds: usize, nBins: usize, binCounts: usize, binsT: usize, yT: usize, nT: i32,
-  binsV: usize, yV: usize, nV: i32, b0: f64, work: usize, eT: usize, sV: usize): i32 {
+export function run(
+  u: i32,
+  kinds: usize,
+  nBins: usize,
+  binCounts: usize,
+  binsT: usize,
+  yT: usize,
+  nT: i32,
+  binsV: usize,
+  yV: usize,
+  nV: i32,
+  b0: f64,
+  work: usize,
+  eT: usize,
+  sV: usize,
+): i32 {
   return linearStart(u, kinds, nBins, binCounts, binsT, yT, nT, binsV, yV, nV, b0, work, eT, sV) ? 1 : 0;
 }
 
