@@ -24,6 +24,9 @@ beforeAll(async () => {
   c = await startCluster({
     env: {
       PENDING_WAIT_MS: '60000', // answers in-line: this file is about what nodes share, not about tasks
+      // the service's default lease (takeover.test.ts tests short ones): with the tests' usual 1.5 s, a node whose
+      // event loop stalled past it on a loaded machine let another node claim the same fit, and fits_run summed to 2
+      TASK_LEASE_MS: '15000',
       FIT_WORKERS: '1',
       RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
       REGISTER_LIMIT_PER_HOUR: '3',
