@@ -1,7 +1,10 @@
 // One run of a fit across every node sharing the store (issue 15: "the same fit asked on several nodes at
 // the same moment runs once in total"). The node that claims the fit key runs it under a lease (renewed
-// like a task's); the others poll the fits table until it lands there, and take the claim over when its
-// holder stops renewing (killed, or lost the database), so no ask waits on a dead node for longer than a lease.
+// like a task's); the others wait until they can claim it themselves, which they can once its holder has
+// released it (the fit stored, and whatever `run` does after storing it, done) or stopped renewing it (killed,
+// or lost the database), so no ask waits on a dead node for longer than a lease; the fit is then taken from
+// the store. Taking it as soon as it landed, before the holder released the claim, let an ask see the fit
+// before the holder's own ask had linked it to the workspace (ask/fits.ts obtainFit).
 //
 // Why a claim row with a lease, not a session advisory lock: a session lock would hold one pooled
 // connection for the whole fit on every node that waits or runs, and breaks behind a transaction-pooling
@@ -16,8 +19,8 @@ const POLL_FIRST_MS = 50;
 const POLL_MAX_MS = 250;
 
 /**
- * `run` under this node's claim on `fitKey`, or the fit another node stored (from `stored`) while this
- * one waited. A fit that landed between the caller's look and the claim is taken from the store, not run.
+ * `run` under this node's claim on `fitKey`, or the fit another node stored (from `stored`) and released while
+ * this one waited. A fit that landed between the caller's look and the claim is taken from the store, not run.
  */
 export async function runFitOnce<Fit>(
   ctx: OpContext,
@@ -41,7 +44,5 @@ export async function runFitOnce<Fit>(
       }
     }
     await new Promise((resolve) => setTimeout(resolve, wait));
-    const landed = await stored();
-    if (landed) return landed;
   }
 }

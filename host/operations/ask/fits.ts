@@ -105,18 +105,28 @@ export async function obtainFit(
   const { inFlight } = cachesOf(ctx);
   let running = inFlight.get(fitKey);
   const mine = !running;
+  const own: { outcome?: Promise<FitOutcome> } = {};
   if (!running) {
     running = runFitOnce(
       ctx,
       fitKey,
-      () => runAndStore(ctx, req, fitKey, fitRef, onProgress),
+      async () => {
+        const fit = await runAndStore(ctx, req, fitKey, fitRef, onProgress);
+        // This call's link (its miss, billed) is made while the fit's claim is still held: an ask of the same
+        // workspace waiting on another node takes the stored fit only once the claim is free (fit-claim.ts), so
+        // it finds this link and is a hit. Linking after the release let it find the fit but not yet the link:
+        // both asks said fits_run 1, and the workspace was billed twice for one fit.
+        own.outcome = linked(ctx, fit, modelRef, life, 'miss', bill);
+        await own.outcome;
+        return fit;
+      },
       () => cachedFit(ctx, fitKey),
     ).finally(() => inFlight.delete(fitKey));
     inFlight.set(fitKey, running);
   }
   const cached = await running;
   // Run here for this call: this workspace's miss, with the fit's own time already spent.
-  if (mine && cached.out.ran) return linked(ctx, cached, modelRef, life, 'miss', bill);
+  if (mine && cached.out.ran) return own.outcome ?? linked(ctx, cached, modelRef, life, 'miss', bill);
   // Another ask (here, or on another node) ran it: a hit when that was this workspace's, else its first.
   if (await hasLiveLink(ctx, workspace, modelRef, fitRef, life)) return linked(ctx, cached, modelRef, life, 'hit', bill);
   return takeOver(ctx, cached, modelRef, life, cached.out.fitMs ?? 0, bill);
