@@ -462,8 +462,8 @@ function gradients(eT: usize, yT: usize, nT: i32): void {
 }
 
 /**
- * Column c's histogram (for the split finder: loadHist) from ghRow: each row's (g, h) is added to its bin's pair of sums by one
- * f64x2 add, in row order, so each sum is the same bits as adding g and h one row at a time.
+ * Column c's histogram from ghRow, loaded for the split finder: each row's (g, h) is added to its bin's pair of
+ * sums by one f64x2 add, in row order, so each sum is the same bits as adding g and h one row at a time.
  */
 function columnHist(bag: Bag, c: i32, binCounts: usize): void {
   const nb = ldi(bag.nBins, c), nT = bag.nT;
@@ -478,9 +478,8 @@ function columnHist(bag: Bag, c: i32, binCounts: usize): void {
 
 /**
  * Every column's histogram at once into ghAll (column c's bins of side-by-side (g, h) at c * GH_COLUMN bytes):
- * rows outside, columns inside,
- * so a row's (g, h) is read once and the adds of one row go to different columns' sums, never waiting on
- * each other. Each bin still takes its rows in row order: the same bits as columnHist, column by column.
+ * rows outside, columns inside, so a row's (g, h) is read once and the adds of one row go to different columns'
+ * sums, never waiting on each other. Each bin still takes its rows in row order: the same bits as columnHist, column by column.
  */
 function allColumnHists(bag: Bag): void {
   const u = bag.u, nT = bag.nT;
@@ -505,7 +504,8 @@ function loadHist(gh: usize, nb: i32, counts: usize): void {
 }
 
 // Every column's histogram of a stagewise bag's greedy round (allColumnHists), and each column's totals:
-// (g, h) summed by allColumnTotals (f64 [column][g, h]), rows by countTotals (round-invariant, f64 [column]).
+// (g, h) summed by allColumnTotals (f64 [column][g, h]) and rows (nTot, f64 [column]: summed once a bag, as
+// they never change within it).
 let ghAll: usize = 0, ghTot: usize = 0, nTot: usize = 0;
 // Bytes between two columns' histograms in ghAll: 256 bins of (g, h) and one cache line more. At exactly 4 KB
 // apart, the same bin of every column maps to the same L1 cache set, and a row's adds to a record's columns of
