@@ -98,6 +98,8 @@ export const P_DECIDE: i32 = 7; // the held-out decision: 0 of 1 when it begins
 //   Categorical bins: 0 = missing, 1 = other (rare or unseen), 2.. = one value each.
 // Pair section: [0] column j [1] column k [2] coarse bins of j (cj) [3] coarse bins of k (ck)
 //   then map j fine->coarse (nBins_j), map k fine->coarse (nBins_k), table cj*ck (row-major in j).
+// Tree-term section (a pair section whose [0] is negative): [0] -1 - column j [1] column k [2] column l
+//   [3] stride (k's bins) [4] l's bins (nl), then the table: cell ((bin_j x stride + bin_k) x nl + bin_l).
 export const MODEL_MAGIC: f64 = 1000001.0; // 1e6 + layout version 1
 export const MODEL_HEADER: i32 = 6;
 export const COL_TERM: i32 = 0;

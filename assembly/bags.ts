@@ -5,7 +5,7 @@ import * as A from './abi';
 import { ldf, stf, ldi, sti, ldb, stb, allocF64, allocI32, allocU8, release } from './mem';
 import { BIN_STRIDE } from './boost';
 import { fitPlatt, LogisticFit, sigmoid } from './stats';
-import { selectPairs, pairsKept, PairSet, PAIR_COARSE } from './pairs';
+import { selectPairs, pairsKept, PairSet } from './pairs';
 import { FitState } from './fit-state';
 import { reportProgress } from './progress';
 import { buildBlock, PHASE_BAGS, PHASE_PAIRS, BAG_OUT_HEAD, PAIR_OUT_HEAD } from './tasks';
@@ -69,13 +69,13 @@ export function putTask(s: FitState, k: i32, out: usize, len: i32): bool {
     // cross-fitted: bag k boosted its fold's pairs (none when the fold has none to try), kept in that set's bag j
     const ps = s.crossFit ? s.foldCandidates[k / BAGS_PER_FOLD] : s.candidatePairs;
     const count = ps == null ? 0 : ps.count;
-    const cells = PAIR_COARSE * PAIR_COARSE;
+    const slots = ps == null ? 0 : ps.totalSlots;
     const nV = <i32>ldf(out, 1);
-    if (nV != s.oobCount[k] || len != PAIR_OUT_HEAD + count * cells + nV) return false;
+    if (nV != s.oobCount[k] || len != PAIR_OUT_HEAD + slots + nV) return false;
     stf(s.pairGains, k, ldf(out, 0));
-    if (count > 0) memory.copy(ps!.tableOf(s.crossFit ? k % BAGS_PER_FOLD : k, 0), out + (<usize>PAIR_OUT_HEAD << 3), <usize>(count * cells) << 3);
+    if (count > 0) memory.copy(ps!.tableOf(s.crossFit ? k % BAGS_PER_FOLD : k, 0), out + (<usize>PAIR_OUT_HEAD << 3), <usize>slots << 3);
     const logit = allocF64(nV);
-    memory.copy(logit, out + (<usize>(PAIR_OUT_HEAD + count * cells) << 3), <usize>nV << 3);
+    memory.copy(logit, out + (<usize>(PAIR_OUT_HEAD + slots) << 3), <usize>nV << 3);
     s.pairOob[k] = logit;
   } else return false;
   stb(s.taskDone, k, 1);

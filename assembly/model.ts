@@ -35,7 +35,7 @@ export function buildModel(s: FitState): void {
   for (let i = 0; i < sets.length; i++) {
     for (let p = 0; p < sets[i].count; p++) {
       const a = sets[i].colA(p), b = sets[i].colB(p);
-      size += 4 + ldi(uBins, a) + ldi(uBins, b) + sets[i].cellCount(p);
+      size += sets[i].isTree(p) ? 5 + sets[i].cellCount(p) : 4 + ldi(uBins, a) + ldi(uBins, b) + sets[i].cellCount(p);
     }
   }
   const out = allocF64(size);
@@ -86,6 +86,18 @@ export function buildModel(s: FitState): void {
     entry++;
     const a = pairs.colA(p), b = pairs.colB(p);
     const na = ldi(uBins, a), nb = ldi(uBins, b);
+    if (pairs.isTree(p)) {
+      // a tree term: [-1 - a, b, c, stride, c's bins], then its cells ((a's bin x stride + b's bin) x c's bins + c's bin)
+      const c = pairs.colC(p);
+      stf(out, at, <f64>(-1 - ldi(usableIdx, a))); stf(out, at + 1, <f64>ldi(usableIdx, b)); stf(out, at + 2, <f64>ldi(usableIdx, c));
+      stf(out, at + 3, <f64>pairs.fineStride(p)); stf(out, at + 4, <f64>ldi(uBins, c));
+      at += 5;
+      const f = pairs.finalOf(p);
+      const cells = pairs.cellCount(p);
+      for (let o = 0; o < cells; o++) stf(out, at + o, ldf(f, o));
+      at += cells;
+      continue;
+    }
     stf(out, at, <f64>ldi(usableIdx, a)); stf(out, at + 1, <f64>ldi(usableIdx, b));
     // a full-resolution pair's table is its fine cells (na x nb, each fine bin its own row or column)
     const full = pairs.fineStride(p) > 0;
@@ -100,6 +112,20 @@ export function buildModel(s: FitState): void {
     const cells = pairs.cellCount(p);
     for (let o = 0; o < cells; o++) stf(out, at + o, ldf(f, o));
     at += cells;
+  }
+}
+
+/** Adds a tree term's contributions (its entry at `off`, layout in buildModel): a third of its cell to each column. */
+function addTreeTerm(model: usize, off: i32, m: i32, nRows: i32, outBins: usize, outContrib: usize): void {
+  const a = <i32>(-1 - ldf(model, off)), b = <i32>ldf(model, off + 1), c = <i32>ldf(model, off + 2);
+  const stride = <i32>ldf(model, off + 3), nC = <i32>ldf(model, off + 4);
+  const table = off + 5;
+  for (let r = 0; r < nRows; r++) {
+    const o = (ldi(outBins, r * m + a) * stride + ldi(outBins, r * m + b)) * nC + ldi(outBins, r * m + c);
+    const third = ldf(model, table + o) / 3;
+    stf(outContrib, r * m + a, ldf(outContrib, r * m + a) + third);
+    stf(outContrib, r * m + b, ldf(outContrib, r * m + b) + third);
+    stf(outContrib, r * m + c, ldf(outContrib, r * m + c) + third);
   }
 }
 
@@ -148,9 +174,10 @@ export function scoreRows(model: usize, len: i32, nRows: i32, cols: usize, outP:
       stf(outContrib, r * m + j, load<f64>(term + (<usize>b << 3)));
     }
   }
-  // 2. pair terms: half of each to both of its columns
+  // 2. pair terms: half of each to both of its columns; tree terms: a third to each of their three
   for (let q = 0; q < nPairs; q++) {
     const off = <i32>ldf(model, A.MODEL_HEADER + m + q);
+    if (ldf(model, off) < 0) { addTreeTerm(model, off, m, nRows, outBins, outContrib); continue; }
     const a = <i32>ldf(model, off), b = <i32>ldf(model, off + 1);
     const ck = <i32>ldf(model, off + 3);
     const na = <i32>ldf(model, <i32>ldf(model, A.MODEL_HEADER + a) + 1);

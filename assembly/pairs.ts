@@ -6,6 +6,7 @@ import { ldf, stf, ldi, sti, allocF64, allocI32, allocU8, release } from './mem'
 import { Bag, BIN_STRIDE, scoreBinned, histPass, cellCut } from './boost';
 import { rowLogLoss, sigmoid } from './stats';
 import { sortIndices } from './sort';
+import { CellTree, growTree } from './cell-trees';
 
 // Pairs tried: one per 2 usable columns, from 10 up to 30. Wide tables hold more interactions worth a
 // term (DNA's 180 indicator columns: 10 -> 30 pairs lifted AUC 0.987 -> 0.989, spam's 57 columns 0.984 ->
@@ -31,6 +32,12 @@ function fullStride(na: i32, nb: i32, nRows: i32): i32 {
   const cells = na * nb;
   return cells <= FULL_CELLS && (na > COARSE || nb > COARSE) && nRows >= FULL_CELL_ROWS * cells ? nb : 0;
 }
+// Tree terms (cell-trees.ts): at most MAX_TREE_TERMS, each a full-resolution pair x a categorical column of more
+// than COARSE values, boosted by small trees over the pair's cells and the column's values. Flights' delays
+// gather on (date, airport): a storm closes an airport for a day.
+const MAX_TREE_TERMS: i32 = 4;
+const TREE_MIN_ROWS: i32 = 10000;
+const TREE_L2: f64 = 1;
 const MIN_QUADRANT_ROWS: f64 = 10;
 const MIN_BAGS_AGREE: i32 = 6;
 const HESS_FLOOR: f64 = 1e-9;
@@ -41,106 +48,126 @@ export class PairSet {
   nBins: usize = 0; // i32 [u], fine bins per usable column
   coarseOf: usize = 0; // i32 [u * 256]: fine bin -> coarse bin
   nCoarse: usize = 0; // i32 [u]
-  cols: usize = 0; // i32 [count * 3]: usable column indices (a < b), then the fine-cell stride (0: coarse cells)
-  tables: usize = 0; // f64 [nBags * count * COARSE * COARSE]
-  final: usize = 0; // f64 [count * COARSE * COARSE]
+  // i32 [count * 4]: usable column indices (a < b), the fine-cell stride (0: coarse cells), and a tree term's third
+  // column c (-1: a pair). A tree term's cells are (a's fine bin x stride + b's fine bin) x c's bins + c's fine bin.
+  cols: usize = 0;
+  offs: usize = 0; // i32 [count + 1]: each term's first slot in a bag's tables (layout)
+  totalSlots: i32 = 0; // slots of one bag's tables
+  tables: usize = 0; // f64 [nBags * totalSlots]
+  final: usize = 0; // f64 [totalSlots]
   nBags: i32 = 0;
 
-  tableOf(bag: i32, p: i32): usize {
-    return this.tables + (<usize>((bag * this.count + p) * COARSE * COARSE) << 3);
+  /** Lays the terms' tables out one after another (a pair takes COARSE x COARSE slots, a tree term its cells). */
+  layout(): void {
+    release(this.offs);
+    this.offs = allocI32(this.count + 1);
+    let at = 0;
+    for (let p = 0; p < this.count; p++) {
+      sti(this.offs, p, at);
+      at += this.isTree(p) ? this.cellCount(p) : COARSE * COARSE;
+    }
+    sti(this.offs, this.count, at);
+    this.totalSlots = at;
   }
-  finalOf(p: i32): usize { return this.final + (<usize>(p * COARSE * COARSE) << 3); }
-  colA(p: i32): i32 { return ldi(this.cols, p * 3); }
-  colB(p: i32): i32 { return ldi(this.cols, p * 3 + 1); }
+  /** Term p's first slot in one bag's tables, and its slots. */
+  slotOf(p: i32): i32 { return ldi(this.offs, p); }
+  slots(p: i32): i32 { return ldi(this.offs, p + 1) - ldi(this.offs, p); }
+  tableOf(bag: i32, p: i32): usize {
+    return this.tables + (<usize>(bag * this.totalSlots + ldi(this.offs, p)) << 3);
+  }
+  finalOf(p: i32): usize { return this.final + (<usize>ldi(this.offs, p) << 3); }
+  colA(p: i32): i32 { return ldi(this.cols, p * 4); }
+  colB(p: i32): i32 { return ldi(this.cols, p * 4 + 1); }
   /** Fine bins of column b per row of a full-resolution pair's table; 0 for a pair of coarse cells. */
-  fineStride(p: i32): i32 { return ldi(this.cols, p * 3 + 2); }
-  /** Cells of pair p's table: its fine cells (a's fine bins x stride) when kept whole, else COARSE x COARSE. */
+  fineStride(p: i32): i32 { return ldi(this.cols, p * 4 + 2); }
+  /** A tree term's third column; -1 for a pair. */
+  colC(p: i32): i32 { return ldi(this.cols, p * 4 + 3); }
+  isTree(p: i32): bool { return this.colC(p) >= 0; }
+  /** Cells of term p's table: a full pair's fine cells (a's fine bins x stride), a coarse pair's COARSE x COARSE, a tree term's (a x b cells) x c's bins. */
   cellCount(p: i32): i32 {
     const st = this.fineStride(p);
-    return st > 0 ? ldi(this.nBins, this.colA(p)) * st : COARSE * COARSE;
+    const ab = st > 0 ? ldi(this.nBins, this.colA(p)) * st : COARSE * COARSE;
+    return this.isTree(p) ? ab * ldi(this.nBins, this.colC(p)) : ab;
   }
   coarse(c: i32, fine: i32): i32 { return ldi(this.coarseOf, c * BIN_STRIDE + fine); }
-  /** Pair p's cell (< 256) of a row whose fine bins are fa and fb. */
+  /** Pair p's cell (< 256) of a row whose fine bins are fa and fb (a tree term: its a x b cell). */
   @inline cell(p: i32, fa: i32, fb: i32): i32 {
     const st = this.fineStride(p);
     return st > 0 ? fa * st + fb : this.coarse(this.colA(p), fa) * COARSE + this.coarse(this.colB(p), fb);
   }
+  /** Term p's cell of row r of a column-major binned matrix (bins [c * n + r]). */
+  @inline rowCell(p: i32, bins: usize, n: i32, r: i32): i32 {
+    const ab = this.cell(p, <i32>load<u8>(bins + <usize>this.colA(p) * <usize>n + <usize>r), <i32>load<u8>(bins + <usize>this.colB(p) * <usize>n + <usize>r));
+    const c = this.colC(p);
+    return c < 0 ? ab : ab * ldi(this.nBins, c) + <i32>load<u8>(bins + <usize>c * <usize>n + <usize>r);
+  }
 
   /**
-   * Adds one bag's pair logits (its tables at `tables`, pairCount x COARSE x COARSE) to the logits of
-   * rows binned column-major (bins [c * nRows + i]).
+   * Adds one bag's term logits (its tables at `tables`, totalSlots) to the logits of rows binned column-major
+   * (bins [c * nRows + i]).
    */
   addTableLogits(tables: usize, bins: usize, nRows: i32, out: usize): void {
     for (let p = 0; p < this.count; p++) {
-      const a = this.colA(p), b = this.colB(p);
-      const t = tables + (<usize>(p * COARSE * COARSE) << 3);
-      for (let i = 0; i < nRows; i++) {
-        const o = this.cell(p, <i32>load<u8>(bins + <usize>(a * nRows + i)), <i32>load<u8>(bins + <usize>(b * nRows + i)));
-        stf(out, i, ldf(out, i) + ldf(t, o));
-      }
+      const t = tables + (<usize>ldi(this.offs, p) << 3);
+      for (let i = 0; i < nRows; i++) stf(out, i, ldf(out, i) + ldf(t, this.rowCell(p, bins, nRows, i)));
     }
   }
 
-  /** Pair logit of one row of the full binned matrix (bins [c * n + r]) under the final tables. */
+  /** Term logit of one row of the full binned matrix (bins [c * n + r]) under the final tables. */
   logitOfRow(bins: usize, n: i32, r: i32): f64 {
     let s = 0.0;
-    for (let p = 0; p < this.count; p++) {
-      const a = this.colA(p), b = this.colB(p);
-      const o = this.cell(p, <i32>load<u8>(bins + <usize>a * <usize>n + <usize>r), <i32>load<u8>(bins + <usize>b * <usize>n + <usize>r));
-      s += ldf(this.finalOf(p), o);
-    }
+    for (let p = 0; p < this.count; p++) s += ldf(this.finalOf(p), this.rowCell(p, bins, n, r));
     return s;
   }
 
   /** Averages the bag tables and centres each with training counts; returns the means moved out. */
   averageAndCentre(nBags: i32, counts: usize, bins: usize, n: i32, rows: usize, nRows: i32): f64 {
     let moved = 0.0;
-    const w = allocF64(COARSE * COARSE);
+    let most = 0;
+    for (let p = 0; p < this.count; p++) if (this.slots(p) > most) most = this.slots(p);
+    const w = allocF64(most > 0 ? most : 1);
     for (let p = 0; p < this.count; p++) {
-      const f = this.finalOf(p);
+      const f = this.finalOf(p), slots = this.slots(p);
       for (let bg = 0; bg < nBags; bg++) {
         const t = this.tableOf(bg, p);
-        for (let o = 0; o < COARSE * COARSE; o++) stf(f, o, ldf(f, o) + ldf(t, o) / <f64>nBags);
+        for (let o = 0; o < slots; o++) stf(f, o, ldf(f, o) + ldf(t, o) / <f64>nBags);
       }
-      memory.fill(w, 0, <usize>(COARSE * COARSE) << 3);
-      const a = this.colA(p), b = this.colB(p);
+      memory.fill(w, 0, <usize>slots << 3);
       for (let q = 0; q < nRows; q++) {
-        const r = ldi(rows, q);
-        const o = this.cell(p, <i32>load<u8>(bins + <usize>a * <usize>n + <usize>r), <i32>load<u8>(bins + <usize>b * <usize>n + <usize>r));
+        const o = this.rowCell(p, bins, n, ldi(rows, q));
         stf(w, o, ldf(w, o) + 1);
       }
       let mean = 0.0;
-      for (let o = 0; o < COARSE * COARSE; o++) mean += ldf(w, o) * ldf(f, o);
+      for (let o = 0; o < slots; o++) mean += ldf(w, o) * ldf(f, o);
       mean /= <f64>nRows;
       moved += mean;
-      for (let o = 0; o < COARSE * COARSE; o++) stf(f, o, ldf(w, o) > 0 ? ldf(f, o) - mean : 0.0);
+      // a pair's cell no training row fell in scores as the average case; a tree term's keeps its trees'
+      // value (a leaf covers the codes of its region, seen together or not)
+      const tree = this.isTree(p);
+      for (let o = 0; o < slots; o++) stf(f, o, tree || ldf(w, o) > 0 ? ldf(f, o) - mean : 0.0);
     }
     release(w);
     return moved;
   }
 
   scale(k: f64): void {
-    for (let o = 0; o < this.count * COARSE * COARSE; o++) stf(this.final, o, ldf(this.final, o) * k);
+    for (let o = 0; o < this.totalSlots; o++) stf(this.final, o, ldf(this.final, o) * k);
   }
 
   /** Multiplies every bag's tables by k (a cross-fitted fold model's calibration). */
   scaleTables(k: f64): void {
-    for (let o = 0; o < this.nBags * this.count * COARSE * COARSE; o++) stf(this.tables, o, ldf(this.tables, o) * k);
+    for (let o = 0; o < this.nBags * this.totalSlots; o++) stf(this.tables, o, ldf(this.tables, o) * k);
   }
 
-  /** Pair logit of one row of the full binned matrix under bag `bag`'s tables. */
+  /** Term logit of one row of the full binned matrix under bag `bag`'s tables. */
   bagLogitOfRow(bag: i32, bins: usize, n: i32, r: i32): f64 {
     let s = 0.0;
-    for (let p = 0; p < this.count; p++) {
-      const a = this.colA(p), b = this.colB(p);
-      const o = this.cell(p, <i32>load<u8>(bins + <usize>a * <usize>n + <usize>r), <i32>load<u8>(bins + <usize>b * <usize>n + <usize>r));
-      s += ldf(this.tableOf(bag, p), o);
-    }
+    for (let p = 0; p < this.count; p++) s += ldf(this.tableOf(bag, p), this.rowCell(p, bins, n, r));
     return s;
   }
 
   free(): void {
-    release(this.nBins); release(this.coarseOf); release(this.nCoarse); release(this.cols);
+    release(this.nBins); release(this.coarseOf); release(this.nCoarse); release(this.cols); release(this.offs);
     release(this.tables); release(this.final);
   }
 }
@@ -316,14 +343,38 @@ export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: us
   let count = 0;
   const budget = maxPairs > 0 ? maxPairs : pairBudget(u);
   while (count < budget && count < nPairs && ldf(gains, ldi(idx, count)) > 0) count++;
-  ps.count = count;
-  ps.cols = allocI32(count * 3 + 3);
+  // tree terms: a full-resolution pair tried (a date made of month x day of month) with each many-valued
+  // categorical column (an airport), on a single split of TREE_MIN_ROWS training rows or more
+  let trees = 0;
+  const treeA = allocI32(MAX_TREE_TERMS), treeB = allocI32(MAX_TREE_TERMS), treeS = allocI32(MAX_TREE_TERMS), treeC = allocI32(MAX_TREE_TERMS);
+  if (maxPairs == 0 && nRows >= TREE_MIN_ROWS) {
+    for (let p = 0; p < count && trees < MAX_TREE_TERMS; p++) {
+      const at = ldi(idx, p), stride = ldi(strides, at);
+      if (stride == 0) continue;
+      const a = ldi(pa, at), b = ldi(pb, at);
+      for (let c = 0; c < u && trees < MAX_TREE_TERMS; c++) {
+        if (c == a || c == b || ldi(kinds, c) != 1 || ldi(nBins, c) <= COARSE) continue;
+        sti(treeA, trees, a); sti(treeB, trees, b); sti(treeS, trees, stride); sti(treeC, trees, c);
+        trees++;
+      }
+    }
+  }
+  ps.count = count + trees;
+  ps.cols = allocI32(ps.count * 4 + 4);
   for (let p = 0; p < count; p++) {
     const at = ldi(idx, p);
-    sti(ps.cols, p * 3, ldi(pa, at)); sti(ps.cols, p * 3 + 1, ldi(pb, at)); sti(ps.cols, p * 3 + 2, ldi(strides, at));
+    sti(ps.cols, p * 4, ldi(pa, at)); sti(ps.cols, p * 4 + 1, ldi(pb, at)); sti(ps.cols, p * 4 + 2, ldi(strides, at));
+    sti(ps.cols, p * 4 + 3, -1);
   }
-  ps.tables = allocF64(nBags * count * COARSE * COARSE + 1);
-  ps.final = allocF64(count * COARSE * COARSE + 1);
+  for (let t = 0; t < trees; t++) {
+    const p = count + t;
+    sti(ps.cols, p * 4, ldi(treeA, t)); sti(ps.cols, p * 4 + 1, ldi(treeB, t)); sti(ps.cols, p * 4 + 2, ldi(treeS, t));
+    sti(ps.cols, p * 4 + 3, ldi(treeC, t));
+  }
+  release(treeA); release(treeB); release(treeS); release(treeC);
+  ps.layout();
+  ps.tables = allocF64(nBags * ps.totalSlots + 1);
+  ps.final = allocF64(ps.totalSlots + 1);
   release(gains); release(pa); release(pb); release(idx); release(strides); release(g); release(h); release(coarseRows);
   return ps;
 }
@@ -357,16 +408,18 @@ const MCELL = allocF64(COARSE * COARSE); // [i, t] then 4 f64 Newton steps at +8
 // A pair's gradient and hessian sums per cell side by side (f64 [cell][g, h]; one copy): one f64x2 add updates both.
 const GH = allocF64(COARSE * COARSE * 2);
 /**
- * Boosts the pairs in one bag on top of its main terms (`terms`, intercept in bag.intercept); writes the
- * best round's tables to `best` (pairCount x COARSE x COARSE, zeroed by the caller). Early stopping
+ * Boosts the pairs and tree terms in one bag on top of its main terms (`terms`, intercept in bag.intercept);
+ * writes the best round's tables to `best` (the set's totalSlots, zeroed by the caller). Early stopping
  * watches the even validation rows; the odd ones, never used to stop, are the gate: returns how much
  * the pairs lowered their log loss (fit.ts keeps the pairs only when enough bags agree, pairsKept).
  *
  * Readable version (same numbers): each round, for each pair in turn, one pass over the training rows
  * builds the pair's cell histogram (gradient, hessian, rows) from their odds, the best 4-quadrant cut
  * (a full-resolution pair: the best cut of its cells) takes a shrunken Newton step per side, and a second
- * pass multiplies the rows' odds by the step's factor. Here one pass applies a pair's step and builds the next pair's histogram (boost.ts histPass), the rows
- * per cell are counted once per bag, and each row's cell of every pair is one byte.
+ * pass multiplies the rows' odds by the step's factor. Here one pass applies a pair's step and builds the next
+ * pair's histogram (boost.ts histPass), the rows per cell are counted once per bag, and each row's cell of every
+ * pair is one byte. A tree term in the round takes its rows' odds as they are (a pair's step still pending is
+ * applied first) and steps them itself (treeStep).
  */
 export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, lr: f64, patience: i32, maxRounds: i32): f64 {
   const cells = COARSE * COARSE;
@@ -374,10 +427,12 @@ export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, 
   const sT = allocF64(nT), eT = allocF64(nT), sV = allocF64(nV);
   scoreBinned(bag.binsT, nT, u, terms, bag.intercept, sT);
   scoreBinned(bag.binsV, nV, u, terms, bag.intercept, sV);
-  const work = allocF64(ps.count * cells);
-  // coarse cell (< 256) of every row for every pair, and each pair's training rows per cell, computed once
+  const work = allocF64(ps.totalSlots);
+  // cell (< 256; a tree term's a x b cell) of every row for every term, and each pair's training rows per cell,
+  // computed once
   const cellT = allocU8(ps.count * nT), cellV = allocU8(ps.count * nV);
   const cellRows = allocF64(ps.count * cells);
+  let treeCells = 0;
   for (let p = 0; p < ps.count; p++) {
     const a = ps.colA(p), b = ps.colB(p);
     const ct = cellT + <usize>p * <usize>nT, cv = cellV + <usize>p * <usize>nV;
@@ -388,7 +443,9 @@ export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, 
       stf(rowsOf, o, ldf(rowsOf, o) + 1);
     }
     for (let i = 0; i < nV; i++) store<u8>(cv + <usize>i, <u8>ps.cell(p, <i32>load<u8>(bag.binsV + <usize>(a * nV + i)), <i32>load<u8>(bag.binsV + <usize>(b * nV + i))));
+    if (ps.isTree(p) && ps.cellCount(p) > treeCells) treeCells = ps.cellCount(p);
   }
+  const scratch = new TreeScratch(nT, treeCells);
   const startStop = halfLoss(sV, bag.yV, nV, 0), startGate = halfLoss(sV, bag.yV, nV, 1);
   let bestStop = startStop, bestGate = startGate;
   let bestRound = 0, round = 0;
@@ -397,27 +454,92 @@ export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, 
   while (round < maxRounds) {
     round++;
     for (let p = 0; p < ps.count; p++) {
-      const ct = cellT + <usize>p * <usize>nT;
+      const ct = cellT + <usize>p * <usize>nT, cv = cellV + <usize>p * <usize>nV;
+      const w = work + (<usize>ps.slotOf(p) << 3); // term p's slots in `work`
+      if (ps.isTree(p)) {
+        if (pending != 0) {
+          for (let i = 0; i < nT; i++) stf(eT, i, ldf(eT, i) * ldf(MCELL, <i32>load<u8>(pending + <usize>i)));
+          pending = 0;
+        }
+        treeStep(ps, p, bag, ct, cv, eT, sV, w, lr, scratch);
+        continue;
+      }
       memory.fill(GH, 0, <usize>cells << 4);
       histPass(pending, ct, eT, yT, nT, MCELL, GH, 0);
       pending = 0;
-      const w = work + (<usize>(p * cells) << 3);
       const rowsOf = cellRows + (<usize>(p * cells) << 3);
       const stepped = ps.fineStride(p) > 0 ? cellStep(ps, p, rowsOf, lr, w) : quadrantStep(ps, p, rowsOf, lr, w);
       if (!stepped) continue;
       pending = ct;
-      const cv = cellV + <usize>p * <usize>nV;
       for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(DCELL, <i32>load<u8>(cv + <usize>i)));
     }
     const stop = halfLoss(sV, bag.yV, nV, 0);
     if (stop < bestStop) {
       bestStop = stop; bestRound = round;
       bestGate = halfLoss(sV, bag.yV, nV, 1);
-      memory.copy(best, work, <usize>(ps.count * cells) << 3);
+      memory.copy(best, work, <usize>ps.totalSlots << 3);
     } else if (round - bestRound >= patience) break;
   }
+  scratch.free();
   release(sT); release(eT); release(sV); release(work); release(cellT); release(cellV); release(cellRows);
   return startGate - bestGate;
+}
+
+/** A bag's buffers for its tree terms' rounds. */
+class TreeScratch {
+  tree: CellTree = new CellTree();
+  g: usize = 0; // f64 [nT]
+  h: usize = 0; // f64 [nT]
+  delta: usize = 0; // f64 [cells]: one round's step of each cell
+  constructor(nT: i32, cells: i32) {
+    if (cells > 0) {
+      this.g = allocF64(nT); this.h = allocF64(nT); this.delta = allocF64(cells);
+      this.tree.order = allocI32(nT); this.tree.tmp = allocI32(nT);
+    }
+  }
+  free(): void {
+    release(this.g); release(this.h); release(this.delta); release(this.tree.order); release(this.tree.tmp);
+    release(this.tree.leafNode);
+  }
+}
+
+/**
+ * One round of tree term p: a small tree (cell-trees.ts) over the rows' a x b cells (`ct`) and column c's fine
+ * bins on the gradients of their odds, a shrunken Newton step per leaf (TREE_L2 added to its hessian) taken by
+ * the leaf's rows and every cell of its region. Adds the step to the term's table `w` and the validation
+ * rows' logits.
+ */
+function treeStep(ps: PairSet, p: i32, bag: Bag, ct: usize, cv: usize, eT: usize, sV: usize, w: usize, lr: f64, sc: TreeScratch): void {
+  const nT = bag.nT, nV = bag.nV, yT = bag.yT, c = ps.colC(p);
+  const nC = ldi(ps.nBins, c), nAB = ps.cellCount(p) / nC;
+  const g = sc.g, h = sc.h, tree = sc.tree, delta = sc.delta;
+  for (let i = 0; i < nT; i++) {
+    const e = ldf(eT, i);
+    const pr = e / (1 + e);
+    stf(g, i, pr - ldf(yT, i)); stf(h, i, pr * (1 - pr));
+  }
+  const leaves = growTree(tree, ct, bag.binsT + <usize>c * <usize>nT, nAB, nC, g, h, nT);
+  if (leaves < 2) return;
+  const order = tree.order;
+  for (let k = 0; k < leaves; k++) {
+    const d = -lr * tree.g(k, nAB) / (tree.h(k, nAB) + TREE_L2);
+    const m = Math.exp(d);
+    for (let t = tree.lo(k); t < tree.hi(k); t++) {
+      const i = ldi(order, t);
+      stf(eT, i, ldf(eT, i) * m);
+    }
+    for (let x = 0; x < nAB; x++) {
+      if (!tree.has(k, 0, x)) continue;
+      for (let y = 0; y < nC; y++) if (tree.has(k, 1, y)) stf(delta, x * nC + y, d);
+    }
+  }
+  const cells = nAB * nC;
+  for (let o = 0; o < cells; o++) stf(w, o, ldf(w, o) + ldf(delta, o));
+  const binsC = bag.binsV + <usize>c * <usize>nV;
+  for (let i = 0; i < nV; i++) {
+    const o = <i32>load<u8>(cv + <usize>i) * nC + <i32>load<u8>(binsC + <usize>i);
+    stf(sV, i, ldf(sV, i) + ldf(delta, o));
+  }
 }
 
 /**

@@ -7,7 +7,7 @@ import { ldf, stf, ldi, sti, ldb, stb, ldl, stl, allocF64, allocI32, allocU8, re
 import { mix64 } from './hash';
 import { sortByU64Key } from './sort';
 import { Bag, boostMains, boostStagewise, scoreBinned, BIN_STRIDE } from './boost';
-import { PairSet, boostPairsBag, PAIR_COARSE } from './pairs';
+import { PairSet, boostPairsBag } from './pairs';
 import {
   BAG_VALID_FRACTION, MAX_BAG_TRAIN, MAX_BAG_VALID, LEARNING_RATE, PATIENCE, MAX_ROUNDS, PAIR_PATIENCE,
   PAIR_MAX_ROUNDS, BAGS_PER_FOLD, SMOOTH_ROUNDS, STAGEWISE_PATIENCE, STAGEWISE_MAX_ROUNDS, STAGEWISE_LEARNING_RATE,
@@ -46,7 +46,11 @@ export class TaskCtx {
   /** The pair set bag k boosts (PHASE_PAIRS). */
   setOf(k: i32): PairSet { return this.pairSets[this.crossFit ? k / BAGS_PER_FOLD : 0]; }
 
-  free(): void { release(this.block); this.block = 0; this.blockLen = 0; this.phase = PHASE_DONE; }
+  free(): void {
+    for (let i = 0; i < this.pairSets.length; i++) { release(this.pairSets[i].offs); this.pairSets[i].offs = 0; }
+    this.pairSets = new Array<PairSet>(0);
+    release(this.block); this.block = 0; this.blockLen = 0; this.phase = PHASE_DONE;
+  }
 }
 
 /** Bytes of the part every block has. */
@@ -57,7 +61,7 @@ function commonBytes(u: i32, nTrain: i32): i32 {
 /** Bytes of a pair phase's own part: the bags' main terms, the sets' pair counts, then each set. */
 function pairBytes(u: i32, nBags: i32, nSets: i32, counts: usize): i32 {
   let b = ((nBags * u * BIN_STRIDE) << 3) + (nBags << 3) + pad8(nSets << 2);
-  for (let i = 0; i < nSets; i++) b += pad8(ldi(counts, i) * 3 * 4) + pad8(u * BIN_STRIDE * 4) + pad8(u << 2);
+  for (let i = 0; i < nSets; i++) b += pad8(ldi(counts, i) * 4 * 4) + pad8(u * BIN_STRIDE * 4) + pad8(u << 2);
   return b;
 }
 
@@ -83,7 +87,7 @@ function bindBlock(ctx: TaskCtx): void {
       const count = ldi(counts, i);
       const ps = new PairSet();
       ps.count = count; ps.u = u; ps.nBags = nBags; ps.nBins = ctx.nBins;
-      ps.cols = at; at += <usize>pad8(count * 3 * 4);
+      ps.cols = at; at += <usize>pad8(count * 4 * 4);
       ps.coarseOf = at; at += <usize>pad8(u * BIN_STRIDE * 4);
       ps.nCoarse = at; at += <usize>pad8(u << 2);
       ctx.pairSets.push(ps);
@@ -128,7 +132,8 @@ export function buildBlock(ctx: TaskCtx, phase: i32, u: i32, nTrain: i32, crossF
     for (let i = 0; i < nSets; i++) {
       if (sets[i] == null) continue;
       const ps = ctx.pairSets[i], src = sets[i]!;
-      memory.copy(ps.cols, src.cols, <usize>(src.count * 3) << 2);
+      memory.copy(ps.cols, src.cols, <usize>(src.count * 4) << 2);
+      ps.layout();
       memory.copy(ps.coarseOf, src.coarseOf, <usize>(u * BIN_STRIDE) << 2);
       memory.copy(ps.nCoarse, src.nCoarse, <usize>u << 2);
     }
@@ -153,6 +158,14 @@ export function loadBlock(ctx: TaskCtx, ptr: usize, len: i32): bool {
   }
   ctx.block = ptr; ctx.blockLen = len;
   bindBlock(ctx);
+  for (let i = 0; i < ctx.pairSets.length; i++) {
+    const ps = ctx.pairSets[i];
+    for (let p = 0; p < ps.count; p++) {
+      const a = ps.colA(p), b = ps.colB(p), c = ps.colC(p);
+      if (a < 0 || a >= u || b < 0 || b >= u || c < -1 || c >= u) { ctx.pairSets = new Array<PairSet>(0); return false; }
+    }
+    ps.layout(); // its own offsets: the one part of a set's view not in the block
+  }
   return true;
 }
 
@@ -239,7 +252,7 @@ function drawBag(ctx: TaskCtx, bg: i32, from: BagRows): Bag {
 // Output layouts (f64 arrays):
 //   bag task:  [0] intercept [1] rounds [2] nV [3] validation loss, terms [u * BIN_STRIDE],
 //              then per validation row its position in the bag's pool and its logit under the bag's mains
-//   pair task: [0] gate gain [1] nV, tables [pairCount * COARSE * COARSE],
+//   pair task: [0] gate gain [1] nV, tables [the set's totalSlots: each term's table, pairs.ts layout],
 //              then per validation row its logit under the bag's mains and pairs
 export const BAG_OUT_HEAD: i32 = 4;
 export const PAIR_OUT_HEAD: i32 = 2;
@@ -266,8 +279,7 @@ export function runTaskOf(ctx: TaskCtx, k: i32): usize {
     scoreBinned(bag.binsV, nV, u, terms, bag.intercept, logit);
   } else {
     const ps = ctx.setOf(k);
-    const cells = PAIR_COARSE * PAIR_COARSE;
-    outLen = PAIR_OUT_HEAD + ps.count * cells + nV;
+    outLen = PAIR_OUT_HEAD + ps.totalSlots + nV;
     out = allocF64(outLen);
     const tables = out + (<usize>PAIR_OUT_HEAD << 3);
     const terms = ctx.bagTerms + (<usize>(k * u * BIN_STRIDE) << 3);
@@ -276,7 +288,7 @@ export function runTaskOf(ctx: TaskCtx, k: i32): usize {
     // a fold with no pair to try (cross-fitted) has nothing to boost; its output is not read
     const gain = ps.count == 0 ? 0.0 : boostPairsBag(ps, bag, terms, tables, LEARNING_RATE, PAIR_PATIENCE, PAIR_MAX_ROUNDS);
     stf(out, 0, gain); stf(out, 1, <f64>nV);
-    const logit = tables + (<usize>(ps.count * cells) << 3);
+    const logit = tables + (<usize>ps.totalSlots << 3);
     scoreBinned(bag.binsV, nV, u, terms, intercept, logit);
     ps.addTableLogits(tables, bag.binsV, nV, logit);
   }
