@@ -491,6 +491,7 @@ class TreeScratch {
   g: usize = 0; // f64 [nT]
   h: usize = 0; // f64 [nT]
   delta: usize = 0; // f64 [cells]: one round's step of each cell
+  codes: usize = allocI32(256); // a leaf's codes of the tree term's column
   constructor(nT: i32, cells: i32) {
     if (cells > 0) {
       this.g = allocF64(nT); this.h = allocF64(nT); this.delta = allocF64(cells);
@@ -499,7 +500,7 @@ class TreeScratch {
   }
   free(): void {
     release(this.g); release(this.h); release(this.delta); release(this.tree.order); release(this.tree.tmp);
-    release(this.tree.leafNode);
+    release(this.tree.leafNode); release(this.codes);
   }
 }
 
@@ -528,9 +529,13 @@ function treeStep(ps: PairSet, p: i32, bag: Bag, ct: usize, cv: usize, eT: usize
       const i = ldi(order, t);
       stf(eT, i, ldf(eT, i) * m);
     }
+    // the leaf's region: its codes of c once, then every a x b cell of it (each cell lies in one leaf)
+    let nIn = 0;
+    for (let y = 0; y < nC; y++) if (tree.has(k, 1, y)) { sti(sc.codes, nIn, y); nIn++; }
     for (let x = 0; x < nAB; x++) {
       if (!tree.has(k, 0, x)) continue;
-      for (let y = 0; y < nC; y++) if (tree.has(k, 1, y)) stf(delta, x * nC + y, d);
+      const row = delta + (<usize>(x * nC) << 3);
+      for (let t = 0; t < nIn; t++) stf(row, ldi(sc.codes, t), d);
     }
   }
   const cells = nAB * nC;
