@@ -66,7 +66,7 @@ export const M_NEEDS_LABELED: i32 = 19; // -1 = cannot be estimated (null)
 export const M_NEEDS_POSITIVES: i32 = 20;
 export const M_USABLE_COLUMNS: i32 = 21;
 export const M_SCHEME: i32 = 22; // 0 entity_hash, 1 out_of_time, 2 entity_hash_folds (cross-fitted)
-export const M_PAIRS: i32 = 23;
+export const M_PAIRS: i32 = 23; // interaction terms kept: pairs and tree terms
 export const M_CAL_SLOPE: i32 = 24;
 export const M_CAL_APPLIED: i32 = 25;
 export const M_MEAN_ROUNDS: i32 = 26;
@@ -74,7 +74,7 @@ export const M_ENTITIES: i32 = 27;
 export const M_NEEDS_COLUMNS: i32 = 28;
 export const M_TRAIN_POSITIVES: i32 = 29;
 export const M_HELD_LABELED: i32 = 30;
-export const M_PAIRS_TRIED: i32 = 31;
+export const M_PAIRS_TRIED: i32 = 31; // interaction terms tried: pairs and tree terms
 export const M_FOLDS: i32 = 32; // folds of the held-out check: 1 for a single split
 export const METRIC_COUNT: i32 = 33;
 

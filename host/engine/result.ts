@@ -42,7 +42,9 @@ export interface FitResult {
     calibrationSlope: number;
     calibrationApplied: boolean;
     meanRounds: number;
+    /** Interaction terms kept: pairs and tree terms (assembly/pairs.ts). */
     pairs: number;
+    /** Interaction terms tried. */
     pairsTried: number;
     usableColumns: number;
     columnAuc: Record<string, number>;
