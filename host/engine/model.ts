@@ -44,8 +44,16 @@ export class Model {
   get intercept(): number {
     return this.array[2];
   }
+  /** Interaction terms: pairs and tree terms. */
   get pairCount(): number {
     return this.array[3];
+  }
+  /** Interaction terms over three columns (tree terms: a pair section whose first value is negative, abi.ts). */
+  get tripleCount(): number {
+    const m = this.columns.length;
+    let k = 0;
+    for (let q = 0; q < this.pairCount; q++) if (this.array[this.array[MODEL_HEADER + m + q]] < 0) k++;
+    return k;
   }
   /** Names of the columns the model uses (in input order). */
   usedColumns(): string[] {

@@ -71,6 +71,8 @@ describe('tree terms', () => {
     expect(terms.map((t) => t.slice(0, 3))).toEqual([[month, day, origin]]);
     // days 1-28 and the missing bin: a stride of 29; 40 airports, the missing and the rare-or-unseen bins
     expect(terms[0].slice(3)).toEqual([29, 42]);
+    expect(model.model!.tripleCount).toBe(1);
+    expect(model.model!.pairCount).toBe(model.diagnostics.pairs);
     // a storm scores above the same date at an airport without one, and the same airport on a date without one
     const cases = [...storm].slice(0, 20).flatMap((s) => {
       const [mo, dy, ap] = s.split('-');

@@ -126,7 +126,14 @@ export class PreviewApp {
     const answer = (result.body.answers as Obj).q;
     byId('result').hidden = false;
     const model = result.fits.find((f) => f.model)?.model ?? null;
-    fill('preview-answer', answerView(answer, 'preview', model ? termsChart(strongestTerms(model), model.pairCount) : undefined));
+    fill(
+      'preview-answer',
+      answerView(
+        answer,
+        'preview',
+        model ? termsChart(strongestTerms(model), model.pairCount - model.tripleCount, model.tripleCount) : undefined,
+      ),
+    );
     this.scoring.usePageFit(model, answer.model_ref ?? null);
     fill('answer-json', '');
     fill('agreement', '');

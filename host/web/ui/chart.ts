@@ -9,10 +9,15 @@ const H = 190;
 const PAD = { left: 92, right: 12, top: 26, bottom: 66 };
 const H_TOTAL = H + PAD.bottom - 44;
 
-export function termsChart(columns: ColumnTerms[], pairs: number): HTMLElement {
+/** `pairs`: the model's terms of two columns together; `triples`: of three (assembly/pairs.ts tree terms). */
+export function termsChart(columns: ColumnTerms[], pairs: number, triples = 0): HTMLElement {
   if (columns.length === 0) return el('p', { class: 'muted' }, 'The model uses no column.');
   const panels = columns.map(panel);
-  const note = pairs > 0 ? ` The model also has ${pairs} pair term${pairs === 1 ? '' : 's'} (two columns together), not drawn.` : '';
+  const counts = [
+    pairs > 0 ? `${pairs} pair term${pairs === 1 ? '' : 's'} (two columns together)` : '',
+    triples > 0 ? `${triples} term${triples === 1 ? '' : 's'} of three columns together` : '',
+  ].filter((t) => t !== '');
+  const note = counts.length > 0 ? ` The model also has ${counts.join(' and ')}, not drawn.` : '';
   return el(
     'figure',
     { class: 'terms', id: 'terms-chart' },
