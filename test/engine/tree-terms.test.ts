@@ -111,6 +111,10 @@ describe('tree terms', () => {
     const small = storms(12, 9000).fixture;
     const r = await fit(small);
     expect(treeSections(r)).toEqual([]);
+    // tried: at most the 6 pairs of its 4 usable columns, no tree term (the 30,000-row record tries 6 + 1)
+    expect(r.diagnostics.usableColumns).toBe(4);
+    expect(r.diagnostics.pairsTried).toBeLessThanOrEqual(6);
+    expect(model.diagnostics.pairsTried).toBe(7);
   });
 
   // A permutation answered by main terms alone is the held-out test's own small false-positive rate (seed 700
