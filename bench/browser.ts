@@ -1,4 +1,4 @@
-// In-browser fit time beside Node: Telco churn (../shared/data/telco_churn.csv, entity customer_id,
+// In-browser fit time beside Node: Telco churn (test/fixtures/real/telco_churn.csv, entity customer_id,
 // outcome churn) fitted by the preview page in headless Chromium and by the same code in Node
 // (host/web/core/bench-fit.ts); one warm-up each, then the median of 3 with the two sides alternating. Run: npx tsx bench/browser.ts
 import fs from 'node:fs';
@@ -11,7 +11,7 @@ import { startService } from '../host/main.ts';
 import { loadEngine } from '../host/engine/index.ts';
 import { timeFit, type TimedFit } from '../host/web/core/bench-fit.ts';
 
-const CSV_PATH = fileURLToPath(new URL('../../shared/data/telco_churn.csv', import.meta.url));
+const CSV_PATH = fileURLToPath(new URL('../test/fixtures/real/telco_churn.csv', import.meta.url));
 const ENTITY = 'customer_id';
 const OUTCOME = 'churn';
 const RUNS = Number(process.env.BENCH_BROWSER_RUNS) || 3;

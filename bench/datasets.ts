@@ -20,20 +20,18 @@ export interface Dataset {
   positiveValue: Cell;
 }
 
-/** Repository root (bench/..); the shared data folder is its sibling `../shared/data`. */
+/** Repository root (bench/..). */
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-export const sharedDataDir = join(repoRoot, '..', 'shared', 'data');
+/** The two real tables kept in the repository (test/fixtures/real/README.md: sources and licences). */
+export const realDataDir = join(repoRoot, 'test', 'fixtures', 'real');
 
-/** A shared table's text; a clear error when the repository was checked out without ../shared beside it. */
+/** A real table's text, from test/fixtures/real. */
 function readSharedCsv(name: string): string {
-  const file = join(sharedDataDir, name);
+  const file = join(realDataDir, name);
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(
-      `${file} is missing: the real tables are read from ../shared/data beside the repository (see ../shared/data/README.md), not copied into it`,
-      { cause: err },
-    );
+    throw new Error(`${file} is missing: the real tables are kept in test/fixtures/real (see its README.md)`, { cause: err });
   }
 }
 
@@ -277,7 +275,7 @@ export interface TableInfo {
  * the flights sample (BENCH_FLIGHTS_ROWS).
  */
 export function realTables(flightsRows = 50_000): TableInfo[] {
-  const shared = '../shared/data (see its README)';
+  const shared = 'test/fixtures/real (see its README)';
   return [
     {
       name: 'telco_churn',

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 
-export const TELCO_PATH = new URL('../../../shared/data/telco_churn.csv', import.meta.url);
+export const TELCO_PATH = new URL('../fixtures/real/telco_churn.csv', import.meta.url);
 export const telcoCsv = (): string => readFileSync(TELCO_PATH, 'utf8');
 
 /** The Telco table as Parquet, each column typed as its values allow (INT32, DOUBLE, else STRING; blanks null). */
