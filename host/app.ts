@@ -11,6 +11,7 @@ import { mountMcp } from './mcp/index.ts';
 import { mountOpenApi } from './openapi/index.ts';
 import { mountPreviewPage } from './web/serve.ts';
 import { mountDocsPages } from './web/docs.ts';
+import { mountDocsSite } from './web/docs-site.ts';
 import { OPERATIONS, type Operation } from './operations/index.ts';
 import type { Services } from './services.ts';
 
@@ -48,6 +49,8 @@ export function createApp(services: Services, ops: readonly Operation[] = OPERAT
   mountPreviewPage(app);
   // The pages Problem types and {keys_url} link to (host/web/docs.ts).
   mountDocsPages(app);
+  // /docs: the API reference from /openapi.json, and the guides and reference of docs/ (host/web/docs-site.ts).
+  mountDocsSite(app);
 
   app.notFound(notFound((path) => methodsByPath.get(path) ?? []));
   app.onError(onError);

@@ -44,6 +44,7 @@ const HOMES: Array<[RegExp, string[]]> = [
   [/^(better-sqlite3|pg)$/, ['store']],
   [/^hono(\/|$)|^@hono\//, ['http', 'mcp', 'openapi', 'web', 'app.ts', 'main.ts']],
   [/^@modelcontextprotocol\//, ['mcp']],
+  [/^(markdown-it|swagger-ui-dist)(\/|$)/, ['web']],
 ];
 
 function filesUnder(dir: string): string[] {

@@ -9,7 +9,8 @@ const CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ance
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function page(c: Context<AppEnv>, title: string, body: string): Response {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>${body}</body></html>`;
+  const nav = `<p><a href="/docs">API reference and guides</a> · <a href="/problems">Problem codes</a> · <a href="/keys">API keys</a></p>`;
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>${nav}${body}</body></html>`;
   return c.html(html, 200, { 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=300' });
 }
 
@@ -23,7 +24,7 @@ function problemPage(c: Context<AppEnv>): Response {
     `${code}: ${info.title}`,
     `<h1><code>${escapeHtml(code)}</code></h1><p>${escapeHtml(info.title)} (HTTP ${info.status}).</p>` +
       `<h2>What to do</h2><p>${escapeHtml(info.remedy)}</p>` +
-      `<p>Every error of this service is an <code>application/problem+json</code> body (RFC 9457) with <code>code</code>, <code>detail</code> (what was wrong with that request), <code>remedy</code> and, when one argument is at fault, <code>field</code> (its dotted path). <a href="../problems">All codes</a>.</p>`,
+      `<p>Every error of this service is an <code>application/problem+json</code> body (RFC 9457) with <code>code</code>, <code>detail</code> (what was wrong with that request), <code>remedy</code> and, when one argument is at fault, <code>field</code> (its dotted path). <a href="../problems">All codes</a>; <a href="/docs/reference/errors.md#${escapeHtml(code)}">this code in the reference</a>.</p>`,
   );
 }
 

@@ -64,7 +64,7 @@ function brokenReferences(files: string[]): string[] {
           check(file, i + 1, target, anchor, href);
         }
       }
-      for (const m of line.matchAll(/(?<![\w/.-]|\]\()(docs\/[\w./-]+\.md)(?:#([\w-]+))?/g)) {
+      for (const m of line.matchAll(/(?<![\w/.-]|\]\()(docs\/(?:[\w-]+\/)*[\w-][\w.-]*\.md)(?:#([\w-]+))?/g)) {
         check(file, i + 1, path.join(ROOT, m[1]), m[2], m[0]);
       }
     });
