@@ -19,7 +19,7 @@ import { AnswerKeeper } from './operations/answer-keeper.ts';
 import { TaskEventHub } from './operations/events/hub.ts';
 import { StoredAnswerCache } from './operations/stored-answers.ts';
 import { DatabaseClock } from './operations/clock.ts';
-import { loadTokenSecrets } from './operations/hmac-token.ts';
+import { loadTokenSecrets } from './signing/hmac-token.ts';
 
 export interface OpenOptions {
   log: Logger;

@@ -13,7 +13,7 @@ import type { RateLimits } from './operations/rate-limits.ts';
 import type { Admission } from './operations/admission.ts';
 import type { FitCache } from './operations/ask/fits.ts';
 import type { RecordCache } from './operations/datasets/read.ts';
-import type { TokenSecrets } from './operations/hmac-token.ts';
+import type { TokenSecrets } from './signing/hmac-token.ts';
 import type { TaskEventHub } from './operations/events/hub.ts';
 import type { StoredAnswerCache } from './operations/stored-answers.ts';
 

@@ -18,6 +18,7 @@ const LAYER: Record<string, number> = {
   table: 1,
   signing: 1,
   schemas: 1,
+  lib: 1,
   // the behaviour
   operations: 2,
   'services.ts': 2,

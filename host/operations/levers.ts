@@ -15,7 +15,7 @@ import { scoreCases } from '../engine/scorer.ts';
 import type { Model } from '../engine/model.ts';
 import type { EngineModule } from '../engine/wasm.ts';
 import type { RawTable } from '../table/types.ts';
-import type { LeverDirection, LeverGrant } from './lever-token.ts';
+import type { LeverDirection, LeverGrant } from '../signing/lever-token.ts';
 
 export const LEVER_MIN_GAIN = Math.log(1.1);
 const MAX_VALUES = 10;

@@ -5,7 +5,7 @@ import type { OpContext, OpResult } from '../services.ts';
 import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation, type OperationRequest } from './operation.ts';
 import { replyInFormat } from './ask/formats.ts';
 import { RETRY_AFTER_MS, pendingProgress } from './tasks.ts';
-import { watchUrlOf } from './events/watch-token.ts';
+import { watchUrlOf } from '../signing/watch-token.ts';
 import { firstStageOf, type StageData } from './events/types.ts';
 import type { ResponseFormat } from './ask/formats.ts';
 

@@ -23,7 +23,7 @@ import { cellText, isMissing, parseNumber, yesNoMeaning } from '../table/typing.
 import type { OpContext, OpResult } from '../services.ts';
 import { getSample, loadSampleCsv } from '../../samples/catalog.ts';
 import { assertKeyMayUse, isSampleId } from './ask/record.ts';
-import { auc } from './auc.ts';
+import { auc } from '../lib/auc.ts';
 import { outcomeValue } from './outcomes.ts';
 import { grainOf, inferEntityColumn, resolveColumn, type Grain, type Resolution } from './preflight-columns.ts';
 import { setOwn } from '../schemas/record.ts';

@@ -5,9 +5,9 @@
 import { ServiceError } from '../errors.ts';
 import type { StoredAnswer, StoredAnswerKind } from '../store/index.ts';
 import type { OpContext } from '../services.ts';
-import { tokenCodec, type LinkSigning } from './hmac-token.ts';
-import { newId } from './ids.ts';
-import { WeightedLru } from './lru.ts';
+import { tokenCodec, type LinkSigning } from '../signing/hmac-token.ts';
+import { newId } from '../lib/ids.ts';
+import { WeightedLru } from '../lib/lru.ts';
 
 /** additions 2.11: valid 24 hours from the answer's completion. */
 export const ANSWER_TTL_MS = 24 * 60 * 60 * 1000;

@@ -26,13 +26,13 @@
 import type { TaskRecord, UsageKind } from '../store/index.ts';
 import { ServiceError, storeProblem, reviveProblem, type StoredProblem } from '../errors.ts';
 import type { Caller, OpContext, OpResult, Services } from '../services.ts';
-import { newId } from './ids.ts';
+import { newId } from '../lib/ids.ts';
 import { OWNER, type HeldLease } from './leases.ts';
 import { settleIdempotency } from './idempotency.ts';
 import { progressOf } from './events/progress.ts';
 import { TaskEventWriter } from './events/writer.ts';
 import { errorEventData } from './events/stream.ts';
-import { watchUrlOf } from './events/watch-token.ts';
+import { watchUrlOf } from '../signing/watch-token.ts';
 import type { NewTaskEvent } from '../store/index.ts';
 import { firstStageOf, type EventSink, type StageData } from './events/types.ts';
 

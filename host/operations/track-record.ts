@@ -7,7 +7,7 @@ import type { OpContext, OpResult } from '../services.ts';
 import { namespaceOf, requireLink } from './model-links.ts';
 import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation } from './operation.ts';
 import { pairCalls, trackRecordOf } from './track-record-stats.ts';
-import { modelWatchUrlOf } from './events/watch-token.ts';
+import { modelWatchUrlOf } from '../signing/watch-token.ts';
 
 /**
  * The track record of `modelRef` in `namespace` of the caller's workspace, without watch_url: what svc_track_record

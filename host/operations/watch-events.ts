@@ -3,7 +3,7 @@
 import { ServiceError } from '../errors.ts';
 import type { OpContext, OpResult } from '../services.ts';
 import { FREE, type Operation, type OperationRequest } from './operation.ts';
-import { openModelWatchToken, openWatchToken } from './events/watch-token.ts';
+import { openModelWatchToken, openWatchToken } from '../signing/watch-token.ts';
 import { streamTask } from './task-events.ts';
 
 const unknownLink = () =>

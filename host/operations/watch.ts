@@ -5,7 +5,7 @@
 import { ServiceError } from '../errors.ts';
 import type { Caller, OpContext, OpResult } from '../services.ts';
 import { driftBody } from './drift.ts';
-import { openModelWatchToken, openWatchToken, type ModelWatchGrant } from './events/watch-token.ts';
+import { openModelWatchToken, openWatchToken, type ModelWatchGrant } from '../signing/watch-token.ts';
 import { wireNamespace } from './model-links.ts';
 import { FREE, type Operation, type OperationRequest } from './operation.ts';
 import { trackRecordBody } from './track-record.ts';

@@ -2,7 +2,7 @@
 // brute force and against the published worked example of Newcombe (1998).
 import { describe, expect, it } from 'vitest';
 import { Prng } from '../../samples/prng.ts';
-import { aucComponents, aucStandardError, pairedDifference } from '../../host/operations/auc.ts';
+import { aucComponents, aucStandardError, pairedDifference } from '../../host/lib/auc.ts';
 import { newcombe, wilson } from '../../host/operations/evidence.ts';
 
 function bruteAuc(s: number[], y: number[]): number {

@@ -2,7 +2,7 @@
 // spelling of the same signature bytes (base64url's unused low bits of the last character).
 import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { tokenCodec } from '../../host/operations/hmac-token.ts';
+import { tokenCodec } from '../../host/signing/hmac-token.ts';
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 

@@ -1,7 +1,7 @@
 // Signed tokens (host/operations/hmac-token.ts): only the exact text the service made opens.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { tokenCodec } from '../../host/operations/hmac-token.ts';
+import { tokenCodec } from '../../host/signing/hmac-token.ts';
 
 const secret = randomBytes(32);
 const codec = tokenCodec('test-v1.', 200);

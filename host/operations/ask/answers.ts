@@ -15,7 +15,7 @@ import { scoreTable, type ScoredCase } from './scoring.ts';
 import { bandOf } from './band.ts';
 import type { SignedVerdict, VerdictCase, VerdictInput } from './verdicts.ts';
 import { leversForCases, type Lever } from '../levers.ts';
-import type { LeverGrant } from '../lever-token.ts';
+import type { LeverGrant } from '../../signing/lever-token.ts';
 import { setOwn } from '../../schemas/record.ts';
 
 /**

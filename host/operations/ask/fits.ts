@@ -12,7 +12,7 @@
 // a task like any cold ask, so neither its timing nor its admission tells it apart from a fit run for it.
 import { encodeTable, fitEncoded, type ProgressListener } from '../../engine/index.ts';
 import type { OpContext } from '../../services.ts';
-import { WeightedLru } from '../lru.ts';
+import { WeightedLru } from '../../lib/lru.ts';
 import { runFitOnce } from './fit-claim.ts';
 import { RunAsTask } from '../tasks.ts';
 import { packHeldLogits, packHeldOut } from './held-out.ts';

@@ -4,7 +4,7 @@
 // same chance, so the first gives the chance and any gives its band and level.
 import type { AnsweredCase, ToldAnswer } from '../../store/index.ts';
 import type { OpContext } from '../../services.ts';
-import { newId } from '../ids.ts';
+import { newId } from '../../lib/ids.ts';
 import type { BuiltAnswer } from './answers.ts';
 
 export interface BuiltQuestion {

@@ -2,11 +2,11 @@
 import { ServiceError } from '../../errors.ts';
 import type { RawTable } from '../../table/types.ts';
 import type { OpContext } from '../../services.ts';
-import { RecordHasher, TableConcatenator, decodePiece, pieceTable } from './pieces.ts';
+import { RecordHasher, TableConcatenator, decodePiece, pieceTable } from '../../table/pieces.ts';
 import { csvPartsOf, storedFile } from './stored-file.ts';
 import type { UploadFormat } from '../../store/index.ts';
 import { requireCaller, unknownDataset } from './errors.ts';
-import { WeightedLru } from '../lru.ts';
+import { WeightedLru } from '../../lib/lru.ts';
 import { RunAsTask } from '../tasks.ts';
 import type { DatasetRecord } from '../../store/index.ts';
 

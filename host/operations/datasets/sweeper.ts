@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Services } from '../../services.ts';
 import { OWNER } from '../leases.ts';
-import { UPLOAD_TTL_SECONDS } from './upload-token.ts';
+import { UPLOAD_TTL_SECONDS } from '../../signing/upload-token.ts';
 import { UPLOAD_DIR, isOrphanUpload } from './upload.ts';
 
 /** The periodic job's name in the store (cluster_jobs). */

@@ -16,11 +16,11 @@ import { RESPONSE_SCHEMAS, type AddDatasetResponse } from '../../schemas/index.t
 import type { DatasetRecord } from '../../store/index.ts';
 import type { OpContext, OpResult } from '../../services.ts';
 import type { Config } from '../../config.ts';
-import { CsvScanner, type CsvSummary } from './csv-scan.ts';
-import { PART_HEAD_BYTES, writePartHead } from './pieces.ts';
+import { CsvScanner, type CsvSummary } from '../../table/csv-scan.ts';
+import { PART_HEAD_BYTES, writePartHead } from '../../table/pieces.ts';
 import { datasetReply } from './reply.ts';
 import { assertUsableTable, unknownDataset } from './errors.ts';
-import { verifyUploadToken } from './upload-token.ts';
+import { verifyUploadToken } from '../../signing/upload-token.ts';
 import type { Operation, OperationRequest } from '../operation.ts';
 
 /** Where bodies wait while they arrive; the sweeper clears leftovers of crashed processes. */

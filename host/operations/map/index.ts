@@ -13,7 +13,7 @@ import { badAsOf, buildRecord, closedSince, type Reading } from './build.ts';
 import { joinCandidates, layoutOf, offersOf, proposalBody, type ProposalParts } from './proposal.ts';
 import { fillSlots } from './slots.ts';
 import { analyseSource, defaultLabel, readSources, type MapSource, type SourceAnalysis } from './sources.ts';
-import { headersOf, openHeaders, sealHeaders } from '../sealed-headers.ts';
+import { headersOf, openHeaders, sealHeaders } from '../../signing/sealed-headers.ts';
 
 /** additions 2.7: at most 3 horizons per record (per set of sources, workspace and namespace). */
 export const HORIZON_BUDGET = 3;

@@ -4,7 +4,7 @@
 // nodes and across restarts; a period missed while every node was down runs once, when one comes back.
 import type { ScheduleRecord } from '../../store/index.ts';
 import type { Caller, Services } from '../../services.ts';
-import { newId } from '../ids.ts';
+import { newId } from '../../lib/ids.ts';
 import type { TaskRequest } from '../tasks.ts';
 import { nextRunAfter } from './cadence.ts';
 import type { RunBody } from './run.ts';

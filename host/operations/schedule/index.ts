@@ -6,8 +6,8 @@ import { parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS, ScheduleRequestSchema } f
 import type { ScheduleRecord } from '../../store/index.ts';
 import type { OpContext, OpResult } from '../../services.ts';
 import { testKeyRefusal } from '../datasets/errors.ts';
-import { watchUrlOf } from '../events/watch-token.ts';
-import { newId } from '../ids.ts';
+import { watchUrlOf } from '../../signing/watch-token.ts';
+import { newId } from '../../lib/ids.ts';
 import { keptMapping } from '../map/index.ts';
 import { EXAMPLE_IDS, type Operation } from '../operation.ts';
 import { startRun } from './dispatch.ts';

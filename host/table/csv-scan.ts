@@ -1,7 +1,7 @@
 // Streaming CSV check for uploads (wire.md "Datasets": the PUT body is streamed to disk): counts rows,
 // reads the header and reports where rows start, chunk by chunk, by parseCsv's rules (host/table/csv.ts).
-import { ServiceError } from '../../errors.ts';
-import { parseCsv } from '../../table/csv.ts';
+import { ServiceError } from '../errors.ts';
+import { parseCsv } from './csv.ts';
 import { Utf8Check } from './utf8-check.ts';
 
 const LF = 10;

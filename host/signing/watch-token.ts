@@ -1,7 +1,7 @@
 // Watch links (spec 2.13): `{site_url}/watch/<token>` shows one task's stream to anyone holding the link, for
 // 24 hours from the task's start (its answer is kept that long). The token is signed here (hmac-token.ts),
 // names the task and its workspace, and is refused after its time.
-import { tokenCodec, type LinkSigning, type TokenSecrets } from '../hmac-token.ts';
+import { tokenCodec, type LinkSigning, type TokenSecrets } from './hmac-token.ts';
 
 /** Spec 2.13: viewable by any holder for 24 hours. */
 export const WATCH_TTL_MS = 24 * 60 * 60 * 1000;

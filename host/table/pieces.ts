@@ -24,10 +24,10 @@
 //                 payload. 0xFF never occurs in UTF-8, so no inline payload can frame the same way,
 //                 and moving a piece boundary changes the hash (moving a part boundary does not).
 import { createHash, type Hash } from 'node:crypto';
-import { parseCsv } from '../../table/csv.ts';
-import { rowsToTable } from '../../table/rows.ts';
-import type { Cell, RawTable } from '../../table/types.ts';
-import type { UploadFormat } from '../../store/index.ts';
+import { parseCsv } from './csv.ts';
+import { rowsToTable } from './rows.ts';
+import type { Cell, RawTable } from './types.ts';
+import type { UploadFormat } from '../store/index.ts';
 
 export type PieceKind = 'csv' | 'rows';
 

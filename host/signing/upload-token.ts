@@ -1,8 +1,8 @@
 // Signed upload tokens for `PUT /v1/uploads/<token>` (wire.md "Datasets": presigned, expires_in 3600).
 // The HMAC key is a random secret kept in the store, so URLs survive a restart within their lifetime and
 // any node of a cluster takes an upload whichever node handed out its URL.
-import { ServiceError } from '../../errors.ts';
-import { tokenCodec, type TokenSecrets } from '../hmac-token.ts';
+import { ServiceError } from '../errors.ts';
+import { tokenCodec, type TokenSecrets } from './hmac-token.ts';
 
 /** wire.md: an upload URL is good for an hour. */
 export const UPLOAD_TTL_SECONDS = 3600;
