@@ -9,7 +9,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { startService } from '../host/main.ts';
-import { createLiveKey } from '../host/operations/keys.ts';
+import { createLiveKey } from '../host/runtime/keys.ts';
 import { answeredCasesOf } from '../host/operations/ask/keep-answers.ts';
 import { openPostgresStore, openSqliteStore, type AnsweredCase, type Store } from '../host/store/index.ts';
 import { createDatabase, postgresMissing, startPostgres } from '../test/helpers/postgres.ts';

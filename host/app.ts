@@ -12,7 +12,7 @@ import { mountOpenApi } from './openapi/index.ts';
 import { mountPreviewPage } from './web/serve.ts';
 import { mountDocsPages } from './web/docs.ts';
 import { OPERATIONS, type Operation } from './operations/index.ts';
-import type { Services } from './services.ts';
+import type { Services } from './runtime/services.ts';
 
 function accessLog(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

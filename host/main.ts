@@ -10,13 +10,13 @@ import { pino, type Logger } from 'pino';
 import { createApp } from './app.ts';
 import { StoreError } from './store/index.ts';
 import { FitPool } from './engine/index.ts';
-import { startSweeper } from './operations/datasets/sweeper.ts';
+import { startSweeper } from './runtime/sweeper.ts';
 import { startScheduler } from './operations/schedule/dispatch.ts';
-import type { Services } from './services.ts';
+import type { Services } from './runtime/services.ts';
 import { ConfigError, memoryBoundMb, resolveConfig, withListeningPort, type Config } from './config.ts';
 import { OPERATIONS } from './operations/index.ts';
-import { openServices } from './services-open.ts';
-import { TaskThreads } from './task-threads.ts';
+import { openServices } from './runtime/services-open.ts';
+import { TaskThreads } from './runtime/task-threads.ts';
 import { answerClientErrors } from './http/client-errors.ts';
 
 /**

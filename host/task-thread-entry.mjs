@@ -3,4 +3,4 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('./task-thread.ts');
+await import('./runtime/task-thread.ts');

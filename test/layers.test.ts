@@ -21,7 +21,7 @@ const LAYER: Record<string, number> = {
   lib: 1,
   // the behaviour
   operations: 2,
-  'services.ts': 2,
+  runtime: 2,
   // transports and the program
   http: 3,
   mcp: 3,
@@ -30,10 +30,6 @@ const LAYER: Record<string, number> = {
   cli: 3,
   'app.ts': 4,
   'main.ts': 4,
-  // the program's parts: the services it opens, and the task threads that open their own (issue 21)
-  'services-open.ts': 4,
-  'task-threads.ts': 4,
-  'task-thread.ts': 4,
   'task-thread-entry.mjs': 4,
 };
 

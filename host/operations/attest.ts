@@ -5,7 +5,7 @@ import { ServiceError } from '../errors.ts';
 import { Model, NotScoreable, scoreCases } from '../engine/index.ts';
 import { AttestRequestSchema, parseBody } from '../schemas/index.ts';
 import type { Cell, RawTable } from '../table/types.ts';
-import type { OpContext, OpResult } from '../services.ts';
+import type { OpContext, OpResult } from '../runtime/services.ts';
 import { newId } from '../lib/ids.ts';
 import { verifyLeverToken } from '../signing/lever-token.ts';
 import { leverTargets } from './levers.ts';

@@ -2,7 +2,7 @@
 // attestations or evidence; the model's bytes go (unless another namespace or workspace still holds the
 // same fit); past records stay, and Verdicts made with it still verify. Repeats give the same result.
 import { DeleteModelRequestSchema, parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
-import type { OpContext, OpResult } from '../services.ts';
+import type { OpContext, OpResult } from '../runtime/services.ts';
 import { namespaceOf, requireLink } from './model-links.ts';
 import { EXAMPLE_IDS, FREE, type Operation } from './operation.ts';
 

@@ -6,7 +6,7 @@ import { DEFAULT_CUTS, DEFAULT_LEVELS, DEFAULT_TOP_K } from '../schemas/question
 import { SAMPLES } from '../../samples/catalog.ts';
 import { CONTRACT, INTERFACE_VERSION } from './ask/contract.ts';
 import { journeys } from './journeys.ts';
-import type { OpContext, OpResult } from '../services.ts';
+import type { OpContext, OpResult } from '../runtime/services.ts';
 import { FREE, READ_ONLY, type Operation } from './operation.ts';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
 import { scheduleView } from './schedule/view.ts';

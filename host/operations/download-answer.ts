@@ -2,9 +2,9 @@
 // row per question per case) and page.answer_url (JSON equal to the REST answer, Verdicts included). No
 // key: the signed token itself authorises the download, for 24 hours from the answer's completion.
 // Streamed from the store part by part (flat memory whatever the size).
-import type { OpContext, OpResult } from '../services.ts';
+import type { OpContext, OpResult } from '../runtime/services.ts';
 import type { Operation, OperationRequest } from './operation.ts';
-import { openAnswerLink, streamStoredAnswer } from './stored-answers.ts';
+import { openAnswerLink, streamStoredAnswer } from '../runtime/stored-answers.ts';
 
 const CONTENT_TYPES = { csv: 'text/csv; charset=utf-8', json: 'application/json' } as const;
 

@@ -27,7 +27,7 @@ import { Model, NotScoreable, scoreCases, type ScoreOutput } from '../engine/ind
 import { DriftRequestSchema, parseBody } from '../schemas/index.ts';
 import type { RawTable } from '../table/types.ts';
 import type { ModelLink, ModelRecord } from '../store/index.ts';
-import type { OpContext, OpResult } from '../services.ts';
+import type { OpContext, OpResult } from '../runtime/services.ts';
 import { aucComponents, pairedDifference, zAgainstChance, type AucComponents } from '../lib/auc.ts';
 import { pickRows } from './ask/cases.ts';
 import { unpackHeldLogits, unpackHeldOut } from './ask/held-out.ts';

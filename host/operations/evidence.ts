@@ -10,7 +10,7 @@
 // difference of rates is Newcombe's hybrid score interval (method 10) from two 95% Wilson intervals.
 import { EvidenceRequestSchema, parseBody } from '../schemas/index.ts';
 import type { AttestationRecord, OutcomeRecord } from '../store/index.ts';
-import type { OpContext, OpResult } from '../services.ts';
+import type { OpContext, OpResult } from '../runtime/services.ts';
 import { namespaceOf, requireLink } from './model-links.ts';
 import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation } from './operation.ts';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';

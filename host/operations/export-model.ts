@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { ServiceError } from '../errors.ts';
 import { ModelRefSchema, NamespaceSchema, parseBody } from '../schemas/index.ts';
 import { Model } from '../engine/model.ts';
-import type { OpContext, OpResult } from '../services.ts';
+import type { OpContext, OpResult } from '../runtime/services.ts';
 import { modelToJson } from '../engine/model-json.ts';
 import { EXAMPLE_IDS, FREE, type Operation } from './operation.ts';
 import { namespaceOf, requireModel } from './model-links.ts';

@@ -1,7 +1,7 @@
 // svc_extend_model (additions 2.5): sets a live model's expiry to `days` from now. An expired model cannot
 // be renewed (410 model_expired); a deleted one answers model_deleted.
 import { ExtendModelRequestSchema, parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
-import type { OpContext, OpResult } from '../services.ts';
+import type { OpContext, OpResult } from '../runtime/services.ts';
 import { DAY_MS, expiresIso, namespaceOf, requireLink } from './model-links.ts';
 import { EXAMPLE_IDS, FREE, type Operation } from './operation.ts';
 

@@ -4,7 +4,7 @@
 // model_expired.
 import { ServiceError } from '../errors.ts';
 import type { ModelLink, ModelRecord } from '../store/index.ts';
-import type { OpContext } from '../services.ts';
+import type { OpContext } from '../runtime/services.ts';
 
 export const DAY_MS = 86_400_000;
 /** additions 3.2: model_ttl_days defaults to 90. */

@@ -3,8 +3,8 @@
 // (host/mcp), the OpenAPI document (host/openapi) and the task executors (tasks.ts) are all derived from
 // the table of these in host/operations/index.ts; nothing else registers an operation.
 import type * as v from 'valibot';
-import type { OpContext, OpResult } from '../services.ts';
-import type { TaskProgress } from './events/progress.ts';
+import type { OpContext, OpResult } from '../runtime/services.ts';
+import type { TaskProgress } from '../runtime/events/progress.ts';
 
 /** MCP tool annotations (spec 4.13); every hint is set explicitly. */
 export interface ToolHints {

@@ -8,7 +8,7 @@ import { ServiceError } from '../errors.ts';
 import { describeIssue, issueField, LIMITS, ModelRefSchema, NamespaceSchema, OutcomeItemSchema, parseBody } from '../schemas/index.ts';
 import { parseIso8601 } from '../table/select.ts';
 import type { OutcomeRecord } from '../store/index.ts';
-import type { OpContext, OpResult } from '../services.ts';
+import type { OpContext, OpResult } from '../runtime/services.ts';
 import { EXAMPLE_IDS, FREE, type Operation } from './operation.ts';
 import { namespaceOf, requireLink } from './model-links.ts';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';

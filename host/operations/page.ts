@@ -3,10 +3,10 @@
 // answer_expired, as the export link); an altered or unknown one is 404 unknown_link.
 import { ServiceError } from '../errors.ts';
 import { PageRequestSchema, parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
-import type { OpContext, OpResult } from '../services.ts';
+import type { OpContext, OpResult } from '../runtime/services.ts';
 import { formatAnswers, MCP_PAGE_CHARS, PAGE_OVERHEAD_CHARS, pageFields, pageInfo, sliceAnswers } from './ask/formats.ts';
 import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation } from './operation.ts';
-import { openCursor, readStoredAnswer } from './stored-answers.ts';
+import { openCursor, readStoredAnswer } from '../runtime/stored-answers.ts';
 
 async function runPage(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const req = parseBody(PageRequestSchema, raw);

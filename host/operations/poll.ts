@@ -1,12 +1,12 @@
 // svc_poll (spec 4.3, 3.2): 202 while the task runs, then exactly the reply the ask would have given.
 import { reviveProblem, ServiceError, type StoredProblem } from '../errors.ts';
 import { PollRequestSchema, parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
-import type { OpContext, OpResult } from '../services.ts';
+import type { OpContext, OpResult } from '../runtime/services.ts';
 import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation, type OperationRequest } from './operation.ts';
 import { replyInFormat } from './ask/formats.ts';
-import { RETRY_AFTER_MS, pendingProgress } from './tasks.ts';
+import { RETRY_AFTER_MS, pendingProgress } from '../runtime/tasks.ts';
 import { watchUrlOf } from '../signing/watch-token.ts';
-import { firstStageOf, type StageData } from './events/types.ts';
+import { firstStageOf, type StageData } from '../runtime/events/types.ts';
 import type { ResponseFormat } from './ask/formats.ts';
 
 async function runPoll(ctx: OpContext, raw: unknown, req: OperationRequest): Promise<OpResult> {

@@ -20,7 +20,7 @@ import { PreflightRequestSchema, parseBody } from '../schemas/index.ts';
 import { parseCsv } from '../table/csv.ts';
 import type { Cell, RawTable } from '../table/types.ts';
 import { cellText, isMissing, parseNumber, yesNoMeaning } from '../table/typing.ts';
-import type { OpContext, OpResult } from '../services.ts';
+import type { OpContext, OpResult } from '../runtime/services.ts';
 import { getSample, loadSampleCsv } from '../../samples/catalog.ts';
 import { assertKeyMayUse, isSampleId } from './ask/record.ts';
 import { auc } from '../lib/auc.ts';

@@ -13,7 +13,7 @@ import {
   type ProfileDisplay,
   type ProfileWords,
 } from '../schemas/index.ts';
-import type { OpContext, OpResult } from '../services.ts';
+import type { OpContext, OpResult } from '../runtime/services.ts';
 import { namespaceOf, wireNamespace } from './model-links.ts';
 import { FREE, type Operation } from './operation.ts';
 

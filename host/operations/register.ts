@@ -1,6 +1,6 @@
 // register_agent (spec 4.12): no key, no body; a new workspace and a test key that works on samples only.
-import type { OpContext, OpResult } from '../services.ts';
-import { issueApiKey } from './keys.ts';
+import type { OpContext, OpResult } from '../runtime/services.ts';
+import { issueApiKey } from '../runtime/keys.ts';
 import { FREE, type Operation } from './operation.ts';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
 

@@ -15,7 +15,7 @@ import { parseBody } from '../schemas/index.ts';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS, SuggestRequestSchema, type SuggestRequest } from '../schemas/index.ts';
 import type { Cell, RawTable } from '../table/types.ts';
 import { cellText, compareCodePoints, isMissing, yesNoMeaning } from '../table/typing.ts';
-import type { OpContext, OpResult } from '../services.ts';
+import type { OpContext, OpResult } from '../runtime/services.ts';
 import { assertKeyMayUse, resolveRecord } from './ask/record.ts';
 import { checkColumn } from './ask/plan.ts';
 import { columnAuc, NOT_YET_CLASS_ROWS, RESTATES_AUC } from './preflight.ts';

@@ -2,9 +2,9 @@
 // with the key that asked, within its workspace. Also the GET of a done event's result_url (task_result).
 import { ServiceError } from '../errors.ts';
 import type { TaskRecord } from '../store/index.ts';
-import type { OpContext, OpResult, Services } from '../services.ts';
+import type { OpContext, OpResult, Services } from '../runtime/services.ts';
 import { FREE, type Operation, type OperationRequest } from './operation.ts';
-import { lastEventIdOf, taskEventStream, terminalEvent } from './events/stream.ts';
+import { lastEventIdOf, taskEventStream, terminalEvent } from '../runtime/events/stream.ts';
 import { taskReply } from './poll.ts';
 
 /** Headers of every event stream: never cached or buffered on the way (spec 2.12 heartbeats keep it open). */

@@ -3,7 +3,7 @@
 // in track-record-stats.ts. Read-only and free; an unknown model_ref, or one of another namespace or
 // workspace, is 404 model_ref_missing; an expired model keeps its record, a deleted one is 410.
 import { parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS, TrackRecordRequestSchema } from '../schemas/index.ts';
-import type { OpContext, OpResult } from '../services.ts';
+import type { OpContext, OpResult } from '../runtime/services.ts';
 import { namespaceOf, requireLink } from './model-links.ts';
 import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation } from './operation.ts';
 import { pairCalls, trackRecordOf } from './track-record-stats.ts';

@@ -1,7 +1,7 @@
 // svc_verify (spec 4.7, wire.md "Verdicts and signatures"): is a Verdict genuine, unaltered and unexpired?
 import { VerifyRequestSchema, parseBody } from '../schemas/index.ts';
 import { verifyVerdict, type VerifyStatus } from '../signing/index.ts';
-import type { OpContext, OpResult } from '../services.ts';
+import type { OpContext, OpResult } from '../runtime/services.ts';
 import { FREE, READ_ONLY, type Operation } from './operation.ts';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
 

@@ -1,7 +1,7 @@
 // svc_watch_events (spec 2.13): `GET /v1/watch/{token}/events`, the stream of one task for anyone holding
 // its watch_url; no key, never counted against the workspace's budget, its done event without result_url.
 import { ServiceError } from '../errors.ts';
-import type { OpContext, OpResult } from '../services.ts';
+import type { OpContext, OpResult } from '../runtime/services.ts';
 import { FREE, type Operation, type OperationRequest } from './operation.ts';
 import { openModelWatchToken, openWatchToken } from '../signing/watch-token.ts';
 import { streamTask } from './task-events.ts';

@@ -3,7 +3,7 @@
 // answer now, with no rows of data; a task's link says where its event stream is (the watch page reads this first).
 // Never counted against the workspace's budget; 410 watch_link_expired after 24 hours, 404 unknown_link otherwise.
 import { ServiceError } from '../errors.ts';
-import type { Caller, OpContext, OpResult } from '../services.ts';
+import type { Caller, OpContext, OpResult } from '../runtime/services.ts';
 import { driftBody } from './drift.ts';
 import { openModelWatchToken, openWatchToken, type ModelWatchGrant } from '../signing/watch-token.ts';
 import { wireNamespace } from './model-links.ts';

@@ -1,7 +1,7 @@
 // The auth/error matrix over every route that exists: each failure is a complete Problem (spec 2.13, 7).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signVerdict } from '../../host/signing/index.ts';
-import { hashApiKey } from '../../host/operations/keys.ts';
+import { hashApiKey } from '../../host/runtime/keys.ts';
 import { getSample } from '../../samples/catalog.ts';
 import { OPERATIONS } from '../../host/operations/index.ts';
 import { call, expectProblem, startTestService, type TestService } from './helpers.ts';

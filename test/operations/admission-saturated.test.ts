@@ -2,7 +2,7 @@
 // over 1 MiB is refused at once (503 server_busy with Retry-After) while the event loop is saturated and
 // four others are being read; small bodies, a lone large body, and any body on an idle thread are taken.
 import { describe, expect, it } from 'vitest';
-import { Admission, LARGE_BODY_BYTES, LoopLoad } from '../../host/operations/admission.ts';
+import { Admission, LARGE_BODY_BYTES, LoopLoad } from '../../host/runtime/admission.ts';
 import { ServiceError } from '../../host/errors.ts';
 
 const counter = { countUnfinishedTasks: async () => ({ pending: 0, workspace: 0 }) };

@@ -4,10 +4,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AnswerKeeper } from '../../host/operations/answer-keeper.ts';
+import { AnswerKeeper } from '../../host/runtime/answer-keeper.ts';
 import { openSqliteStore, toldAnswersOf, type AnsweredCase, type Store } from '../../host/store/index.ts';
 import { openSqliteClient } from '../../host/store/sqlite.ts';
-import { createLiveKey } from '../../host/operations/keys.ts';
+import { createLiveKey } from '../../host/runtime/keys.ts';
 import { getSample } from '../../samples/catalog.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
 

@@ -3,7 +3,7 @@
 // SQLite this process's own.
 import { afterEach, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
-import { DatabaseClock } from '../../host/operations/clock.ts';
+import { DatabaseClock } from '../../host/runtime/clock.ts';
 import { openPostgresStore, openSqliteStore, type Store } from '../../host/store/index.ts';
 import { freshSchema } from '../helpers/postgres-database.ts';
 import { tempDir } from '../helpers/service.ts';

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { bigRows } from '../helpers/big-rows.ts';
 import { startChildService } from '../helpers/child-service.ts';
 import { tempDir } from '../helpers/service.ts';
-import { createLiveKey } from '../../host/operations/keys.ts';
-import { MAX_TASK_ATTEMPTS } from '../../host/operations/tasks.ts';
+import { createLiveKey } from '../../host/runtime/keys.ts';
+import { MAX_TASK_ATTEMPTS } from '../../host/runtime/tasks.ts';
 import { openSqliteStore, type Store } from '../../host/store/index.ts';
 
 const ROWS = bigRows();

@@ -1,7 +1,7 @@
 // The usage ledger counts what spec 1 "Cost" charges: answered fits and answered cases on the
 // caller's own data. Refusals, not_yet and sample datasets are free and leave no charge.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLiveKey } from '../../host/operations/keys.ts';
+import { createLiveKey } from '../../host/runtime/keys.ts';
 import { loadSampleCsv } from '../../samples/catalog.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
@@ -89,7 +89,7 @@ describe('usage ledger', () => {
 
 describe('the usage meter', () => {
   it('writes one row per workspace, kind and month; keeps counts a failed write could not store; writes the rest on close', async () => {
-    const { UsageMeter } = await import('../../host/operations/usage-meter.ts');
+    const { UsageMeter } = await import('../../host/runtime/usage-meter.ts');
     const rows: Array<{ workspace_id: string; kind: string; count: number; at: number }> = [];
     let failNext = false;
     const store = {

@@ -177,6 +177,6 @@ describe('POST /v1/export-model', () => {
 
 /** The workspace a key belongs to (the store keeps only the key's hash). */
 async function workspaceOf(apiKey: string): Promise<string> {
-  const { hashApiKey } = await import('../../host/operations/keys.ts');
+  const { hashApiKey } = await import('../../host/runtime/keys.ts');
   return (await svc.services.store.findApiKeyByHash(hashApiKey(apiKey)))!.workspace_id;
 }

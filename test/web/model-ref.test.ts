@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { Model } from '../../host/engine/model.ts';
 import { scoreCases } from '../../host/engine/scorer.ts';
-import { hashApiKey } from '../../host/operations/keys.ts';
+import { hashApiKey } from '../../host/runtime/keys.ts';
 import { round6 } from '../../host/operations/ask/scoring.ts';
 import { parseCsv } from '../../host/table/csv.ts';
 import type { RawTable } from '../../host/table/types.ts';

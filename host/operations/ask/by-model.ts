@@ -3,7 +3,7 @@
 // and billing as a fitted answer. Only yesno, score and rank; the model must be live in the namespace.
 import { ServiceError } from '../../errors.ts';
 import type { Question } from '../../schemas/index.ts';
-import type { OpContext } from '../../services.ts';
+import type { OpContext } from '../../runtime/services.ts';
 import { requireLink } from '../model-links.ts';
 import { cachedFit } from './fits.ts';
 import type { FitOutcome, StoredMeta } from './fit-outcome.ts';

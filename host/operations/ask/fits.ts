@@ -11,10 +11,10 @@
 // also takes as long as the fit took when it ran (FitOutcome.holdMs, held in ask/index.ts), and it runs as
 // a task like any cold ask, so neither its timing nor its admission tells it apart from a fit run for it.
 import { encodeTable, fitEncoded, type ProgressListener } from '../../engine/index.ts';
-import type { OpContext } from '../../services.ts';
+import type { OpContext } from '../../runtime/services.ts';
 import { WeightedLru } from '../../lib/lru.ts';
 import { runFitOnce } from './fit-claim.ts';
-import { RunAsTask } from '../tasks.ts';
+import { RunAsTask } from '../../runtime/tasks.ts';
 import { packHeldLogits, packHeldOut } from './held-out.ts';
 import {
   fitKeyOf,

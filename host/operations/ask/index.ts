@@ -3,7 +3,7 @@
 // count billable decisions; then the reply in the format asked for (3.6), paged over MCP when large (3.7).
 import { ServiceError } from '../../errors.ts';
 import { AskRequestSchema, parseBody, type AskRequest, type Question } from '../../schemas/index.ts';
-import type { OpContext, OpResult } from '../../services.ts';
+import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { assertKeyMayUse, resolveRecord, type ResolvedRecord } from './record.ts';
 import { obtainFit, type FitOutcome, type ModelLife } from './fits.ts';
 import { RecordViews } from './views.ts';
@@ -13,10 +13,10 @@ import { buildAnswer, type BuiltAnswer } from './answers.ts';
 import { askReplyBytes, askReplyJson } from './reply-json.ts';
 import { CONTRACT } from './contract.ts';
 import { answerDepsOf } from './service-deps.ts';
-import { quickOrTask } from '../tasks.ts';
-import { NO_EVENTS, TaskProgress } from '../events/progress.ts';
+import { quickOrTask } from '../../runtime/tasks.ts';
+import { NO_EVENTS, TaskProgress } from '../../runtime/events/progress.ts';
 import { SAMPLES } from '../../../samples/catalog.ts';
-import { withIdempotency } from '../idempotency.ts';
+import { withIdempotency } from '../../runtime/idempotency.ts';
 import { computeDrift, storeDrift } from '../drift.ts';
 import type { ModelRecord } from '../../store/index.ts';
 import { setOwn } from '../../schemas/record.ts';

@@ -1,5 +1,5 @@
 // The service's AnswerDeps (answers.ts): its engine, its signing key ring and its lever-token secret.
-import type { Services } from '../../services.ts';
+import type { Services } from '../../runtime/services.ts';
 import { signLeverToken } from '../../signing/lever-token.ts';
 import type { AnswerDeps } from './answers.ts';
 import { makeVerdict } from './verdicts.ts';

@@ -12,7 +12,7 @@ import {
   type BacktestRequest,
 } from '../../schemas/index.ts';
 import { canonicalJson } from '../../signing/index.ts';
-import type { OpContext, OpResult } from '../../services.ts';
+import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { GRID_EVERY_DAYS } from '../../table/shapes/snapshots.ts';
 import type { RawTable } from '../../table/types.ts';
 import { isMissing, parseNumber } from '../../table/typing.ts';
@@ -22,11 +22,11 @@ import { planAsk } from '../ask/plan.ts';
 import { RecordViews } from '../ask/views.ts';
 import { pickRows } from '../ask/cases.ts';
 import { scoreTable } from '../ask/scoring.ts';
-import { NO_EVENTS, TaskProgress } from '../events/progress.ts';
-import { withIdempotency } from '../idempotency.ts';
+import { NO_EVENTS, TaskProgress } from '../../runtime/events/progress.ts';
+import { withIdempotency } from '../../runtime/idempotency.ts';
 import { DAY_MS, DEFAULT_MODEL_TTL_DAYS, namespaceOf, wireNamespace } from '../model-links.ts';
 import type { Operation } from '../operation.ts';
-import { quickOrTask } from '../tasks.ts';
+import { quickOrTask } from '../../runtime/tasks.ts';
 import { findBacktestRecord, type BacktestRecord } from './record.ts';
 import {
   LIFT_BAR,

@@ -5,7 +5,7 @@ import { AddDatasetRequestSchema, parseBody, type AddDatasetRequest, type AddDat
 import { parseCsv, requireDataRows } from '../../table/csv.ts';
 import { rowsToTable } from '../../table/rows.ts';
 import type { DatasetRecord } from '../../store/index.ts';
-import type { Caller, OpContext, OpResult } from '../../services.ts';
+import type { Caller, OpContext, OpResult } from '../../runtime/services.ts';
 import { newId } from '../../lib/ids.ts';
 import { fetchRecord, fetchedCsvText, parseFetchedCsv, type Fetched } from './fetch.ts';
 import { encodeUploadPiece } from '../../table/pieces.ts';

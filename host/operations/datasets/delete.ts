@@ -1,6 +1,6 @@
 // svc_delete_dataset (spec 4.9, 3.3): removes the rows now; the dataset_id stops working.
 import { DeleteDatasetRequestSchema, parseBody, type DeleteDatasetResponse } from '../../schemas/index.ts';
-import type { OpContext, OpResult } from '../../services.ts';
+import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { refuseTestKey, requireCaller, unknownDataset } from './errors.ts';
 import { EXAMPLE_IDS, FREE, type Operation } from '../operation.ts';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';

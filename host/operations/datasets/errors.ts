@@ -1,6 +1,6 @@
 // Errors shared by the dataset operations (spec 5.6, 7; wire.md "Problems").
 import { ServiceError } from '../../errors.ts';
-import type { Caller, OpContext } from '../../services.ts';
+import type { Caller, OpContext } from '../../runtime/services.ts';
 import { SAMPLES } from '../../../samples/catalog.ts';
 import { closestName } from '../ask/columns.ts';
 

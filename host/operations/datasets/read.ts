@@ -1,13 +1,13 @@
 // Reads a stored dataset as one record for an ask or preflight (spec 2.1 dataset_id, 3.3, wire.md "Datasets").
 import { ServiceError } from '../../errors.ts';
 import type { RawTable } from '../../table/types.ts';
-import type { OpContext } from '../../services.ts';
+import type { OpContext } from '../../runtime/services.ts';
 import { RecordHasher, TableConcatenator, decodePiece, pieceTable } from '../../table/pieces.ts';
 import { csvPartsOf, storedFile } from './stored-file.ts';
 import type { UploadFormat } from '../../store/index.ts';
 import { requireCaller, unknownDataset } from './errors.ts';
 import { WeightedLru } from '../../lib/lru.ts';
-import { RunAsTask } from '../tasks.ts';
+import { RunAsTask } from '../../runtime/tasks.ts';
 import type { DatasetRecord } from '../../store/index.ts';
 
 // Sealed datasets never change, so their parsed tables are kept (by id, weighed in cells) and reread

@@ -7,7 +7,7 @@
 import * as v from 'valibot';
 import { ServiceError } from '../../errors.ts';
 import type { DatasetRecord, UploadFormat, UploadSessionRecord } from '../../store/index.ts';
-import type { OpContext, OpResult } from '../../services.ts';
+import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { parseBody, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
 import { CsvScanner } from '../../table/csv-scan.ts';
 import { parseCsv } from '../../table/csv.ts';

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { ServiceError } from '../../errors.ts';
 import { RESPONSE_SCHEMAS, type AddDatasetResponse } from '../../schemas/index.ts';
 import type { DatasetRecord } from '../../store/index.ts';
-import type { OpContext, OpResult } from '../../services.ts';
+import type { OpContext, OpResult } from '../../runtime/services.ts';
 import type { Config } from '../../config.ts';
 import { CsvScanner, type CsvSummary } from '../../table/csv-scan.ts';
 import { PART_HEAD_BYTES, writePartHead } from '../../table/pieces.ts';

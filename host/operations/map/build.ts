@@ -13,7 +13,7 @@ import { GRID_LOOKBACKS_DEFAULT } from '../../table/shapes/snapshots.ts';
 import { entityKey } from '../../table/select.ts';
 import type { Cell, RawTable } from '../../table/types.ts';
 import { cellText, compareCodePoints, isMissing } from '../../table/typing.ts';
-import type { OpContext } from '../../services.ts';
+import type { OpContext } from '../../runtime/services.ts';
 import { runAddDataset } from '../datasets/add.ts';
 import { testKeyRefusal } from '../datasets/errors.ts';
 import { columnsOf, screenColumn } from '../suggest.ts';

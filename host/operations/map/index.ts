@@ -6,7 +6,7 @@ import { ServiceError } from '../../errors.ts';
 import { MapRequestSchema, parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS, type MapRequest } from '../../schemas/index.ts';
 import { canonicalJson } from '../../signing/index.ts';
 import { parseIso8601 } from '../../table/select.ts';
-import type { OpContext, OpResult } from '../../services.ts';
+import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { CONTRACT } from '../ask/contract.ts';
 import { FREE, type Operation } from '../operation.ts';
 import { badAsOf, buildRecord, closedSince, type Reading } from './build.ts';

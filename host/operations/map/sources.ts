@@ -5,7 +5,7 @@ import { SOURCE_LABEL_PATTERN, type MapRequest } from '../../schemas/index.ts';
 import type { RawTable } from '../../table/types.ts';
 import { cellText, compareCodePoints } from '../../table/typing.ts';
 import { entityKey } from '../../table/select.ts';
-import type { OpContext } from '../../services.ts';
+import type { OpContext } from '../../runtime/services.ts';
 import { assertKeyMayUse, isSampleId, resolveRecord } from '../ask/record.ts';
 import { resolveColumn, type Resolution } from '../preflight-columns.ts';
 

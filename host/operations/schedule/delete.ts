@@ -3,7 +3,7 @@
 // unknown_schedule. A run under way finds its schedule gone at its next step and records nothing more.
 import { ServiceError } from '../../errors.ts';
 import { DeleteScheduleRequestSchema, parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
-import type { OpContext, OpResult } from '../../services.ts';
+import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { EXAMPLE_IDS, FREE, type Operation } from '../operation.ts';
 
 async function runDeleteSchedule(ctx: OpContext, raw: unknown): Promise<OpResult> {

@@ -3,9 +3,9 @@
 // transaction that queues the run's task (store startScheduleRun), so each period runs once across the
 // nodes and across restarts; a period missed while every node was down runs once, when one comes back.
 import type { ScheduleRecord } from '../../store/index.ts';
-import type { Caller, Services } from '../../services.ts';
+import type { Caller, Services } from '../../runtime/services.ts';
 import { newId } from '../../lib/ids.ts';
-import type { TaskRequest } from '../tasks.ts';
+import type { TaskRequest } from '../../runtime/tasks.ts';
 import { nextRunAfter } from './cadence.ts';
 import type { RunBody } from './run.ts';
 import { newRunReport, runReportOf, STEPS } from './view.ts';

@@ -4,7 +4,7 @@
 import { ServiceError } from '../../errors.ts';
 import { parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS, ScheduleRequestSchema } from '../../schemas/index.ts';
 import type { ScheduleRecord } from '../../store/index.ts';
-import type { OpContext, OpResult } from '../../services.ts';
+import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { testKeyRefusal } from '../datasets/errors.ts';
 import { watchUrlOf } from '../../signing/watch-token.ts';
 import { newId } from '../../lib/ids.ts';

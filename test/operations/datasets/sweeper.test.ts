@@ -5,7 +5,7 @@ import path from 'node:path';
 import { startTestService, type TestService } from '../../helpers/service.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadStoredRecord } from '../../../host/operations/datasets/read.ts';
-import { startSweeper, sweepOnce } from '../../../host/operations/datasets/sweeper.ts';
+import { startSweeper, sweepOnce } from '../../../host/runtime/sweeper.ts';
 import { collectable, post } from './helpers.ts';
 
 const HOUR = 3_600_000;

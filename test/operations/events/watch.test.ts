@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../helpers/service.ts';
 import { bigRows } from '../../helpers/big-rows.ts';
 import { readSse } from '../../helpers/sse.ts';
-import { TaskEventHub, WATCH_OPEN_AT_ONCE } from '../../../host/operations/events/hub.ts';
+import { TaskEventHub, WATCH_OPEN_AT_ONCE } from '../../../host/runtime/events/hub.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 

@@ -3,7 +3,7 @@
 // stored datasets cannot be scheduled; a deleted schedule runs no more and a repeat is unknown_schedule; a
 // revoked key or an unreachable source halts the schedule (a field, not a problem).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueApiKey } from '../../../host/operations/keys.ts';
+import { issueApiKey } from '../../../host/runtime/keys.ts';
 import { scheduleOperation } from '../../../host/operations/schedule/index.ts';
 import { bodyOnlyRequest } from '../../../host/operations/operation.ts';
 import type { TestService } from '../../helpers/service.ts';

@@ -5,11 +5,11 @@
 // lines go to the request thread's logger.
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
-import type { Config } from './config.ts';
+import type { Config } from '../config.ts';
 import { openServices, type OpenServices } from './services-open.ts';
-import { NO_THREADS, type TaskOutcome, type TaskRequest } from './operations/tasks.ts';
-import { TaskProgress } from './operations/events/progress.ts';
-import type { AnswerData, StageData } from './operations/events/types.ts';
+import { NO_THREADS, type TaskOutcome, type TaskRequest } from './tasks.ts';
+import { TaskProgress } from './events/progress.ts';
+import type { AnswerData, StageData } from './events/types.ts';
 import {
   EngineError,
   type EngineFailure,
@@ -18,9 +18,9 @@ import {
   type FitRunner,
   type ProgressListener,
   type RawFitOutput,
-} from './engine/index.ts';
-import { OPERATIONS, taskExecutorsOf } from './operations/index.ts';
-import { serviceErrorOf, storeProblem } from './errors.ts';
+} from '../engine/index.ts';
+import { OPERATIONS, taskExecutorsOf } from '../operations/index.ts';
+import { serviceErrorOf, storeProblem } from '../errors.ts';
 import { resultJson, type OpContext } from './services.ts';
 
 export interface ThreadData {

@@ -6,7 +6,7 @@
 import { reviveProblem, toProblem, type StoredProblem } from '../../errors.ts';
 import { ServiceError } from '../../errors.ts';
 import type { TaskEventRecord, TaskRecord } from '../../store/index.ts';
-import type { Services } from '../../services.ts';
+import type { Services } from '../services.ts';
 
 const encoder = new TextEncoder();
 const BATCH = 500;

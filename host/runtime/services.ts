@@ -1,23 +1,23 @@
 // What every operation is handed: configuration, the store, the signing key ring, the engine, a logger and
 // the lifecycle objects; plus who is calling. Transports build an OpContext and call operations.
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
-import type { Store } from './store/index.ts';
-import type { KeyRing } from './signing/index.ts';
-import type { EngineModule, FitRunner } from './engine/index.ts';
-import type { UsageMeter } from './operations/usage-meter.ts';
-import type { AnswerKeeper } from './operations/answer-keeper.ts';
-import type { LeaseKeeper } from './operations/leases.ts';
-import type { TaskRunner } from './operations/tasks.ts';
-import type { RateLimits } from './operations/rate-limits.ts';
-import type { Admission } from './operations/admission.ts';
-import type { FitCache } from './operations/ask/fits.ts';
-import type { RecordCache } from './operations/datasets/read.ts';
-import type { TokenSecrets } from './signing/hmac-token.ts';
-import type { TaskEventHub } from './operations/events/hub.ts';
-import type { StoredAnswerCache } from './operations/stored-answers.ts';
+import type { Config } from '../config.ts';
+import type { Store } from '../store/index.ts';
+import type { KeyRing } from '../signing/index.ts';
+import type { EngineModule, FitRunner } from '../engine/index.ts';
+import type { UsageMeter } from './usage-meter.ts';
+import type { AnswerKeeper } from './answer-keeper.ts';
+import type { LeaseKeeper } from './leases.ts';
+import type { TaskRunner } from './tasks.ts';
+import type { RateLimits } from './rate-limits.ts';
+import type { Admission } from './admission.ts';
+import type { FitCache } from '../operations/ask/fits.ts';
+import type { RecordCache } from '../operations/datasets/read.ts';
+import type { TokenSecrets } from '../signing/hmac-token.ts';
+import type { TaskEventHub } from './events/hub.ts';
+import type { StoredAnswerCache } from './stored-answers.ts';
 
-export type { Config } from './config.ts';
+export type { Config } from '../config.ts';
 
 export interface Services {
   config: Config;

@@ -8,13 +8,13 @@
 // process's logger.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
-import { outputBuffers, type FitRunner } from './engine/index.ts';
-import { ThreadLost, type TaskHost, type TaskJob, type TaskOutcome } from './operations/tasks.ts';
-import type { EventSink } from './operations/events/types.ts';
+import type { Config } from '../config.ts';
+import { outputBuffers, type FitRunner } from '../engine/index.ts';
+import { ThreadLost, type TaskHost, type TaskJob, type TaskOutcome } from './tasks.ts';
+import type { EventSink } from './events/types.ts';
 import type { ThreadMessage, ThreadData, ToThread } from './task-thread.ts';
 
-const ENTRY_URL = new URL('./task-thread-entry.mjs', import.meta.url);
+const ENTRY_URL = new URL('../task-thread-entry.mjs', import.meta.url);
 /** An idle thread ends after this long (its heap goes with it); the next task starts a new one. */
 const IDLE_MS = 60_000;
 const LEVELS: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'> = {

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { ServiceError } from '../errors.ts';
 import { AccessTokenVerifier, KeysUnavailable, TokenRejected } from '../signing/index.ts';
-import type { Caller, Services } from '../services.ts';
+import type { Caller, Services } from './services.ts';
 import { SCOPE_WRITE_OUTCOMES } from './keys.ts';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, as store ids

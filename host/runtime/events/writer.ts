@@ -4,7 +4,7 @@
 // Stage events replace each other while a write is in flight: each carries the whole snapshot, so the
 // latest says everything the skipped ones did; answer events are never dropped.
 import type { NewTaskEvent, TaskEventKind } from '../../store/index.ts';
-import type { Services } from '../../services.ts';
+import type { Services } from '../services.ts';
 import type { AnswerData, EventSink, StageData } from './types.ts';
 
 export class TaskEventWriter implements EventSink {

@@ -3,23 +3,23 @@
 // listens on a port or starts timers that look for work; main.ts starts those.
 import fs from 'node:fs';
 import type { Logger } from 'pino';
-import { openStore } from './store/index.ts';
-import { KeyRing } from './signing/index.ts';
-import { loadEngine, type FitRunner } from './engine/index.ts';
+import { openStore } from '../store/index.ts';
+import { KeyRing } from '../signing/index.ts';
+import { loadEngine, type FitRunner } from '../engine/index.ts';
 import type { Services } from './services.ts';
-import type { Config } from './config.ts';
-import { TaskRunner, type TaskHost } from './operations/tasks.ts';
-import { LeaseKeeper } from './operations/leases.ts';
-import { RateLimits } from './operations/rate-limits.ts';
-import { Admission } from './operations/admission.ts';
-import { FitCache } from './operations/ask/fits.ts';
-import { RecordCache } from './operations/datasets/read.ts';
-import { UsageMeter } from './operations/usage-meter.ts';
-import { AnswerKeeper } from './operations/answer-keeper.ts';
-import { TaskEventHub } from './operations/events/hub.ts';
-import { StoredAnswerCache } from './operations/stored-answers.ts';
-import { DatabaseClock } from './operations/clock.ts';
-import { loadTokenSecrets } from './signing/hmac-token.ts';
+import type { Config } from '../config.ts';
+import { TaskRunner, type TaskHost } from './tasks.ts';
+import { LeaseKeeper } from './leases.ts';
+import { RateLimits } from './rate-limits.ts';
+import { Admission } from './admission.ts';
+import { FitCache } from '../operations/ask/fits.ts';
+import { RecordCache } from '../operations/datasets/read.ts';
+import { UsageMeter } from './usage-meter.ts';
+import { AnswerKeeper } from './answer-keeper.ts';
+import { TaskEventHub } from './events/hub.ts';
+import { StoredAnswerCache } from './stored-answers.ts';
+import { DatabaseClock } from './clock.ts';
+import { loadTokenSecrets } from '../signing/hmac-token.ts';
 
 export interface OpenOptions {
   log: Logger;

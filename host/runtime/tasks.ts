@@ -25,7 +25,7 @@
 // A task's idempotency record (if the ask had a key) follows it: host/operations/idempotency.ts.
 import type { TaskRecord, UsageKind } from '../store/index.ts';
 import { ServiceError, storeProblem, reviveProblem, type StoredProblem } from '../errors.ts';
-import type { Caller, OpContext, OpResult, Services } from '../services.ts';
+import type { Caller, OpContext, OpResult, Services } from './services.ts';
 import { newId } from '../lib/ids.ts';
 import { OWNER, type HeldLease } from './leases.ts';
 import { settleIdempotency } from './idempotency.ts';

@@ -4,7 +4,7 @@
 // signed tokens (HMAC, as upload and lever tokens) naming the workspace, the stored answer and its expiry.
 import { ServiceError } from '../errors.ts';
 import type { StoredAnswer, StoredAnswerKind } from '../store/index.ts';
-import type { OpContext } from '../services.ts';
+import type { OpContext } from './services.ts';
 import { tokenCodec, type LinkSigning } from '../signing/hmac-token.ts';
 import { newId } from '../lib/ids.ts';
 import { WeightedLru } from '../lib/lru.ts';

@@ -1,7 +1,7 @@
 // Spec 5.1: resolves `Authorization: Bearer <token>` to the calling workspace: an svck_live_/svck_test_ key,
 // or an OAuth access token of a trusted issuer (host/operations/oauth.ts).
 import { ServiceError } from '../errors.ts';
-import type { Caller, Services } from '../services.ts';
+import type { Caller, Services } from './services.ts';
 import { KEY_PREFIX, hashApiKey } from './keys.ts';
 import type { KeyMode } from '../store/index.ts';
 import { authenticateAccessToken, oauthOf } from './oauth.ts';

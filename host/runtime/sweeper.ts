@@ -3,10 +3,10 @@
 // clears upload files a crashed process left behind on this node's own disk.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Services } from '../../services.ts';
-import { OWNER } from '../leases.ts';
-import { UPLOAD_TTL_SECONDS } from '../../signing/upload-token.ts';
-import { UPLOAD_DIR, isOrphanUpload } from './upload.ts';
+import type { Services } from './services.ts';
+import { OWNER } from './leases.ts';
+import { UPLOAD_TTL_SECONDS } from '../signing/upload-token.ts';
+import { UPLOAD_DIR, isOrphanUpload } from '../operations/datasets/upload.ts';
 
 /** The periodic job's name in the store (cluster_jobs). */
 export const SWEEP_JOB = 'retention-sweep';

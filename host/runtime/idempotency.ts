@@ -18,9 +18,9 @@
 import { createHash } from 'node:crypto';
 import { reviveProblem, ServiceError, storeProblem, type StoredProblem } from '../errors.ts';
 import { canonicalJson } from '../signing/index.ts';
-import { resultJson, type OpContext, type OpResult } from '../services.ts';
+import { resultJson, type OpContext, type OpResult } from './services.ts';
 import { OWNER } from './leases.ts';
-import type { Services } from '../services.ts';
+import type { Services } from './services.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const IN_FLIGHT = 0; // status_code of a record whose first call has not replied yet
