@@ -22,6 +22,7 @@ const LAYER: Record<string, number> = {
   // the behaviour
   operations: 2,
   runtime: 2,
+  core: 2,
   // transports and the program
   http: 3,
   mcp: 3,

@@ -8,7 +8,7 @@ import type { Cell, RawTable } from '../table/types.ts';
 import type { OpContext, OpResult } from '../runtime/services.ts';
 import { newId } from '../lib/ids.ts';
 import { verifyLeverToken } from '../signing/lever-token.ts';
-import { leverTargets } from './levers.ts';
+import { leverTargets } from '../core/levers.ts';
 import { parseIsoTime } from './outcomes.ts';
 import { namespaceOf, requireModel } from './model-links.ts';
 import { EXAMPLE_IDS, FREE, type Operation } from './operation.ts';

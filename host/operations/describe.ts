@@ -4,7 +4,7 @@ import { SHAPE_FEATURES } from '../table/shapes/index.ts';
 import { DescribeRequestSchema, LIMITS, parseBody } from '../schemas/index.ts';
 import { DEFAULT_CUTS, DEFAULT_LEVELS, DEFAULT_TOP_K } from '../schemas/question.ts';
 import { SAMPLES } from '../../samples/catalog.ts';
-import { CONTRACT, INTERFACE_VERSION } from './ask/contract.ts';
+import { CONTRACT, INTERFACE_VERSION } from '../core/contract.ts';
 import { journeys } from './journeys.ts';
 import type { OpContext, OpResult } from '../runtime/services.ts';
 import { FREE, READ_ONLY, type Operation } from './operation.ts';

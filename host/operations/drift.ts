@@ -29,13 +29,13 @@ import type { RawTable } from '../table/types.ts';
 import type { ModelLink, ModelRecord } from '../store/index.ts';
 import type { OpContext, OpResult } from '../runtime/services.ts';
 import { aucComponents, pairedDifference, zAgainstChance, type AucComponents } from '../lib/auc.ts';
-import { pickRows } from './ask/cases.ts';
+import { pickRows } from '../core/cases.ts';
 import { unpackHeldLogits, unpackHeldOut } from './ask/held-out.ts';
 import type { FitOutcome } from './ask/fits.ts';
 import { namespaceOf, requireModel } from './model-links.ts';
 import { modelWatchUrlOf } from '../signing/watch-token.ts';
 import { NO_PRIOR_FIELDS, settleRefit, type RefitFacts, type Settled } from './drift-refit.ts';
-import type { StoredMeta } from './ask/fit-outcome.ts';
+import type { StoredMeta } from '../core/fit-outcome.ts';
 import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation } from './operation.ts';
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../schemas/index.ts';
 

@@ -17,7 +17,7 @@ import type { Cell, RawTable } from '../table/types.ts';
 import { cellText, compareCodePoints, isMissing, yesNoMeaning } from '../table/typing.ts';
 import type { OpContext, OpResult } from '../runtime/services.ts';
 import { assertKeyMayUse, resolveRecord } from './ask/record.ts';
-import { checkColumn } from './ask/plan.ts';
+import { checkColumn } from '../core/plan.ts';
 import { columnAuc, NOT_YET_CLASS_ROWS, RESTATES_AUC } from './preflight.ts';
 import { resolveColumn, type Resolution } from './preflight-columns.ts';
 import { FREE, READ_ONLY, type Operation } from './operation.ts';

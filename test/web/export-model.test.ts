@@ -9,7 +9,7 @@ import { Model } from '../../host/engine/model.ts';
 import type { EngineModule } from '../../host/engine/wasm.ts';
 import { parseCsv } from '../../host/table/csv.ts';
 import { rowsToTable } from '../../host/table/rows.ts';
-import { selectCases } from '../../host/operations/ask/cases.ts';
+import { selectCases } from '../../host/core/cases.ts';
 import { loadEngineFrom } from '../../host/web/core/engine-load.ts';
 import { modelFromJson, type ModelJson } from '../../host/engine/model-json.ts';
 import { scoreExact, scoreRows } from '../../host/web/core/score.ts';

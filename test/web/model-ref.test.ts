@@ -10,7 +10,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { Model } from '../../host/engine/model.ts';
 import { scoreCases } from '../../host/engine/scorer.ts';
 import { hashApiKey } from '../../host/runtime/keys.ts';
-import { round6 } from '../../host/operations/ask/scoring.ts';
+import { round6 } from '../../host/core/scoring.ts';
 import { parseCsv } from '../../host/table/csv.ts';
 import type { RawTable } from '../../host/table/types.ts';
 import { f64FromBase64 } from '../../host/engine/model-json.ts';

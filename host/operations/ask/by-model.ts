@@ -6,7 +6,7 @@ import type { Question } from '../../schemas/index.ts';
 import type { OpContext } from '../../runtime/services.ts';
 import { requireLink } from '../model-links.ts';
 import { cachedFit } from './fits.ts';
-import type { FitOutcome, StoredMeta } from './fit-outcome.ts';
+import type { FitOutcome, StoredMeta } from '../../core/fit-outcome.ts';
 
 export interface ScoringModel {
   fit: FitOutcome;

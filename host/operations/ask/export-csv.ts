@@ -3,7 +3,7 @@
 // a 100,000-case export never sits whole in memory. Streamed back by GET /v1/exports/{token} (2.11).
 import type { OpContext } from '../../runtime/services.ts';
 import { AnswerWriter, answerLink } from '../../runtime/stored-answers.ts';
-import type { BuiltAnswer } from './answers.ts';
+import type { BuiltAnswer } from '../../core/answers.ts';
 
 const HEADER = [
   'question',

@@ -26,9 +26,9 @@ import {
   type FitOutcome,
   type FitRequest,
   type StoredMeta,
-} from './fit-outcome.ts';
+} from '../../core/fit-outcome.ts';
 
-export { fitKeyOf, modelRefOf, type FitOutcome, type FitRequest } from './fit-outcome.ts';
+export { fitKeyOf, modelRefOf, type FitOutcome, type FitRequest } from '../../core/fit-outcome.ts';
 
 /** Where the model an ask yields lives (additions 3.1) and how long it lives at least (3.2 model_ttl_days). */
 export interface ModelLife {

@@ -6,12 +6,12 @@ import { AskRequestSchema, parseBody, type AskRequest, type Question } from '../
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { assertKeyMayUse, resolveRecord, type ResolvedRecord } from './record.ts';
 import { obtainFit, type FitOutcome, type ModelLife } from './fits.ts';
-import { RecordViews } from './views.ts';
+import { RecordViews } from '../../core/views.ts';
 import { resolveSnapshotSource } from './snapshot-source.ts';
-import { checkFramingColumns, planAsk, type PlannedQuestion } from './plan.ts';
-import { buildAnswer, type BuiltAnswer } from './answers.ts';
+import { checkFramingColumns, planAsk, type PlannedQuestion } from '../../core/plan.ts';
+import { buildAnswer, type BuiltAnswer } from '../../core/answers.ts';
 import { askReplyBytes, askReplyJson } from './reply-json.ts';
-import { CONTRACT } from './contract.ts';
+import { CONTRACT } from '../../core/contract.ts';
 import { answerDepsOf } from './service-deps.ts';
 import { quickOrTask } from '../../runtime/tasks.ts';
 import { NO_EVENTS, TaskProgress } from '../../runtime/events/progress.ts';
@@ -25,14 +25,14 @@ import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
 import { DAY_MS, DEFAULT_MODEL_TTL_DAYS, namespaceOf, requireModel, wireNamespace } from '../model-links.ts';
 import { loadProfile, type Profile } from '../profile.ts';
 import { modelForScoring, questionOfModel } from './by-model.ts';
-import { caseRowsOf, type CaseSet } from './cases.ts';
+import { caseRowsOf, type CaseSet } from '../../core/cases.ts';
 import { writeExport } from './export-csv.ts';
 import { replyInFormat } from './formats.ts';
 import { keepAnswers } from './keep-answers.ts';
-import type { AnswerProfile } from './says.ts';
-import type { NotScoreable } from './cases.ts';
+import type { AnswerProfile } from '../../core/says.ts';
+import type { NotScoreable } from '../../core/cases.ts';
 
-export { CONTRACT } from './contract.ts';
+export { CONTRACT } from '../../core/contract.ts';
 
 /**
  * svc_ask: validates, then answers on the request thread when every fit it needs is already this

@@ -5,7 +5,7 @@
 import type { AnsweredCase, ToldAnswer } from '../../store/index.ts';
 import type { OpContext } from '../../runtime/services.ts';
 import { newId } from '../../lib/ids.ts';
-import type { BuiltAnswer } from './answers.ts';
+import type { BuiltAnswer } from '../../core/answers.ts';
 
 export interface BuiltQuestion {
   type: string;

@@ -4,7 +4,7 @@
 import { newVerdictId, signVerdict } from '../../signing/index.ts';
 import type { Services } from '../../runtime/services.ts';
 import type { SubjectKind } from '../../schemas/index.ts';
-import { CONTRACT } from '../ask/contract.ts';
+import { CONTRACT } from '../../core/contract.ts';
 
 export interface BacktestVerdictInput {
   backtestId: string;

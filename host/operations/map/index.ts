@@ -7,7 +7,7 @@ import { MapRequestSchema, parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS, type Ma
 import { canonicalJson } from '../../signing/index.ts';
 import { parseIso8601 } from '../../table/select.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
-import { CONTRACT } from '../ask/contract.ts';
+import { CONTRACT } from '../../core/contract.ts';
 import { FREE, type Operation } from '../operation.ts';
 import { badAsOf, buildRecord, closedSince, type Reading } from './build.ts';
 import { joinCandidates, layoutOf, offersOf, proposalBody, type ProposalParts } from './proposal.ts';

@@ -6,9 +6,9 @@ import { parseCsv } from '../../table/csv.ts';
 import { sha256Hex } from '../../signing/sha256.ts';
 import type { RawTable } from '../../table/types.ts';
 import type { EngineModule } from '../../engine/wasm.ts';
-import { buildAnswer, type AnswerDeps } from '../../operations/ask/answers.ts';
-import { planAsk, tableViewOf } from '../../operations/ask/plan.ts';
-import type { FitOutcome } from '../../operations/ask/fit-outcome.ts';
+import { buildAnswer, type AnswerDeps } from '../../core/answers.ts';
+import { planAsk, tableViewOf } from '../../core/plan.ts';
+import type { FitOutcome } from '../../core/fit-outcome.ts';
 import { fitPreview } from './fit.ts';
 import { setOwn } from '../../schemas/record.ts';
 

@@ -1,14 +1,14 @@
 // The cases an ask answers about (spec 2.4): ids resolved to each id's latest row, new rows as
 // given, or (rank without cases) every entity of the record. Produces one table of case rows, and the
 // cases no model could read whatever it is (additions 3.5: an unknown id is a per-case result).
-import { ServiceError } from '../../errors.ts';
-import { rowsToTable } from '../../table/rows.ts';
-import { entityKey, latestRowPerEntity } from '../../table/select.ts';
-import type { Cell, RawTable } from '../../table/types.ts';
-import type { Cases } from '../../schemas/index.ts';
-import { cellText, compareCodePoints, isMissing } from '../../table/typing.ts';
-import { unreadableRows } from '../../engine/scorer.ts';
-import type { Model } from '../../engine/model.ts';
+import { ServiceError } from '../errors.ts';
+import { rowsToTable } from '../table/rows.ts';
+import { entityKey, latestRowPerEntity } from '../table/select.ts';
+import type { Cell, RawTable } from '../table/types.ts';
+import type { Cases } from '../schemas/index.ts';
+import { cellText, compareCodePoints, isMissing } from '../table/typing.ts';
+import { unreadableRows } from '../engine/scorer.ts';
+import type { Model } from '../engine/model.ts';
 
 /** additions 3.5: why a case cannot be scored. */
 export interface NotScoreable {

@@ -1,12 +1,12 @@
 // The planning of an ask, shared by the service and the browser page: which fits its questions need (one
 // per distinct fit key, spec 4.1 rule 1), which view of the record each is fitted on and answered from,
 // and the checks of the columns it names. No fit runs here, and nothing here reads the store.
-import { ServiceError } from '../../errors.ts';
-import type { AskRequest, Question } from '../../schemas/index.ts';
-import type { RawTable } from '../../table/types.ts';
+import { ServiceError } from '../errors.ts';
+import type { AskRequest, Question } from '../schemas/index.ts';
+import type { RawTable } from '../table/types.ts';
 import { latestRows, selectCases, type OpenCases } from './cases.ts';
-import { entityKey } from '../../table/select.ts';
-import { cellText, parseNumber } from '../../table/typing.ts';
+import { entityKey } from '../table/select.ts';
+import { cellText, parseNumber } from '../table/typing.ts';
 import { resolveOutcome } from './outcome.ts';
 import { fitKeyOf, type FitRequest } from './fit-outcome.ts';
 import { didYouMean, listColumns } from './columns.ts';

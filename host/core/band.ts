@@ -1,8 +1,8 @@
 // spec 2.6 `band` (wire.md "Case result"): how far an agent may go on its own with one case.
 // refuse: the case lies outside what the record showed; act: a clear chance from a model whose
 // held-out AUC is solidly good; escalate: everything else. subject_kind person never passes L1.
-import type { Quality } from '../../engine/index.ts';
-import type { SubjectKind } from '../../schemas/index.ts';
+import type { Quality } from '../engine/index.ts';
+import type { SubjectKind } from '../schemas/index.ts';
 import type { ScoredCase } from './scoring.ts';
 
 export type Band = 'act' | 'escalate' | 'refuse';

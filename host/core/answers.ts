@@ -2,11 +2,11 @@
 // 3-6): yesno, score levels, choice over options, rank; refusals and not_yet; band; Verdicts. Contract
 // 1.1 adds per-case not_scoreable results, p_display, decision and next[], model_expires_at,
 // model_columns and a namespace profile's sentences (additions 3.4, 3.5, 2.2).
-import { ServiceError } from '../../errors.ts';
-import { DEFAULT_CUTS, DEFAULT_LEVELS, DEFAULT_TOP_K, type Question, type SubjectKind } from '../../schemas/index.ts';
-import { parseNumber } from '../../table/typing.ts';
-import type { RawTable } from '../../table/types.ts';
-import type { EngineModule } from '../../engine/wasm.ts';
+import { ServiceError } from '../errors.ts';
+import { DEFAULT_CUTS, DEFAULT_LEVELS, DEFAULT_TOP_K, type Question, type SubjectKind } from '../schemas/index.ts';
+import { parseNumber } from '../table/typing.ts';
+import type { RawTable } from '../table/types.ts';
+import type { EngineModule } from '../engine/wasm.ts';
 import type { FitOutcome } from './fit-outcome.ts';
 import { compareIds, inRequestOrder, pickRows, readableCases, type CaseSet } from './cases.ts';
 import { decisionOf, nextSteps, type NextContext } from './next-steps.ts';
@@ -14,9 +14,9 @@ import { saysOf, type AnswerProfile } from './says.ts';
 import { scoreTable, type ScoredCase } from './scoring.ts';
 import { bandOf } from './band.ts';
 import type { SignedVerdict, VerdictCase, VerdictInput } from './verdicts.ts';
-import { leversForCases, type Lever } from '../levers.ts';
-import type { LeverGrant } from '../../signing/lever-token.ts';
-import { setOwn } from '../../schemas/record.ts';
+import { leversForCases, type Lever } from './levers.ts';
+import type { LeverGrant } from '../signing/lever-token.ts';
+import { setOwn } from '../schemas/record.ts';
 
 /**
  * What building an answer needs beyond the fits and cases: the engine, and the two things only the service

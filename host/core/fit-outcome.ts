@@ -1,12 +1,12 @@
 // What a fit is called and what an answer needs of it, the same in the service and in the browser page:
 // the fit key and model_ref (spec 4.1 rule 1, wire.md "Answers": mr1_ + 32 hex of core hash + record
 // content hash + fit key), the stored meta of a fit, and the FitOutcome built from it.
-import { canonicalJson } from '../../signing/canonical-json.ts';
-import { sha256Hex } from '../../signing/sha256.ts';
-import { Model } from '../../engine/model.ts';
-import type { FitResult, Quality } from '../../engine/result.ts';
-import type { EncodeOptions, ExclusionWhy } from '../../engine/encode.ts';
-import type { RawTable } from '../../table/types.ts';
+import { canonicalJson } from '../signing/canonical-json.ts';
+import { sha256Hex } from '../signing/sha256.ts';
+import { Model } from '../engine/model.ts';
+import type { FitResult, Quality } from '../engine/result.ts';
+import type { EncodeOptions, ExclusionWhy } from '../engine/encode.ts';
+import type { RawTable } from '../table/types.ts';
 import type { ResolvedOutcome } from './outcome.ts';
 
 export interface FitRequest {

@@ -1,10 +1,10 @@
 // Verdicts (wire.md "Verdicts and signatures"): one per answered question (per option for choice),
 // covering all its cases with the same numbers as the answer, signed as a detached RFC 7797 JWS.
-import { newVerdictId, signVerdict, signedPiecesOf } from '../../signing/index.ts';
-import type { Quality } from '../../engine/result.ts';
-import type { Services } from '../../runtime/services.ts';
+import { newVerdictId, signVerdict, signedPiecesOf } from '../signing/index.ts';
+import type { Quality } from '../engine/result.ts';
+import type { Services } from '../runtime/services.ts';
 import { CONTRACT } from './contract.ts';
-import type { SubjectKind } from '../../schemas/index.ts';
+import type { SubjectKind } from '../schemas/index.ts';
 
 export interface VerdictCase {
   entity_id: string;

@@ -1,8 +1,8 @@
 // Which rows say yes: positive_values when given, else a two-valued column whose meaning is
 // recognisable (0/1, true/false, yes/no in any case); otherwise positive_values_required (spec 7).
-import { ServiceError } from '../../errors.ts';
-import { cellText, isMissing, yesNoMeaning } from '../../table/typing.ts';
-import type { RawTable } from '../../table/types.ts';
+import { ServiceError } from '../errors.ts';
+import { cellText, isMissing, yesNoMeaning } from '../table/typing.ts';
+import type { RawTable } from '../table/types.ts';
 import { didYouMean, listColumns } from './columns.ts';
 
 export interface ResolvedOutcome {

@@ -1,10 +1,10 @@
 // Scores a case table with a fit's model and reads out rounded chances, reasons and support:
 // the numbers every question type is built from (spec 2.9, 2.10; engine.md "Scoring and reasons").
-import { ServiceError } from '../../errors.ts';
-import { NotScoreable, reasonsOf, scoreCases, type ReasonOut } from '../../engine/scorer.ts';
-import type { Model } from '../../engine/model.ts';
-import type { EngineModule } from '../../engine/wasm.ts';
-import type { RawTable } from '../../table/types.ts';
+import { ServiceError } from '../errors.ts';
+import { NotScoreable, reasonsOf, scoreCases, type ReasonOut } from '../engine/scorer.ts';
+import type { Model } from '../engine/model.ts';
+import type { EngineModule } from '../engine/wasm.ts';
+import type { RawTable } from '../table/types.ts';
 
 export interface ScoredCase {
   p: number; // rounded to 6 decimals (wire.md): every decision uses this value

@@ -1,11 +1,11 @@
 // What each question's fit is fitted on and its cases are scored from: the record itself, or the
 // record read through its `shape` (spec 2.5). A shaped view names its own entity/time columns and,
 // for events and panel windows, the rows read at as_of that the cases are scored from.
-import { ServiceError } from '../../errors.ts';
-import { canonicalJson } from '../../signing/index.ts';
-import { applyShape, type ShapedRecord } from '../../table/shapes/index.ts';
-import type { RawTable } from '../../table/types.ts';
-import type { AskRequest } from '../../schemas/index.ts';
+import { ServiceError } from '../errors.ts';
+import { canonicalJson } from '../signing/index.ts';
+import { applyShape, type ShapedRecord } from '../table/shapes/index.ts';
+import type { RawTable } from '../table/types.ts';
+import type { AskRequest } from '../schemas/index.ts';
 import { selectCases, type CaseSet } from './cases.ts';
 import { tableViewOf } from './plan.ts';
 
