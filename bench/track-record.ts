@@ -14,7 +14,7 @@ import { answeredCasesOf } from '../host/operations/ask/keep-answers.ts';
 import { openPostgresStore, openSqliteStore, type AnsweredCase, type Store } from '../host/store/index.ts';
 import { createDatabase, postgresMissing, startPostgres } from '../test/helpers/postgres.ts';
 import { churnRows } from '../test/helpers/churn.ts';
-import { pairCalls, trackRecordOf } from '../host/operations/track-record-stats.ts';
+import { pairCalls, trackRecordOf } from '../host/operations/models/track-record-stats.ts';
 
 const RUNS = 7;
 const CASES = 10_000;

@@ -11,7 +11,7 @@ import { createApp } from './app.ts';
 import { StoreError } from './store/index.ts';
 import { FitPool } from './engine/index.ts';
 import { startSweeper } from './runtime/sweeper.ts';
-import { startScheduler } from './operations/schedule/dispatch.ts';
+import { startScheduler } from './operations/schedules/dispatch.ts';
 import type { Services } from './runtime/services.ts';
 import { ConfigError, memoryBoundMb, resolveConfig, withListeningPort, type Config } from './config.ts';
 import { OPERATIONS } from './operations/index.ts';

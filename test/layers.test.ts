@@ -102,7 +102,7 @@ describe('host/ layering', () => {
 
   it('catches an upward import (the check can fail)', () => {
     const target = path.resolve(HOST, 'http/rest.ts');
-    expect(LAYER[topOf(target)]).toBeGreaterThan(LAYER[topOf(path.join(HOST, 'operations/ask/index.ts'))]);
+    expect(LAYER[topOf(target)]).toBeGreaterThan(LAYER[topOf(path.join(HOST, 'operations/ask/ask.ts'))]);
     expect(importsOf(path.join(HOST, 'app.ts'))).toContain('./http/rest.ts');
   });
 });

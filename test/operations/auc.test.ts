@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { Prng } from '../../samples/prng.ts';
 import { aucComponents, aucStandardError, pairedDifference } from '../../host/lib/auc.ts';
-import { newcombe, wilson } from '../../host/operations/evidence.ts';
+import { newcombe, wilson } from '../../host/operations/outcomes/evidence.ts';
 
 function bruteAuc(s: number[], y: number[]): number {
   let sum = 0,

@@ -3,7 +3,7 @@
 // not kept. The rules on quality figures written out here, then over real HTTP with the real wasm.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Quality } from '../../host/engine/index.ts';
-import { refitQualityOf, settleRefit, type RefitFacts } from '../../host/operations/drift-refit.ts';
+import { refitQualityOf, settleRefit, type RefitFacts } from '../../host/operations/models/drift-refit.ts';
 import { churnAsk, churnRows } from '../helpers/churn.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 

@@ -9,7 +9,7 @@ import {
   statisticsOf,
   trackRecordOf,
   wilson95,
-} from '../../host/operations/track-record-stats.ts';
+} from '../../host/operations/models/track-record-stats.ts';
 
 const DAY = 86_400_000;
 const D1 = Date.UTC(2026, 2, 1);

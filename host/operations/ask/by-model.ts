@@ -4,7 +4,7 @@
 import { ServiceError } from '../../errors.ts';
 import type { Question } from '../../schemas/index.ts';
 import type { OpContext } from '../../runtime/services.ts';
-import { requireLink } from '../model-links.ts';
+import { requireLink } from '../models/model-links.ts';
 import { cachedFit } from './fits.ts';
 import type { FitOutcome, StoredMeta } from '../../core/fit-outcome.ts';
 

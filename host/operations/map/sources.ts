@@ -7,7 +7,7 @@ import { cellText, compareCodePoints } from '../../table/typing.ts';
 import { entityKey } from '../../table/select.ts';
 import type { OpContext } from '../../runtime/services.ts';
 import { assertKeyMayUse, isSampleId, resolveRecord } from '../ask/record.ts';
-import { resolveColumn, type Resolution } from '../preflight-columns.ts';
+import { resolveColumn, type Resolution } from '../datasets/preflight-columns.ts';
 
 /** additions 2.7 proposal caps. */
 export const CAPS = { candidates: 8, samples: 3, resolutions: 64, openIds: 50 } as const;

@@ -1,7 +1,7 @@
 // additions 2.9 cadence: daily and weekly step by whole days from the first run; monthly keeps its day of the
 // month, on a shorter month its last day; a missed period is skipped to the first run time after now.
 import { describe, expect, it } from 'vitest';
-import { daysPastNextRun, nextRunAfter, runTime } from '../../../host/operations/schedule/cadence.ts';
+import { daysPastNextRun, nextRunAfter, runTime } from '../../../host/operations/schedules/cadence.ts';
 
 const at = (s: string) => Date.parse(s);
 const iso = (t: number) => new Date(t).toISOString();

@@ -4,7 +4,7 @@
 // revoked key or an unreachable source halts the schedule (a field, not a problem).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../../host/runtime/keys.ts';
-import { scheduleOperation } from '../../../host/operations/schedule/index.ts';
+import { scheduleOperation } from '../../../host/operations/schedules/schedule.ts';
 import { bodyOnlyRequest } from '../../../host/operations/operation.ts';
 import type { TestService } from '../../helpers/service.ts';
 import { SAMPLE_LOG, startLogOrigin, startScheduleService, type LogOrigin } from './helpers.ts';
