@@ -25,6 +25,9 @@ import { answerClientErrors } from './http/client-errors.ts';
  */
 const REQUEST_THREAD_RECORD_CELLS = 2_000_000;
 
+/** What each task thread runs: the thread body with the operation table's task executors. */
+const TASK_THREAD_ENTRY = new URL('./task-thread-entry.mjs', import.meta.url);
+
 /** Idle keep-alive lifetime of a connection (see where the server is made). */
 const KEEP_ALIVE_MS = 65_000;
 
@@ -57,7 +60,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
   // The task threads (the fits, and reading large records) are this process's TaskHost; they open their
   // own services on the same store when first needed.
   const pool = new FitPool(config.fitWorkers);
-  const threads = new TaskThreads(config, log, pool, opts.now !== undefined);
+  const threads = new TaskThreads(config, log, pool, TASK_THREAD_ENTRY, opts.now !== undefined);
   const opened = await openServices(config, {
     log,
     now: opts.now,

@@ -1,8 +1,9 @@
 // Verdicts (wire.md "Verdicts and signatures"): one per answered question (per option for choice),
 // covering all its cases with the same numbers as the answer, signed as a detached RFC 7797 JWS.
-import { newVerdictId, signVerdict, signedPiecesOf } from '../signing/index.ts';
+import { newVerdictId, signVerdict, signedPiecesOf, type KeyRing } from '../signing/index.ts';
 import type { Quality } from '../engine/result.ts';
-import type { Services } from '../runtime/services.ts';
+import type { EngineModule } from '../engine/wasm.ts';
+import type { Config } from '../config.ts';
 import { CONTRACT } from './contract.ts';
 import type { SubjectKind } from '../schemas/index.ts';
 
@@ -41,8 +42,16 @@ export interface SignedVerdict {
   signature: Record<string, string>;
 }
 
+/** What signing a Verdict takes of the service (its Services have these). */
+export interface VerdictSigner {
+  keyRing: KeyRing;
+  engine: EngineModule;
+  config: Config;
+  now: () => number;
+}
+
 export async function makeVerdict(
-  services: Pick<Services, 'keyRing' | 'engine' | 'config' | 'now'>,
+  services: VerdictSigner,
   v: VerdictInput,
 ): Promise<SignedVerdict> {
   const { keyRing, engine, config, now } = services;

@@ -4,7 +4,7 @@
 // the table of these in host/operations/index.ts; nothing else registers an operation.
 import type * as v from 'valibot';
 import type { OpContext, OpResult } from '../runtime/services.ts';
-import type { TaskProgress } from '../runtime/events/progress.ts';
+import type { TaskExecutor } from '../runtime/tasks.ts';
 
 /** MCP tool annotations (spec 4.13); every hint is set explicitly. */
 export interface ToolHints {
@@ -42,8 +42,8 @@ export interface OperationRequest {
   signal: AbortSignal;
 }
 
-/** Re-runs a stored request of an operation that went pending (spec 3.2), reporting its progress as it goes (spec 2.12). */
-export type TaskExecutor = (ctx: OpContext, body: unknown, progress: TaskProgress) => Promise<OpResult>;
+/** How any process re-runs a stored request of an operation that went pending (runtime/tasks.ts). */
+export type { TaskExecutor };
 
 export interface Operation {
   /** The spec's operation name (svc_ask, register_agent), or a route's own (export_model, jwks). */

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Services } from './services.ts';
 import { OWNER } from './leases.ts';
 import { UPLOAD_TTL_SECONDS } from '../signing/upload-token.ts';
-import { UPLOAD_DIR, isOrphanUpload } from '../operations/datasets/upload-dataset.ts';
+import { UPLOAD_DIR, isOrphanUpload } from './upload-files.ts';
 
 /** The periodic job's name in the store (cluster_jobs). */
 export const SWEEP_JOB = 'retention-sweep';

@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
 import type { Config } from '../config.ts';
 import { openServices, type OpenServices } from './services-open.ts';
-import { NO_THREADS, type TaskOutcome, type TaskRequest } from './tasks.ts';
+import { NO_THREADS, type TaskExecutor, type TaskOutcome, type TaskRequest } from './tasks.ts';
 import { TaskProgress } from './events/progress.ts';
 import type { AnswerData, StageData } from './events/types.ts';
 import {
@@ -19,7 +19,6 @@ import {
   type ProgressListener,
   type RawFitOutput,
 } from '../engine/index.ts';
-import { OPERATIONS, taskExecutorsOf } from '../operations/index.ts';
 import { serviceErrorOf, storeProblem } from '../errors.ts';
 import { resultJson, type OpContext } from './services.ts';
 
@@ -60,7 +59,8 @@ const port = parentPort;
 const { config, heldClock } = workerData as ThreadData;
 const post = (m: ThreadMessage, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 const log = pino({ level: config.logLevel }, { write: (line: string) => post({ type: 'log', line }) });
-const executors = taskExecutorsOf(OPERATIONS);
+/** The operation table's task executors, by operation name (serveTaskThread). */
+let executors: ReadonlyMap<string, TaskExecutor> = new Map();
 let opening: Promise<OpenServices> | null = null;
 /** The service's clock minus this thread's, as of the last job (so an injected clock reaches the thread). */
 let clockOffset = 0;
@@ -86,7 +86,16 @@ const remotePool: FitRunner = {
   },
 };
 
-port.on('message', (msg: ToThread) => {
+/**
+ * Starts taking the request thread's jobs, run with `given` (the operation table's task executors, handed
+ * over by the thread's entry, host/task-thread-entry.mjs).
+ */
+export function serveTaskThread(given: ReadonlyMap<string, TaskExecutor>): void {
+  executors = given;
+  port.on('message', onMessage);
+}
+
+function onMessage(msg: ToThread): void {
   if (msg.type === 'warm') {
     // opened now (the engine compiled with them) rather than by the first task (task-threads.ts warm); when
     // that fails (the store not reachable yet), the first task tries again and reports what it finds
@@ -120,7 +129,7 @@ port.on('message', (msg: ToThread) => {
   fits.delete(msg.fit);
   if (msg.type === 'fitDone') f.resolve(msg.out);
   else f.reject(new EngineError(msg.failure as EngineFailure, msg.error));
-});
+}
 
 /** This thread's services over the store, opened by its first task (or at once when warmed). */
 function openOnce(): Promise<OpenServices> {

@@ -14,7 +14,6 @@ import { ThreadLost, type TaskHost, type TaskJob, type TaskOutcome } from './tas
 import type { EventSink } from './events/types.ts';
 import type { ThreadMessage, ThreadData, ToThread } from './task-thread.ts';
 
-const ENTRY_URL = new URL('../task-thread-entry.mjs', import.meta.url);
 /** An idle thread ends after this long (its heap goes with it); the next task starts a new one. */
 const IDLE_MS = 60_000;
 const LEVELS: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'> = {
@@ -55,6 +54,11 @@ export class TaskThreads implements TaskHost {
     private readonly config: Config,
     private readonly log: Logger,
     private readonly pool: FitRunner,
+    /**
+     * The module each thread runs: it hands the thread body (task-thread.ts) the operation table's task
+     * executors (host/task-thread-entry.mjs), so the runtime never imports the operations.
+     */
+    private readonly entry: URL,
     /** The service's clock is injected (tests): threads hold each job's instant (ThreadData.heldClock). */
     private readonly heldClock = false,
     readonly size = config.fitWorkers,
@@ -104,7 +108,7 @@ export class TaskThreads implements TaskHost {
 
   private spawn(): Thread {
     const data: ThreadData = { config: this.config, index: ++this.spawned, heldClock: this.heldClock };
-    const worker = new Worker(ENTRY_URL, {
+    const worker = new Worker(this.entry, {
       workerData: data,
       // The heap bound of one task: past it V8 ends this thread (ERR_WORKER_OUT_OF_MEMORY), never the process.
       resourceLimits: { maxOldGenerationSizeMb: this.config.taskMemoryMb },

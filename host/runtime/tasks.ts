@@ -29,7 +29,7 @@ import type { Caller, OpContext, OpResult, Services } from './services.ts';
 import { newId } from '../lib/ids.ts';
 import { OWNER, type HeldLease } from './leases.ts';
 import { settleIdempotency } from './idempotency.ts';
-import { progressOf } from './events/progress.ts';
+import { progressOf, type TaskProgress } from './events/progress.ts';
 import { TaskEventWriter } from './events/writer.ts';
 import { errorEventData } from './events/stream.ts';
 import { watchUrlOf } from '../signing/watch-token.ts';
@@ -97,6 +97,12 @@ export async function quickOrTask(ctx: OpContext, req: TaskRequest, quick: () =>
     return tasks.submit(ctx, req, { key: needs.key, waitMs: deadline - performance.now() });
   }
 }
+
+/**
+ * Re-runs a stored request of an operation that went pending (spec 3.2), reporting its progress as it goes
+ * (spec 2.12). The operation table declares them (Operation.task); the task threads are handed them.
+ */
+export type TaskExecutor = (ctx: OpContext, body: unknown, progress: TaskProgress) => Promise<OpResult>;
 
 /** One stored request to run on a thread: the task id, its TaskRequest as JSON, and the service's clock now. */
 export interface TaskJob {

@@ -7,9 +7,7 @@
 // part is a whole-row CSV like any other piece. Each part is read into one reused buffer (about 1 MiB)
 // that SQLite copies; the whole body is never in memory. The content hash covers the body's bytes only
 // (pieces.ts), so it does not depend on the part size.
-import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { ServiceError } from '../../errors.ts';
 import { RESPONSE_SCHEMAS, type AddDatasetResponse } from '../../schemas/index.ts';
@@ -22,38 +20,8 @@ import { datasetReply } from './reply.ts';
 import { assertUsableTable, unknownDataset } from './errors.ts';
 import { verifyUploadToken } from '../../signing/upload-token.ts';
 import type { Operation, OperationRequest } from '../operation.ts';
+import { UPLOAD_DIR, uploadFileName } from '../../runtime/upload-files.ts';
 
-/** Where bodies wait while they arrive; the sweeper clears leftovers of crashed processes. */
-export const UPLOAD_DIR = 'uploads';
-
-// A body's file names the process receiving it (host, pid and a tag of this process), so the sweeper can
-// tell the file of a process that was killed mid-upload at once, instead of waiting for its age (issue 21).
-const HOST_TAG = createHash('sha256').update(os.hostname()).digest('hex').slice(0, 8);
-const PROCESS_TAG = randomBytes(4).toString('hex');
-const FILE_NAME = /^(ds_[0-9a-z]+)\.([0-9a-f]{8})-(\d+)-([0-9a-f]{8})\.[0-9a-f]+\.part$/;
-
-function uploadFileName(datasetId: string): string {
-  return `${datasetId}.${HOST_TAG}-${process.pid}-${PROCESS_TAG}.${randomBytes(6).toString('hex')}.part`;
-}
-
-/**
- * Whether an upload file was left by a process of this host that is gone (killed mid-upload), or by an
- * earlier process that had this one's pid. Files of other hosts, and names of another form, are judged by
- * age alone (the sweeper's rule).
- */
-export function isOrphanUpload(name: string): boolean {
-  const m = FILE_NAME.exec(name);
-  if (!m || m[2] !== HOST_TAG) return false;
-  const pid = Number(m[3]);
-  if (pid === process.pid) return m[4] !== PROCESS_TAG;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    // EPERM: the pid lives, under another user: not ours to judge.
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-}
 const FIELD = 'body';
 
 /** A byte range of the body holding whole rows (the first also holds the header), and its row count. */
