@@ -1,11 +1,10 @@
 // svc_task_events (spec 2.12): `GET /v1/tasks/{task_id}/events`, the Server-Sent Events of a pending task,
-// with the key that asked, within its workspace. Also the GET of a done event's result_url (task_result).
+// with the key that asked, within its workspace. A done event's result_url is task_result (task-result.ts).
 import { ServiceError } from '../../errors.ts';
 import type { TaskRecord } from '../../store/index.ts';
 import type { OpContext, OpResult, Services } from '../../runtime/services.ts';
 import { FREE, type Operation, type OperationRequest } from '../operation.ts';
 import { lastEventIdOf, taskEventStream, terminalEvent } from '../../runtime/events/stream.ts';
-import { taskReply } from './poll.ts';
 
 /** Headers of every event stream: never cached or buffered on the way (spec 2.12 heartbeats keep it open). */
 export const SSE_HEADERS = { 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' };
@@ -46,7 +45,8 @@ export async function streamTask(
   }
 }
 
-async function keyedTask(ctx: OpContext, taskId: string): Promise<TaskRecord> {
+/** The caller's task `taskId` (unknown_task when it is not one of this workspace's). */
+export async function keyedTask(ctx: OpContext, taskId: string): Promise<TaskRecord> {
   const task = TASK_ID.test(taskId) ? await ctx.services.store.getTask(ctx.caller!.workspaceId, taskId) : null;
   if (!task) {
     throw new ServiceError('unknown_task', `no task ${JSON.stringify(taskId)} in this workspace (tasks are kept 24 hours)`, {
@@ -85,27 +85,4 @@ export const taskEventsOperation: Operation = {
   produces: 'text/event-stream',
   examples: [],
   run: runTaskEvents,
-};
-
-/** GET /v1/tasks/{task_id}: a done event's result_url; answers exactly as svc_poll does for the task. */
-export const taskResultOperation: Operation = {
-  name: 'task_result',
-  path: '/v1/tasks/:task_id',
-  method: 'GET',
-  auth: 'key',
-  body: 'none',
-  title: 'The result of a task',
-  description:
-    'The result_url of a done event (svc_task_events): with the key that asked, 202 with the stage and progress while ' +
-    'the task runs, then exactly the reply the ask would have given; a failed task answers its problem. Same as ' +
-    'svc_poll with {task_id}. ' +
-    FREE,
-  status: 200,
-  pending: true,
-  examples: [],
-  run: async (ctx, _body, req) => {
-    const taskId = req.params.task_id ?? '';
-    await keyedTask(ctx, taskId);
-    return taskReply(ctx, taskId, 'task_id', req);
-  },
 };

@@ -1,4 +1,4 @@
-// The two GET routes that are not spec operations: the public Verdict keys (spec 2.11) and liveness.
+// jwks: the public Verdict keys (spec 2.11), a GET route that is not a spec operation.
 import type { Operation } from '../operation.ts';
 
 /** GET /.well-known/jwks.json (spec 2.11): the Ed25519 keys Verdicts are signed with, retired ones included. */
@@ -17,18 +17,4 @@ export const jwksOperation: Operation = {
     body: ctx.services.keyRing.jwks(),
     headers: { 'cache-control': 'public, max-age=300' },
   }),
-};
-
-/** GET /healthz: liveness for load balancers and scripts. */
-export const healthzOperation: Operation = {
-  name: 'healthz',
-  path: '/healthz',
-  method: 'GET',
-  auth: 'none',
-  body: 'none',
-  title: 'Liveness',
-  description: 'Answers 200 while the service runs, with the core_hash of the engine it runs.',
-  status: 200,
-  examples: [],
-  run: async (ctx) => ({ status: 200, body: { status: 'ok', core_hash: ctx.services.engine.coreHash } }),
 };
