@@ -1,6 +1,6 @@
 // The one home of request/response validation and wire types; operation tables for routes, OpenAPI and MCP.
 import { AskRequestSchema } from './ask.ts';
-import { AddDatasetRequestSchema, DeleteDatasetRequestSchema } from './datasets.ts';
+import { AddDatasetRequestSchema, DeleteDatasetRequestSchema } from '../operations/datasets/add-dataset.schema.ts';
 import {
   AttestRequestSchema,
   DescribeRequestSchema,
@@ -29,24 +29,24 @@ import {
   ExtendModelResponseSchema,
   DeleteModelResponseSchema,
 } from './responses.ts';
-import { DeleteModelRequestSchema, ExtendModelRequestSchema, PageRequestSchema, ProfileRequestSchema } from './product.ts';
-import { TrackRecordRequestSchema, TrackRecordResponseSchema } from './proof.ts';
-import { MapRequestSchema, MapResponseSchema, SuggestRequestSchema, SuggestResponseSchema } from './map.ts';
-import { BacktestRequestSchema, BacktestResponseSchema } from './backtest.ts';
-import { DeleteScheduleRequestSchema, DeleteScheduleResponseSchema, ScheduleRequestSchema, ScheduleResponseSchema } from './schedule.ts';
+import { DeleteModelRequestSchema, ExtendModelRequestSchema, PageRequestSchema, ProfileRequestSchema } from '../operations/account/profile.schema.ts';
+import { TrackRecordRequestSchema, TrackRecordResponseSchema } from '../operations/models/track-record.schema.ts';
+import { MapRequestSchema, MapResponseSchema, SuggestRequestSchema, SuggestResponseSchema } from '../operations/map/map.schema.ts';
+import { BacktestRequestSchema, BacktestResponseSchema } from '../operations/backtest/backtest.schema.ts';
+import { DeleteScheduleRequestSchema, DeleteScheduleResponseSchema, ScheduleRequestSchema, ScheduleResponseSchema } from '../operations/schedules/schedule.schema.ts';
 
 export * from './common.ts';
 export * from './shape.ts';
 export * from './question.ts';
 export * from './ask.ts';
-export * from './datasets.ts';
+export * from '../operations/datasets/add-dataset.schema.ts';
 export * from './operations.ts';
 export * from './responses.ts';
-export * from './product.ts';
-export * from './proof.ts';
-export * from './map.ts';
-export * from './backtest.ts';
-export * from './schedule.ts';
+export * from '../operations/account/profile.schema.ts';
+export * from '../operations/models/track-record.schema.ts';
+export * from '../operations/map/map.schema.ts';
+export * from '../operations/backtest/backtest.schema.ts';
+export * from '../operations/schedules/schedule.schema.ts';
 export { parseBody, issueField, describeIssue, mostRelevantIssue } from './parse.ts';
 
 /** Spec 4: request body schema per operation (register_agent takes no body). */

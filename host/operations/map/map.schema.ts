@@ -1,6 +1,6 @@
 // Contract 1.1 "ask your data" requests and replies (additions 2.4 svc_suggest, 2.7 svc_map).
 import * as v from 'valibot';
-import { AskDataSchema } from './ask.ts';
+import { AskDataSchema } from '../../schemas/ask.ts';
 import {
   FetchHeadersSchema,
   FetchUrlSchema,
@@ -10,8 +10,8 @@ import {
   RecordIdSchema,
   exactlyOneSource,
   objectRule,
-} from './common.ts';
-import { GridHorizonSchema } from './shape.ts';
+} from '../../schemas/common.ts';
+import { GridHorizonSchema } from '../../schemas/shape.ts';
 
 const ColumnSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(LIMITS.columnNameMax));
 

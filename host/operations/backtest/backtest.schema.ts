@@ -1,7 +1,7 @@
 // Contract 1.1 svc_backtest (additions 2.8): request and reply of a backtest of a built log record.
 import * as v from 'valibot';
-import { SUBJECT_KINDS } from './ask.ts';
-import { LIMITS, NamespaceSchema, RecordIdSchema, maxChars } from './common.ts';
+import { SUBJECT_KINDS } from '../../schemas/ask.ts';
+import { LIMITS, NamespaceSchema, RecordIdSchema, maxChars } from '../../schemas/common.ts';
 
 /** additions 2.8 cutoffs.every (also a record's snapshot_every). */
 export const BACKTEST_EVERY = ['1d', '1w', '4w'] as const;

@@ -1,9 +1,9 @@
 // Contract 1.1 svc_schedule and svc_delete_schedule (additions 2.9, 2.10): a confirmed mapping answered on a
 // cadence, and its end.
 import * as v from 'valibot';
-import { SUBJECT_KINDS } from './ask.ts';
-import { NamespaceSchema, objectRule } from './common.ts';
-import { MAPPING_ID_PATTERN } from './map.ts';
+import { SUBJECT_KINDS } from '../../schemas/ask.ts';
+import { NamespaceSchema, objectRule } from '../../schemas/common.ts';
+import { MAPPING_ID_PATTERN } from '../map/map.schema.ts';
 
 /** additions 2.9: daily, weekly (7 days), monthly (the same day of the next calendar month). */
 export const CADENCES = ['daily', 'weekly', 'monthly'] as const;

@@ -1,6 +1,6 @@
 // Contract 1.1 "prove it" (additions 2.1): svc_track_record's request and response.
 import * as v from 'valibot';
-import { ModelRefSchema, NamespaceSchema } from './common.ts';
+import { ModelRefSchema, NamespaceSchema } from '../../schemas/common.ts';
 
 const Integer = v.pipe(v.number(), v.integer());
 const Rate = v.pipe(v.number(), v.minValue(0), v.maxValue(1));

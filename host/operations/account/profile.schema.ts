@@ -1,8 +1,8 @@
 // Contract 1.1 "ship a product" requests (additions 2.2, 2.3, 2.5, 2.6): profiles, pages of large answers,
 // and a model's life.
 import * as v from 'valibot';
-import { LIMITS, ModelDaysSchema, ModelRefSchema, NamespaceSchema } from './common.ts';
-import { ownRecord } from './record.ts';
+import { LIMITS, ModelDaysSchema, ModelRefSchema, NamespaceSchema } from '../../schemas/common.ts';
+import { ownRecord } from '../../schemas/record.ts';
 
 /** additions 2.2: what a case is called, the outcome in plain words, and phrases for columns. */
 export const ProfileWordsSchema = v.strictObject({

@@ -8,7 +8,7 @@ import {
   FetchUrlSchema,
   RowsSchema,
   exactlyOneSource,
-} from './common.ts';
+} from '../../schemas/common.ts';
 
 /** Spec 4.2: one piece of a dataset; exactly one of rows, csv, fetch_url, upload; no other properties. */
 export const AddDatasetRequestSchema = v.pipe(
