@@ -50,10 +50,7 @@ export interface VerdictSigner {
   now: () => number;
 }
 
-export async function makeVerdict(
-  services: VerdictSigner,
-  v: VerdictInput,
-): Promise<SignedVerdict> {
+export async function makeVerdict(services: VerdictSigner, v: VerdictInput): Promise<SignedVerdict> {
   const { keyRing, engine, config, now } = services;
   const at = now();
   // Keys in canonical (sorted) order, so it reads as it is signed (the signer sorts them regardless).

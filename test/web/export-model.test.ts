@@ -14,9 +14,9 @@ import { loadEngineFrom } from '../../host/web/core/engine-load.ts';
 import { modelFromJson, type ModelJson } from '../../host/engine/model-json.ts';
 import { scoreExact, scoreRows } from '../../host/web/core/score.ts';
 import { scoreCases } from '../../host/engine/scorer.ts';
-import { ExportModelResponseSchema } from '../../host/operations/models/export-model.ts';
 import * as v from 'valibot';
 import { strongestTerms } from '../../host/web/core/terms.ts';
+import { ExportModelResponseSchema } from '../../host/operations/models/export-model.schema.ts';
 
 type Obj = Record<string, any>;
 const CSV = fs.readFileSync(path.resolve(import.meta.dirname, '../../samples/saas_churn.csv'), 'utf8');

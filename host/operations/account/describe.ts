@@ -1,15 +1,15 @@
 // svc_describe (spec 4.8, wire.md "svc_describe"): what this server answers, with which fields, limits,
 // prices and retention, and the free samples each with a ready-to-send ask (`try`, question key `q`).
 import { SHAPE_FEATURES } from '../../table/shapes/index.ts';
-import { DescribeRequestSchema, LIMITS, parseBody } from '../../schemas/index.ts';
+import { LIMITS, parseBody } from '../../schemas/index.ts';
 import { DEFAULT_CUTS, DEFAULT_LEVELS, DEFAULT_TOP_K } from '../../schemas/question.ts';
 import { SAMPLES } from '../../../samples/catalog.ts';
 import { CONTRACT, INTERFACE_VERSION } from '../../core/contract.ts';
 import { journeys } from './journeys.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { FREE, READ_ONLY, type Operation } from '../operation.ts';
-import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
 import { scheduleView } from '../schedules/view.ts';
+import { DescribeRequestSchema, DescribeResponseSchema } from './describe.schema.ts';
 
 /** A field as described to callers: name, wire type and its rules in words. */
 type Field = [name: string, type: string, rules: string];
@@ -306,8 +306,8 @@ export const describeOperation: Operation = {
     'ready ask in `try` to send to svc_ask as it is. Call it ' +
     "first. Takes an empty object. No key needed; with one, also the workspace's schedules (schedules[]). " +
     FREE,
-  request: REQUEST_SCHEMAS.svc_describe,
-  response: RESPONSE_SCHEMAS.svc_describe,
+  request: DescribeRequestSchema,
+  response: DescribeResponseSchema,
   status: 200,
   pending: false,
   tool: READ_ONLY,

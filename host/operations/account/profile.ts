@@ -5,17 +5,11 @@
 import { ServiceError } from '../../errors.ts';
 import { canonicalJson } from '../../signing/index.ts';
 import { sha256Hex } from '../../signing/sha256.ts';
-import {
-  parseBody,
-  ProfileRequestSchema,
-  REQUEST_SCHEMAS,
-  RESPONSE_SCHEMAS,
-  type ProfileDisplay,
-  type ProfileWords,
-} from '../../schemas/index.ts';
+import { parseBody, type ProfileDisplay, type ProfileWords } from '../../schemas/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { namespaceOf, wireNamespace } from '../models/model-links.ts';
 import { FREE, type Operation } from '../operation.ts';
+import { ProfileRequestSchema, ProfileResponseSchema } from './profile.schema.ts';
 
 /** A stored profile as answers use it. */
 export interface Profile {
@@ -86,8 +80,8 @@ export const profileOperation: Operation = {
     'namespace then carry profile {hash, display, exclusions_applied} and a `says` sentence per case, and their ' +
     'Verdicts name the profile hash. Returns {namespace, profile}. ' +
     FREE,
-  request: REQUEST_SCHEMAS.svc_profile,
-  response: RESPONSE_SCHEMAS.svc_profile,
+  request: ProfileRequestSchema,
+  response: ProfileResponseSchema,
   status: 200,
   pending: false,
   // additions "Read-only": a profile read; "Idempotent": profile writes (whole replace). Writes, so not read-only.

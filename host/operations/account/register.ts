@@ -2,7 +2,7 @@
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { issueApiKey } from '../../runtime/keys.ts';
 import { FREE, type Operation } from '../operation.ts';
-import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
+import { RegisterResponseSchema } from './register.schema.ts';
 
 export interface RegisterResponse {
   api_key: string;
@@ -43,7 +43,7 @@ export const registerOperation: Operation = {
     'reuse the key. Takes no arguments and needs no key. Rate-limited per client address, shared with POST ' +
     '/v1/agents/register (a rate_limited Problem carries retry_after_ms). ' +
     FREE,
-  response: RESPONSE_SCHEMAS.register_agent,
+  response: RegisterResponseSchema,
   status: 201,
   pending: false,
   // Spec 4.13 names no hint for it: it writes (a workspace and a key), never deletes, each call makes a

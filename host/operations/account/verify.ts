@@ -1,9 +1,9 @@
 // svc_verify (spec 4.7, wire.md "Verdicts and signatures"): is a Verdict genuine, unaltered and unexpired?
-import { VerifyRequestSchema, parseBody } from '../../schemas/index.ts';
+import { parseBody } from '../../schemas/index.ts';
 import { verifyVerdict, type VerifyStatus } from '../../signing/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { FREE, READ_ONLY, type Operation } from '../operation.ts';
-import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
+import { VerifyRequestSchema, VerifyResponseSchema } from './verify.schema.ts';
 
 export async function runVerify(ctx: OpContext, body: unknown): Promise<OpResult<{ status: VerifyStatus }>> {
   parseBody(VerifyRequestSchema, body);
@@ -26,8 +26,8 @@ export const verifyOperation: Operation = {
     'them (re-serialising breaks the signature). Returns status: valid, invalid_signature, expired or unknown_key. ' +
     'Never act on a Verdict that is not valid; an expired one is stale, so ask again. No key needed. ' +
     FREE,
-  request: REQUEST_SCHEMAS.svc_verify,
-  response: RESPONSE_SCHEMAS.svc_verify,
+  request: VerifyRequestSchema,
+  response: VerifyResponseSchema,
   status: 200,
   pending: false,
   tool: READ_ONLY,

@@ -21,7 +21,6 @@ import { computeDrift, storeDrift } from '../models/drift.ts';
 import type { ModelRecord } from '../../store/index.ts';
 import { setOwn } from '../../schemas/record.ts';
 import { type Operation, type OperationRequest } from '../operation.ts';
-import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
 import { DAY_MS, DEFAULT_MODEL_TTL_DAYS, namespaceOf, requireModel, wireNamespace } from '../models/model-links.ts';
 import { loadProfile, type Profile } from '../account/profile.ts';
 import { modelForScoring, questionOfModel } from './by-model.ts';
@@ -31,6 +30,7 @@ import { replyInFormat } from './formats.ts';
 import { keepAnswers } from './keep-answers.ts';
 import type { AnswerProfile } from '../../core/says.ts';
 import type { NotScoreable } from '../../core/cases.ts';
+import { AskResponseSchema } from './ask.schema.ts';
 
 export { CONTRACT } from '../../core/contract.ts';
 
@@ -323,8 +323,8 @@ export const askOperation: Operation = {
     'continue with svc_page and page.next_cursor. Each answer has decision and next[] (what to do next). Bulk scoring ' +
     'of thousands of cases belongs on REST (POST /v1/ask).',
   rules: ASK_RULES,
-  request: REQUEST_SCHEMAS.svc_ask,
-  response: RESPONSE_SCHEMAS.svc_ask,
+  request: AskRequestSchema,
+  response: AskResponseSchema,
   status: 200,
   pending: true,
   // Spec 4.13: read-only, open-world (fetch_url). Not idempotent: each call bills (spec 1 "Cost").

@@ -2,11 +2,12 @@
 // answer (a cursor is a position, not a format); a cursor expires with its answer (24 hours: 410
 // answer_expired, as the export link); an altered or unknown one is 404 unknown_link.
 import { ServiceError } from '../../errors.ts';
-import { PageRequestSchema, parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
+import { parseBody } from '../../schemas/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { formatAnswers, MCP_PAGE_CHARS, PAGE_OVERHEAD_CHARS, pageFields, pageInfo, sliceAnswers } from './formats.ts';
 import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation } from '../operation.ts';
 import { openCursor, readStoredAnswer } from '../../runtime/stored-answers.ts';
+import { PageRequestSchema, PageResponseSchema } from './page.schema.ts';
 
 async function runPage(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const req = parseBody(PageRequestSchema, raw);
@@ -36,8 +37,8 @@ export const pageOperation: Operation = {
     'keeps each case lean; a cursor is a position, not a format. The whole answer, Verdicts included, is at ' +
     'page.answer_url (GET, no key) for 24 hours; an expired cursor is answer_expired. ' +
     FREE,
-  request: REQUEST_SCHEMAS.svc_page,
-  response: RESPONSE_SCHEMAS.svc_page,
+  request: PageRequestSchema,
+  response: PageResponseSchema,
   status: 200,
   pending: false,
   tool: READ_ONLY,

@@ -3,14 +3,7 @@
 // baseline, and sign one never-expiring Verdict of kind `backtest` over the whole. Runs as a task like ask.
 import { createHash } from 'node:crypto';
 import { ServiceError } from '../../errors.ts';
-import {
-  BacktestRequestSchema,
-  parseBody,
-  REQUEST_SCHEMAS,
-  RESPONSE_SCHEMAS,
-  type AskRequest,
-  type BacktestRequest,
-} from '../../schemas/index.ts';
+import { parseBody, type AskRequest } from '../../schemas/index.ts';
 import { canonicalJson } from '../../signing/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { GRID_EVERY_DAYS } from '../../table/shapes/snapshots.ts';
@@ -41,6 +34,7 @@ import {
 } from './grade.ts';
 import { signBacktest } from './verdict.ts';
 import { formatBacktest } from './format.ts';
+import { type BacktestRequest, BacktestRequestSchema, BacktestResponseSchema } from './backtest.schema.ts';
 
 /** additions 2.8 cutoffs.last default and bounds. */
 const LAST_DEFAULT = 6;
@@ -396,8 +390,8 @@ export const backtestOperation: Operation = {
   rules:
     "Also required, beyond what the input schema says: cutoffs.last from 3 to 12 and cutoffs.every the record's " +
     'snapshot_every or a multiple (else backtest_cutoffs_invalid); subject_kind person requires acknowledge_decision_support: true.',
-  request: REQUEST_SCHEMAS.svc_backtest,
-  response: RESPONSE_SCHEMAS.svc_backtest,
+  request: BacktestRequestSchema,
+  response: BacktestResponseSchema,
   status: 200,
   pending: true,
   // additions: idempotent by idempotency_key; it writes fits (and bills them), never deletes

@@ -1,7 +1,7 @@
 // svc_add_dataset (spec 4.2, 3.3; wire.md "Datasets"): store a piece (rows, csv, fetch_url) as a new
 // dataset or append it to an open one, or hand out a presigned upload URL.
 import { ServiceError } from '../../errors.ts';
-import { AddDatasetRequestSchema, parseBody, type AddDatasetRequest, type AddDatasetResponse } from '../../schemas/index.ts';
+import { parseBody } from '../../schemas/index.ts';
 import { parseCsv, requireDataRows } from '../../table/csv.ts';
 import { rowsToTable } from '../../table/rows.ts';
 import type { DatasetRecord } from '../../store/index.ts';
@@ -16,7 +16,12 @@ import { datasetReply } from './reply.ts';
 import { assertUsableTable, requireCaller, refuseTestKey, unknownDataset } from './errors.ts';
 import { UPLOAD_TTL_SECONDS, signUploadToken } from '../../signing/upload-token.ts';
 import { FREE, type Operation } from '../operation.ts';
-import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
+import {
+  type AddDatasetRequest,
+  AddDatasetRequestSchema,
+  type AddDatasetResponse,
+  AddDatasetResponseSchema,
+} from './add-dataset.schema.ts';
 
 interface NewPiece {
   kind: PieceKind;
@@ -211,8 +216,8 @@ export const addDatasetOperation: Operation = {
     'expires_in. A stored dataset is deleted 24 hours after it was last used. Needs a live key. ' +
     FREE,
   rules: ADD_DATASET_RULES,
-  request: REQUEST_SCHEMAS.svc_add_dataset,
-  response: RESPONSE_SCHEMAS.svc_add_dataset,
+  request: AddDatasetRequestSchema,
+  response: AddDatasetResponseSchema,
   status: 200,
   pending: false,
   // Spec 4.13: writes, open-world (fetch_url); each call stores another dataset or piece.

@@ -1,9 +1,9 @@
 // svc_delete_dataset (spec 4.9, 3.3): removes the rows now; the dataset_id stops working.
-import { DeleteDatasetRequestSchema, parseBody, type DeleteDatasetResponse } from '../../schemas/index.ts';
+import { parseBody } from '../../schemas/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { refuseTestKey, requireCaller, unknownDataset } from './errors.ts';
 import { EXAMPLE_IDS, FREE, type Operation } from '../operation.ts';
-import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
+import { DeleteDatasetRequestSchema, type DeleteDatasetResponse, DeleteDatasetResponseSchema } from './delete-dataset.schema.ts';
 
 export async function runDeleteDataset(ctx: OpContext, raw: unknown): Promise<OpResult<DeleteDatasetResponse>> {
   const { dataset_id } = parseBody(DeleteDatasetRequestSchema, raw);
@@ -29,8 +29,8 @@ export const deleteDatasetOperation: Operation = {
     'models hold no rows and are not affected. Returns {dataset_id, deleted: true}; an unknown or already deleted id ' +
     'is unknown_dataset. ' +
     FREE,
-  request: REQUEST_SCHEMAS.svc_delete_dataset,
-  response: RESPONSE_SCHEMAS.svc_delete_dataset,
+  request: DeleteDatasetRequestSchema,
+  response: DeleteDatasetResponseSchema,
   status: 200,
   pending: false,
   // Spec 4.13: destructive. Deleting twice changes nothing more.

@@ -16,7 +16,7 @@
 //   answer not_yet), ambiguous columns, several rows per entity, date columns.
 import { ServiceError } from '../../errors.ts';
 import { unknownSample } from './errors.ts';
-import { PreflightRequestSchema, parseBody } from '../../schemas/index.ts';
+import { parseBody } from '../../schemas/index.ts';
 import { parseCsv } from '../../table/csv.ts';
 import type { Cell, RawTable } from '../../table/types.ts';
 import { cellText, isMissing, parseNumber, yesNoMeaning } from '../../table/typing.ts';
@@ -28,7 +28,7 @@ import { outcomeValue } from '../outcomes/report-outcomes.ts';
 import { grainOf, inferEntityColumn, resolveColumn, type Grain, type Resolution } from './preflight-columns.ts';
 import { setOwn } from '../../schemas/record.ts';
 import { FREE, READ_ONLY, type Operation } from '../operation.ts';
-import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
+import { PreflightRequestSchema, PreflightResponseSchema } from './preflight.schema.ts';
 
 export const RESTATES_AUC = 0.985;
 export const NEARLY_RESTATES_AUC = 0.9;
@@ -278,8 +278,8 @@ export const preflightOperation: Operation = {
     'this table would not be believable) and advisory notes. A clean preflight does not promise a pattern exists. ' +
     'Tables only; it seals an open dataset. ' +
     FREE,
-  request: REQUEST_SCHEMAS.svc_preflight,
-  response: RESPONSE_SCHEMAS.svc_preflight,
+  request: PreflightRequestSchema,
+  response: PreflightResponseSchema,
   status: 200,
   pending: false,
   tool: READ_ONLY,

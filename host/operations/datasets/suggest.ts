@@ -12,7 +12,6 @@
 // (under 80 of the rarer class, the engine's held-out bar).
 import { ServiceError } from '../../errors.ts';
 import { parseBody } from '../../schemas/index.ts';
-import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS, SuggestRequestSchema, type SuggestRequest } from '../../schemas/index.ts';
 import type { Cell, RawTable } from '../../table/types.ts';
 import { cellText, compareCodePoints, isMissing, yesNoMeaning } from '../../table/typing.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
@@ -22,6 +21,7 @@ import { columnAuc, NOT_YET_CLASS_ROWS, RESTATES_AUC } from './preflight.ts';
 import { resolveColumn, type Resolution } from './preflight-columns.ts';
 import { FREE, READ_ONLY, type Operation } from '../operation.ts';
 import { entityKey } from '../../table/select.ts';
+import { type SuggestRequest, SuggestRequestSchema, SuggestResponseSchema } from './suggest.schema.ts';
 
 export const MAX_CONSIDERED = 60;
 const MAX_CATEGORY_VALUES = 8;
@@ -262,8 +262,8 @@ export const suggestOperation: Operation = {
     FREE,
   rules:
     'Also required, beyond what the input schema says: data has exactly one of dataset_id, rows, csv, fetch_url (fetch_headers only with fetch_url).',
-  request: REQUEST_SCHEMAS.svc_suggest,
-  response: RESPONSE_SCHEMAS.svc_suggest,
+  request: SuggestRequestSchema,
+  response: SuggestResponseSchema,
   status: 200,
   pending: false,
   // spec 4.13: open-world like svc_ask, since data may be a fetch_url

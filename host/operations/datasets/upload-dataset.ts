@@ -10,7 +10,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ServiceError } from '../../errors.ts';
-import { RESPONSE_SCHEMAS, type AddDatasetResponse } from '../../schemas/index.ts';
 import type { DatasetRecord } from '../../store/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import type { Config } from '../../config.ts';
@@ -21,6 +20,7 @@ import { assertUsableTable, unknownDataset } from './errors.ts';
 import { verifyUploadToken } from '../../signing/upload-token.ts';
 import type { Operation, OperationRequest } from '../operation.ts';
 import { UPLOAD_DIR, uploadFileName } from '../../runtime/upload-files.ts';
+import { type AddDatasetResponse, AddDatasetResponseSchema } from './add-dataset.schema.ts';
 
 const FIELD = 'body';
 
@@ -210,7 +210,7 @@ export const uploadOperation: Operation = {
     'The upload_url an add-dataset call with upload: true returned: PUT the CSV there (text/csv, UTF-8, a header ' +
     'row), up to the configured size. No key: the signed token in the URL authorises this one upload, for ' +
     'expires_in seconds. Answers like add-dataset: {dataset_id, status: "ready", rows, columns}.',
-  response: RESPONSE_SCHEMAS.svc_add_dataset,
+  response: AddDatasetResponseSchema,
   status: 200,
   examples: [],
   run: runUpload,

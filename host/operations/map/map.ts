@@ -3,7 +3,7 @@
 // (kept per workspace and namespace) and a ready ask for today's open cases. With mapping_id: a replay.
 import { createHash } from 'node:crypto';
 import { ServiceError } from '../../errors.ts';
-import { MapRequestSchema, parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS, type MapRequest } from '../../schemas/index.ts';
+import { parseBody } from '../../schemas/index.ts';
 import { canonicalJson } from '../../signing/index.ts';
 import { parseIso8601 } from '../../table/select.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
@@ -14,6 +14,7 @@ import { joinCandidates, layoutOf, offersOf, proposalBody, type ProposalParts } 
 import { fillSlots } from './slots.ts';
 import { analyseSource, defaultLabel, readSources, type MapSource, type SourceAnalysis } from './sources.ts';
 import { headersOf, openHeaders, sealHeaders } from '../../signing/sealed-headers.ts';
+import { type MapRequest, MapRequestSchema, MapResponseSchema } from './map.schema.ts';
 
 /** additions 2.7: at most 3 horizons per record (per set of sources, workspace and namespace). */
 export const HORIZON_BUDGET = 3;
@@ -311,8 +312,8 @@ export const mapOperation: Operation = {
     'Also required, beyond what the input schema says: sources unless mapping_id is given (then sources, answers, ' +
     'snapshot_every, horizon, as_of and outcome_words are not allowed); closed_since only with mapping_id; each source ' +
     'has exactly one of dataset_id, fetch_url (fetch_headers only with fetch_url).',
-  request: REQUEST_SCHEMAS.svc_map,
-  response: RESPONSE_SCHEMAS.svc_map,
+  request: MapRequestSchema,
+  response: MapResponseSchema,
   status: 200,
   pending: false,
   // additions: a proposal is read-only, a confirm is not idempotent; the tool is described by its writes

@@ -1,10 +1,11 @@
 // svc_delete_model (additions 2.6): from now on the ref answers nothing and takes no outcome reports,
 // attestations or evidence; the model's bytes go (unless another namespace or workspace still holds the
 // same fit); past records stay, and Verdicts made with it still verify. Repeats give the same result.
-import { DeleteModelRequestSchema, parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
+import { parseBody } from '../../schemas/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { namespaceOf, requireLink } from './model-links.ts';
 import { EXAMPLE_IDS, FREE, type Operation } from '../operation.ts';
+import { DeleteModelRequestSchema, DeleteModelResponseSchema } from './delete-model.schema.ts';
 
 async function runDeleteModel(ctx: OpContext, raw: unknown): Promise<OpResult> {
   // The write:outcomes capability is checked by the transport (the declaration's `scope`, additions 3.10).
@@ -34,8 +35,8 @@ export const deleteModelOperation: Operation = {
     'records stay and Verdicts made with it still verify. Asking on the record again fits a new model (billed as a ' +
     'fit). Repeats give the same result {model_ref, deleted: true}. Needs the write:outcomes capability. ' +
     FREE,
-  request: REQUEST_SCHEMAS.svc_delete_model,
-  response: RESPONSE_SCHEMAS.svc_delete_model,
+  request: DeleteModelRequestSchema,
+  response: DeleteModelResponseSchema,
   status: 200,
   pending: false,
   // additions "Idempotent" and "Destructive": both deletes.

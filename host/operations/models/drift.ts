@@ -24,7 +24,7 @@
 // for a model fitted without refit_of, so a report must not expire while its refit_of stands.
 import { ServiceError } from '../../errors.ts';
 import { Model, NotScoreable, scoreCases, type ScoreOutput } from '../../engine/index.ts';
-import { DriftRequestSchema, parseBody } from '../../schemas/index.ts';
+import { parseBody } from '../../schemas/index.ts';
 import type { RawTable } from '../../table/types.ts';
 import type { ModelLink, ModelRecord } from '../../store/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
@@ -37,7 +37,7 @@ import { modelWatchUrlOf } from '../../signing/watch-token.ts';
 import { NO_PRIOR_FIELDS, settleRefit, type RefitFacts, type Settled } from './drift-refit.ts';
 import type { StoredMeta } from '../../core/fit-outcome.ts';
 import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation } from '../operation.ts';
-import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
+import { DriftRequestSchema, DriftResponseSchema } from './drift.schema.ts';
 
 export const Z_ALPHA_01 = 2.3263478740408408;
 /** The engine's bar for "beats chance" (assembly/tunables.ts Z_AUC, one-sided alpha 0.005). */
@@ -312,8 +312,8 @@ export const driftOperation: Operation = {
     'single refusal on a refresh is not drift. watch_url shows this drift and the calibration of the model to anyone ' +
     'holding it, for 24 hours, with no key. ' +
     FREE,
-  request: REQUEST_SCHEMAS.svc_drift,
-  response: RESPONSE_SCHEMAS.svc_drift,
+  request: DriftRequestSchema,
+  response: DriftResponseSchema,
   status: 200,
   pending: false,
   tool: READ_ONLY,

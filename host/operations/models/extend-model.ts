@@ -1,9 +1,10 @@
 // svc_extend_model (additions 2.5): sets a live model's expiry to `days` from now. An expired model cannot
 // be renewed (410 model_expired); a deleted one answers model_deleted.
-import { ExtendModelRequestSchema, parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
+import { parseBody } from '../../schemas/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { DAY_MS, expiresIso, namespaceOf, requireLink } from './model-links.ts';
 import { EXAMPLE_IDS, FREE, type Operation } from '../operation.ts';
+import { ExtendModelRequestSchema, ExtendModelResponseSchema } from './extend-model.schema.ts';
 
 async function runExtendModel(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const req = parseBody(ExtendModelRequestSchema, raw);
@@ -33,8 +34,8 @@ export const extendModelOperation: Operation = {
     'expired model cannot be renewed (model_expired): ask on the record again instead. Models hold cut points and ' +
     'category groupings, never rows. ' +
     FREE,
-  request: REQUEST_SCHEMAS.svc_extend_model,
-  response: RESPONSE_SCHEMAS.svc_extend_model,
+  request: ExtendModelRequestSchema,
+  response: ExtendModelResponseSchema,
   status: 200,
   pending: false,
   // additions "Idempotent": svc_extend_model (sets expiry); it writes, so not read-only.

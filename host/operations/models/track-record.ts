@@ -2,12 +2,13 @@
 // the answers kept when each was issued (ask/keep-answers.ts) paired with reported outcomes by the rules
 // in track-record-stats.ts. Read-only and free; an unknown model_ref, or one of another namespace or
 // workspace, is 404 model_ref_missing; an expired model keeps its record, a deleted one is 410.
-import { parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS, TrackRecordRequestSchema } from '../../schemas/index.ts';
+import { parseBody } from '../../schemas/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { namespaceOf, requireLink } from './model-links.ts';
 import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation } from '../operation.ts';
 import { pairCalls, trackRecordOf } from './track-record-stats.ts';
 import { modelWatchUrlOf } from '../../signing/watch-token.ts';
+import { TrackRecordRequestSchema, TrackRecordResponseSchema } from './track-record.schema.ts';
 
 /**
  * The track record of `modelRef` in `namespace` of the caller's workspace, without watch_url: what svc_track_record
@@ -60,8 +61,8 @@ export const trackRecordOperation: Operation = {
     'each range. watch_url shows this calibration and the latest drift of the model to anyone holding it, for 24 ' +
     'hours, with no key. ' +
     FREE,
-  request: REQUEST_SCHEMAS.svc_track_record,
-  response: RESPONSE_SCHEMAS.svc_track_record,
+  request: TrackRecordRequestSchema,
+  response: TrackRecordResponseSchema,
   status: 200,
   pending: false,
   tool: READ_ONLY,

@@ -3,7 +3,7 @@
 // engine with that model and complies when it lands in one of the lever's target bins (levers.ts).
 import { ServiceError } from '../../errors.ts';
 import { Model, NotScoreable, scoreCases } from '../../engine/index.ts';
-import { AttestRequestSchema, parseBody } from '../../schemas/index.ts';
+import { parseBody } from '../../schemas/index.ts';
 import type { Cell, RawTable } from '../../table/types.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { newId } from '../../lib/ids.ts';
@@ -12,7 +12,7 @@ import { leverTargets } from '../../core/levers.ts';
 import { parseIsoTime } from './report-outcomes.ts';
 import { namespaceOf, requireModel } from '../models/model-links.ts';
 import { EXAMPLE_IDS, FREE, type Operation } from '../operation.ts';
-import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
+import { AttestRequestSchema, AttestResponseSchema } from './attest.schema.ts';
 
 /** The engine's bin of `value` in model column `j` (every other column missing). */
 export function binOfValue(ctx: OpContext, model: Model, j: number, value: Cell): number {
@@ -111,8 +111,8 @@ export const attestOperation: Operation = {
     'value after acting; the engine judges compliance. Returns {compliant, evaluated_feature, evaluated_direction, ' +
     'event_id, written}. An event_id makes a retry safe. Needs the write:outcomes capability. ' +
     FREE,
-  request: REQUEST_SCHEMAS.svc_attest,
-  response: RESPONSE_SCHEMAS.svc_attest,
+  request: AttestRequestSchema,
+  response: AttestResponseSchema,
   status: 200,
   pending: false,
   tool: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -8,12 +8,12 @@
 // - entities whose attestations are all non-compliant are in neither group.
 // `live` stays null until each group has MIN_GROUP cases with an outcome; the interval for the
 // difference of rates is Newcombe's hybrid score interval (method 10) from two 95% Wilson intervals.
-import { EvidenceRequestSchema, parseBody } from '../../schemas/index.ts';
+import { parseBody } from '../../schemas/index.ts';
 import type { AttestationRecord, OutcomeRecord } from '../../store/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { namespaceOf, requireLink } from '../models/model-links.ts';
 import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation } from '../operation.ts';
-import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
+import { EvidenceRequestSchema, EvidenceResponseSchema } from './evidence.schema.ts';
 
 export const MIN_GROUP = 30;
 export const SMALL_GROUP = 100;
@@ -135,8 +135,8 @@ export const evidenceOperation: Operation = {
     '`live` stays null until each group has at least 30 cases with an outcome; `progress` says how far along it is. ' +
     'Observational, not causal. ' +
     FREE,
-  request: REQUEST_SCHEMAS.svc_evidence,
-  response: RESPONSE_SCHEMAS.svc_evidence,
+  request: EvidenceRequestSchema,
+  response: EvidenceResponseSchema,
   status: 200,
   pending: false,
   tool: READ_ONLY,

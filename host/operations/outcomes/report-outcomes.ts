@@ -5,13 +5,13 @@
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { ServiceError } from '../../errors.ts';
-import { describeIssue, issueField, LIMITS, ModelRefSchema, NamespaceSchema, OutcomeItemSchema, parseBody } from '../../schemas/index.ts';
+import { describeIssue, issueField, LIMITS, ModelRefSchema, NamespaceSchema, parseBody } from '../../schemas/index.ts';
 import { parseIso8601 } from '../../table/select.ts';
 import type { OutcomeRecord } from '../../store/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { EXAMPLE_IDS, FREE, type Operation } from '../operation.ts';
 import { namespaceOf, requireLink } from '../models/model-links.ts';
-import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
+import { OutcomeItemSchema, ReportOutcomesRequestSchema, ReportOutcomesResponseSchema } from './report-outcomes.schema.ts';
 
 /** The top level only: items are checked one by one so every bad item is reported with its index. */
 const ReportEnvelopeSchema = v.strictObject({
@@ -176,8 +176,8 @@ export const reportOutcomesOperation: Operation = {
     'item an event_id so a retry counts it as a duplicate, not twice. entity_id: letters, digits and _ . : @ # + / -, ' +
     'at most 128. Returns {written, duplicates}. Needs a key with the write:outcomes capability (Can report outcomes). ' +
     FREE,
-  request: REQUEST_SCHEMAS.svc_report_outcomes,
-  response: RESPONSE_SCHEMAS.svc_report_outcomes,
+  request: ReportOutcomesRequestSchema,
+  response: ReportOutcomesResponseSchema,
   status: 200,
   pending: false,
   // Idempotent only per event_id (wire.md), so not in general.

@@ -2,9 +2,10 @@
 // scopes) and the sealed headers; the mapping, its models and the outcomes reported stay. A repeat is
 // unknown_schedule. A run under way finds its schedule gone at its next step and records nothing more.
 import { ServiceError } from '../../errors.ts';
-import { DeleteScheduleRequestSchema, parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
+import { parseBody } from '../../schemas/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { EXAMPLE_IDS, FREE, type Operation } from '../operation.ts';
+import { DeleteScheduleRequestSchema, DeleteScheduleResponseSchema } from './delete-schedule.schema.ts';
 
 async function runDeleteSchedule(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const req = parseBody(DeleteScheduleRequestSchema, raw);
@@ -29,8 +30,8 @@ export const deleteScheduleOperation: Operation = {
     'Stops the future runs of a schedule and erases the key id, scopes and headers it kept; the mapping, the ' +
     'models and the outcomes already reported stay. A second call for the same schedule_id is unknown_schedule. ' +
     FREE,
-  request: REQUEST_SCHEMAS.svc_delete_schedule,
-  response: RESPONSE_SCHEMAS.svc_delete_schedule,
+  request: DeleteScheduleRequestSchema,
+  response: DeleteScheduleResponseSchema,
   status: 200,
   pending: false,
   tool: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

@@ -31,10 +31,6 @@ export const ScheduleRequestSchema = v.pipe(
 );
 export type ScheduleRequest = v.InferOutput<typeof ScheduleRequestSchema>;
 
-export const DeleteScheduleRequestSchema = v.strictObject({
-  schedule_id: v.pipe(v.string(), v.regex(SCHEDULE_ID_PATTERN, 'must be a schedule_id from svc_schedule (sc_ then 20-40 of a-z 0-9)')),
-});
-
 const StepState = v.picklist(['pending', 'running', 'done', 'skipped', 'failed']);
 
 export const ScheduleRunSchema = v.looseObject({
@@ -65,9 +61,4 @@ export const ScheduleObjectSchema = v.looseObject({
 export const ScheduleResponseSchema = v.looseObject({
   schedule: ScheduleObjectSchema,
   watch_url: v.optional(v.string()),
-});
-
-export const DeleteScheduleResponseSchema = v.looseObject({
-  schedule_id: v.string(),
-  deleted: v.literal(true),
 });

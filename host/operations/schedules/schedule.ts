@@ -2,7 +2,7 @@
 // as (id and scopes) and the mapping's sealed fetch_headers; its first run starts now, the next ones when
 // the dispatcher (dispatch.ts) finds them due; each run is a task (run.ts) whose watch_url the reply gives.
 import { ServiceError } from '../../errors.ts';
-import { parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS, ScheduleRequestSchema } from '../../schemas/index.ts';
+import { parseBody } from '../../schemas/index.ts';
 import type { ScheduleRecord } from '../../store/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { testKeyRefusal } from '../datasets/errors.ts';
@@ -13,6 +13,7 @@ import { EXAMPLE_IDS, type Operation } from '../operation.ts';
 import { startRun } from './dispatch.ts';
 import { executeScheduleRun } from './run.ts';
 import { scheduleView } from './view.ts';
+import { ScheduleRequestSchema, ScheduleResponseSchema } from './schedule.schema.ts';
 
 async function runSchedule(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const req = parseBody(ScheduleRequestSchema, raw);
@@ -101,8 +102,8 @@ export const scheduleOperation: Operation = {
     'Needs a live API key with write:outcomes (the runs act as it); halted (halt_code) when the key is revoked or a ' +
     'source cannot be fetched. Runs are billed for the calls they make (fits and answered cases); scheduling is free.',
   rules: 'Also required, beyond what the input schema says: acknowledge_decision_support true when subject_kind is person.',
-  request: REQUEST_SCHEMAS.svc_schedule,
-  response: RESPONSE_SCHEMAS.svc_schedule,
+  request: ScheduleRequestSchema,
+  response: ScheduleResponseSchema,
   status: 200,
   pending: false,
   // additions: not idempotent (each call makes another schedule)

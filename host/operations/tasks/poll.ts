@@ -1,6 +1,6 @@
 // svc_poll (spec 4.3, 3.2): 202 while the task runs, then exactly the reply the ask would have given.
 import { reviveProblem, ServiceError, type StoredProblem } from '../../errors.ts';
-import { PollRequestSchema, parseBody, REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
+import { parseBody } from '../../schemas/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation, type OperationRequest } from '../operation.ts';
 import { replyInFormat } from '../ask/formats.ts';
@@ -8,6 +8,7 @@ import { RETRY_AFTER_MS, pendingProgress } from '../../runtime/tasks.ts';
 import { watchUrlOf } from '../../signing/watch-token.ts';
 import { firstStageOf, type StageData } from '../../runtime/events/types.ts';
 import type { ResponseFormat } from '../ask/formats.ts';
+import { PollRequestSchema, PollResponseSchema } from './poll.schema.ts';
 
 async function runPoll(ctx: OpContext, raw: unknown, req: OperationRequest): Promise<OpResult> {
   const { task_id, response_format } = parseBody(PollRequestSchema, raw);
@@ -64,8 +65,8 @@ export const pollOperation: Operation = {
     '{status: "pending", task_id, retry_after_ms, stage, elapsed_ms, watch_url, progress} while the fit runs, then exactly the reply the ask ' +
     'would have returned (status "done"). Results are kept 24 hours; an unknown task_id is unknown_task. ' +
     FREE,
-  request: REQUEST_SCHEMAS.svc_poll,
-  response: RESPONSE_SCHEMAS.svc_poll,
+  request: PollRequestSchema,
+  response: PollResponseSchema,
   status: 200,
   pending: true,
   tool: READ_ONLY,
