@@ -27,6 +27,7 @@ export function scoreTable(engine: EngineModule, model: Model, cases: RawTable):
       throw new ServiceError('row_not_scoreable', err.message, {
         field: 'cases',
         extra: err.missingColumns.length > 0 ? { missing_columns: err.missingColumns } : { bad_value: err.badValue },
+        cause: err,
       });
     }
     throw err;

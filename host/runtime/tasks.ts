@@ -438,10 +438,12 @@ export class TaskRunner {
           ? new ServiceError(
               'record_too_large',
               `the ask needed more than the ${services.config.taskMemoryMb} MiB of memory one task may use here, and was stopped`,
+              { cause: err },
             )
           : new ServiceError('engine_unavailable', `the thread running task ${id} stopped (${err.message}); send the call again`, {
               extra: { retry_after_ms: 2000 },
               headers: { 'Retry-After': '2' },
+              cause: err,
             });
         return { ok: false, problem: storeProblem(error) };
       }

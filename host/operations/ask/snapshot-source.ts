@@ -25,6 +25,7 @@ export async function resolveSnapshotSource(
         extra: err.extra,
         headers: err.headers,
         remedy: err.remedy,
+        cause: err,
       });
     }
     throw err;

@@ -237,6 +237,7 @@ async function replay(ctx: OpContext, req: MapRequest): Promise<OpResult> {
       throw new ServiceError('mapping_expired', `${err.field ?? 'sources'}: a source of ${req.mapping_id} is gone (${err.message})`, {
         field: 'mapping_id',
         extra: { manifest: kept.manifest },
+        cause: err,
       });
     }
     throw err;

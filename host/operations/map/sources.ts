@@ -93,6 +93,7 @@ export async function readSources(ctx: OpContext, sources: readonly MapSource[])
           extra: err.extra,
           headers: err.headers,
           remedy: err.remedy,
+          cause: err,
         });
       }
       throw err;

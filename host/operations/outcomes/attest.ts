@@ -27,6 +27,7 @@ export function binOfValue(ctx: OpContext, model: Model, j: number, value: Cell)
         `post_value: ${model.columns[j].name} is numeric in the model, so post_value must be a number`,
         {
           field: 'post_value',
+          cause: err,
         },
       );
     }
