@@ -2,11 +2,11 @@
 // append) restarts the clock. The clock is injected, so no test waits a day.
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestService, type TestService } from '../../helpers/service.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadStoredRecord } from '../../../host/operations/datasets/read.ts';
-import { startSweeper, sweepOnce } from '../../../host/runtime/sweeper.ts';
-import { collectable, post } from './helpers.ts';
+import { loadStoredRecord } from '../../host/operations/datasets/read.ts';
+import { startSweeper, sweepOnce } from '../../host/runtime/sweeper.ts';
+import { collectable, post } from '../operations/datasets/helpers.ts';
 
 const HOUR = 3_600_000;
 let svc: TestService;

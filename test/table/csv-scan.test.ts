@@ -1,8 +1,8 @@
 // The streaming upload check agrees with parseCsv (rows, header, errors) however the bytes are chunked.
 import { describe, expect, it } from 'vitest';
-import { CsvScanner } from '../../../host/table/csv-scan.ts';
-import { parseCsv } from '../../../host/table/csv.ts';
-import { ServiceError } from '../../../host/errors.ts';
+import { CsvScanner } from '../../host/table/csv-scan.ts';
+import { parseCsv } from '../../host/table/csv.ts';
+import { ServiceError } from '../../host/errors.ts';
 
 function viaParser(text: string): unknown {
   try {

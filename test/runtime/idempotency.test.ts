@@ -2,7 +2,7 @@
 // answer and is replayed; a 5xx says "retry", so the next retry with the key runs the call again.
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { post, startHttpsServer, type HttpsTestServer } from './datasets/helpers.ts';
+import { post, startHttpsServer, type HttpsTestServer } from '../operations/datasets/helpers.ts';
 
 const CSV =
   'id,x,churned\n' +

@@ -2,9 +2,9 @@
 // churn-like rows, answer 300 cases, report their outcomes (a failing batch writes nothing, repeated
 // event_ids are duplicates), act on half through their levers, and recompute the evidence by hand.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Prng } from '../../samples/prng.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
-import { churnAsk, churnRows } from '../helpers/churn.ts';
+import { Prng } from '../../../samples/prng.ts';
+import { startTestService, type TestService } from '../../helpers/service.ts';
+import { churnAsk, churnRows } from '../../helpers/churn.ts';
 
 let svc: TestService;
 let key: string;

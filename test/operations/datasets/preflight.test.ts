@@ -3,9 +3,9 @@
 // FFQ (54 people, ~1,000 columns), and small tables built to show grain and ambiguity.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import { startTestService, type TestService } from '../../helpers/service.ts';
 
-const moduleFile = (pkg: string, file: string) => new URL(`../../node_modules/${pkg}/${file}`, import.meta.url);
+const moduleFile = (pkg: string, file: string) => new URL(`../../../node_modules/${pkg}/${file}`, import.meta.url);
 
 let svc: TestService;
 let key: string;

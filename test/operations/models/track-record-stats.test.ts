@@ -1,7 +1,7 @@
 // The arithmetic of a track record (additions 2.1) on records written out by hand: the observation day's
 // edge, ties, a case reported twice, the decile edges and the Wilson interval's ends.
 import { describe, expect, it } from 'vitest';
-import type { AnsweredCase, OutcomeRecord } from '../../host/store/index.ts';
+import type { AnsweredCase, OutcomeRecord } from '../../../host/store/index.ts';
 import {
   chanceRangeOf,
   CHANCE_RANGES,
@@ -9,7 +9,7 @@ import {
   statisticsOf,
   trackRecordOf,
   wilson95,
-} from '../../host/operations/models/track-record-stats.ts';
+} from '../../../host/operations/models/track-record-stats.ts';
 
 const DAY = 86_400_000;
 const D1 = Date.UTC(2026, 2, 1);

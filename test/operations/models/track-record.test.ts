@@ -4,9 +4,9 @@
 // day, a case reported twice counting once, choice never kept, a rank's top_k only), namespaces and the
 // problems of every bad input.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { churnAsk, churnRows } from '../helpers/churn.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
-import { connectMcp } from '../mcp/helpers.ts';
+import { churnAsk, churnRows } from '../../helpers/churn.ts';
+import { startTestService, type TestService } from '../../helpers/service.ts';
+import { connectMcp } from '../../mcp/helpers.ts';
 
 const DAY = 86_400_000;
 /** 2026-03-01, noon UTC: answers are issued at noon of days 1, 2 and 4. */

@@ -2,8 +2,8 @@
 // answers a result for every row (written, duplicate, or error naming its field); the default stays all or
 // nothing with one error per bad field; the 1.1 entity_id rule; every bad envelope a problem naming its field.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getSample } from '../../samples/catalog.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import { getSample } from '../../../samples/catalog.ts';
+import { startTestService, type TestService } from '../../helpers/service.ts';
 
 let svc: TestService;
 let key: string;

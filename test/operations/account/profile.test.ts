@@ -2,8 +2,8 @@
 // per case, band display, `exclude` (new fits leave the columns out, under a new model_ref), `fixed` (no
 // lever, listed as fixed_by_caller), and the profile hash named in Verdicts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { churnRows } from '../helpers/churn.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import { churnRows } from '../../helpers/churn.ts';
+import { startTestService, type TestService } from '../../helpers/service.ts';
 
 let svc: TestService;
 let key: string;

@@ -2,10 +2,10 @@
 // Verdicts, compact also lean cases, both keep the whole answer at page.answer_url; states and chances never
 // differ between formats; REST answers are whole, MCP pages a large one; poll formats a pending ask's answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { churnRows } from '../helpers/churn.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
-import { connectMcp } from '../mcp/helpers.ts';
-import { bigRows } from '../helpers/big-rows.ts';
+import { churnRows } from '../../helpers/churn.ts';
+import { startTestService, type TestService } from '../../helpers/service.ts';
+import { connectMcp } from '../../mcp/helpers.ts';
+import { bigRows } from '../../helpers/big-rows.ts';
 
 let svc: TestService;
 let key: string;

@@ -1,8 +1,8 @@
 // The edges of report-outcomes, attest, evidence and drift over real HTTP (spec 5.4, 7; wire.md
 // "Problems", "Keys, workspaces, scopes"): scopes, unknown models, per-item validation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getSample } from '../../samples/catalog.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import { getSample } from '../../../samples/catalog.ts';
+import { startTestService, type TestService } from '../../helpers/service.ts';
 
 let svc: TestService;
 let writer: string;

@@ -10,7 +10,7 @@ import {
   encodePiece,
   pieceTable,
   writePartHead,
-} from '../../../host/table/pieces.ts';
+} from '../../host/table/pieces.ts';
 
 const CSV = Buffer.from('id,x\na,1\nb,2\nc,3\n');
 const HEADER = Buffer.from('id,x\n');

@@ -1,6 +1,6 @@
 // The streaming UTF-8 check gives TextDecoder's fatal verdict on the whole input, however it is chunked.
 import { describe, expect, it } from 'vitest';
-import { Utf8Check } from '../../../host/table/utf8-check.ts';
+import { Utf8Check } from '../../host/table/utf8-check.ts';
 
 function decoderSays(bytes: Uint8Array): boolean {
   try {

@@ -5,10 +5,10 @@
 import fs from 'node:fs';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService } from '../../host/main.ts';
-import { createLiveKey } from '../../host/runtime/keys.ts';
-import { startTestService, tempDir, type TestService } from '../helpers/service.ts';
-import { churnAsk, churnRows } from '../helpers/churn.ts';
+import { startService } from '../../../host/main.ts';
+import { createLiveKey } from '../../../host/runtime/keys.ts';
+import { startTestService, tempDir, type TestService } from '../../helpers/service.ts';
+import { churnAsk, churnRows } from '../../helpers/churn.ts';
 
 let svc: TestService;
 let key: string;

@@ -2,10 +2,10 @@
 // keep_model_ref, note_code and note; a worse refit gives keep; an earlier model that can no longer serve is
 // not kept. The rules on quality figures written out here, then over real HTTP with the real wasm.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Quality } from '../../host/engine/index.ts';
-import { refitQualityOf, settleRefit, type RefitFacts } from '../../host/operations/models/drift-refit.ts';
-import { churnAsk, churnRows } from '../helpers/churn.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import type { Quality } from '../../../host/engine/index.ts';
+import { refitQualityOf, settleRefit, type RefitFacts } from '../../../host/operations/models/drift-refit.ts';
+import { churnAsk, churnRows } from '../../helpers/churn.ts';
+import { startTestService, type TestService } from '../../helpers/service.ts';
 
 const quality = (top_decile_lift: number | null, held_out_positives = 40): Quality => ({
   validation_scheme: 'entity_hash',
