@@ -1,4 +1,4 @@
-// The one entry: config from env, logger, the services (host/services-open.ts), task threads, createApp, serve.
+// The one entry: config from env, logger, the services (host/runtime/services-open.ts), task threads, createApp, serve.
 // `startService` does the same for tests (port 0, a temp DATA_DIR) and hands back a close().
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';

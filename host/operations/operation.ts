@@ -106,9 +106,9 @@ export const EXAMPLE_IDS = {
   datasetId: 'ds_01jz8q4m6r2v9x3k7n5p0w1c8d',
   mappingId: 'mp_5e0c7b2a9d4f61e8b3a07c9d2e5f4a18',
   scheduleId: 'sc_01jz8q4m6r2v9x3k7n5p0w1c8d',
-  // An svc_page cursor is a signed position (operations/stored-answers.ts); this one is unsigned, for the shape only.
+  // An svc_page cursor is a signed position (runtime/stored-answers.ts); this one is unsigned, for the shape only.
   cursor: 'eyJ3Ijoid3NfZXhhbXBsZSIsImEiOiJzYV9leGFtcGxlIiwiZSI6MTc2NDAwMDAwMCwibyI6NjB9.c2lnbmF0dXJlLW5vdC1mcm9tLXRoaXMtc2VydmljZS0',
-  // A lever token is a signed payload (operations/lever-token.ts); this one is unsigned, for the shape only.
+  // A lever token is a signed payload (signing/lever-token.ts); this one is unsigned, for the shape only.
   leverToken:
     'eyJtIjoibXIxXzZmMWMyYjllNGE3ZDQwYzU4ZTNiOTFkMmEwZjRjN2UxIiwiZSI6ImN1c3RfMDAwMSIsImYiOiJzdXBwb3J0X3RpY2tldHMiLCJiIjo1LCJkIjoiZGVjcmVhc2UifQ.' +
     'q7Vn0m3X2c9YtR1kP8sW4eJ6hL5uA0bD3fG2iK9oM1N',

@@ -3,7 +3,7 @@
 // tasks, counted in the store so every node sharing it counts the same: a workspace's queued and running
 // tasks (429 workspace_busy past WORKSPACE_TASKS_MAX) and tasks of all workspaces waiting for a thread
 // (503 server_busy past TASK_QUEUE_MAX). Work that waits is a pending task in the store, never a request
-// held in memory; the TaskRunner starts it when a thread is free (host/operations/tasks.ts).
+// held in memory; the TaskRunner starts it when a thread is free (host/runtime/tasks.ts).
 import { performance } from 'node:perf_hooks';
 import { ServiceError } from '../errors.ts';
 import type { Config } from '../config.ts';

@@ -1,5 +1,5 @@
 // Spec 5.1: resolves `Authorization: Bearer <token>` to the calling workspace: an svck_live_/svck_test_ key,
-// or an OAuth access token of a trusted issuer (host/operations/oauth.ts).
+// or an OAuth access token of a trusted issuer (host/runtime/oauth.ts).
 import { ServiceError } from '../errors.ts';
 import type { Caller, Services } from './services.ts';
 import { KEY_PREFIX, hashApiKey } from './keys.ts';

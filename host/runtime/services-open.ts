@@ -1,5 +1,5 @@
 // The Services an operation is handed, made in one place for the request thread (host/main.ts) and for each
-// task thread (host/task-thread.ts): the store, signing keys, engine and the lifecycle objects. Nothing here
+// task thread (host/runtime/task-thread.ts): the store, signing keys, engine and the lifecycle objects. Nothing here
 // listens on a port or starts timers that look for work; main.ts starts those.
 import fs from 'node:fs';
 import type { Logger } from 'pino';
@@ -32,7 +32,7 @@ export interface OpenOptions {
   pool: FitRunner;
   /** Where this process runs tasks: the task threads (request thread) or none (a task thread itself). */
   taskHost: TaskHost;
-  /** Cells of sealed datasets kept parsed (datasets/read.ts RecordCache). */
+  /** Cells of sealed datasets kept parsed (runtime/record-cache.ts). */
   recordCacheCells: number;
   /** How often the usage meter writes (0: never on its own; a task thread drains it after each task). */
   usageFlushMs: number;

@@ -27,17 +27,17 @@ export interface Services {
   engine: EngineModule;
   /**
    * Where fits run: the process's fit workers, whose idle workers share each fit's bags. A task thread
-   * reaches them through the request thread (host/task-threads.ts), so its heap holds the table, not the fit.
+   * reaches them through the request thread (host/runtime/task-threads.ts), so its heap holds the table, not the fit.
    */
   pool: FitRunner;
   log: Logger;
-  /** Injected clock (tests move time); epoch ms. On PostgreSQL the database server's (operations/clock.ts). */
+  /** Injected clock (tests move time); epoch ms. On PostgreSQL the database server's (runtime/clock.ts). */
   now: () => number;
   /** The HMAC secrets of lever and upload tokens, shared through the store by every node. */
   secrets: TokenSecrets;
-  /** The usage ledger's batching writer (host/operations/usage-meter.ts). */
+  /** The usage ledger's batching writer (host/runtime/usage-meter.ts). */
   usage: UsageMeter;
-  /** The batching writer of answers kept for the track record (host/operations/answer-keeper.ts). */
+  /** The batching writer of answers kept for the track record (host/runtime/answer-keeper.ts). */
   keptAnswers: AnswerKeeper;
   /** Leases this process holds on pending tasks and in-flight idempotent calls. */
   leases: LeaseKeeper;
@@ -45,7 +45,7 @@ export interface Services {
   tasks: TaskRunner;
   /** Per-workspace and per-address request limits. */
   limits: RateLimits;
-  /** What this process takes on at once: body bytes and tasks (host/operations/admission.ts). */
+  /** What this process takes on at once: body bytes and tasks (host/runtime/admission.ts). */
   admission: Admission;
   /** Fitted models kept parsed, and fits running now. */
   fitCache: FitCache;

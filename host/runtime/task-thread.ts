@@ -1,4 +1,4 @@
-// The body of one task thread (host/task-threads.ts): its own services over the same store and config, and
+// The body of one task thread (host/runtime/task-threads.ts): its own services over the same store and config, and
 // the operation table's task executors; runs each stored request it is sent and posts back the reply as
 // JSON text (or the problem). Its fits run in the request thread's fit pool (FitRunner through messages),
 // its task events go to the request thread (which holds the task's lease and writes them), and its log
@@ -54,7 +54,7 @@ export function threadRecordCacheCells(taskMemoryMb: number): number {
   return Math.floor((taskMemoryMb * 1024 * 1024) / 4 / 100);
 }
 
-if (!parentPort) throw new Error('task-thread.ts runs in a worker thread (host/task-threads.ts)');
+if (!parentPort) throw new Error('task-thread.ts runs in a worker thread (host/runtime/task-threads.ts)');
 const port = parentPort;
 const { config, heldClock } = workerData as ThreadData;
 const post = (m: ThreadMessage, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
@@ -80,7 +80,7 @@ const remotePool: FitRunner = {
     return new Promise((resolve, reject) => {
       fits.set(fit, { onProgress, resolve, reject });
       // A given input's buffers move to the request thread rather than being copied (a 1,000,000-row
-      // table is about 100 MB); there the pool moves them on to its worker (task-threads.ts fitFor).
+      // table is about 100 MB); there the pool moves them on to its worker (runtime/task-threads.ts fitFor).
       post({ type: 'fit', id: currentTask, fit, input }, opts.give ? inputBuffers(input) : []);
     });
   },
@@ -97,7 +97,7 @@ export function serveTaskThread(given: ReadonlyMap<string, TaskExecutor>): void 
 
 function onMessage(msg: ToThread): void {
   if (msg.type === 'warm') {
-    // opened now (the engine compiled with them) rather than by the first task (task-threads.ts warm); when
+    // opened now (the engine compiled with them) rather than by the first task (runtime/task-threads.ts warm); when
     // that fails (the store not reachable yet), the first task tries again and reports what it finds
     const warming = openOnce();
     warming.then(

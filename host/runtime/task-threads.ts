@@ -1,4 +1,4 @@
-// The task threads of this process (the TaskHost of host/operations/tasks.ts, issue 21): up to FIT_WORKERS
+// The task threads of this process (the TaskHost of host/runtime/tasks.ts, issue 21): up to FIT_WORKERS
 // worker threads, each with its own heap (capped at TASK_MEMORY_MB), event loop and services, each running
 // one task at a time. A task's record is read, typed and encoded there, and its fits run in this process's
 // fit pool (a thread sends the encoded table here; the pool's idle workers share each fit's bags), so the
@@ -55,7 +55,7 @@ export class TaskThreads implements TaskHost {
     private readonly log: Logger,
     private readonly pool: FitRunner,
     /**
-     * The module each thread runs: it hands the thread body (task-thread.ts) the operation table's task
+     * The module each thread runs: it hands the thread body (runtime/task-thread.ts) the operation table's task
      * executors (host/task-thread-entry.mjs), so the runtime never imports the operations.
      */
     private readonly entry: URL,

@@ -1,6 +1,6 @@
 // Tasks (spec 3.2, wire.md "Ask: timing and pending", issue 21): every call that needs a fit (or a record
 // too large to read on the request thread) is a durable task from the start, run on one of this process's
-// task threads (TaskHost, host/task-threads.ts) so the request thread never stalls on it and its memory is
+// task threads (TaskHost, host/runtime/task-threads.ts) so the request thread never stalls on it and its memory is
 // bounded per thread. The request waits up to PENDING_WAIT_MS for it: done by then, the reply goes out
 // in-line; else 202 pending, and svc_poll reads the stored result. Admission (admission.ts) bounds the
 // tasks a workspace and the queue may hold; a task that finds no free thread waits in the store as
@@ -22,7 +22,7 @@
 //   running   claimed with attempts > MAX_TASK_ATTEMPTS      failed    the claimer gives it up
 //   done/failed  24 hours without update                     (gone)    the sweeper
 //
-// A task's idempotency record (if the ask had a key) follows it: host/operations/idempotency.ts.
+// A task's idempotency record (if the ask had a key) follows it: host/runtime/idempotency.ts.
 import type { TaskRecord, UsageKind } from '../store/index.ts';
 import { ServiceError, storeProblem, reviveProblem, type StoredProblem } from '../errors.ts';
 import type { Caller, OpContext, OpResult, Services } from './services.ts';
@@ -55,7 +55,7 @@ export interface TaskRequest {
 
 /**
  * Thrown by an operation's quick attempt on the request thread when the call needs a task instead: a fit
- * to run, or a record too large to read there (host/operations/ask/index.ts).
+ * to run, or a record too large to read there (host/operations/ask/ask.ts).
  */
 export class RunAsTask extends Error {
   constructor(
@@ -130,7 +130,7 @@ export type TaskOutcome = ({ ok: true; status: number; text: string } | { ok: fa
 };
 
 /**
- * Where this process runs tasks: `size` threads, each one task at a time (host/task-threads.ts). `run` is
+ * Where this process runs tasks: `size` threads, each one task at a time (host/runtime/task-threads.ts). `run` is
  * called only while fewer than `size` runs are under way; it rejects when the thread itself is lost.
  */
 export interface TaskHost {
@@ -149,7 +149,7 @@ export const NO_THREADS: TaskHost = {
 export interface SubmitOptions {
   /**
    * What the task computes that a like call could wait for instead of computing it again (a fit key):
-   * while the task runs, inFlight(key) is its end (ask/index.ts single flight across threads).
+   * while the task runs, inFlight(key) is its end (operations/ask/ask.ts single flight across threads).
    */
   key?: string;
   /** How long the call waits for the task's reply before answering 202; default config.pendingWaitMs. */

@@ -3,7 +3,7 @@
 // Stored bytes of one piece = one kind byte + the payload exactly as received:
 //   'c' (0x63) + CSV text as UTF-8 (inline csv or fetch_url, byte for byte),
 //   'r' (0x72) + JSON.stringify(rows) as UTF-8 (the bytes record.ts hashes for inline rows),
-//   'p' (0x70) + one part of a CSV too large for one piece (a presigned upload, upload.ts), cut at
+//   'p' (0x70) + one part of a CSV too large for one piece (a presigned upload, operations/datasets/upload-dataset.ts), cut at
 //       a row boundary and stored over consecutive pieces: total length of the whole CSV (8 bytes,
 //       big-endian), this part's offset in it (8 bytes), length H of a header copy (4 bytes), H bytes
 //       of the CSV's header row (none in the part at offset 0, which starts with the header), then
@@ -178,7 +178,7 @@ export class RecordHasher {
 }
 
 function missingPart(): Error {
-  // upload.ts marks a dataset ready only with its last part, so this means the store is inconsistent.
+  // upload-dataset.ts marks a dataset ready only with its last part, so this means the store is inconsistent.
   return new Error('stored dataset parts do not join up into the whole CSV (a part is missing)');
 }
 

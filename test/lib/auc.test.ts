@@ -1,4 +1,4 @@
-// The statistics drift and evidence rest on (host/operations/auc.ts, evidence.ts), checked against
+// The statistics drift and evidence rest on (host/lib/auc.ts, operations/outcomes/evidence.ts), checked against
 // brute force and against the published worked example of Newcombe (1998).
 import { describe, expect, it } from 'vitest';
 import { Prng } from '../../samples/prng.ts';

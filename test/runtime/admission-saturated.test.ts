@@ -1,4 +1,4 @@
-// Admission's body budget when the request thread has no time left (host/operations/admission.ts): a body
+// Admission's body budget when the request thread has no time left (host/runtime/admission.ts): a body
 // over 1 MiB is refused at once (503 server_busy with Retry-After) while the event loop is saturated and
 // four others are being read; small bodies, a lone large body, and any body on an idle thread are taken.
 import { describe, expect, it } from 'vitest';

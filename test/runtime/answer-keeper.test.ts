@@ -1,4 +1,4 @@
-// The batching writer of answers kept for the track record (host/operations/answer-keeper.ts) on a real
+// The batching writer of answers kept for the track record (host/runtime/answer-keeper.ts) on a real
 // SQLite store: nothing waits on a write, a flush writes every pending answer at once, a failed write keeps
 // its answers for the next, close writes the rest; and a service that stops writes what it still held.
 import fs from 'node:fs';

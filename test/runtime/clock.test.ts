@@ -1,4 +1,4 @@
-// The service's clock (host/operations/clock.ts): on PostgreSQL the database server's, whatever this machine's
+// The service's clock (host/runtime/clock.ts): on PostgreSQL the database server's, whatever this machine's
 // clock says (the machine's clock is the outside world here, so it is the one thing skewed on purpose); on
 // SQLite this process's own.
 import { afterEach, expect, it, vi } from 'vitest';

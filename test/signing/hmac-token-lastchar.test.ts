@@ -1,4 +1,4 @@
-// Signed link tokens (host/operations/hmac-token.ts): a token opens only as it was signed, never as another
+// Signed link tokens (host/signing/hmac-token.ts): a token opens only as it was signed, never as another
 // spelling of the same signature bytes (base64url's unused low bits of the last character).
 import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';

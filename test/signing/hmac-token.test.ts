@@ -1,4 +1,4 @@
-// Signed tokens (host/operations/hmac-token.ts): only the exact text the service made opens.
+// Signed tokens (host/signing/hmac-token.ts): only the exact text the service made opens.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { tokenCodec } from '../../host/signing/hmac-token.ts';

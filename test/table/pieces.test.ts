@@ -15,7 +15,7 @@ import {
 const CSV = Buffer.from('id,x\na,1\nb,2\nc,3\n');
 const HEADER = Buffer.from('id,x\n');
 
-/** The stored parts of CSV cut at `cuts` (row starts), as upload.ts writes them. */
+/** The stored parts of CSV cut at `cuts` (row starts), as upload-dataset.ts writes them. */
 function parts(cuts: number[]): Uint8Array[] {
   const bounds = [0, ...cuts, CSV.length];
   return bounds.slice(0, -1).map((start, k) => {

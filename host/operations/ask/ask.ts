@@ -36,7 +36,7 @@ export { CONTRACT } from '../../core/contract.ts';
 
 /**
  * svc_ask: validates, then answers on the request thread when every fit it needs is already this
- * workspace's and its record is at hand; otherwise runs it as a task (host/operations/tasks.ts), which
+ * workspace's and its record is at hand; otherwise runs it as a task (host/runtime/tasks.ts), which
  * turns the reply into 202 pending when it outlasts config.pendingWaitMs (spec 3.2). idempotency_key
  * replays the first reply (spec 2.6).
  */
@@ -54,7 +54,7 @@ export async function runAsk(ctx: OpContext, raw: unknown, req?: OperationReques
   return idem ? withIdempotency(ctx, idem.operation, idem.key, raw, run) : run();
 }
 
-/** The task: run on a task thread from its stored request (host/operations/tasks.ts). */
+/** The task: run on a task thread from its stored request (host/runtime/tasks.ts). */
 function resumeAsk(ctx: OpContext, body: unknown, progress: TaskProgress): Promise<OpResult> {
   return executeAsk(ctx, parseBody(AskRequestSchema, body), progress);
 }
@@ -193,7 +193,7 @@ export async function executeAsk(
     billable += b.billable;
     const old = refitOf.get(x.name);
     if (old && x.planned) {
-      // spec 3.4: link the new fit to the old one and report drift (host/operations/drift.ts)
+      // spec 3.4: link the new fit to the old one and report drift (host/operations/models/drift.ts)
       const key = x.planned.fitKeys[0];
       const fit = fits.get(key)!;
       const drift = computeDrift(ctx, { table: x.planned.view.table, outcome: requests.get(key)!.outcome.values, fit, old });

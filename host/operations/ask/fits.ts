@@ -8,7 +8,7 @@
 // (the same bytes and question give the same model, so a fit another workspace already ran is reused),
 // but cache, fits_run and billing are per workspace (and namespace): the first ask of a fit under a
 // model_ref is a `miss` with fits_run 1 and bills the fit as if it ran; later ones are hits. Such an ask
-// also takes as long as the fit took when it ran (FitOutcome.holdMs, held in ask/index.ts), and it runs as
+// also takes as long as the fit took when it ran (FitOutcome.holdMs, held in ask.ts), and it runs as
 // a task like any cold ask, so neither its timing nor its admission tells it apart from a fit run for it.
 import { encodeTable, fitEncoded, type ProgressListener } from '../../engine/index.ts';
 import type { OpContext } from '../../runtime/services.ts';

@@ -37,7 +37,7 @@ export function assertKeyMayUse(ctx: OpContext, data: AskData | undefined): void
 }
 
 /**
- * `quick` (the request thread, ask/index.ts): a download, or a stored dataset too large to read there,
+ * `quick` (the request thread, ask.ts): a download, or a stored dataset too large to read there,
  * throws RunAsTask instead (issue 21: reading a large record belongs to a task thread).
  */
 export async function resolveRecord(ctx: OpContext, data: AskData, opts: { quick?: boolean } = {}): Promise<ResolvedRecord> {

@@ -4,7 +4,7 @@
 // Candidates: every column but the entity and time columns with exactly two values (one candidate), one
 // value and blanks (flagged missingness_as_outcome: a blank is not a no), and with include_categories
 // one candidate per value of a 3-8-valued column. Up to 60 columns are considered per call, in table order.
-// The screen reads each other column's own AUC against the candidate (operations/preflight.ts columnAuc,
+// The screen reads each other column's own AUC against the candidate (operations/datasets/preflight.ts columnAuc,
 // the engine's binning of categories): AUC >= 0.985 alone nearly fixes the outcome (defined_by,
 // leakage_suspect); the best usable column under 0.55 is no_separating_signal. Codes, first that applies:
 // constant_outcome, missingness_as_outcome, prevalence_out_of_band (under 1% or over 99% yes),

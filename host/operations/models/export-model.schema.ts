@@ -18,7 +18,7 @@ const ModelHeaderSchema = v.strictObject({
   ),
 });
 
-/** core/model-json.ts ModelJson: the header as it is and the f64 array as base64 of its little-endian bytes. */
+/** engine/model-json.ts ModelJson: the header as it is and the f64 array as base64 of its little-endian bytes. */
 export const ModelJsonSchema = v.strictObject({
   header: ModelHeaderSchema,
   array_base64: v.pipe(

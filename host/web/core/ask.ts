@@ -67,7 +67,7 @@ export async function previewAsk(session: PreviewSession, raw: unknown, record: 
   const field = ask.data.dataset_id !== undefined ? 'data.dataset_id' : 'data.csv';
   const { table, hash, ms: parseMs } = session.read(record.text, field);
   const engine = session.engine;
-  // The service's own planning (operations/ask/plan.ts) on the one view a table has.
+  // The service's own planning (core/plan.ts) on the one view a table has.
   const view = tableViewOf(table, ask);
   const plan = planAsk(ask, { columns: table.columns, contentHash: hash, table }, { viewFor: () => view }, engine.coreHash);
 

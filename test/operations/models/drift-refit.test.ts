@@ -113,7 +113,7 @@ describe('over HTTP', () => {
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     return r.body.answers.q;
   };
-  /** svc_drift's body without its watch_url (additions 2.13, test/operations/events/model-watch.test.ts). */
+  /** svc_drift's body without its watch_url (additions 2.13, test/operations/tasks/model-watch.test.ts). */
   const driftOf = async (modelRef: string) => {
     const { watch_url, ...body } = (await svc.post('/v1/drift', { model_ref: modelRef }, key)).body;
     expect(watch_url).toMatch(/\/watch\//);

@@ -24,7 +24,7 @@ async function refit(rows: Array<Record<string, unknown>>, extra: Record<string,
   return r.body.answers.q;
 }
 
-/** svc_drift's body without its watch_url (additions 2.13; test/operations/events/model-watch.test.ts covers it). */
+/** svc_drift's body without its watch_url (additions 2.13; test/operations/tasks/model-watch.test.ts covers it). */
 function withoutWatch(body: Record<string, unknown>) {
   const { watch_url, ...rest } = body;
   expect(watch_url).toMatch(/\/watch\//);
@@ -184,7 +184,7 @@ describe('drift reports are kept per workspace and for as long as the refit link
       );
     const older = (await askOn(7)).body.answers.q.model_ref;
     const newer = (await askOn(8)).body.answers.q.model_ref;
-    // what ask/index.ts leaves when it stops after linking refit_of and before storing the report
+    // what operations/ask/ask.ts leaves when it stops after linking refit_of and before storing the report
     await svc.services.store.linkRefit(record.workspace_id, newer, older);
     const r = await svc.post('/v1/drift', { model_ref: newer }, k);
     expect(r.status).toBe(409);

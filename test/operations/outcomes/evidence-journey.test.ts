@@ -67,7 +67,7 @@ function remember(items: ReturnType<typeof outcomeItems>) {
   }
 }
 
-/** Evidence recomputed from what this test reported and attested (the rules of host/operations/evidence.ts). */
+/** Evidence recomputed from what this test reported and attested (the rules of host/operations/outcomes/evidence.ts). */
 function byHand() {
   const first = new Map<string, number>();
   const attested = new Set<string>();
