@@ -11,7 +11,7 @@ import autocannon from 'autocannon';
 import { startHaproxy, type RunningHaproxy } from '../deploy/haproxy.ts';
 import { startNode, type RunningNode } from '../deploy/node.ts';
 import { createDatabase, freePort, startPostgres, type PostgresServer } from '../deploy/postgres.ts';
-import { createLiveKey } from '../host/operations/keys.ts';
+import { createLiveKey } from '../host/runtime/keys.ts';
 import { openPostgresStore, openSqliteStore, type Store } from '../host/store/index.ts';
 import { currentResults, RESULTS_PATH, wrapMarkdown } from './results-file.ts';
 import { benchRows } from './service.ts';

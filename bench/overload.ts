@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { createLiveKey } from '../host/operations/keys.ts';
+import { createLiveKey } from '../host/runtime/keys.ts';
 import { openSqliteStore } from '../host/store/index.ts';
 import { configFromEnv, memoryBoundMb } from '../host/config.ts';
 import { childServer, postJson, type ChildServer } from './service.ts';

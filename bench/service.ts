@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
-import { createLiveKey } from '../host/operations/keys.ts';
+import { createLiveKey } from '../host/runtime/keys.ts';
 import { openSqliteStore } from '../host/store/index.ts';
 import { repoRoot } from './datasets.ts';
 import { pacedLoad, type PacedResult } from './paced-load.ts';

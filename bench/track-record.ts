@@ -9,12 +9,12 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { startService } from '../host/main.ts';
-import { createLiveKey } from '../host/operations/keys.ts';
+import { createLiveKey } from '../host/runtime/keys.ts';
 import { answeredCasesOf } from '../host/operations/ask/keep-answers.ts';
 import { openPostgresStore, openSqliteStore, type AnsweredCase, type Store } from '../host/store/index.ts';
 import { createDatabase, postgresMissing, startPostgres } from '../test/helpers/postgres.ts';
 import { churnRows } from '../test/helpers/churn.ts';
-import { pairCalls, trackRecordOf } from '../host/operations/track-record-stats.ts';
+import { pairCalls, trackRecordOf } from '../host/operations/models/track-record-stats.ts';
 
 const RUNS = 7;
 const CASES = 10_000;

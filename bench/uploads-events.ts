@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { createGzip } from 'node:zlib';
 import { pino } from 'pino';
 import { startService, type RunningService } from '../host/main.ts';
-import { createLiveKey } from '../host/operations/keys.ts';
+import { createLiveKey } from '../host/runtime/keys.ts';
 import { P_BAG } from '../host/engine/abi.ts';
 import { childServer, postJson } from './service.ts';
 

@@ -13,7 +13,7 @@ import { mountPreviewPage } from './web/serve.ts';
 import { mountDocsPages } from './web/docs.ts';
 import { mountDocsSite } from './web/docs-site.ts';
 import { OPERATIONS, type Operation } from './operations/index.ts';
-import type { Services } from './services.ts';
+import type { Services } from './runtime/services.ts';
 
 function accessLog(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

@@ -4,70 +4,6 @@
 import { EngineError } from './engine/errors.ts';
 import { StoreUnavailableError } from './store/errors.ts';
 
-export type ProblemCode =
-  | 'invalid_json'
-  | 'unauthorized'
-  | 'invalid_token'
-  | 'test_key_samples_only'
-  | 'scope_required'
-  | 'unknown_dataset'
-  | 'unknown_task'
-  | 'unknown_link'
-  | 'watch_link_expired'
-  | 'watch_streams_limited'
-  | 'model_ref_missing'
-  | 'model_expired'
-  | 'model_deleted'
-  | 'answer_expired'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'dataset_sealed'
-  | 'request_too_large'
-  | 'unsupported_media_type'
-  | 'invalid_request'
-  | 'unknown_case_id'
-  | 'positive_values_required'
-  | 'outcome_one_value'
-  | 'entity_not_an_id'
-  | 'row_not_scoreable'
-  | 'shape_invalid'
-  | 'shape_empty'
-  | 'columns_mismatch'
-  | 'upload_piece_out_of_order'
-  | 'upload_session_mismatch'
-  | 'upload_pieces_missing'
-  | 'upload_already_complete'
-  | 'upload_corrupt'
-  | 'upload_unreadable'
-  | 'invalid_outcomes'
-  | 'idempotency_key_reused'
-  | 'fetch_refused'
-  | 'rate_limited'
-  | 'fetch_failed'
-  | 'idempotency_in_progress'
-  | 'drift_not_recorded'
-  | 'engine_unavailable'
-  | 'engine_fault'
-  | 'engine_changed'
-  | 'preview_not_built'
-  | 'store_unavailable'
-  | 'issuer_unavailable'
-  | 'server_busy'
-  | 'workspace_busy'
-  | 'record_too_large'
-  | 'headers_too_large'
-  | 'bad_request'
-  | 'mapping_answers_incomplete'
-  | 'horizon_budget_exhausted'
-  | 'mapping_expired'
-  | 'unknown_mapping'
-  | 'dataset_not_built'
-  | 'backtest_cutoffs_invalid'
-  | 'schedule_key_required'
-  | 'schedule_sources_not_refetchable'
-  | 'unknown_schedule'
-  | 'internal';
-
 interface CodeInfo {
   status: number;
   title: string;
@@ -75,7 +11,7 @@ interface CodeInfo {
 }
 
 /** wire.md: status per code, a stable title, and what the caller should do. */
-export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
+export const PROBLEM_CODES = {
   invalid_json: { status: 400, title: 'Body is not valid JSON', remedy: 'Send a JSON object as the request body.' },
   unauthorized: {
     status: 401,
@@ -386,13 +322,18 @@ export const PROBLEM_CODES: Record<ProblemCode, CodeInfo> = {
     remedy: 'Send a schedule_id svc_schedule gave in this workspace (svc_describe with a key lists them); a deleted schedule is gone.',
   },
   internal: { status: 500, title: 'Internal error', remedy: 'Retry; if it persists, report the request_id.' },
-};
+} satisfies Record<string, CodeInfo>;
+
+/** Every problem code: the keys of the table above, written once. */
+export type ProblemCode = keyof typeof PROBLEM_CODES;
 
 export interface ServiceErrorOptions {
   field?: string;
   extra?: Record<string, unknown>;
   headers?: Record<string, string>;
   remedy?: string;
+  /** The error this one answers for (ES2022 error cause): kept for logs, never sent to the caller. */
+  cause?: unknown;
 }
 
 /** The one domain error: thrown anywhere below the transports, mapped to problem+json in one place. */
@@ -405,7 +346,7 @@ export class ServiceError extends Error {
   readonly remedy?: string;
 
   constructor(code: ProblemCode, detail: string, opts: ServiceErrorOptions = {}) {
-    super(detail);
+    super(detail, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'ServiceError';
     this.code = code;
     this.field = opts.field;
@@ -453,10 +394,11 @@ export function toProblem(err: ServiceError, baseUrl: string, requestId?: string
 /** Seconds a client waits before retrying a 503 that says "retry" (Retry-After and retry_after_ms). */
 const RETRY_AFTER_S = 2;
 
-function retryable(code: ProblemCode, detail: string): ServiceError {
+function retryable(code: ProblemCode, detail: string, cause: unknown): ServiceError {
   return new ServiceError(code, detail, {
     extra: { retry_after_ms: RETRY_AFTER_S * 1000 },
     headers: { 'Retry-After': String(RETRY_AFTER_S) },
+    cause,
   });
 }
 
@@ -467,9 +409,11 @@ function retryable(code: ProblemCode, detail: string): ServiceError {
 export function serviceErrorOf(err: unknown): ServiceError | null {
   if (err instanceof ServiceError) return err;
   if (err instanceof EngineError) {
-    return err.retryable ? retryable('engine_unavailable', err.message) : new ServiceError('engine_fault', err.message);
+    return err.retryable
+      ? retryable('engine_unavailable', err.message, err)
+      : new ServiceError('engine_fault', err.message, { cause: err });
   }
-  if (err instanceof StoreUnavailableError) return retryable('store_unavailable', err.message);
+  if (err instanceof StoreUnavailableError) return retryable('store_unavailable', err.message, err);
   return null;
 }
 

@@ -1,4 +1,4 @@
-// The one entry: config from env, logger, the services (host/services-open.ts), task threads, createApp, serve.
+// The one entry: config from env, logger, the services (host/runtime/services-open.ts), task threads, createApp, serve.
 // `startService` does the same for tests (port 0, a temp DATA_DIR) and hands back a close().
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -10,13 +10,13 @@ import { pino, type Logger } from 'pino';
 import { createApp } from './app.ts';
 import { StoreError } from './store/index.ts';
 import { FitPool } from './engine/index.ts';
-import { startSweeper } from './operations/datasets/sweeper.ts';
-import { startScheduler } from './operations/schedule/dispatch.ts';
-import type { Services } from './services.ts';
+import { startSweeper } from './runtime/sweeper.ts';
+import { startScheduler } from './operations/schedules/dispatch.ts';
+import type { Services } from './runtime/services.ts';
 import { ConfigError, memoryBoundMb, resolveConfig, withListeningPort, type Config } from './config.ts';
 import { OPERATIONS } from './operations/index.ts';
-import { openServices } from './services-open.ts';
-import { TaskThreads } from './task-threads.ts';
+import { openServices } from './runtime/services-open.ts';
+import { TaskThreads } from './runtime/task-threads.ts';
 import { answerClientErrors } from './http/client-errors.ts';
 
 /**
@@ -24,6 +24,9 @@ import { answerClientErrors } from './http/client-errors.ts';
  * there (operations/ask/record.ts), so a few dozen of those.
  */
 const REQUEST_THREAD_RECORD_CELLS = 2_000_000;
+
+/** What each task thread runs: the thread body with the operation table's task executors. */
+const TASK_THREAD_ENTRY = new URL('./task-thread-entry.mjs', import.meta.url);
 
 /** Idle keep-alive lifetime of a connection (see where the server is made). */
 const KEEP_ALIVE_MS = 65_000;
@@ -57,7 +60,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
   // The task threads (the fits, and reading large records) are this process's TaskHost; they open their
   // own services on the same store when first needed.
   const pool = new FitPool(config.fitWorkers);
-  const threads = new TaskThreads(config, log, pool, opts.now !== undefined);
+  const threads = new TaskThreads(config, log, pool, TASK_THREAD_ENTRY, opts.now !== undefined);
   const opened = await openServices(config, {
     log,
     now: opts.now,

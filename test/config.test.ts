@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { startService } from '../host/main.ts';
 import { ConfigError, configFromEnv, DEFAULT_MAX_BODY_BYTES } from '../host/config.ts';
-import { createLiveKey } from '../host/operations/keys.ts';
+import { createLiveKey } from '../host/runtime/keys.ts';
 import { tempDir } from './helpers/service.ts';
 
 const root = path.resolve(import.meta.dirname, '..');

@@ -51,6 +51,17 @@ describe('serviceErrorOf', () => {
     expect(logged).toHaveLength(1);
   });
 
+  it('keeps the engine or store error it answers for as its cause, and never sends it', () => {
+    const engine = new EngineError('trap', 'unreachable executed');
+    const store = new StoreUnavailableError('the database is unreachable');
+    expect(serviceErrorOf(engine)!.cause).toBe(engine);
+    expect(serviceErrorOf(new EngineError('worker_died', 'gone'))!.cause).toBeInstanceOf(EngineError);
+    expect(serviceErrorOf(store)!.cause).toBe(store);
+    const problem = toProblem(serviceErrorOf(engine)!, 'https://svc.example');
+    expect(Object.keys(problem)).not.toContain('cause');
+    expect(new ServiceError('internal', 'x').cause).toBeUndefined();
+  });
+
   it('keeps a per-occurrence remedy through toProblem and a stored round trip', () => {
     const e = new ServiceError('invalid_request', 'questions: must be an object', {
       field: 'questions',

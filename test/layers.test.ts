@@ -1,6 +1,14 @@
 // The layering of host/ (style.md "Our rules of thumb", architecture.md): imports point down only,
-// transports -> operations -> store / engine / table / signing / schemas, and each third-party library
-// has one home. A file that reaches up a layer, or a library imported outside its home, fails here.
+// program -> transports -> operations -> runtime -> core -> store / engine / table / signing / schemas / lib,
+// and each third-party library has one home. A file that reaches up a layer, or a library imported outside
+// its home, fails here.
+//
+// Runtime sits below the operations: operations use the runtime's services (tasks, leases, idempotency,
+// caches, event streams), and the runtime never names an operation. What it needs of them, the task
+// executors of the operation table, is handed to it by the program (host/task-thread-entry.mjs gives them
+// to the task thread body; main.ts gives TaskThreads that entry). Core is what the preview page shares with
+// the service (ask planning, cases, outcomes, scoring, answers): below the runtime, so the page never pulls
+// in a service object.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -18,22 +26,23 @@ const LAYER: Record<string, number> = {
   table: 1,
   signing: 1,
   schemas: 1,
-  // the behaviour
-  operations: 2,
-  'services.ts': 2,
-  // transports and the program
-  http: 3,
-  mcp: 3,
-  openapi: 3,
-  web: 3,
-  cli: 3,
-  'app.ts': 4,
-  'main.ts': 4,
-  // the program's parts: the services it opens, and the task threads that open their own (issue 21)
-  'services-open.ts': 4,
-  'task-threads.ts': 4,
-  'task-thread.ts': 4,
-  'task-thread-entry.mjs': 4,
+  lib: 1,
+  // what the preview page shares with the service
+  core: 2,
+  // what every operation runs on: services, tasks and task threads, leases, caches, event streams
+  runtime: 3,
+  // the behaviour: the operation table and its operations
+  operations: 4,
+  // transports
+  http: 5,
+  mcp: 5,
+  openapi: 5,
+  web: 5,
+  cli: 5,
+  // the program: it starts the service and puts the operations into the runtime's task threads
+  'app.ts': 6,
+  'main.ts': 6,
+  'task-thread-entry.mjs': 6,
 };
 
 /** Only these folders may import these packages (one home per library). */
@@ -67,6 +76,11 @@ function importsOf(file: string): string[] {
   return out;
 }
 
+/** Whether `file` importing `target` (both absolute, under host/) points up a layer. */
+function reachesUp(file: string, target: string): boolean {
+  return LAYER[topOf(target)] > LAYER[topOf(file)];
+}
+
 const files = filesUnder(HOST);
 
 describe('host/ layering', () => {
@@ -83,8 +97,7 @@ describe('host/ layering', () => {
         if (!spec.startsWith('.')) continue;
         const target = path.resolve(path.dirname(file), spec);
         if (!target.startsWith(HOST + path.sep)) continue; // samples/, build/: outside host
-        const to = topOf(target);
-        if (LAYER[to] > LAYER[from]) upward.push(`${path.relative(HOST, file)} -> ${path.relative(HOST, target)}`);
+        if (reachesUp(file, target)) upward.push(`${path.relative(HOST, file)} -> ${path.relative(HOST, target)}`);
       }
     }
     expect(upward).toEqual([]);
@@ -105,7 +118,14 @@ describe('host/ layering', () => {
 
   it('catches an upward import (the check can fail)', () => {
     const target = path.resolve(HOST, 'http/rest.ts');
-    expect(LAYER[topOf(target)]).toBeGreaterThan(LAYER[topOf(path.join(HOST, 'operations/ask/index.ts'))]);
+    expect(LAYER[topOf(target)]).toBeGreaterThan(LAYER[topOf(path.join(HOST, 'operations/ask/ask.ts'))]);
     expect(importsOf(path.join(HOST, 'app.ts'))).toContain('./http/rest.ts');
+    const at = (p: string) => path.join(HOST, p);
+    expect(reachesUp(at('runtime/tasks.ts'), at('operations/index.ts'))).toBe(true);
+    expect(reachesUp(at('core/plan.ts'), at('runtime/services.ts'))).toBe(true);
+    expect(reachesUp(at('schemas/ask.ts'), at('operations/ask/ask.schema.ts'))).toBe(true);
+    expect(reachesUp(at('lib/lru.ts'), at('core/plan.ts'))).toBe(true);
+    expect(reachesUp(at('operations/ask/ask.ts'), at('runtime/tasks.ts'))).toBe(false);
+    expect(importsOf(at('task-thread-entry.mjs'))).toEqual(['tsx/esm/api', './operations/index.ts', './runtime/task-thread.ts']);
   });
 });

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { openStore, StoreError, type Store } from '../store/index.ts';
 import { ConfigError, configFromEnv } from '../config.ts';
-import { createLiveKey, listKeys, revokeKey } from '../operations/keys.ts';
+import { createLiveKey, listKeys, revokeKey } from '../runtime/keys.ts';
 import { KeyRing } from '../signing/index.ts';
 
 export interface CliIo {

@@ -2,7 +2,7 @@
 // operation that needs a capability the key lacks is 403 scope_required, before its body is read.
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './env.ts';
-import { assertScope, authenticate } from '../operations/auth.ts';
+import { assertScope, authenticate } from '../runtime/auth.ts';
 import { serviceErrorOf } from '../errors.ts';
 
 export function bearerAuth(): MiddlewareHandler<AppEnv> {

@@ -77,7 +77,7 @@ export function parseJsonBytes(bytes: Uint8Array): unknown {
     return JSON.parse(text);
   } catch (err) {
     const why = err instanceof SyntaxError ? err.message : 'unparseable';
-    throw new ServiceError('invalid_json', `The body is not valid JSON (${why}).`);
+    throw new ServiceError('invalid_json', `The body is not valid JSON (${why}).`, { cause: err });
   }
 }
 

@@ -1,5 +1,5 @@
 // The Hono environment shared by the middleware and routes: what each request carries along.
-import type { Caller, Services } from '../services.ts';
+import type { Caller, Services } from '../runtime/services.ts';
 
 export interface AppVariables {
   services: Services;

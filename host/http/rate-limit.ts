@@ -1,4 +1,4 @@
-// Middleware after bearer auth: counts the request against the caller's workspace (host/operations/rate-limits.ts).
+// Middleware after bearer auth: counts the request against the caller's workspace (host/runtime/rate-limits.ts).
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './env.ts';
 

@@ -7,7 +7,7 @@ import type { AppEnv } from './env.ts';
 import { bearerAuth, bearerAuthIfGiven, requireScope } from './auth.ts';
 import { workspaceRateLimit } from './rate-limit.ts';
 import { jsonBody } from './body.ts';
-import { resultJson, type OpContext, type OpResult } from '../services.ts';
+import { resultJson, type OpContext, type OpResult } from '../runtime/services.ts';
 import type { Operation, OperationRequest } from '../operations/operation.ts';
 
 export function opContextOf(c: Context<AppEnv>): OpContext {

@@ -1,11 +1,11 @@
 // One tools/call: authenticate like REST when the operation needs a key, count it against the workspace's
 // rate limit, run the same operation function the REST route runs, and shape the reply as a tool result.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { assertScope, authenticate } from '../operations/auth.ts';
+import { assertScope, authenticate } from '../runtime/auth.ts';
 import { answerFor, serviceErrorOf, toProblem } from '../errors.ts';
 import { bodyOnlyRequest, type Operation } from '../operations/operation.ts';
 import { assertPlainJson } from '../schemas/json-guard.ts';
-import type { Caller, OpContext, Services } from '../services.ts';
+import type { Caller, OpContext, Services } from '../runtime/services.ts';
 
 /** What the HTTP request that carried the JSON-RPC message tells every call in it. */
 export interface CallContext {

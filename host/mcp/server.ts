@@ -4,7 +4,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Operation } from '../operations/operation.ts';
 import { callTool, type CallContext } from './call.ts';
-import { INTERFACE_VERSION } from '../operations/ask/contract.ts';
+import { INTERFACE_VERSION } from '../core/contract.ts';
 
 export interface ToolCatalog {
   tools: Tool[];

@@ -6,7 +6,7 @@ import { JSON_SCHEMA_DIALECT, type Json } from './json-schema.ts';
 import { problemResponseName, problemResponses, problemStatusesOf } from './problems.ts';
 import { COMPONENT_BASE, pascalOf, schemaComponentsOf, type SchemaComponents } from './schemas.ts';
 import { discoveryUrlOf, type TrustedIssuer } from '../signing/index.ts';
-import { INTERFACE_VERSION } from '../operations/ask/contract.ts';
+import { INTERFACE_VERSION } from '../core/contract.ts';
 
 const PENDING_EXAMPLE = { status: 'pending', task_id: 'tk_01jaaaaaaaaaaaaaaaaaaaaaaa', retry_after_ms: 1000 };
 

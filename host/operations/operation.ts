@@ -3,8 +3,8 @@
 // (host/mcp), the OpenAPI document (host/openapi) and the task executors (tasks.ts) are all derived from
 // the table of these in host/operations/index.ts; nothing else registers an operation.
 import type * as v from 'valibot';
-import type { OpContext, OpResult } from '../services.ts';
-import type { TaskProgress } from './events/progress.ts';
+import type { OpContext, OpResult } from '../runtime/services.ts';
+import type { TaskExecutor } from '../runtime/tasks.ts';
 
 /** MCP tool annotations (spec 4.13); every hint is set explicitly. */
 export interface ToolHints {
@@ -42,8 +42,8 @@ export interface OperationRequest {
   signal: AbortSignal;
 }
 
-/** Re-runs a stored request of an operation that went pending (spec 3.2), reporting its progress as it goes (spec 2.12). */
-export type TaskExecutor = (ctx: OpContext, body: unknown, progress: TaskProgress) => Promise<OpResult>;
+/** How any process re-runs a stored request of an operation that went pending (runtime/tasks.ts). */
+export type { TaskExecutor };
 
 export interface Operation {
   /** The spec's operation name (svc_ask, register_agent), or a route's own (export_model, jwks). */
@@ -106,9 +106,9 @@ export const EXAMPLE_IDS = {
   datasetId: 'ds_01jz8q4m6r2v9x3k7n5p0w1c8d',
   mappingId: 'mp_5e0c7b2a9d4f61e8b3a07c9d2e5f4a18',
   scheduleId: 'sc_01jz8q4m6r2v9x3k7n5p0w1c8d',
-  // An svc_page cursor is a signed position (operations/stored-answers.ts); this one is unsigned, for the shape only.
+  // An svc_page cursor is a signed position (runtime/stored-answers.ts); this one is unsigned, for the shape only.
   cursor: 'eyJ3Ijoid3NfZXhhbXBsZSIsImEiOiJzYV9leGFtcGxlIiwiZSI6MTc2NDAwMDAwMCwibyI6NjB9.c2lnbmF0dXJlLW5vdC1mcm9tLXRoaXMtc2VydmljZS0',
-  // A lever token is a signed payload (operations/lever-token.ts); this one is unsigned, for the shape only.
+  // A lever token is a signed payload (signing/lever-token.ts); this one is unsigned, for the shape only.
   leverToken:
     'eyJtIjoibXIxXzZmMWMyYjllNGE3ZDQwYzU4ZTNiOTFkMmEwZjRjN2UxIiwiZSI6ImN1c3RfMDAwMSIsImYiOiJzdXBwb3J0X3RpY2tldHMiLCJiIjo1LCJkIjoiZGVjcmVhc2UifQ.' +
     'q7Vn0m3X2c9YtR1kP8sW4eJ6hL5uA0bD3fG2iK9oM1N',

@@ -149,7 +149,7 @@ export function parseBody<const TSchema extends v.GenericSchema>(schema: TSchema
     // No schema recurses past a fixed depth (`when` stops at LIMITS.whenDepthMax levels), so this is a
     // guard only: should a body still exhaust the stack, that is the caller's nesting, a 422, not a 500.
     if (err instanceof RangeError && /call stack/i.test(err.message)) {
-      throw new ServiceError('invalid_request', 'body: is nested too deeply to validate');
+      throw new ServiceError('invalid_request', 'body: is nested too deeply to validate', { cause: err });
     }
     throw err;
   }

@@ -148,7 +148,7 @@ export interface ModelLink {
 export interface ModelRecord extends FitRecord, Omit<ModelLink, 'fit_key'> {}
 
 export interface NewModel {
-  /** The ref the workspace is given: the fit's own, or a namespaced one (ask/fit-outcome.ts). */
+  /** The ref the workspace is given: the fit's own, or a namespaced one (core/fit-outcome.ts). */
   model_ref: string;
   workspace_id: string;
   namespace?: string;

@@ -18,7 +18,7 @@ export interface ScheduleRecord {
   /** The API key the runs act as, and its scopes when the schedule was made (additions 2.9). */
   key_id: string;
   scopes: string[];
-  /** The mapping's fetch_headers, sealed (host/signing/seal.ts); null when it has none. */
+  /** The mapping's fetch_headers, sealed (host/signing/sealed-headers.ts); null when it has none. */
   sealed_headers: string | null;
   state: ScheduleState;
   halt_code: string | null;
@@ -189,7 +189,7 @@ export function scheduleQueries(db: SqlClient): ScheduleStore {
           run.now,
         ]);
         const s = await tx.get<{ workspace_id: string }>('SELECT workspace_id FROM schedules WHERE schedule_id = ?', [schedule_id]);
-        // Queued, not leased: whichever node's runner has a free thread claims it (host/operations/tasks.ts).
+        // Queued, not leased: whichever node's runner has a free thread claims it (host/runtime/tasks.ts).
         await tx.run(
           `INSERT INTO tasks (id, workspace_id, status, request, result, problem, stage, lease_owner, lease_until, attempts, created_at, updated_at)
            VALUES (?, ?, 'pending', ?, NULL, NULL, 'reading_data', NULL, NULL, 0, ?, ?)`,

@@ -1,7 +1,7 @@
 // The answers kept for a track record (additions 2.1): what each answered case was told, written in
-// batches (host/operations/answer-keeper.ts) as one row per answer and model_ref with its cases packed
+// batches (host/runtime/answer-keeper.ts) as one row per answer and model_ref with its cases packed
 // (BENCHMARKS.md "Track record"), and read back unpacked, only for the cases that have an
-// outcome under the same model_ref (the pairing itself is host/operations/track-record-stats.ts).
+// outcome under the same model_ref (the pairing itself is host/operations/models/track-record-stats.ts).
 import { toBytes, type SqlClient } from './sql.ts';
 
 /** One answered case as it was told: its chance, and its band and level when the answer gave them. */

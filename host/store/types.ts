@@ -152,7 +152,7 @@ export interface TaskStore {
   releaseTask(id: string, owner: string, now: number): Promise<boolean>;
   listUnfinishedTasks(): Promise<TaskRecord[]>;
   /**
-   * Admission control (host/operations/admission.ts): tasks waiting for a thread over the whole store, and
+   * Admission control (host/runtime/admission.ts): tasks waiting for a thread over the whole store, and
    * this workspace's unfinished (pending or running) tasks. Every node sharing the store counts the same.
    */
   countUnfinishedTasks(workspace_id: string): Promise<TaskCounts>;

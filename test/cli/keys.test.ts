@@ -1,7 +1,7 @@
 // The operator key CLI (wire.md "Keys, workspaces, scopes"): create, list and revoke against the real store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runKeysCli } from '../../host/cli/keys.ts';
-import { hashApiKey } from '../../host/operations/keys.ts';
+import { hashApiKey } from '../../host/runtime/keys.ts';
 import { getSample } from '../../samples/catalog.ts';
 import { call, expectProblem, startTestService, type TestService } from '../http/helpers.ts';
 

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FitPool, fitTable, loadEngine, scoreCases, type EngineModule, type FitResult } from '../../host/engine/index.ts';
 import { ROW_HELD_OUT } from '../../host/engine/abi.ts';
-import { aucComponents } from '../../host/operations/auc.ts';
+import { aucComponents } from '../../host/lib/auc.ts';
 import { mulberry32, uniform } from '../../bench/prng.ts';
 import { loadWdbc, outcomeVector } from '../../bench/datasets.ts';
 import { stratifiedSplits } from '../../bench/splits.ts';

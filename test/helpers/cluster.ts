@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
 import { startHaproxy, type RunningHaproxy } from '../../deploy/haproxy.ts';
-import { createLiveKey } from '../../host/operations/keys.ts';
+import { createLiveKey } from '../../host/runtime/keys.ts';
 import { openPostgresStore, type Store } from '../../host/store/index.ts';
 import { startChildService, type ChildService } from './child-service.ts';
 import { fileDatabase } from './postgres-database.ts';

@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import { startService, type RunningService } from '../../host/main.ts';
-import { createLiveKey, issueApiKey } from '../../host/operations/keys.ts';
-import type { Config, OpContext } from '../../host/services.ts';
+import { createLiveKey, issueApiKey } from '../../host/runtime/keys.ts';
+import type { Config, OpContext } from '../../host/runtime/services.ts';
 
 export interface TestServiceOptions {
   /** The service's clock reads `clock.now` (epoch ms), which the test moves; default: the real clock. */

@@ -1,11 +1,12 @@
 // POST /v1/describe (spec 4.8, wire.md "svc_describe"): capabilities, and every sample with a ready ask.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as v from 'valibot';
-import { AskRequestSchema, DescribeResponseSchema } from '../../host/schemas/index.ts';
+import { AskRequestSchema } from '../../host/schemas/index.ts';
 import { SAMPLES } from '../../samples/catalog.ts';
 import { OPERATIONS } from '../../host/operations/index.ts';
 import { connectMcp } from '../mcp/helpers.ts';
 import { call, expectProblem, startTestService, type TestService } from './helpers.ts';
+import { DescribeResponseSchema } from '../../host/operations/account/describe.schema.ts';
 
 let svc: TestService;
 let body: any;

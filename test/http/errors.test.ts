@@ -1,9 +1,9 @@
 // The auth/error matrix over every route that exists: each failure is a complete Problem (spec 2.13, 7).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signVerdict } from '../../host/signing/index.ts';
-import { hashApiKey } from '../../host/operations/keys.ts';
+import { hashApiKey } from '../../host/runtime/keys.ts';
 import { getSample } from '../../samples/catalog.ts';
-import { OPERATIONS } from '../../host/operations/index.ts';
+import { OPERATIONS, type Operation } from '../../host/operations/index.ts';
 import { call, expectProblem, startTestService, type TestService } from './helpers.ts';
 
 const MAX_BODY = 64 * 1024;
@@ -30,8 +30,9 @@ const MODEL_REF = `mr1_${'0'.repeat(32)}`;
 const DATASET_ID = `ds_${'a'.repeat(26)}`;
 
 /**
- * A schema-valid body for every POST route that reads one (a new route must be added here, see the
- * first test). Valid bodies make each failure below the one the test names, not a validation error.
+ * A schema-valid body for POST routes that read one; a route not listed here is sent the first example
+ * its operation declares (bodyFor). Valid bodies make each failure below the one the test names, not a
+ * validation error.
  */
 const validBodies = (): Record<string, object> => ({
   '/v1/ask': askBody,
@@ -59,11 +60,14 @@ const validBodies = (): Record<string, object> => ({
   '/v1/delete-schedule': { schedule_id: 'sc_abcdefghijklmnopqrstuvwx' },
 });
 
+/** A route's valid body: its entry in validBodies, else its operation's first example (real id formats). */
+const bodyFor = (route: Operation): object | undefined => validBodies()[route.path] ?? route.examples[0]?.value;
+
 const jsonRoutes = OPERATIONS.filter((r) => r.method === 'POST' && (r.body === 'json' || r.body === 'json-optional'));
 const keyedRoutes = OPERATIONS.filter((r) => r.auth === 'key');
 
-it('every POST route that reads a body has a valid body in this matrix', () => {
-  expect(jsonRoutes.map((r) => r.path).filter((p) => !(p in validBodies()))).toEqual([]);
+it('every POST route that reads a body has a valid body in this matrix or an example', () => {
+  expect(jsonRoutes.filter((r) => bodyFor(r) === undefined).map((r) => r.path)).toEqual([]);
   expect(keyedRoutes.length).toBeGreaterThanOrEqual(10);
 });
 
@@ -79,7 +83,7 @@ describe('keyed routes refuse callers without a usable key', () => {
   for (const route of keyedRoutes) {
     for (const c of cases) {
       it(`${route.method} ${route.path} with ${c.name} is 401 unauthorized`, async () => {
-        const body = route.method === 'GET' ? undefined : validBodies()[route.path];
+        const body = route.method === 'GET' ? undefined : bodyFor(route);
         const r = await call(svc.url, route.path, body, { headers: c.headers(), method: route.method });
         expectProblem(r, 401, 'unauthorized', svc.services.config.baseUrl);
         expect(r.res.headers.get('www-authenticate')).toMatch(/^Bearer/);
@@ -153,17 +157,17 @@ describe('body errors on every route that reads a body', () => {
     it(`${path}: a text/plain body is 415 unsupported_media_type`, async () => {
       const r = await call(svc.url, path, undefined, {
         key: keyFor(route),
-        raw: JSON.stringify(validBodies()[path]),
+        raw: JSON.stringify(bodyFor(route)),
         headers: { 'content-type': 'text/plain' },
       });
       expectProblem(r, 415, 'unsupported_media_type');
     });
     it(`${path}: a JSON body in another charset is 415`, async () => {
       const headers = { 'content-type': 'application/json; charset=latin1' };
-      expectProblem(await call(svc.url, path, validBodies()[path], { key: keyFor(route), headers }), 415, 'unsupported_media_type');
+      expectProblem(await call(svc.url, path, bodyFor(route), { key: keyFor(route), headers }), 415, 'unsupported_media_type');
     });
     it(`${path}: an unknown top-level property is 422 invalid_request naming it`, async () => {
-      const r = await call(svc.url, path, { ...validBodies()[path], surprise: 1 }, { key: keyFor(route) });
+      const r = await call(svc.url, path, { ...bodyFor(route), surprise: 1 }, { key: keyFor(route) });
       expectProblem(r, 422, 'invalid_request');
       expect(r.json.field).toBe('surprise');
       expect(r.json.detail).toContain('surprise');

@@ -1,6 +1,6 @@
 // POST /v1/agents/register (spec 4.12): 201 with a working test key; rate-limited per address per hour.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashApiKey } from '../../host/operations/keys.ts';
+import { hashApiKey } from '../../host/runtime/keys.ts';
 import { getSample } from '../../samples/catalog.ts';
 import { call, expectProblem, startTestService, type TestService } from './helpers.ts';
 

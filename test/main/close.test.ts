@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../host/main.ts';
-import { createLiveKey } from '../../host/operations/keys.ts';
+import { createLiveKey } from '../../host/runtime/keys.ts';
 import { openSqliteStore } from '../../host/store/index.ts';
 import { bigRows } from '../helpers/big-rows.ts';
 import { tempDir } from '../helpers/service.ts';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { bigRows } from '../helpers/big-rows.ts';
 import { startChildService } from '../helpers/child-service.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
-import { createLiveKey } from '../../host/operations/keys.ts';
+import { createLiveKey } from '../../host/runtime/keys.ts';
 import { openSqliteStore } from '../../host/store/index.ts';
 
 async function post(url: string, p: string, body: unknown, key: string) {

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { afterAll, expect, it } from 'vitest';
 import { openSqliteStore } from '../../host/store/index.ts';
-import { createLiveKey } from '../../host/operations/keys.ts';
+import { createLiveKey } from '../../host/runtime/keys.ts';
 import { startChildService } from '../helpers/child-service.ts';
 import { tempDir } from '../helpers/service.ts';
 

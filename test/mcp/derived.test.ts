@@ -4,11 +4,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as v from 'valibot';
 import { createApp } from '../../host/app.ts';
-import { askOperation } from '../../host/operations/ask/index.ts';
-import { describeOperation } from '../../host/operations/describe.ts';
-import { registerOperation } from '../../host/operations/register.ts';
-import { addDatasetOperation } from '../../host/operations/datasets/add.ts';
-import { deleteDatasetOperation } from '../../host/operations/datasets/delete.ts';
+import { askOperation } from '../../host/operations/ask/ask.ts';
+import { describeOperation } from '../../host/operations/account/describe.ts';
+import { registerOperation } from '../../host/operations/account/register.ts';
+import { addDatasetOperation } from '../../host/operations/datasets/add-dataset.ts';
+import { deleteDatasetOperation } from '../../host/operations/datasets/delete-dataset.ts';
 import { OPERATIONS, taskExecutorsOf, type Operation } from '../../host/operations/index.ts';
 import { parseBody } from '../../host/schemas/index.ts';
 import { connectMcp, startTestService, type TestService } from './helpers.ts';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startService, type RunningService } from '../../host/main.ts';
-import { hashApiKey } from '../../host/operations/keys.ts';
+import { hashApiKey } from '../../host/runtime/keys.ts';
 import { getSample } from '../../samples/catalog.ts';
 import { connectMcp } from './helpers.ts';
 

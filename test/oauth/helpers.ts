@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import { parseOAuthIssuers } from '../../host/signing/index.ts';
 import { startTestService, type TestService } from '../http/helpers.ts';
-import type { Config } from '../../host/services.ts';
+import type { Config } from '../../host/runtime/services.ts';
 import { secondsOf } from './issuer.ts';
 
 export { call, expectProblem } from '../http/helpers.ts';

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectMcp } from '../mcp/helpers.ts';
-import { authenticate } from '../../host/operations/auth.ts';
-import { oauthWorkspaceId } from '../../host/operations/oauth.ts';
+import { authenticate } from '../../host/runtime/auth.ts';
+import { oauthWorkspaceId } from '../../host/runtime/oauth.ts';
 import { startIssuer, unsignedToken, type IssuerKey, type TestIssuer } from './issuer.ts';
 import { AUDIENCE, call, claimsAt, expectProblem, newClock, startOAuthService, type TestService } from './helpers.ts';
 

@@ -3,7 +3,7 @@
 // and the usage ledger (spec 1 "Cost") count per workspace exactly as for keys.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSampleCsv } from '../../samples/catalog.ts';
-import { oauthWorkspaceId } from '../../host/operations/oauth.ts';
+import { oauthWorkspaceId } from '../../host/runtime/oauth.ts';
 import { connectMcp } from '../mcp/helpers.ts';
 import { startIssuer, type TestIssuer } from './issuer.ts';
 import { AUDIENCE, call, claimsAt, expectProblem, newClock, startOAuthService, type TestService } from './helpers.ts';

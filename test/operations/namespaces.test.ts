@@ -169,7 +169,7 @@ describe('profiles, usage and stored answers per namespace and workspace', () =>
   it('meters usage per namespace and per workspace', async () => {
     await svc.services.usage.flush();
     const wsOf = async (k: string) => {
-      const { hashApiKey } = await import('../../host/operations/keys.ts');
+      const { hashApiKey } = await import('../../host/runtime/keys.ts');
       return (await svc.services.store.findApiKeyByHash(hashApiKey(k)))!.workspace_id;
     };
     const a = await wsOf(key);

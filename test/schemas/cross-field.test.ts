@@ -1,8 +1,9 @@
 // Cross-field request rules (spec 2.1-2.6, 4.1 rules 3-5, 4.2): each refusal names the field at fault.
 import { describe, expect, it } from 'vitest';
 import type * as v from 'valibot';
-import { AddDatasetRequestSchema, AskRequestSchema } from '../../host/schemas/index.ts';
+import { AskRequestSchema } from '../../host/schemas/index.ts';
 import { QUESTIONS, SHAPES, ask, askWith, fieldOf, refusal, type Body } from './fixtures.ts';
+import { AddDatasetRequestSchema } from '../../host/operations/datasets/add-dataset.schema.ts';
 
 const A = AskRequestSchema;
 const D = AddDatasetRequestSchema;

@@ -1,23 +1,19 @@
 // Valid examples of every request (spec 2, 4) are accepted unchanged; sample responses match their schemas.
 import { describe, expect, it } from 'vitest';
 import * as v from 'valibot';
-import {
-  AddDatasetRequestSchema,
-  AskRequestSchema,
-  AttestRequestSchema,
-  DeleteDatasetRequestSchema,
-  DescribeRequestSchema,
-  DriftRequestSchema,
-  EvidenceRequestSchema,
-  PollRequestSchema,
-  PreflightRequestSchema,
-  RESPONSE_SCHEMAS,
-  ReportOutcomesRequestSchema,
-  VerifyRequestSchema,
-  ProblemSchema,
-  parseBody,
-} from '../../host/schemas/index.ts';
+import { AskRequestSchema, ProblemSchema, parseBody } from '../../host/schemas/index.ts';
+import { OPERATIONS } from '../../host/operations/index.ts';
 import { DATASET_ID, MODEL_REF, QUESTIONS, SHAPES, TASK_ID, WHEN, ask } from './fixtures.ts';
+import { DescribeRequestSchema } from '../../host/operations/account/describe.schema.ts';
+import { VerifyRequestSchema } from '../../host/operations/account/verify.schema.ts';
+import { AddDatasetRequestSchema } from '../../host/operations/datasets/add-dataset.schema.ts';
+import { DeleteDatasetRequestSchema } from '../../host/operations/datasets/delete-dataset.schema.ts';
+import { PreflightRequestSchema } from '../../host/operations/datasets/preflight.schema.ts';
+import { DriftRequestSchema } from '../../host/operations/models/drift.schema.ts';
+import { AttestRequestSchema } from '../../host/operations/outcomes/attest.schema.ts';
+import { EvidenceRequestSchema } from '../../host/operations/outcomes/evidence.schema.ts';
+import { ReportOutcomesRequestSchema } from '../../host/operations/outcomes/report-outcomes.schema.ts';
+import { PollRequestSchema } from '../../host/operations/tasks/poll.schema.ts';
 
 const fullAsk = {
   data: { rows: [{ customer_id: 'c1', plan: 'gold', churned: 1, renewed: 0, offer: 'call' }] },
@@ -122,7 +118,10 @@ const answered = {
   cases: [{ entity_id: 'c1', p: 0.42, reasons: [reason], levers: [] }],
   verdicts: [{ verdict: { verdict_id: 'v', kind: 'answer' }, signature: { protected: 'p', signature: 's', kid: 'k' } }],
 };
-const responses: [keyof typeof RESPONSE_SCHEMAS, unknown][] = [
+/** The reply schema the operation table gives the operation `name`. */
+const responseOf = (name: string): v.GenericSchema => OPERATIONS.find((op) => op.name === name)!.response!;
+
+const responses: [string, unknown][] = [
   [
     'svc_ask',
     {
@@ -220,13 +219,13 @@ const responses: [keyof typeof RESPONSE_SCHEMAS, unknown][] = [
 
 describe('response schemas', () => {
   it.each(responses)('%s example matches', (op, body) => {
-    expect(v.safeParse(RESPONSE_SCHEMAS[op], body).issues).toBeUndefined();
+    expect(v.safeParse(responseOf(op), body).issues).toBeUndefined();
   });
 
   it('a case result needs reasons and at most four of them', () => {
     const caseResult = { entity_id: 'c1', p: 0.5, reasons: [reason, reason, reason, reason, reason] };
     const bad = { status: 'done', answers: { q1: { ...answered, cases: [caseResult] } } };
-    expect(v.safeParse(RESPONSE_SCHEMAS.svc_ask, bad).success).toBe(false);
+    expect(v.safeParse(responseOf('svc_ask'), bad).success).toBe(false);
   });
 
   it('a problem requires type, title, status, detail, code and remedy', () => {

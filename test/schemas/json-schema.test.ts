@@ -1,7 +1,10 @@
 // Every schema converts to JSON Schema draft 2020-12 (for OpenAPI and MCP); skipped if the converter is absent.
 import { describe, expect, it } from 'vitest';
 import type * as v from 'valibot';
+import fs from 'node:fs';
+import path from 'node:path';
 import * as schemas from '../../host/schemas/index.ts';
+import { OPERATIONS } from '../../host/operations/index.ts';
 
 // Imported by name at run time so type checking does not depend on the package being installed.
 const converterName = '@valibot/to-json-schema';
@@ -14,7 +17,15 @@ const toJsonSchema: Convert | undefined = await import(converterName).then(
 /** Custom rules have no JSON Schema form; they are documented in prose and enforced by parseBody. */
 const CUSTOM_ACTIONS = ['check', 'raw_check', 'partial_check'];
 
-const all: [string, v.GenericSchema][] = Object.entries(schemas)
+/** The shared schemas (host/schemas) and every operation's own (host/operations/<resource>/<operation>.schema.ts). */
+const OPERATIONS_DIR = path.resolve(import.meta.dirname, '../../host/operations');
+const schemaFiles = fs
+  .readdirSync(OPERATIONS_DIR, { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.schema.ts'))
+  .sort();
+const modules: Record<string, unknown>[] = [schemas, ...(await Promise.all(schemaFiles.map((f) => import(path.join(OPERATIONS_DIR, f)))))];
+
+const all: [string, v.GenericSchema][] = [...new Map(modules.flatMap((m) => Object.entries(m))).entries()]
   .filter(([name, value]) => name.endsWith('Schema') && typeof value === 'object' && value !== null && 'kind' in value)
   .map(([name, value]) => [name, value as v.GenericSchema]);
 
@@ -56,8 +67,18 @@ describe.skipIf(toJsonSchema === undefined)('JSON Schema conversion', () => {
 describe('schema inventory', () => {
   it('finds every request and response schema', () => {
     const names = all.map(([name]) => name);
-    for (const op of Object.values(schemas.REQUEST_SCHEMAS)) expect(all.some(([, s]) => s === op)).toBe(true);
-    for (const op of Object.values(schemas.RESPONSE_SCHEMAS)) expect(all.some(([, s]) => s === op)).toBe(true);
+    for (const op of OPERATIONS) {
+      if (op.request)
+        expect(
+          all.some(([, s]) => s === op.request),
+          `${op.name} request`,
+        ).toBe(true);
+      if (op.response)
+        expect(
+          all.some(([, s]) => s === op.response),
+          `${op.name} response`,
+        ).toBe(true);
+    }
     expect(names).toContain('WhenSchema');
   });
 });

@@ -1,18 +1,16 @@
 // Spec 2 and 8 limits, each at its edge (accepted) and one past it (refused naming the exact field).
 import { describe, expect, it } from 'vitest';
 import type * as v from 'valibot';
-import {
-  AddDatasetRequestSchema,
-  AskRequestSchema,
-  AttestRequestSchema,
-  DeleteDatasetRequestSchema,
-  DriftRequestSchema,
-  EvidenceRequestSchema,
-  PollRequestSchema,
-  PreflightRequestSchema,
-  ReportOutcomesRequestSchema,
-} from '../../host/schemas/index.ts';
+import { AskRequestSchema } from '../../host/schemas/index.ts';
 import { DATASET_ID, MODEL_REF, QUESTIONS, SHAPES, TASK_ID, ask, askWith, fieldOf, times, withAt, type Body } from './fixtures.ts';
+import { AddDatasetRequestSchema } from '../../host/operations/datasets/add-dataset.schema.ts';
+import { DeleteDatasetRequestSchema } from '../../host/operations/datasets/delete-dataset.schema.ts';
+import { PreflightRequestSchema } from '../../host/operations/datasets/preflight.schema.ts';
+import { DriftRequestSchema } from '../../host/operations/models/drift.schema.ts';
+import { AttestRequestSchema } from '../../host/operations/outcomes/attest.schema.ts';
+import { EvidenceRequestSchema } from '../../host/operations/outcomes/evidence.schema.ts';
+import { ReportOutcomesRequestSchema } from '../../host/operations/outcomes/report-outcomes.schema.ts';
+import { PollRequestSchema } from '../../host/operations/tasks/poll.schema.ts';
 
 type Path = readonly (string | number)[];
 /** [label, schema, base body, path to set, value, expected field or null when accepted]. */

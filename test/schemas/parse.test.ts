@@ -1,8 +1,9 @@
 // parseBody: one invalid_request error naming the most relevant field in a clear sentence (wire.md "Problems").
 import { describe, expect, it } from 'vitest';
-import { AskRequestSchema, DescribeRequestSchema, parseBody } from '../../host/schemas/index.ts';
+import { AskRequestSchema, parseBody } from '../../host/schemas/index.ts';
 import { ServiceError } from '../../host/errors.ts';
 import { QUESTIONS, SHAPES, ask, askWith, refusal, withAt } from './fixtures.ts';
+import { DescribeRequestSchema } from '../../host/operations/account/describe.schema.ts';
 
 describe('parseBody', () => {
   it('throws a 422 invalid_request ServiceError with field and a detail that starts with it', () => {

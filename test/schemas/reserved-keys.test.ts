@@ -2,8 +2,10 @@
 // as ordinary own properties that never reach a prototype (spec 2.1 rows, 2.3 question names, 2.4 cases).
 import { describe, expect, it } from 'vitest';
 import type * as v from 'valibot';
-import { AddDatasetRequestSchema, AskRequestSchema, VerifyRequestSchema, parseBody } from '../../host/schemas/index.ts';
+import { AskRequestSchema, parseBody } from '../../host/schemas/index.ts';
 import { QUESTIONS, ask, fieldOf } from './fixtures.ts';
+import { VerifyRequestSchema } from '../../host/operations/account/verify.schema.ts';
+import { AddDatasetRequestSchema } from '../../host/operations/datasets/add-dataset.schema.ts';
 
 const NAMES = ['constructor', 'prototype', '__proto__'] as const;
 /** JSON text as a client sends it: JSON.parse makes `__proto__` an own key, as the body reader does. */

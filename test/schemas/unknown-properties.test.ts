@@ -1,20 +1,18 @@
 // "No other properties" (spec 2.1-2.6, 4.2-4.9): an unknown property at any level is refused by name.
 import { describe, expect, it } from 'vitest';
 import type * as v from 'valibot';
-import {
-  AddDatasetRequestSchema,
-  AskRequestSchema,
-  AttestRequestSchema,
-  DeleteDatasetRequestSchema,
-  DescribeRequestSchema,
-  DriftRequestSchema,
-  EvidenceRequestSchema,
-  PollRequestSchema,
-  PreflightRequestSchema,
-  ReportOutcomesRequestSchema,
-  VerifyRequestSchema,
-} from '../../host/schemas/index.ts';
+import { AskRequestSchema } from '../../host/schemas/index.ts';
 import { DATASET_ID, MODEL_REF, QUESTIONS, SHAPES, TASK_ID, ask, askWith, refusal, withAt, type Body } from './fixtures.ts';
+import { DescribeRequestSchema } from '../../host/operations/account/describe.schema.ts';
+import { VerifyRequestSchema } from '../../host/operations/account/verify.schema.ts';
+import { AddDatasetRequestSchema } from '../../host/operations/datasets/add-dataset.schema.ts';
+import { DeleteDatasetRequestSchema } from '../../host/operations/datasets/delete-dataset.schema.ts';
+import { PreflightRequestSchema } from '../../host/operations/datasets/preflight.schema.ts';
+import { DriftRequestSchema } from '../../host/operations/models/drift.schema.ts';
+import { AttestRequestSchema } from '../../host/operations/outcomes/attest.schema.ts';
+import { EvidenceRequestSchema } from '../../host/operations/outcomes/evidence.schema.ts';
+import { ReportOutcomesRequestSchema } from '../../host/operations/outcomes/report-outcomes.schema.ts';
+import { PollRequestSchema } from '../../host/operations/tasks/poll.schema.ts';
 
 const shaped = (shape: Body) => ask({ shape, time_column: 'ts' });
 const events = shaped(SHAPES.events);

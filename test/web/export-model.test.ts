@@ -9,14 +9,14 @@ import { Model } from '../../host/engine/model.ts';
 import type { EngineModule } from '../../host/engine/wasm.ts';
 import { parseCsv } from '../../host/table/csv.ts';
 import { rowsToTable } from '../../host/table/rows.ts';
-import { selectCases } from '../../host/operations/ask/cases.ts';
+import { selectCases } from '../../host/core/cases.ts';
 import { loadEngineFrom } from '../../host/web/core/engine-load.ts';
 import { modelFromJson, type ModelJson } from '../../host/engine/model-json.ts';
 import { scoreExact, scoreRows } from '../../host/web/core/score.ts';
 import { scoreCases } from '../../host/engine/scorer.ts';
-import { ExportModelResponseSchema } from '../../host/operations/export-model.ts';
 import * as v from 'valibot';
 import { strongestTerms } from '../../host/web/core/terms.ts';
+import { ExportModelResponseSchema } from '../../host/operations/models/export-model.schema.ts';
 
 type Obj = Record<string, any>;
 const CSV = fs.readFileSync(path.resolve(import.meta.dirname, '../../samples/saas_churn.csv'), 'utf8');
@@ -177,6 +177,6 @@ describe('POST /v1/export-model', () => {
 
 /** The workspace a key belongs to (the store keeps only the key's hash). */
 async function workspaceOf(apiKey: string): Promise<string> {
-  const { hashApiKey } = await import('../../host/operations/keys.ts');
+  const { hashApiKey } = await import('../../host/runtime/keys.ts');
   return (await svc.services.store.findApiKeyByHash(hashApiKey(apiKey)))!.workspace_id;
 }

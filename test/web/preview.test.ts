@@ -9,7 +9,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { SAMPLES } from '../../samples/catalog.ts';
 import { Model } from '../../host/engine/model.ts';
 import { scoreCases, type ScoreOutput } from '../../host/engine/scorer.ts';
-import { hashApiKey } from '../../host/operations/keys.ts';
+import { hashApiKey } from '../../host/runtime/keys.ts';
 import { parseCsv } from '../../host/table/csv.ts';
 import { f64FromBase64 } from '../../host/engine/model-json.ts';
 import { ARTIFACTS, launchChromium, type Browser } from './chromium.ts';

@@ -3,10 +3,10 @@
 // and billing as a fitted answer. Only yesno, score and rank; the model must be live in the namespace.
 import { ServiceError } from '../../errors.ts';
 import type { Question } from '../../schemas/index.ts';
-import type { OpContext } from '../../services.ts';
-import { requireLink } from '../model-links.ts';
+import type { OpContext } from '../../runtime/services.ts';
+import { requireLink } from '../models/model-links.ts';
 import { cachedFit } from './fits.ts';
-import type { FitOutcome, StoredMeta } from './fit-outcome.ts';
+import type { FitOutcome, StoredMeta } from '../../core/fit-outcome.ts';
 
 export interface ScoringModel {
   fit: FitOutcome;

@@ -11,8 +11,8 @@
 // PgBouncer; a claim costs one short statement, works the same on SQLite, and a killed holder's claim
 // lapses like its task's lease. Correctness does not rest on the claim: fits are deterministic and
 // putModel is insert-if-absent, so two runs (a holder that lost its lease and kept going) store one fit.
-import type { OpContext } from '../../services.ts';
-import { OWNER } from '../leases.ts';
+import type { OpContext } from '../../runtime/services.ts';
+import { OWNER } from '../../runtime/leases.ts';
 
 /** First wait between looks at the fits table; it grows by half each look up to POLL_MAX_MS. */
 const POLL_FIRST_MS = 50;

@@ -8,13 +8,13 @@
 // (the same bytes and question give the same model, so a fit another workspace already ran is reused),
 // but cache, fits_run and billing are per workspace (and namespace): the first ask of a fit under a
 // model_ref is a `miss` with fits_run 1 and bills the fit as if it ran; later ones are hits. Such an ask
-// also takes as long as the fit took when it ran (FitOutcome.holdMs, held in ask/index.ts), and it runs as
+// also takes as long as the fit took when it ran (FitOutcome.holdMs, held in ask.ts), and it runs as
 // a task like any cold ask, so neither its timing nor its admission tells it apart from a fit run for it.
 import { encodeTable, fitEncoded, type ProgressListener } from '../../engine/index.ts';
-import type { OpContext } from '../../services.ts';
-import { WeightedLru } from '../lru.ts';
+import type { OpContext } from '../../runtime/services.ts';
+import type { CachedFit, FitCache } from '../../runtime/fit-cache.ts';
 import { runFitOnce } from './fit-claim.ts';
-import { RunAsTask } from '../tasks.ts';
+import { RunAsTask } from '../../runtime/tasks.ts';
 import { packHeldLogits, packHeldOut } from './held-out.ts';
 import {
   fitKeyOf,
@@ -26,9 +26,9 @@ import {
   type FitOutcome,
   type FitRequest,
   type StoredMeta,
-} from './fit-outcome.ts';
+} from '../../core/fit-outcome.ts';
 
-export { fitKeyOf, modelRefOf, type FitOutcome, type FitRequest } from './fit-outcome.ts';
+export { fitKeyOf, modelRefOf, type FitOutcome, type FitRequest } from '../../core/fit-outcome.ts';
 
 /** Where the model an ask yields lives (additions 3.1) and how long it lives at least (3.2 model_ttl_days). */
 export interface ModelLife {
@@ -40,15 +40,6 @@ export interface ModelLife {
    * because the link was missing or gone, so another process's memo may be stale: deleted, expired).
    */
   freshLinks?: boolean;
-}
-
-/** A fit kept in memory: what answers need, and what re-linking needs (its meta and bytes). */
-export interface CachedFit {
-  /** modelRef is the fit's own ref (no namespace). */
-  out: FitOutcome;
-  meta: StoredMeta;
-  bytes: Uint8Array;
-  recordHash: string;
 }
 
 /**
@@ -194,26 +185,6 @@ async function takeOver(
   return link;
 }
 
-/**
- * Fits are immutable once stored: the recent ones stay parsed in memory (weighed by model bytes), the
- * expiry each workspace's link was last given is remembered (so a cached ask writes nothing), and a fit
- * running now is shared by the asks that want it. One per running service.
- */
-export class FitCache {
-  readonly recentFits = new WeightedLru<string, CachedFit>(256 * 1024 * 1024);
-  /** `${workspace}/${model_ref}` -> the link's stored expiry (epoch ms) and when this process last saw it. */
-  readonly linked = new WeightedLru<string, { expiresAt: number; seenAt: number }>(200_000);
-  readonly inFlight = new Map<string, Promise<CachedFit>>();
-  /** Workspaces being given a fit now (`${workspace}/${model_ref}`), so two of its asks at once bill it once. */
-  readonly linking = new Map<string, Promise<FitOutcome>>();
-
-  /** After svc_extend_model / svc_delete_model: the link's expiry as now stored (null: forget it), the fit gone. */
-  updateLink(workspace: string, modelRef: string, expiresAt: number | null, now: number, fitKeyRemoved: string | null = null): void {
-    if (expiresAt === null) this.linked.delete(`${workspace}/${modelRef}`);
-    else this.linked.set(`${workspace}/${modelRef}`, { expiresAt, seenAt: now });
-    if (fitKeyRemoved !== null) this.recentFits.delete(fitKeyRemoved);
-  }
-}
 const cachesOf = (ctx: OpContext): FitCache => ctx.services.fitCache;
 
 /** A stored fit by its key, kept parsed in memory once read; null when not stored (or deleted). */

@@ -2,8 +2,8 @@
 // copy at page.answer_url), `compact` also keeps each case lean (~1/20 the size); states and chances never
 // differ between formats. Over MCP an answer above ~60,000 characters comes back as page one with
 // page {next_cursor, answer_url, expires_at}; svc_page gives the next slices. REST answers are whole.
-import { resultJson, type OpContext, type OpResult } from '../../services.ts';
-import { answerLink, cursorOf, storeAnswerText, type StoredRef } from '../stored-answers.ts';
+import { resultJson, type OpContext, type OpResult } from '../../runtime/services.ts';
+import { answerLink, cursorOf, storeAnswerText, type StoredRef } from '../../runtime/stored-answers.ts';
 import type { Transport } from '../operation.ts';
 
 export type ResponseFormat = 'full' | 'concise' | 'compact';

@@ -3,9 +3,9 @@
 // chance of one outcome). One ask keeps a case once per model_ref: questions sharing a fit told it the
 // same chance, so the first gives the chance and any gives its band and level.
 import type { AnsweredCase, ToldAnswer } from '../../store/index.ts';
-import type { OpContext } from '../../services.ts';
-import { newId } from '../ids.ts';
-import type { BuiltAnswer } from './answers.ts';
+import type { OpContext } from '../../runtime/services.ts';
+import { newId } from '../../lib/ids.ts';
+import type { BuiltAnswer } from '../../core/answers.ts';
 
 export interface BuiltQuestion {
   type: string;

@@ -7,11 +7,11 @@ import { contentHash } from '../../table/hash.ts';
 import type { RawTable } from '../../table/types.ts';
 import type { AskData } from '../../schemas/index.ts';
 import { getSample, loadSampleCsv } from '../../../samples/catalog.ts';
-import type { OpContext } from '../../services.ts';
+import type { OpContext } from '../../runtime/services.ts';
 import { loadStoredRecord, REQUEST_THREAD_READ_CELLS } from '../datasets/read.ts';
 import { testKeyRefusal, unknownSample } from '../datasets/errors.ts';
 import { fetchedCsvText, fetchRecord, parseFetchedCsv } from '../datasets/fetch.ts';
-import { RunAsTask } from '../tasks.ts';
+import { RunAsTask } from '../../runtime/tasks.ts';
 
 export interface ResolvedRecord {
   table: RawTable;
@@ -37,7 +37,7 @@ export function assertKeyMayUse(ctx: OpContext, data: AskData | undefined): void
 }
 
 /**
- * `quick` (the request thread, ask/index.ts): a download, or a stored dataset too large to read there,
+ * `quick` (the request thread, ask.ts): a download, or a stored dataset too large to read there,
  * throws RunAsTask instead (issue 21: reading a large record belongs to a task thread).
  */
 export async function resolveRecord(ctx: OpContext, data: AskData, opts: { quick?: boolean } = {}): Promise<ResolvedRecord> {

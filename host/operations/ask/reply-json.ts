@@ -2,7 +2,7 @@
 // its signature covers (wire.md), and cases shared with a Verdict as the text signed for them,
 // instead of being serialised again. Parsing the text gives the same value as JSON.stringify(body);
 // only the spelling of a few numbers may differ (1e-05).
-import { verdictPiecesOf } from './verdicts.ts';
+import { verdictPiecesOf } from '../../core/verdicts.ts';
 import { setOwn } from '../../schemas/record.ts';
 
 interface VerdictHolder {

@@ -1,8 +1,8 @@
 // The service's AnswerDeps (answers.ts): its engine, its signing key ring and its lever-token secret.
-import type { Services } from '../../services.ts';
-import { signLeverToken } from '../lever-token.ts';
-import type { AnswerDeps } from './answers.ts';
-import { makeVerdict } from './verdicts.ts';
+import type { Services } from '../../runtime/services.ts';
+import { signLeverToken } from '../../signing/lever-token.ts';
+import type { AnswerDeps } from '../../core/answers.ts';
+import { makeVerdict } from '../../core/verdicts.ts';
 
 export function answerDepsOf(services: Services): AnswerDeps {
   return {

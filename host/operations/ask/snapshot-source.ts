@@ -3,7 +3,7 @@
 import { ServiceError } from '../../errors.ts';
 import type { AskRequest } from '../../schemas/index.ts';
 import type { RawTable } from '../../table/types.ts';
-import type { OpContext } from '../../services.ts';
+import type { OpContext } from '../../runtime/services.ts';
 import { assertKeyMayUse, resolveRecord } from './record.ts';
 
 export async function resolveSnapshotSource(
@@ -25,6 +25,7 @@ export async function resolveSnapshotSource(
         extra: err.extra,
         headers: err.headers,
         remedy: err.remedy,
+        cause: err,
       });
     }
     throw err;

@@ -1,9 +1,9 @@
 // additions 3.6 on a backtest: `full` keeps everything; `concise` withholds the Verdict (verdicts_withheld)
 // and keeps the whole reply at page.answer_url for 24 hours, as ask does. A pending reply passes unchanged.
-import type { OpContext, OpResult } from '../../services.ts';
-import { resultJson } from '../../services.ts';
+import type { OpContext, OpResult } from '../../runtime/services.ts';
+import { resultJson } from '../../runtime/services.ts';
 import { pageInfo } from '../ask/formats.ts';
-import { storeAnswerText } from '../stored-answers.ts';
+import { storeAnswerText } from '../../runtime/stored-answers.ts';
 
 export async function formatBacktest(ctx: OpContext, result: OpResult, format: 'full' | 'concise', storedId?: string): Promise<OpResult> {
   const body = result.body as Record<string, unknown>;

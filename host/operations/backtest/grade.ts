@@ -1,7 +1,7 @@
 // Grading of a backtest cutoff (additions 2.8): capture at the top 10% and 20%, lift there, 10-bin
 // calibration; the single-column baseline (the lone numeric column that best ranks the training window);
 // positives-weighted summaries and the decision. Pure numbers: no store, no engine, nothing timed.
-import { aucComponents } from '../auc.ts';
+import { aucComponents } from '../../lib/auc.ts';
 
 /** additions 2.8 lift.top10 / top20: the shares of the scored cases read from the top. */
 export const TOPS = [10, 20] as const;

@@ -3,14 +3,14 @@
 // rebuilt with svc_map's own code (sources read, slots filled, the snapshots grid), so a backtest reads the
 // very ask svc_map handed out.
 import { ServiceError } from '../../errors.ts';
-import type { MapAnswers } from '../../schemas/index.ts';
-import type { OpContext } from '../../services.ts';
+import type { OpContext } from '../../runtime/services.ts';
 import { isSampleId } from '../ask/record.ts';
 import { buildRecord, type Reading } from '../map/build.ts';
 import { joinCandidates, layoutOf, offersOf } from '../map/proposal.ts';
 import { fillSlots } from '../map/slots.ts';
 import { analyseSource, readSources, type MapSource } from '../map/sources.ts';
-import { RunAsTask } from '../tasks.ts';
+import { RunAsTask } from '../../runtime/tasks.ts';
+import type { MapAnswers } from '../map/map.schema.ts';
 
 /**
  * A sample log with no mapping is read as svc_map would build it with this outcome and reading (additions 1

@@ -2,9 +2,9 @@
 // answer's (wire.md "Verdicts and signatures") over the record, the cutoffs' grades, the summary and the
 // decision; expires_at null, so it never expires.
 import { newVerdictId, signVerdict } from '../../signing/index.ts';
-import type { Services } from '../../services.ts';
+import type { Services } from '../../runtime/services.ts';
 import type { SubjectKind } from '../../schemas/index.ts';
-import { CONTRACT } from '../ask/contract.ts';
+import { CONTRACT } from '../../core/contract.ts';
 
 export interface BacktestVerdictInput {
   backtestId: string;

@@ -1,8 +1,8 @@
 // Errors shared by the dataset operations (spec 5.6, 7; wire.md "Problems").
 import { ServiceError } from '../../errors.ts';
-import type { Caller, OpContext } from '../../services.ts';
+import type { Caller, OpContext } from '../../runtime/services.ts';
 import { SAMPLES } from '../../../samples/catalog.ts';
-import { closestName } from '../ask/columns.ts';
+import { closestName } from '../../core/columns.ts';
 
 /** Spec 7: deleted (24 hours after last use), never stored, or another workspace's: all look the same. */
 export function unknownDataset(id: string, field: string): ServiceError {

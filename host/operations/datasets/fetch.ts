@@ -9,7 +9,7 @@ import { ServiceError } from '../../errors.ts';
 import { LIMITS } from '../../schemas/common.ts';
 import { parseCsv } from '../../table/csv.ts';
 import type { RawTable } from '../../table/types.ts';
-import type { OpContext } from '../../services.ts';
+import type { OpContext } from '../../runtime/services.ts';
 import { addressAllowed, classifyAddress } from './address.ts';
 import type { Config } from '../../config.ts';
 import type { UploadFormat } from '../../store/index.ts';

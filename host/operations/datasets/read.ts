@@ -1,13 +1,12 @@
 // Reads a stored dataset as one record for an ask or preflight (spec 2.1 dataset_id, 3.3, wire.md "Datasets").
 import { ServiceError } from '../../errors.ts';
-import type { RawTable } from '../../table/types.ts';
-import type { OpContext } from '../../services.ts';
-import { RecordHasher, TableConcatenator, decodePiece, pieceTable } from './pieces.ts';
+import type { OpContext } from '../../runtime/services.ts';
+import { RecordHasher, TableConcatenator, decodePiece, pieceTable } from '../../table/pieces.ts';
 import { csvPartsOf, storedFile } from './stored-file.ts';
 import type { UploadFormat } from '../../store/index.ts';
 import { requireCaller, unknownDataset } from './errors.ts';
-import { WeightedLru } from '../lru.ts';
-import { RunAsTask } from '../tasks.ts';
+import type { StoredRecord } from '../../runtime/record-cache.ts';
+import { RunAsTask } from '../../runtime/tasks.ts';
 import type { DatasetRecord } from '../../store/index.ts';
 
 // Sealed datasets never change, so their parsed tables are kept (by id, weighed in cells) and reread
@@ -20,25 +19,6 @@ const TOUCH_EVERY_MS = 60_000;
  * typing take tens of milliseconds.
  */
 export const REQUEST_THREAD_READ_CELLS = 250_000;
-
-/** Parsed tables of sealed datasets, weighed in cells; one per running service (and per task thread). */
-export class RecordCache {
-  readonly sealed: WeightedLru<string, StoredRecord & { workspaceId: string }>;
-
-  constructor(budgetCells: number) {
-    this.sealed = new WeightedLru(budgetCells);
-  }
-
-  /** Drops a deleted dataset's parsed rows from memory (ids are unique across workspaces). */
-  forget(id: string): void {
-    this.sealed.delete(id);
-  }
-}
-
-export interface StoredRecord {
-  table: RawTable;
-  contentHash: string;
-}
 
 /**
  * The caller's dataset `id` as one table, pieces concatenated in order, and the hash of its stored

@@ -1,7 +1,7 @@
 // The add-dataset reply (spec 2.2, 4.2): dataset_id, status, rows, columns; upload fields when presigned.
-import type { AddDatasetResponse } from '../../schemas/index.ts';
 import type { DatasetRecord } from '../../store/index.ts';
-import { columnsOf } from './pieces.ts';
+import { columnsOf } from '../../table/pieces.ts';
+import type { AddDatasetResponse } from './add-dataset.schema.ts';
 
 export function datasetReply(d: DatasetRecord): AddDatasetResponse {
   if (d.status === 'awaiting_upload') return { dataset_id: d.id, status: 'awaiting_upload', rows: null, columns: null };

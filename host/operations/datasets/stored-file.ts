@@ -6,8 +6,8 @@ import { createGunzip } from 'node:zlib';
 import { ServiceError } from '../../errors.ts';
 import type { Store, UploadFormat } from '../../store/index.ts';
 import { parquetAsCsv, ParquetProblem, type AsyncBuffer } from '../../table/parquet.ts';
-import { CsvPartCutter } from './csv-parts.ts';
-import { UPLOAD_HEAD_BYTES, type Piece } from './pieces.ts';
+import { CsvPartCutter } from '../../table/csv-parts.ts';
+import { UPLOAD_HEAD_BYTES, type Piece } from '../../table/pieces.ts';
 
 /** How a caller names the file in problems, and the limits of reading it. */
 export interface ReadLimits {

@@ -7,24 +7,22 @@
 import * as v from 'valibot';
 import { ServiceError } from '../../errors.ts';
 import type { DatasetRecord, UploadFormat, UploadSessionRecord } from '../../store/index.ts';
-import type { OpContext, OpResult } from '../../services.ts';
-import { parseBody, RESPONSE_SCHEMAS } from '../../schemas/index.ts';
-import { CsvScanner } from './csv-scan.ts';
+import type { OpContext, OpResult } from '../../runtime/services.ts';
+import { parseBody } from '../../schemas/index.ts';
+import { CsvScanner } from '../../table/csv-scan.ts';
 import { parseCsv } from '../../table/csv.ts';
-import { encodeUploadPiece } from './pieces.ts';
+import { encodeUploadPiece } from '../../table/pieces.ts';
 import { datasetReply } from './reply.ts';
 import { unknownDataset } from './errors.ts';
-import { verifyUploadToken, type UploadGrant } from './upload-token.ts';
+import { verifyUploadToken, type UploadGrant } from '../../signing/upload-token.ts';
 import { PIECES_MAX, PIECE_MAX_BYTES, detectFormat } from './formats.ts';
 import { csvPartsOf, storedFile } from './stored-file.ts';
 import type { Operation, OperationRequest } from '../operation.ts';
+import { AddDatasetResponseSchema } from './add-dataset.schema.ts';
+import { CompleteRequestSchema } from './upload-pieces.schema.ts';
 
 const SESSION = /^[0-9a-f]{32}$/;
 const SESSION_HEADER = 'x-upload-session';
-
-export const CompleteRequestSchema = v.strictObject({
-  pieces: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(PIECES_MAX)),
-});
 
 function sessionOf(req: OperationRequest): string {
   const s = req.header(SESSION_HEADER)?.trim().toLowerCase();
@@ -309,7 +307,7 @@ export const uploadCompleteOperation: Operation = {
     'is upload_pieces_missing (send it, then complete again); a corrupt file is upload_corrupt and nothing of it is ' +
     'kept (upload it again from piece 0 with a new session); a second /complete is upload_already_complete.',
   request: CompleteRequestSchema,
-  response: RESPONSE_SCHEMAS.svc_add_dataset,
+  response: AddDatasetResponseSchema,
   status: 200,
   examples: [{ name: 'complete', summary: 'After pieces 0 to 24', value: { pieces: 25 } }],
   run: runComplete,

@@ -2,7 +2,7 @@
 // (entity, time_column, join, outcome) the options that survived, asked only where two or more did.
 import { ServiceError } from '../../errors.ts';
 import { cellText, isMissing } from '../../table/typing.ts';
-import { columnsOf, positivesOf, screenColumn, type Column } from '../suggest.ts';
+import { columnsOf, positivesOf, screenColumn, type Column } from '../datasets/suggest.ts';
 import { CAPS, distinctIds, valuesOf, type SourceAnalysis } from './sources.ts';
 
 export type OfferKind = 'column' | 'event_type' | 'outcome_time' | 'lapsed';

@@ -2,9 +2,9 @@
 // answer, or from its sole survivor; a slot with several survivors and no answer is
 // mapping_answers_incomplete naming the slot's field; a slot with none makes the mapping `empty`.
 import { ServiceError } from '../../errors.ts';
-import type { MapAnswers } from '../../schemas/index.ts';
 import type { Layout, Offer } from './proposal.ts';
 import type { SourceAnalysis } from './sources.ts';
+import type { MapAnswers } from './map.schema.ts';
 
 export interface Slots {
   /** Per source label: its entity column and (logs) its time column. */

@@ -1,13 +1,13 @@
 // svc_map sources (additions 2.7): reading each source, its label, and what it looks like: a table (one
 // row per case) or an event log (many timed rows per case); which columns could name its cases and times.
 import { ServiceError } from '../../errors.ts';
-import { SOURCE_LABEL_PATTERN, type MapRequest } from '../../schemas/index.ts';
 import type { RawTable } from '../../table/types.ts';
 import { cellText, compareCodePoints } from '../../table/typing.ts';
 import { entityKey } from '../../table/select.ts';
-import type { OpContext } from '../../services.ts';
+import type { OpContext } from '../../runtime/services.ts';
 import { assertKeyMayUse, isSampleId, resolveRecord } from '../ask/record.ts';
-import { resolveColumn, type Resolution } from '../preflight-columns.ts';
+import { resolveColumn, type Resolution } from '../datasets/preflight-columns.ts';
+import { type MapRequest, SOURCE_LABEL_PATTERN } from './map.schema.ts';
 
 /** additions 2.7 proposal caps. */
 export const CAPS = { candidates: 8, samples: 3, resolutions: 64, openIds: 50 } as const;
@@ -93,6 +93,7 @@ export async function readSources(ctx: OpContext, sources: readonly MapSource[])
           extra: err.extra,
           headers: err.headers,
           remedy: err.remedy,
+          cause: err,
         });
       }
       throw err;

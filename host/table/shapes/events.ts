@@ -117,7 +117,7 @@ export function eventTypes(log: Log, eventIdx: number, cutoff: number): { names:
 
 /**
  * Counts and sums over each case's rows in plain loops (one pass per read). The readable
- * definition, which this must match bit for bit, is in test/shapes/events-reference.test.ts: per
+ * definition, which this must match bit for bit, is in test/table/shapes/events-reference.test.ts: per
  * window (at - L days, at], the rows' count, the sum and count of each value column's non-blank
  * values (summed in the case's row order), each type's count; and the first and last time <= at.
  */

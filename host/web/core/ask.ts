@@ -6,9 +6,9 @@ import { parseCsv } from '../../table/csv.ts';
 import { sha256Hex } from '../../signing/sha256.ts';
 import type { RawTable } from '../../table/types.ts';
 import type { EngineModule } from '../../engine/wasm.ts';
-import { buildAnswer, type AnswerDeps } from '../../operations/ask/answers.ts';
-import { planAsk, tableViewOf } from '../../operations/ask/plan.ts';
-import type { FitOutcome } from '../../operations/ask/fit-outcome.ts';
+import { buildAnswer, type AnswerDeps } from '../../core/answers.ts';
+import { planAsk, tableViewOf } from '../../core/plan.ts';
+import type { FitOutcome } from '../../core/fit-outcome.ts';
 import { fitPreview } from './fit.ts';
 import { setOwn } from '../../schemas/record.ts';
 
@@ -67,7 +67,7 @@ export async function previewAsk(session: PreviewSession, raw: unknown, record: 
   const field = ask.data.dataset_id !== undefined ? 'data.dataset_id' : 'data.csv';
   const { table, hash, ms: parseMs } = session.read(record.text, field);
   const engine = session.engine;
-  // The service's own planning (operations/ask/plan.ts) on the one view a table has.
+  // The service's own planning (core/plan.ts) on the one view a table has.
   const view = tableViewOf(table, ask);
   const plan = planAsk(ask, { columns: table.columns, contentHash: hash, table }, { viewFor: () => view }, engine.coreHash);
 

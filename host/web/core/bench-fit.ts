@@ -3,7 +3,7 @@
 import type { EngineModule } from '../../engine/wasm.ts';
 import { parseCsv } from '../../table/csv.ts';
 import { sha256Hex } from '../../signing/sha256.ts';
-import { resolveOutcome } from '../../operations/ask/outcome.ts';
+import { resolveOutcome } from '../../core/outcome.ts';
 import { fitPreview } from './fit.ts';
 
 export interface TimedFit {

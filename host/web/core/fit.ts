@@ -4,15 +4,7 @@ import { encodeTable } from '../../engine/encode.ts';
 import { runFitSync, toFitInput } from '../../engine/fit-core.ts';
 import { interpretFit } from '../../engine/result.ts';
 import type { EngineModule } from '../../engine/wasm.ts';
-import {
-  fitKeyOf,
-  fitOutcomeOf,
-  metaOf,
-  modelRefOf,
-  encodeOptionsOf,
-  type FitOutcome,
-  type FitRequest,
-} from '../../operations/ask/fit-outcome.ts';
+import { fitKeyOf, fitOutcomeOf, metaOf, modelRefOf, encodeOptionsOf, type FitOutcome, type FitRequest } from '../../core/fit-outcome.ts';
 
 export interface PreviewFit {
   outcome: FitOutcome;

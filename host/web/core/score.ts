@@ -8,8 +8,8 @@ import type { Model } from '../../engine/model.ts';
 import { scoreCases, unreadableRows, type CaseProblem, type ReasonOut } from '../../engine/scorer.ts';
 import { entityKey } from '../../table/select.ts';
 import type { RawTable } from '../../table/types.ts';
-import { scoreTable } from '../../operations/ask/scoring.ts';
-import { pickRows } from '../../operations/ask/cases.ts';
+import { scoreTable } from '../../core/scoring.ts';
+import { pickRows } from '../../core/cases.ts';
 
 export interface ScoredRow {
   entity_id: string | null;

@@ -104,7 +104,7 @@ async function pollUntilDone(
   return r.body;
 }
 
-/** The export endpoint (host/web/export-model.ts): {model_ref, core_hash, state, quality, model}. */
+/** The export endpoint (host/operations/models/export-model.ts): {model_ref, core_hash, state, quality, model}. */
 export async function exportModel(modelRef: string, key: string): Promise<Obj> {
   return (await post('/v1/export-model', { model_ref: modelRef }, key)).body;
 }

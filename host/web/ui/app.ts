@@ -3,7 +3,7 @@
 // fetched once at load; a model is fetched only when the person loads one from the service.
 import type { EngineModule } from '../../engine/wasm.ts';
 import { parseCsv } from '../../table/csv.ts';
-import { selectCases } from '../../operations/ask/cases.ts';
+import { selectCases } from '../../core/cases.ts';
 import type { RawTable } from '../../table/types.ts';
 import { PreviewSession, previewAsk, type PreviewRecord, type PreviewResult } from '../core/ask.ts';
 import { compareAnswers, type Agreement } from '../core/compare.ts';

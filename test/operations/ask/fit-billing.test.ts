@@ -1,7 +1,7 @@
 // spec 1 Cost: a chargeable fit is billed when the workspace is given it (host/operations/ask/fits.ts linked),
 // not when its ask ends. An ask that fails after its fit (no case could be scored) has still given the
 // workspace the model, so the fit is billed once and the next ask, a hit, bills no fit; before, neither did.
-// The same rule keeps a resumed scheduled run at one fit billed (test/operations/schedule/schedule-resume.test.ts).
+// The same rule keeps a resumed scheduled run at one fit billed (test/operations/schedules/schedule-resume.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../helpers/service.ts';
 import { churnAsk, churnRows } from '../../helpers/churn.ts';

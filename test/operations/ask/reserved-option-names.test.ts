@@ -1,5 +1,5 @@
 // Options and column names `__proto__`, `constructor` in the maps an answer builds (choice chances,
-// model_refs, preflight resolutions): each stays an own key of the reply (host/operations/own.ts).
+// model_refs, preflight resolutions): each stays an own key of the reply (host/schemas/record.ts setOwn).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSampleCsv } from '../../../samples/catalog.ts';
 import { parseCsv } from '../../../host/table/csv.ts';

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startChildService } from '../../helpers/child-service.ts';
 import { startTestService, tempDir } from '../../helpers/service.ts';
-import { createLiveKey } from '../../../host/operations/keys.ts';
+import { createLiveKey } from '../../../host/runtime/keys.ts';
 import { openSqliteStore } from '../../../host/store/index.ts';
 
 function rows(from: number, to: number): Array<Record<string, string | number>> {

@@ -105,7 +105,7 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Starts test/datasets/server-process.ts over `dataDir` (config `overrides`) and waits until it listens. */
+/** Starts test/operations/datasets/server-process.ts over `dataDir` (config `overrides`) and waits until it listens. */
 export async function startServerProcess(dataDir: string, overrides: Record<string, unknown> = {}): Promise<ServerProcess> {
   const script = path.join(path.dirname(new URL(import.meta.url).pathname), 'server-process.ts');
   const child = spawn(process.execPath, ['--import', 'tsx', script, dataDir, JSON.stringify(overrides)], {

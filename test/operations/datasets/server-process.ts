@@ -2,7 +2,7 @@
 // argv = DATA_DIR and JSON config overrides; prints {url, key, workspaceId, pid} as one line once listening.
 import { pino } from 'pino';
 import { startService } from '../../../host/main.ts';
-import { createLiveKey } from '../../../host/operations/keys.ts';
+import { createLiveKey } from '../../../host/runtime/keys.ts';
 
 const [dataDir, overrides = '{}'] = process.argv.slice(2);
 const running = await startService(

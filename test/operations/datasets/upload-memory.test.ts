@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { openSqliteStore } from '../../../host/store/index.ts';
-import { RecordHasher, decodePiece, pieceTable } from '../../../host/operations/datasets/pieces.ts';
+import { RecordHasher, decodePiece, pieceTable } from '../../../host/table/pieces.ts';
 import { post, startServerProcess } from './helpers.ts';
 
 const TARGET_BYTES = 50 * 1024 * 1024;

@@ -6,7 +6,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { startTestService, tempDir, type TestService } from '../../helpers/service.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadStoredRecord } from '../../../host/operations/datasets/read.ts';
-import { decodePiece } from '../../../host/operations/datasets/pieces.ts';
+import { decodePiece } from '../../../host/table/pieces.ts';
 import { parseCsv } from '../../../host/table/csv.ts';
 import { post } from './helpers.ts';
 

@@ -1,0 +1,20 @@
+// jwks: the public Verdict keys (spec 2.11), a GET route that is not a spec operation.
+import type { Operation } from '../operation.ts';
+
+/** GET /.well-known/jwks.json (spec 2.11): the Ed25519 keys Verdicts are signed with, retired ones included. */
+export const jwksOperation: Operation = {
+  name: 'jwks',
+  path: '/.well-known/jwks.json',
+  method: 'GET',
+  auth: 'none',
+  body: 'none',
+  title: 'Public Verdict keys',
+  description: 'The Ed25519 keys Verdicts are signed with, retired ones included (spec 2.11); verify offline with them.',
+  status: 200,
+  examples: [],
+  run: async (ctx) => ({
+    status: 200,
+    body: ctx.services.keyRing.jwks(),
+    headers: { 'cache-control': 'public, max-age=300' },
+  }),
+};

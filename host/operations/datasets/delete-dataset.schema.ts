@@ -1,0 +1,11 @@
+// svc_delete_dataset's request and reply.
+import * as v from 'valibot';
+import { DatasetIdSchema } from '../../schemas/common.ts';
+
+/** Spec 4.9: delete a stored dataset now. */
+export const DeleteDatasetRequestSchema = v.strictObject({ dataset_id: DatasetIdSchema });
+
+export const DeleteDatasetResponseSchema = v.looseObject({ dataset_id: v.string(), deleted: v.literal(true) });
+
+export type DeleteDatasetRequest = v.InferOutput<typeof DeleteDatasetRequestSchema>;
+export type DeleteDatasetResponse = v.InferOutput<typeof DeleteDatasetResponseSchema>;

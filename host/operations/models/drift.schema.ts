@@ -1,0 +1,22 @@
+// svc_drift's request and reply.
+import * as v from 'valibot';
+import { ModelRefSchema, NamespaceSchema } from '../../schemas/common.ts';
+import { Open } from '../../schemas/replies.ts';
+
+/** Spec 4.6: compare a refit with the fit it replaced. */
+export const DriftRequestSchema = v.strictObject({ model_ref: ModelRefSchema, namespace: v.optional(NamespaceSchema) });
+
+/** Spec 4.6 + additions 3.10. */
+export const DriftResponseSchema = v.looseObject({
+  pattern: v.picklist(['unchanged', 'changed', 'no_prior']),
+  recommendation: v.picklist(['keep', 'refit', 'abandon', 'no_check_yet']),
+  refit_quality: v.optional(v.picklist(['worse', 'similar', 'better', 'not_comparable'])),
+  keep_model_ref: v.optional(v.nullable(v.string())),
+  note_code: v.optional(v.nullable(v.picklist(['refit_worse', 'prior_unusable']))),
+  note: v.optional(v.nullable(v.string())),
+  watch_url: v.optional(v.string()),
+  report: v.optional(Open),
+});
+
+export type DriftRequest = v.InferOutput<typeof DriftRequestSchema>;
+export type DriftResponse = v.InferOutput<typeof DriftResponseSchema>;

@@ -1,0 +1,26 @@
+// svc_attest's request and reply.
+import * as v from 'valibot';
+import { LIMITS, maxChars, ModelRefSchema, NamespaceSchema, NonEmptyStringSchema } from '../../schemas/common.ts';
+
+/** Spec 4.10 (shape decided in wire.md): record that a case was acted on through a lever. */
+export const AttestRequestSchema = v.strictObject({
+  model_ref: ModelRefSchema,
+  namespace: v.optional(NamespaceSchema),
+  entity_id: NonEmptyStringSchema,
+  lever_token: NonEmptyStringSchema,
+  post_value: v.union([v.string(), v.number(), v.boolean()], 'must be a string, number or boolean'),
+  acted_at: NonEmptyStringSchema,
+  event_id: v.optional(v.pipe(v.string(), maxChars(LIMITS.eventIdMax))),
+});
+
+/** wire.md svc_attest response. */
+export const AttestResponseSchema = v.looseObject({
+  compliant: v.boolean(),
+  evaluated_feature: v.nullable(v.string()),
+  evaluated_direction: v.nullable(v.string()),
+  event_id: v.nullable(v.string()),
+  written: v.boolean(),
+});
+
+export type AttestRequest = v.InferOutput<typeof AttestRequestSchema>;
+export type AttestResponse = v.InferOutput<typeof AttestResponseSchema>;

@@ -1,0 +1,33 @@
+// svc_evidence's request and reply.
+import * as v from 'valibot';
+import { ModelRefSchema, NamespaceSchema } from '../../schemas/common.ts';
+import { Integer } from '../../schemas/replies.ts';
+
+/** Spec 4.11 (shape decided in wire.md): outcomes of cases acted on versus not acted on. */
+export const EvidenceRequestSchema = v.strictObject({ model_ref: ModelRefSchema, namespace: v.optional(NamespaceSchema) });
+
+/** wire.md svc_evidence response: `live` stays null until each group has 30 cases with an outcome. */
+export const EvidenceResponseSchema = v.looseObject({
+  model_ref: v.string(),
+  live: v.nullable(
+    v.looseObject({
+      n_acted: Integer,
+      n_not_acted: Integer,
+      rate_acted: v.number(),
+      rate_not_acted: v.number(),
+      diff: v.number(),
+      ci_low: v.number(),
+      ci_high: v.number(),
+      small_n: v.boolean(),
+    }),
+  ),
+  progress: v.looseObject({
+    attestations: Integer,
+    n_acted: Integer,
+    n_not_acted: Integer,
+    entities_with_outcome: Integer,
+  }),
+});
+
+export type EvidenceRequest = v.InferOutput<typeof EvidenceRequestSchema>;
+export type EvidenceResponse = v.InferOutput<typeof EvidenceResponseSchema>;

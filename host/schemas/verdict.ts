@@ -1,0 +1,11 @@
+// A signed Verdict as callers send it back (svc_verify) and as answers carry it.
+import * as v from 'valibot';
+import { ownRecord } from './record.ts';
+
+/** Spec 2.11: a Verdict allows further properties; pass it on exactly as received. */
+export const VerdictSchema = v.looseObject({ verdict_id: v.string(), kind: v.string() });
+/** Spec 2.11: a signature is an object of string values. */
+export const SignatureSchema = ownRecord(v.string(), v.string());
+
+export type Verdict = v.InferOutput<typeof VerdictSchema>;
+export type Signature = v.InferOutput<typeof SignatureSchema>;
