@@ -1,6 +1,6 @@
-// A reply made before the request's body was read to its end (README "Connections"): a route that reads no
-// body (register_agent, the GET routes), a problem found first (401, 403, 404, 405, 429 or 503 admission
-// refusals, a bad upload link), or an upload stopped at its cap. Its unread bytes are still on the
+// A reply made before the request's body was read to its end (docs/guides/overload.md, "Connections"): a
+// route that reads no body (register_agent, the GET routes), a problem found first (401, 403, 404, 405, 429,
+// a bad upload link), or an upload stopped at its cap. Its unread bytes are still on the
 // connection, in front of the client's next request on it, so before the reply goes the rest of the body is
 // read and dropped: the connection then carries the next request. A body past DRAIN_MAX_BYTES, or one still
 // arriving after DRAIN_WAIT_MS, gets its reply with `Connection: close`, and the connection ends after it.

@@ -61,7 +61,8 @@ async function keyedTask(ctx: OpContext, taskId: string): Promise<TaskRecord> {
 async function runTaskEvents(ctx: OpContext, _body: unknown, req: OperationRequest): Promise<OpResult> {
   const taskId = req.params.task_id ?? '';
   const task = await keyedTask(ctx, taskId);
-  // the key (or access token) is checked again as the stream goes: revoked, the stream ends (README "Event streams")
+  // the key (or access token) is checked again as the stream goes: revoked, the stream ends
+  // (docs/guides/pending-asks.md, "A stream whose key is revoked")
   const stillAllowed = credentialCheck(ctx.services, req.header('authorization'));
   return streamTask(ctx.services, task, req, resultUrlOf(ctx.services, taskId), undefined, stillAllowed);
 }

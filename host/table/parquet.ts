@@ -4,11 +4,11 @@
 // pure JavaScript with no dependencies; hyparquet-compressors adds the codecs beyond snappy (gzip, zstd,
 // brotli, lz4) that writers such as polars and pyarrow use.
 //
-// A file is bounded before it is inflated (README "Uploads"): the page headers of each row group are read
-// first, and the pages of the whole file may hold at most `maxBytes` once decompressed, each page no more
-// values than its row group has rows; a row group is then decoded a slice of rows at a time, and the CSV it
-// renders to is at most `maxBytes` too (counted by the caller, csv-parts.ts) with rows of at most
-// `maxRowBytes`. So a small file that would inflate to gigabytes stops at the cap, never after.
+// A file is bounded before it is inflated (docs/guides/uploads.md, "Limits"): the page headers of each row
+// group are read first, and the pages of the whole file may hold at most `maxBytes` once decompressed, each
+// page no more values than its row group has rows; a row group is then decoded a slice of rows at a time,
+// and the CSV it renders to is at most `maxBytes` too (counted by the caller, stored-file.ts) with rows of at
+// most `maxRowBytes`. So a small file that would inflate to gigabytes stops at the cap, never after.
 import { parquetMetadataAsync, parquetRead, type AsyncBuffer, type FileMetaData, type ParquetParsers, type RowGroup } from 'hyparquet';
 import { parquetHeader } from 'hyparquet/src/column.js';
 import { compressors, decompressZstd } from 'hyparquet-compressors';
@@ -73,7 +73,7 @@ function textOrBytes(b: Uint8Array | undefined): string | Uint8Array | undefined
  * it is. A column of raw bytes is read as text whether or not its writer annotated it as UTF-8 (Hive,
  * Impala and older Spark write text without the annotation), value by value: a value that is not UTF-8
  * stays bytes, and field() refuses its column by name (upload_unreadable), never a guess at an encoding
- * (README "Uploads").
+ * (docs/decisions/0061-parquet-raw-bytes.md).
  */
 const PARSERS: Partial<ParquetParsers> = {
   dateFromDays: isoDate,

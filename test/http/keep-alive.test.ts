@@ -1,7 +1,7 @@
-// A reply made before the request's body was read (README "Connections"): every route that reads no body
-// (register_agent, the GET routes, the pages) and every early reply (401, 403, 404, 405, 415, 429, a bad
-// upload link) gets a body of about 300 KB over one keep-alive connection, and the next request on that
-// same connection must get a whole reply. A body the service will not read past its limit is answered with
+// A reply made before the request's body was read (docs/guides/overload.md, "Connections"): every route that
+// reads no body (register_agent, the GET routes, the pages) and every early reply (401, 403, 404, 405, 415,
+// 429, a bad upload link) gets a body of about 300 KB over one keep-alive connection, and the next request on
+// that same connection, a second later, must get a whole reply. A body the service will not read past its limit is answered with
 // `Connection: close` and the connection ends cleanly after the reply. Over a raw socket, so nothing
 // between the test and the server opens a second connection behind its back.
 import net from 'node:net';

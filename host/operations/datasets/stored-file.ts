@@ -3,9 +3,9 @@
 // row group by row group through ranges of the stored pieces. The parts hash as the CSV the file holds (a
 // gzip CSV) or renders to (Parquet, host/table/parquet.ts), so either answers as that CSV would.
 //
-// The CSV a file holds is capped while it inflates (README "Uploads"): at `maxCsvBytes` (UPLOAD_MAX_BYTES,
-// the cap of a plain CSV upload) inflating stops and the caller's problem names the cap, so a gzip of a few
-// megabytes that would inflate to gigabytes costs what the cap costs, never more.
+// The CSV a file holds is capped while it inflates (docs/guides/uploads.md, "Limits"): at `maxCsvBytes`
+// (UPLOAD_MAX_BYTES, the cap of a plain CSV upload) inflating stops and the caller's problem names the cap,
+// so a gzip of a few megabytes that would inflate to gigabytes costs what the cap costs, never more.
 import { createGunzip } from 'node:zlib';
 import { ServiceError } from '../../errors.ts';
 import type { Store, UploadFormat } from '../../store/index.ts';

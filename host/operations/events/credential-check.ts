@@ -1,6 +1,6 @@
-// Whether the credentials a keyed event stream was opened with still hold (README "Event streams"): an
-// API key revoked, or an access token expired, since the stream opened ends it, as a new request with it
-// is refused. Each check authenticates again, as a request does (a key's revocation is read from the
+// Whether the credentials a keyed event stream was opened with still hold (docs/guides/pending-asks.md, "A
+// stream whose key is revoked"): an API key revoked, or an access token expired, since the stream opened
+// ends it, as a new request with it is refused. Each check authenticates again, as a request does (a key's revocation is read from the
 // store, so a key revoked through any node or the keys CLI is seen here), at most once a second per
 // credential in this process, however many streams and events use it: every stream of one key shares the
 // answer, and a stream asks at each batch of events and each wake-up (config.eventPollMs at most apart).

@@ -1,6 +1,6 @@
-// Compressed uploads that inflate far past the cap (README "Uploads"): a gzip CSV of about a megabyte that
-// holds a gigabyte of CSV, sent in pieces and over the presigned PUT, and Parquet files whose pages, or whose
-// rows, inflate past it. Against the real service in a process of its own: each is refused with a problem
+// Compressed uploads that inflate far past the cap (docs/guides/uploads.md, "Limits"): a gzip CSV of a few
+// megabytes that holds a gigabyte of CSV, sent in pieces and over the presigned PUT, and Parquet files whose
+// pages, or whose rows, inflate past it. Against the real service in a process of its own: each is refused with a problem
 // naming the cap (inflating stopped there, nothing stored), the process stays up, and its resident memory
 // stays far under the bound it documents (config.ts memoryBoundMb), measured from /proc.
 import fs from 'node:fs';
@@ -25,7 +25,7 @@ const ROWS_MIB = (() => {
 })();
 
 /**
- * A gzip CSV of about a megabyte holding `mib` MiB of CSV: the header, then the same MiB of rows as one gzip
+ * A gzip CSV of about 4 KB a MiB holding `mib` MiB of CSV: the header, then the same MiB of rows as one gzip
  * member repeated (RFC 1952 allows members one after another; gunzip and zlib read them as one stream).
  */
 function gzipBomb(mib: number): Buffer {
@@ -89,10 +89,10 @@ function expectCapProblem(r: { status: number; body: any }, what: RegExp): void 
   expect(r.body.detail).toMatch(/nothing was stored/);
 }
 
-describe('a gzip CSV of about a megabyte that holds a gigabyte of CSV', () => {
+describe('a gzip CSV of 4 MB that holds a gigabyte of CSV', () => {
   const bomb = gzipBomb(1024);
 
-  it('is a bomb: about a megabyte inflating past ten times the cap', () => {
+  it('is a bomb: a few megabytes inflating past ten times the cap', () => {
     expect(bomb.byteLength).toBeLessThan(5_000_000);
     expect(1024 * ROWS_MIB.length).toBeGreaterThan(10 * CAP);
   });

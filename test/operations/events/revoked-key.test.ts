@@ -1,8 +1,8 @@
-// An event stream opened with a key that is then revoked (README "Event streams"): it ends with an `error`
-// event carrying the problem a request with that key gets (401 unauthorized), its id the last one sent;
-// every stream of the key ends, and a stream of another key goes on. The task
-// is held by another process (its own connection to the same store), which never finishes it, and the key
-// is revoked through that connection, as the keys CLI does.
+// An event stream opened with a key that is then revoked (docs/guides/pending-asks.md, "A stream whose key is
+// revoked"): it ends with an `error` event carrying the problem a request with that key gets (401
+// unauthorized), its id the last one sent; every stream of the key ends, and a stream of another key goes on.
+// The task is held by another process (its own connection to the same store), which never finishes it, and
+// the key is revoked through that connection, as the keys CLI does.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../helpers/service.ts';
 import { readSse, type SseRead } from '../../helpers/sse.ts';
