@@ -254,34 +254,66 @@ async function walkPages(
       pageValues = Math.max(pageValues, n);
       reader.offset += stored;
     }
+    if (values !== rows) {
+      throw new ParquetProblem('corrupt', `column ${column} of the row group at row ${at} holds ${values} values for its ${rows} rows`);
+    }
   }
   return { inflated, pageValues };
 }
 
-/**
- * The file as canonical CSV text, in chunks: the header row first, then rows (each line ends with \n),
- * row group by row group, each read a slice of rows at a time. Memory holds one row group's column chunks
- * as stored, the values of one slice (or of the largest page, when larger) and one chunk of text.
- */
-export async function* parquetAsCsv(file: AsyncBuffer, limits: ParquetLimits): AsyncGenerator<string> {
+/** The file's footer and columns, checked: flat columns, and a CSV of its rows within the cap. */
+async function footerOf(file: AsyncBuffer, limits: ParquetLimits): Promise<{ meta: FileMetaData; columns: string[]; rows: number }> {
   const meta = await metadataOf(file);
   const columns = flatColumns(meta);
   // Each row renders to at least one byte per column (its commas and line end).
-  const rows = meta.row_groups.reduce((n, g) => n + Math.max(0, Number(g.num_rows)), 0);
+  let rows = 0;
+  for (const group of meta.row_groups) {
+    const n = Number(group.num_rows);
+    if (!(n >= 0)) throw new ParquetProblem('corrupt', `row group at row ${rows} has a negative row count`);
+    rows += n;
+  }
   if (rows * columns.length > limits.maxBytes) {
     throw new ParquetProblem(
       'too_large',
       `it holds ${fmt(rows)} rows of ${columns.length} columns, more than ${fmt(limits.maxBytes)} bytes of CSV`,
     );
   }
+  return { meta, columns, rows };
+}
+
+/**
+ * The file's rows and columns, from its footer, with everything checked that needs no page inflated: the
+ * footer, flat columns, every column chunk within the file, every page header readable, the pages within
+ * the cap once decompressed, each column's values as many as its row group's rows. Reads every column
+ * chunk as stored, one row group at a time; decodes nothing.
+ */
+export async function parquetShape(file: AsyncBuffer, limits: ParquetLimits): Promise<{ columns: string[]; rows: number }> {
+  const { meta, columns, rows } = await footerOf(file, limits);
+  const cache = new RangeCache(file);
+  let inflated = 0;
+  let start = 0;
+  for (const group of meta.row_groups) {
+    inflated = (await walkPages(cache, group, start, inflated, limits)).inflated;
+    cache.clear();
+    start += Number(group.num_rows);
+  }
+  return { columns, rows };
+}
+
+/**
+ * The file as canonical CSV text, in chunks: the header row first, then rows (each line ends with \n),
+ * row group by row group, each read a slice of rows at a time (the event loop gets a turn between slices).
+ * Memory holds one row group's column chunks as stored, the values of one slice (or of the largest page,
+ * when larger) and one chunk of text.
+ */
+export async function* parquetAsCsv(file: AsyncBuffer, limits: ParquetLimits): AsyncGenerator<string> {
+  const { meta, columns } = await footerOf(file, limits);
   yield columns.map(quote).join(',') + '\n';
   const cache = new RangeCache(file);
   let inflated = 0;
   let start = 0;
   for (const group of meta.row_groups) {
-    const groupRows = Number(group.num_rows);
-    if (!(groupRows >= 0)) throw new ParquetProblem('corrupt', `row group at row ${start} has a negative row count`);
-    const end = start + groupRows;
+    const end = start + Number(group.num_rows);
     const walked = await walkPages(cache, group, start, inflated, limits);
     inflated = walked.inflated;
     // a slice smaller than a page would decode that page once per slice
@@ -289,6 +321,7 @@ export async function* parquetAsCsv(file: AsyncBuffer, limits: ParquetLimits): A
     for (let from = start; from < end; from += sliceRows) {
       const to = Math.min(end, from + sliceRows);
       yield* renderRows(await readSlice(cache, meta, from, to), columns, limits);
+      await new Promise((resolve) => setImmediate(resolve));
     }
     cache.clear();
     start = end;
@@ -321,20 +354,23 @@ async function readSlice(file: AsyncBuffer, meta: FileMetaData, from: number, to
 function* renderRows(rows: unknown[][], columns: string[], limits: ParquetLimits): Generator<string> {
   let lines: string[] = [];
   let chars = 0;
+  const fields: string[] = new Array<string>(columns.length);
   for (const row of rows) {
-    let line = '';
+    let length = row.length; // its commas and line end
     for (let j = 0; j < row.length; j++) {
-      line += (j > 0 ? ',' : '') + field(row[j], columns[j]);
-      // characters never outnumber the UTF-8 bytes, so this bounds the row before it is whole
-      if (line.length > limits.maxRowBytes) {
+      const f = field(row[j], columns[j]);
+      // characters never outnumber the UTF-8 bytes, so this bounds the row before it is joined
+      length += f.length;
+      if (length > limits.maxRowBytes) {
         throw new ParquetProblem(
           'too_large',
           `a row renders to more than ${fmt(limits.maxRowBytes)} bytes of CSV, the most one row may hold`,
         );
       }
+      fields[j] = f;
     }
-    lines.push(line + '\n');
-    chars += line.length + 1;
+    lines.push(fields.join(',') + '\n');
+    chars += length;
     if (lines.length >= ROWS_PER_CHUNK || chars >= CHUNK_CHARS) {
       yield lines.join('');
       lines = [];

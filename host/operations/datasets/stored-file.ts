@@ -10,7 +10,7 @@ import { createGunzip } from 'node:zlib';
 import { ServiceError } from '../../errors.ts';
 import type { Store, UploadFormat } from '../../store/index.ts';
 import type { Config } from '../../config.ts';
-import { parquetAsCsv, ParquetProblem, type AsyncBuffer } from '../../table/parquet.ts';
+import { parquetAsCsv, parquetShape, ParquetProblem, type AsyncBuffer } from '../../table/parquet.ts';
 import { CsvPartCutter } from './csv-parts.ts';
 import { UPLOAD_HEAD_BYTES, type Piece } from './pieces.ts';
 
@@ -158,20 +158,46 @@ export async function* csvPartsOf(
     yield* end.parts;
     return { columns: end.summary.columns, rows: end.summary.rowCount, bytes: end.bytes };
   } catch (err) {
-    if (err instanceof PastCap) throw limits.tooLarge(`the ${err.message}`);
-    if (err instanceof ParquetProblem && err.kind === 'too_large') {
-      throw limits.tooLarge(`the Parquet file cannot be read within ${fmt(cap)} bytes (UPLOAD_MAX_BYTES): ${err.message}`);
-    }
-    throw corrupt(what, limits.field, err);
+    throw problemOf(err, what, limits);
   }
 }
 
-/** Rows and columns of the CSV the file holds, read through once (flat memory); its problems as csvPartsOf's. */
+/** A failure to read a file as the problem it is: past the cap, or corrupt or unreadable. */
+function problemOf(err: unknown, what: string, limits: ReadLimits): ServiceError {
+  if (err instanceof PastCap) return limits.tooLarge(`the ${err.message}`);
+  if (err instanceof ParquetProblem && err.kind === 'too_large') {
+    return limits.tooLarge(`the Parquet file cannot be read within ${fmt(limits.maxCsvBytes)} bytes (UPLOAD_MAX_BYTES): ${err.message}`);
+  }
+  return corrupt(what, limits.field, err);
+}
+
+/**
+ * Parquet files of at most this many cells (rows x columns) are read through where they are stored (the
+ * request thread); decoding takes about a microsecond and a hundred bytes a cell, and one page, however
+ * many values it holds, is decoded at once. A larger file is checked there from its footer and page
+ * headers only (parquetShape) and read through by its first ask, in a task with its heap cap.
+ */
+export const STORE_READ_CELLS = 1_000_000;
+
+/**
+ * Rows and columns of the CSV the file holds, read through once (flat memory) to check it whole; a Parquet
+ * file of more than STORE_READ_CELLS cells is counted from its footer, checked without inflating a page
+ * (docs/guides/uploads.md, "Limits"). Its problems are csvPartsOf's.
+ */
 export async function countCsvOf(
   format: Exclude<UploadFormat, 'csv'>,
   file: { chunks(): AsyncIterable<Uint8Array>; buffer: AsyncBuffer },
   limits: ReadLimits,
-): Promise<{ columns: string[]; rows: number; bytes: number }> {
+): Promise<{ columns: string[]; rows: number }> {
+  if (format === 'parquet') {
+    let shape: { columns: string[]; rows: number };
+    try {
+      shape = await parquetShape(file.buffer, { maxBytes: limits.maxCsvBytes, maxRowBytes: limits.maxRowBytes });
+    } catch (err) {
+      throw problemOf(err, 'Parquet file', limits);
+    }
+    if (shape.rows * shape.columns.length > STORE_READ_CELLS) return shape;
+  }
   const parts = csvPartsOf(format, file, limits);
   for (;;) {
     const r = await parts.next();

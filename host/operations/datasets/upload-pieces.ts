@@ -249,9 +249,10 @@ async function runComplete(ctx: OpContext, raw: unknown, req: OperationRequest):
   if (up.format === 'csv') {
     columns = JSON.stringify(parseCsv(up.header ?? '', { field: 'body' }).columns);
   } else {
-    // The whole file is read once now (flat memory, the CSV it holds capped as it inflates), so a corrupt or
-    // oversized one is refused here and not at an ask, and the dataset keeps its true rows and columns: an
-    // ask then reads it on the request thread only when it is small (read.ts).
+    // The whole file is read once now (flat memory, the CSV it holds capped as it inflates; a Parquet file of
+    // more than STORE_READ_CELLS checked from its footer and page headers), so a corrupt or oversized one is
+    // refused here and not at an ask, and the dataset keeps its true rows and columns: an ask then reads it
+    // on the request thread only when it is small (read.ts).
     try {
       const file = await storedFile(store, grant.workspaceId, dataset.id);
       const counted = await countCsvOf(up.format, file, readLimits(config, 'body', uploadTooLarge('body')));

@@ -33,7 +33,7 @@ function gzipBomb(mib: number): Buffer {
   return Buffer.concat([gzipSync(HEADER), ...Array.from({ length: mib }, () => member)]);
 }
 
-const OVERRIDES = { fitWorkers: 1, taskMemoryMb: 512, bodyMemoryBytes: 64 * 1024 * 1024, pendingWaitMs: 20_000 };
+const OVERRIDES = { fitWorkers: 1, taskMemoryMb: 256, bodyMemoryBytes: 64 * 1024 * 1024, pendingWaitMs: 20_000 };
 const BOUND_MB = memoryBoundMb(resolveConfig({}, OVERRIDES));
 /** What a refused bomb may add to the process's resident memory: parts of 1 MiB, the inflater's chunks, GC slack. */
 const GROWTH_MB = 160;
@@ -189,6 +189,38 @@ describe('Parquet files that inflate past the cap, in pieces', () => {
     expectCapProblem(result, /Parquet file holds more than 100,000,000 bytes of CSV/);
     expect(peakMb).toBeLessThan(BOUND_MB);
     expect(growthMb).toBeLessThan(GROWTH_MB);
+    await expectUp();
+  });
+});
+
+describe('a Parquet file of a few hundred bytes holding 5,000,000 rows of nulls (each page decoded whole)', () => {
+  it('/complete counts it from its footer without decoding it; the ask reads it in a task, which ends alone: 422, the service up', async () => {
+    const nulls = new Array<null>(5_000_000).fill(null);
+    const file = parquetWriteBuffer({
+      columnData: [
+        { name: 'id', data: nulls, type: 'STRING', nullable: true },
+        { name: 'churned', data: nulls, type: 'STRING', nullable: true },
+      ],
+      rowGroupSize: nulls.length,
+      statistics: false,
+    });
+    expect(file.byteLength).toBeLessThan(1000);
+    const up = await newUpload();
+    const stored = await measured('Parquet null bomb, /complete', () => uploadInPieces(up.pieces, [new Uint8Array(file)], newSession()));
+    expect(stored.result.status).toBe(200);
+    expect(stored.result.body).toMatchObject({ status: 'ready', format: 'parquet', rows: null, columns: null });
+    expect(stored.growthMb).toBeLessThan(GROWTH_MB);
+    const asked = await measured('Parquet null bomb, ask', async () => {
+      let r = await post(server.url, '/v1/ask', { ...ASK, data: { dataset_id: up.id } }, server.key);
+      for (let i = 0; i < 1200 && r.status === 202; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        r = await post(server.url, '/v1/poll', { task_id: r.body.task_id }, server.key);
+      }
+      return r;
+    });
+    expect(asked.result.status).toBe(422);
+    expect(asked.result.body.code).toBe('record_too_large');
+    expect(asked.peakMb).toBeLessThan(BOUND_MB);
     await expectUp();
   });
 });
