@@ -45,7 +45,17 @@ export interface StoredRecord {
  * bytes (pieces.ts). Seals it (spec 3.3: the first ask seals; wire.md: ask or preflight) and so
  * refreshes its last use (spec 2.2: kept 24 hours after last use). `field` names the argument in errors.
  */
-export async function loadStoredRecord(ctx: OpContext, id: string, field: string, opts: { quick?: boolean } = {}): Promise<StoredRecord> {
+export async function loadStoredRecord(
+  ctx: OpContext,
+  id: string,
+  field: string,
+  opts: {
+    /** An ask's attempt on the request thread: a record past REQUEST_THREAD_READ_CELLS (or of unknown size) is RunAsTask. */
+    quick?: boolean;
+    /** A read that can only run on the request thread (svc_preflight): at most this many cells, else 422. */
+    maxCells?: number;
+  } = {},
+): Promise<StoredRecord> {
   const caller = requireCaller(ctx);
   const { store, now } = ctx.services;
   const dataset = await store.getDataset(caller.workspaceId, id);
@@ -73,6 +83,14 @@ export async function loadStoredRecord(ctx: OpContext, id: string, field: string
   const cells = cellsOf(dataset);
   if (opts.quick && (cells === null || cells > REQUEST_THREAD_READ_CELLS))
     throw new RunAsTask('the stored record is large or of unknown size');
+  if (opts.maxCells !== undefined && (cells === null || cells > opts.maxCells)) {
+    const size = cells === null ? 'of unknown size (stored before its rows were counted)' : `of ${cells.toLocaleString('en-US')} cells`;
+    throw new ServiceError(
+      'record_too_large',
+      `${field}: dataset ${id} is ${size}; this call reads at most ${opts.maxCells.toLocaleString('en-US')} cells (rows x columns)`,
+      { field, remedy: 'Ask about it with svc_ask (data.dataset_id), which reads a record of any size in a task.' },
+    );
+  }
 
   const hasher = new RecordHasher();
   const tables = new TableConcatenator();

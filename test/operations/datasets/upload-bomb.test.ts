@@ -294,6 +294,15 @@ describe('a gzip or Parquet dataset whose rows were never counted (stored before
     expect(last.body.record.rows).toBe(300);
   });
 
+  it('svc_preflight, which reads on the request thread, refuses it (422 record_too_large) rather than read it there', async () => {
+    const id = await storeUncounted('gzip', gzipBomb(1024));
+    const r = await svc.post('/v1/preflight', { dataset_id: id, outcome_column: 'churned' }, a.key);
+    expect(r.status).toBe(422);
+    expect(r.body).toMatchObject({ code: 'record_too_large', field: 'dataset_id' });
+    expect(r.body.detail).toMatch(/unknown size/);
+    expect(r.body.remedy).toMatch(/svc_ask/);
+  });
+
   it('a gigabyte gzip stored so is read up to the cap, then 422 record_too_large naming it; the service answers on', async () => {
     const id = await storeUncounted('gzip', gzipBomb(1024));
     const { first, last } = await askAndPoll(id);
