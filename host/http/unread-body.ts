@@ -68,6 +68,13 @@ export function settleUnreadBody(maxBytes = DRAIN_MAX_BYTES, waitMs = DRAIN_WAIT
     if (c.res.headers.get('connection')?.toLowerCase() === 'close') return;
     const declared = Number(incoming.headers['content-length']);
     if (!(declared > maxBytes) && (await drain(incoming, maxBytes, waitMs))) return;
-    c.res.headers.set('connection', 'close');
+    try {
+      c.res.headers.set('connection', 'close');
+    } catch {
+      // a reply whose headers are immutable: the same reply, with the header
+      const headers = new Headers(c.res.headers);
+      headers.set('connection', 'close');
+      c.res = new Response(c.res.body, { status: c.res.status, headers });
+    }
   };
 }
