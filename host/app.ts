@@ -5,6 +5,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppEnv } from './http/env.ts';
 import { requestId } from './http/request-id.ts';
 import { clientAddress } from './http/client-address.ts';
+import { settleUnreadBody } from './http/unread-body.ts';
 import { notFound, onError } from './http/errors.ts';
 import { mountOperations } from './http/rest.ts';
 import { mountMcp } from './mcp/index.ts';
@@ -34,6 +35,8 @@ function accessLog(): MiddlewareHandler<AppEnv> {
 
 export function createApp(services: Services, ops: readonly Operation[] = OPERATIONS): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // Outermost, so every reply (an error's, a 404's) goes only once its request's body is read or dropped.
+  app.use('*', settleUnreadBody());
   app.use('*', async (c, next) => {
     c.set('services', services);
     await next();

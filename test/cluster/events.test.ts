@@ -1,6 +1,8 @@
 // Task event streams across real node processes on one PostgreSQL database (issue 17 with issue 15): a
 // client connected to one node follows, with the key or through the watch link, a task another node runs:
-// its stage events in order, one answer per question, then done, ids counting 1, 2, ... as on one node.
+// its stage events in order, one answer per question, then done, ids counting 1, 2, ... as on one node. A
+// key revoked in the shared database (as the keys CLI does, from no node at all) ends its streams on every
+// node within seconds.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { bigRows } from '../helpers/big-rows.ts';
 import { post, startCluster, type TestCluster } from '../helpers/cluster.ts';
@@ -50,4 +52,32 @@ it('streams a task running on one node to a client of another, with the key and 
   // the keyed stream began at the stage current when it connected, then went on as the whole stream does
   expect(all.slice(-ids.length)).toEqual(ids);
   expect(watched.events.at(-1)!.event).toBe('done');
+});
+
+it('ends a stream on a node within seconds of its key being revoked in the shared database', async () => {
+  const { key, workspaceId } = await c.liveCaller('revoked');
+  const id = 'tk_0000000000000000000000rvkc';
+  const now = Date.now();
+  // a task held by a runner that never finishes it: only the revocation can end the stream in time
+  await c.store.createTask({
+    id,
+    workspace_id: workspaceId,
+    request: '{}',
+    created_at: now,
+    lease: { owner: 'elsewhere', lease_until: now + 3_600_000 },
+    events: [{ kind: 'stage', data: JSON.stringify({ task_id: id, stage: 'reading_data', step: 'reading' }), at: now }],
+  });
+  const reading = readSse(`${c.nodes[1].url}/v1/tasks/${id}/events`, { headers: { authorization: `Bearer ${key}` }, timeoutMs: 60_000 });
+  await new Promise((r) => setTimeout(r, 500));
+  const [record] = await c.store.listApiKeysByWorkspace(workspaceId);
+  const revokedAt = Date.now();
+  expect(await c.store.revokeApiKey(record.id, revokedAt)).toBe(true);
+  const read = await reading;
+  console.log(`the stream on the other node ended ${Date.now() - revokedAt} ms after the revocation`);
+  expect(read.endedByServer).toBe(true);
+  expect(read.events.map((e) => [e.id, e.event])).toEqual([
+    [1, 'stage'],
+    [1, 'error'],
+  ]);
+  expect(read.events[1].data).toMatchObject({ task_id: id, code: 'unauthorized' });
 });

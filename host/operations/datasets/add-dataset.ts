@@ -7,7 +7,8 @@ import { rowsToTable } from '../../table/rows.ts';
 import type { DatasetRecord } from '../../store/index.ts';
 import type { Caller, OpContext, OpResult } from '../../runtime/services.ts';
 import { newId } from '../../lib/ids.ts';
-import { fetchRecord, fetchedCsvText, parseFetchedCsv, type Fetched } from './fetch.ts';
+import { downloadTooLarge, fetchRecord, fetchedFile, parseFetchedCsv, type Fetched } from './fetch.ts';
+import { countCsvOf, readLimits } from './stored-file.ts';
 import { encodeUploadPiece } from '../../table/pieces.ts';
 import { PIECE_MAX_BYTES } from './formats.ts';
 import { randomBytes } from 'node:crypto';
@@ -230,8 +231,9 @@ export const addDatasetOperation: Operation = {
 };
 
 /**
- * Spec 3.8: a fetched gzip CSV or Parquet file is read whole once (a corrupt one is refused, nothing stored),
- * then stored as it came, in raw pieces, like an upload in pieces; rows and columns are null.
+ * Spec 3.8: a fetched gzip CSV or Parquet file is read through once (a corrupt one is refused, nothing stored;
+ * the CSV it holds capped at UPLOAD_MAX_BYTES while it inflates), then stored as it came, in raw pieces, like
+ * an upload in pieces, with its rows and columns (null in the reply).
  */
 async function storePassedThrough(
   ctx: OpContext,
@@ -240,7 +242,12 @@ async function storePassedThrough(
   fetched: Exclude<Fetched, { format: 'csv' }>,
 ): Promise<AddDatasetResponse> {
   const { store, now } = ctx.services;
-  await fetchedCsvText(fetched, 'fetch_url', ctx.services.config);
+  const counted = await countCsvOf(
+    fetched.format,
+    fetchedFile(fetched),
+    readLimits(ctx.services.config, 'fetch_url', downloadTooLarge('fetch_url')),
+  );
+  assertUsableTable(counted.columns, counted.rows, 'fetch_url', true);
   const at = now();
   const dataset = await createAwaitingUpload(ctx, caller, req.filename, at);
   const session = randomBytes(16).toString('hex');
@@ -262,9 +269,13 @@ async function storePassedThrough(
       at,
     });
   }
-  const done = await store.completeUpload(caller.workspaceId, dataset.id, session, index, { columns: null, row_count: 0, at });
+  const done = await store.completeUpload(caller.workspaceId, dataset.id, session, index, {
+    columns: JSON.stringify(counted.columns),
+    row_count: counted.rows,
+    at,
+  });
   if (!done.ok) throw unknownDataset(dataset.id, 'fetch_url'); // deleted while it was being stored
-  return { ...datasetReply(done.dataset), format: fetched.format } as AddDatasetResponse;
+  return { ...datasetReply(done.dataset, fetched.format), format: fetched.format } as AddDatasetResponse;
 }
 
 /** A new dataset that waits for its bytes (a presigned upload, pieces, or a gzip or Parquet download). */

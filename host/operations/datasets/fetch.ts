@@ -15,7 +15,7 @@ import type { Config } from '../../config.ts';
 import type { UploadFormat } from '../../store/index.ts';
 import { bytesAsAsyncBuffer } from '../../table/parquet.ts';
 import { detectFormat } from './formats.ts';
-import { csvPartsOf } from './stored-file.ts';
+import { csvPartsOf, readLimits, type TooLarge } from './stored-file.ts';
 
 /** Spec 3.8: a fetch_url download is at most 50 MB (a plain CSV also within the inline csv cap of characters). */
 export const FETCH_MAX_BYTES = 50_000_000;
@@ -230,30 +230,36 @@ function tooLarge(field: string, bytes = false): ServiceError {
   );
 }
 
-/**
- * A fetched gzip CSV or Parquet file as the CSV text it holds or renders to (spec 3.8), at most `maxBytes`
- * of it; a file that is not one is upload_corrupt naming `field`.
- */
-export async function fetchedCsvText(f: Fetched, field: string, config: Config): Promise<string> {
-  if (f.format === 'csv') return f.text;
-  const file = {
+/** A fetched gzip CSV or Parquet file as something csvPartsOf reads. */
+export function fetchedFile(f: Exclude<Fetched, { format: 'csv' }>) {
+  return {
     chunks: async function* () {
       yield f.bytes;
     },
     buffer: bytesAsAsyncBuffer(f.bytes),
   };
-  const parts = csvPartsOf(f.format, file, { field, partBytes: config.uploadPartBytes, maxRowBytes: config.maxUploadRowBytes });
+}
+
+/** A download whose CSV passes UPLOAD_MAX_BYTES: 422 naming the field (413 is for request bodies). */
+export const downloadTooLarge =
+  (field: string): TooLarge =>
+  (what) =>
+    new ServiceError('invalid_request', `${field}: the download cannot be read: ${what}; nothing was stored`, {
+      field,
+      remedy: 'Serve a file that holds at most UPLOAD_MAX_BYTES (the limit named) of CSV: fewer rows or columns, or a part of the table.',
+    });
+
+/**
+ * A fetched gzip CSV or Parquet file as the CSV text it holds or renders to (spec 3.8), at most
+ * UPLOAD_MAX_BYTES of it, stopped there while it inflates; a file that is not one is upload_corrupt naming `field`.
+ */
+export async function fetchedCsvText(f: Fetched, field: string, config: Config): Promise<string> {
+  if (f.format === 'csv') return f.text;
+  const parts = csvPartsOf(f.format, fetchedFile(f), readLimits(config, field, downloadTooLarge(field)));
   const out: Uint8Array[] = [];
   let size = 0;
   for (let r = await parts.next(); !r.done; r = await parts.next()) {
     size += r.value.payload.byteLength;
-    if (size > config.maxUploadBytes) {
-      throw new ServiceError(
-        'invalid_request',
-        `${field}: the download holds more than ${config.maxUploadBytes.toLocaleString('en-US')} bytes of CSV; store it with add-dataset upload: true`,
-        { field },
-      );
-    }
     out.push(r.value.payload);
   }
   return Buffer.concat(out, size).toString('utf8');

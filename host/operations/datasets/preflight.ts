@@ -73,6 +73,9 @@ export interface Fitness {
 const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d;
 const quote = (s: string) => `\`${s}\``;
 
+/** The most cells (rows x columns) of a stored dataset svc_preflight reads: the request thread's cache of parsed records. */
+const PREFLIGHT_READ_CELLS = 2_000_000;
+
 async function readTable(ctx: OpContext, id: string): Promise<RawTable> {
   if (isSampleId(id)) {
     const sample = getSample(id.slice('sample:'.length));
@@ -80,7 +83,8 @@ async function readTable(ctx: OpContext, id: string): Promise<RawTable> {
     return parseCsv(loadSampleCsv(sample.name), { field: 'dataset_id' });
   }
   const { loadStoredRecord } = await import('./read.ts');
-  return (await loadStoredRecord(ctx, id, 'dataset_id')).table;
+  // read on the request thread (no task): as much as that thread keeps parsed (docs/guides/overload.md)
+  return (await loadStoredRecord(ctx, id, 'dataset_id', { maxCells: PREFLIGHT_READ_CELLS })).table;
 }
 
 function columnCells(table: RawTable, name: string, field: string): Cell[] {

@@ -1,8 +1,9 @@
 // Reads a stored dataset as one record for an ask or preflight (spec 2.1 dataset_id, 3.3, wire.md "Datasets").
 import { ServiceError } from '../../errors.ts';
+import type { RawTable } from '../../table/types.ts';
 import type { OpContext } from '../../runtime/services.ts';
 import { RecordHasher, TableConcatenator, decodePiece, pieceTable } from '../../table/pieces.ts';
-import { csvPartsOf, storedFile } from './stored-file.ts';
+import { csvPartsOf, readLimits, storedFile, storedTooLarge } from './stored-file.ts';
 import type { UploadFormat } from '../../store/index.ts';
 import { requireCaller, unknownDataset } from './errors.ts';
 import type { StoredRecord } from '../../runtime/record-cache.ts';
@@ -25,7 +26,17 @@ export const REQUEST_THREAD_READ_CELLS = 250_000;
  * bytes (pieces.ts). Seals it (spec 3.3: the first ask seals; wire.md: ask or preflight) and so
  * refreshes its last use (spec 2.2: kept 24 hours after last use). `field` names the argument in errors.
  */
-export async function loadStoredRecord(ctx: OpContext, id: string, field: string, opts: { quick?: boolean } = {}): Promise<StoredRecord> {
+export async function loadStoredRecord(
+  ctx: OpContext,
+  id: string,
+  field: string,
+  opts: {
+    /** An ask's attempt on the request thread: a record past REQUEST_THREAD_READ_CELLS (or of unknown size) is RunAsTask. */
+    quick?: boolean;
+    /** A read that can only run on the request thread (svc_preflight): at most this many cells, else 422. */
+    maxCells?: number;
+  } = {},
+): Promise<StoredRecord> {
   const caller = requireCaller(ctx);
   const { store, now } = ctx.services;
   const dataset = await store.getDataset(caller.workspaceId, id);
@@ -50,7 +61,17 @@ export async function loadStoredRecord(ctx: OpContext, id: string, field: string
   const sealedTables = ctx.services.records.sealed;
   const cached = sealedTables.get(id);
   if (cached && cached.workspaceId === caller.workspaceId) return { table: cached.table, contentHash: cached.contentHash };
-  if (opts.quick && cellsOf(dataset) > REQUEST_THREAD_READ_CELLS) throw new RunAsTask('the stored record is large');
+  const cells = cellsOf(dataset);
+  if (opts.quick && (cells === null || cells > REQUEST_THREAD_READ_CELLS))
+    throw new RunAsTask('the stored record is large or of unknown size');
+  if (opts.maxCells !== undefined && (cells === null || cells > opts.maxCells)) {
+    const size = cells === null ? 'of unknown size (stored before its rows were counted)' : `of ${cells.toLocaleString('en-US')} cells`;
+    throw new ServiceError(
+      'record_too_large',
+      `${field}: dataset ${id} is ${size}; this call reads at most ${opts.maxCells.toLocaleString('en-US')} cells (rows x columns)`,
+      { field, remedy: 'Ask about it with svc_ask (data.dataset_id), which reads a record of any size in a task.' },
+    );
+  }
 
   const hasher = new RecordHasher();
   const tables = new TableConcatenator();
@@ -68,8 +89,7 @@ export async function loadStoredRecord(ctx: OpContext, id: string, field: string
     if (passedThrough !== null) {
       // spec 3.8: a gzip or Parquet upload is kept as sent and read here as the CSV it holds
       const file = await storedFile(store, caller.workspaceId, id);
-      const { uploadPartBytes, maxUploadRowBytes } = ctx.services.config;
-      const parts = csvPartsOf(passedThrough, file, { field, partBytes: uploadPartBytes, maxRowBytes: maxUploadRowBytes });
+      const parts = csvPartsOf(passedThrough, file, readLimits(ctx.services.config, field, storedTooLarge(field)));
       for (let r = await parts.next(); !r.done; r = await parts.next()) {
         hasher.add(r.value);
         tables.add(pieceTable(r.value, field));
@@ -89,14 +109,18 @@ export async function loadStoredRecord(ctx: OpContext, id: string, field: string
   return record;
 }
 
-/** Rows x columns of a stored dataset, from its record (no piece is read). */
-function cellsOf(dataset: DatasetRecord): number {
-  let columns = 1;
+/**
+ * Rows x columns of a stored dataset, from its record (no piece is read); null when the record does not say
+ * (a gzip or Parquet file stored before its rows were counted), so it is read in a task: a 1 GB CSV in a
+ * 1.6 MB gzip once counted as 0 cells, was read on the request thread and took the process down.
+ */
+function cellsOf(dataset: DatasetRecord): number | null {
+  let names: unknown;
   try {
-    const names = dataset.columns === null ? [] : (JSON.parse(dataset.columns) as unknown[]);
-    columns = Math.max(1, names.length);
+    names = dataset.columns === null ? null : JSON.parse(dataset.columns);
   } catch {
-    // unreadable names: count the rows alone
+    return null;
   }
-  return dataset.row_count * columns;
+  if (!Array.isArray(names) || names.length === 0) return null;
+  return dataset.row_count * names.length;
 }

@@ -1,5 +1,5 @@
-// `PUT /v1/uploads/<token>` (wire.md "Datasets"): the presigned upload of a large CSV, stored with memory
-// that does not grow with its size. The body is streamed to a file under DATA_DIR and checked as CSV on
+// `PUT /v1/uploads/<token>` (wire.md "Datasets"): the presigned upload of a large CSV (or a gzip of it),
+// stored with memory that does not grow with its size. The body is streamed to a file under DATA_DIR and checked as CSV on
 // the way, noting a row boundary about every MiB; then the file is copied into the store one part at a time.
 //
 // Why parts in the store rather than pieces pointing at the kept file: the store stays the one place a
@@ -10,7 +10,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ServiceError } from '../../errors.ts';
-import type { DatasetRecord } from '../../store/index.ts';
+import type { DatasetRecord, UploadFormat } from '../../store/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import type { Config } from '../../config.ts';
 import { CsvScanner, type CsvSummary } from '../../table/csv-scan.ts';
@@ -18,6 +18,8 @@ import { PART_HEAD_BYTES, writePartHead } from '../../table/pieces.ts';
 import { datasetReply } from './reply.ts';
 import { assertUsableTable, unknownDataset } from './errors.ts';
 import { verifyUploadToken } from '../../signing/upload-token.ts';
+import { detectFormat } from './formats.ts';
+import { inflated } from './stored-file.ts';
 import type { Operation, OperationRequest } from '../operation.ts';
 import { UPLOAD_DIR, uploadFileName } from '../../runtime/upload-files.ts';
 import { type AddDatasetResponse, AddDatasetResponseSchema } from './add-dataset.schema.ts';
@@ -32,6 +34,9 @@ interface Part {
 }
 
 interface Received {
+  /** What the body was (a gzip CSV is stored as the CSV it holds). */
+  format: UploadFormat;
+  /** Bytes of the CSV. */
   size: number;
   summary: CsvSummary;
   header: Uint8Array;
@@ -70,7 +75,10 @@ async function runUpload(ctx: OpContext, _body: unknown, req: OperationRequest):
   try {
     const received = await receive(body, file, settings, req.signal);
     assertUsableTable(received.summary.columns, received.summary.rowCount, FIELD, true);
-    return { status: 200, body: datasetReply(await storeParts(ctx, grant.workspaceId, dataset, file, received)) };
+    const stored = await storeParts(ctx, grant.workspaceId, dataset, file, received);
+    // spec 3.8: a gzip CSV answers as one passed through (rows and columns null, its format named)
+    if (received.format !== 'csv') return { status: 200, body: { ...datasetReply(stored, received.format), format: received.format } };
+    return { status: 200, body: datasetReply(stored) };
   } finally {
     await fs.rm(file, { force: true });
   }
@@ -78,7 +86,9 @@ async function runUpload(ctx: OpContext, _body: unknown, req: OperationRequest):
 
 /**
  * Streams the body to `file` (never more than the cap), checking it as CSV on the way and cutting it
- * into parts at the first row that starts `uploadPartBytes` or more after the part's start.
+ * into parts at the first row that starts `uploadPartBytes` or more after the part's start. A gzip CSV
+ * (spec 3.8: recognised by its first bytes) is inflated on the way and stored as the CSV it holds (so it
+ * hashes, and is read, as that CSV): the cap counts its bytes as sent and, while it inflates, the CSV's.
  */
 async function receive(body: ReadableStream<Uint8Array> | null, file: string, settings: Config, signal: AbortSignal): Promise<Received> {
   const parts: Part[] = [];
@@ -100,20 +110,30 @@ async function receive(body: ReadableStream<Uint8Array> | null, file: string, se
   // caller's finally), not at a later sweep.
   const onAbort = () => void reader?.cancel().catch(() => undefined);
   signal.addEventListener('abort', onAbort, { once: true });
-  let size = 0;
-  try {
+  let sent = 0;
+  async function* bodyChunks(): AsyncGenerator<Uint8Array> {
     for (;;) {
       const next = reader ? await reader.read() : { done: true as const, value: undefined };
       if (signal.aborted) throw interruptedBody();
-      if (next.done) break;
-      size += next.value.byteLength;
-      if (size > settings.maxUploadBytes) throw tooLarge(settings.maxUploadBytes);
-      scanner.push(next.value);
-      await out.write(next.value);
+      if (next.done) return;
+      sent += next.value.byteLength;
+      if (sent > settings.maxUploadBytes) throw tooLarge(settings.maxUploadBytes);
+      yield next.value;
+    }
+  }
+  let size = 0;
+  try {
+    const { format, chunks } = await withFormat(bodyChunks());
+    if (format === 'parquet') throw parquetPut();
+    for await (const chunk of format === 'gzip' ? inflated(chunks) : chunks) {
+      size += chunk.byteLength;
+      if (size > settings.maxUploadBytes) throw tooLarge(settings.maxUploadBytes, format === 'gzip');
+      scanner.push(chunk);
+      await out.write(chunk);
     }
     const summary = scanner.finish();
     parts.push({ start: partStart, end: size, rows: summary.rowCount - rowsBefore });
-    return { size, summary, header: scanner.headerRow(), parts };
+    return { size, summary, header: scanner.headerRow(), parts, format };
   } catch (err) {
     await reader?.cancel().catch(() => undefined);
     throw err;
@@ -121,6 +141,31 @@ async function receive(body: ReadableStream<Uint8Array> | null, file: string, se
     signal.removeEventListener('abort', onAbort);
     await out.close();
   }
+}
+
+/** The stream's format from its first 4 bytes (fewer if it is shorter), and the stream itself, whole. */
+async function withFormat(chunks: AsyncGenerator<Uint8Array>): Promise<{ format: UploadFormat; chunks: AsyncGenerator<Uint8Array> }> {
+  const head: Uint8Array[] = [];
+  let bytes = 0;
+  while (bytes < 4) {
+    const next = await chunks.next();
+    if (next.done) break;
+    head.push(next.value);
+    bytes += next.value.byteLength;
+  }
+  async function* whole(): AsyncGenerator<Uint8Array> {
+    yield* head;
+    yield* chunks;
+  }
+  return { format: detectFormat(Buffer.concat(head).subarray(0, 4)), chunks: whole() };
+}
+
+function parquetPut(): ServiceError {
+  return new ServiceError('invalid_request', `${FIELD}: this is a Parquet file; the upload_url takes a CSV or a gzip CSV`, {
+    field: FIELD,
+    remedy:
+      'Send a Parquet file in pieces to the upload_pieces_url of the same add-dataset reply (POST <upload_pieces_url>/0, 1, ..., then /complete).',
+  });
 }
 
 function interruptedBody(): ServiceError {
@@ -191,8 +236,14 @@ async function readRange(handle: fs.FileHandle, into: Buffer, at: number, start:
   }
 }
 
-function tooLarge(limit: number): ServiceError {
-  return new ServiceError('request_too_large', `The upload is larger than this server's limit of ${limit} bytes; nothing was stored.`);
+function tooLarge(limit: number, inflating = false): ServiceError {
+  const what = inflating
+    ? `The gzip CSV inflates to more than this server's limit of ${limit} bytes of CSV (UPLOAD_MAX_BYTES); inflating stopped there and nothing was stored.`
+    : `The upload is larger than this server's limit of ${limit} bytes; nothing was stored.`;
+  return new ServiceError('request_too_large', what, {
+    remedy:
+      'Upload at most UPLOAD_MAX_BYTES (the limit named) of CSV: fewer rows or columns, or the table split into datasets of their own.',
+  });
 }
 
 /**
@@ -208,8 +259,11 @@ export const uploadOperation: Operation = {
   title: 'Upload the CSV of a presigned dataset',
   description:
     'The upload_url an add-dataset call with upload: true returned: PUT the CSV there (text/csv, UTF-8, a header ' +
-    'row), up to the configured size. No key: the signed token in the URL authorises this one upload, for ' +
-    'expires_in seconds. Answers like add-dataset: {dataset_id, status: "ready", rows, columns}.',
+    'row), or a gzip of it (recognised by its first bytes), up to UPLOAD_MAX_BYTES as sent and, for a gzip, as CSV ' +
+    'once inflated (413 request_too_large past either, inflating stopped at the limit). No key: the signed token in ' +
+    'the URL authorises this one upload, for expires_in seconds. Answers like add-dataset: {dataset_id, status: ' +
+    '"ready", rows, columns} (a gzip: rows and columns null, format "gzip"). A Parquet file goes in pieces to ' +
+    'upload_pieces_url.',
   response: AddDatasetResponseSchema,
   status: 200,
   examples: [],

@@ -13,10 +13,10 @@ import { CsvScanner } from '../../table/csv-scan.ts';
 import { parseCsv } from '../../table/csv.ts';
 import { encodeUploadPiece } from '../../table/pieces.ts';
 import { datasetReply } from './reply.ts';
-import { unknownDataset } from './errors.ts';
+import { assertUsableTable, unknownDataset } from './errors.ts';
 import { verifyUploadToken, type UploadGrant } from '../../signing/upload-token.ts';
 import { PIECES_MAX, PIECE_MAX_BYTES, detectFormat } from './formats.ts';
-import { csvPartsOf, storedFile } from './stored-file.ts';
+import { countCsvOf, readLimits, storedFile, uploadTooLarge } from './stored-file.ts';
 import type { Operation, OperationRequest } from '../operation.ts';
 import { AddDatasetResponseSchema } from './add-dataset.schema.ts';
 import { CompleteRequestSchema } from './upload-pieces.schema.ts';
@@ -242,26 +242,26 @@ async function runComplete(ctx: OpContext, raw: unknown, req: OperationRequest):
   const up = await store.getUploadSession(dataset.id);
   if (!up || up.session !== session) throw sessionMismatch(up);
   if (up.pieces !== pieces) throw piecesMissing(pieces, up);
-  let columns: string | null = null;
+  let columns: string;
   let rowCount = up.rows;
   if (up.format === 'csv') {
     columns = JSON.stringify(parseCsv(up.header ?? '', { field: 'body' }).columns);
   } else {
-    // The whole file is read once now (flat memory), so a corrupt one is refused here and not at an ask.
+    // The whole file is read once now (flat memory, the CSV it holds capped as it inflates; a Parquet file of
+    // more than STORE_READ_CELLS checked from its footer and page headers), so a corrupt or oversized one is
+    // refused here and not at an ask, and the dataset keeps its true rows and columns: an ask then reads it
+    // on the request thread only when it is small (read.ts).
     try {
       const file = await storedFile(store, grant.workspaceId, dataset.id);
-      const parts = csvPartsOf(up.format, file, {
-        field: 'body',
-        partBytes: config.uploadPartBytes,
-        maxRowBytes: config.maxUploadRowBytes,
-      });
-      for (let r = await parts.next(); !r.done; r = await parts.next());
+      const counted = await countCsvOf(up.format, file, readLimits(config, 'body', uploadTooLarge('body')));
+      assertUsableTable(counted.columns, counted.rows, 'body', true);
+      columns = JSON.stringify(counted.columns);
+      rowCount = counted.rows;
     } catch (err) {
       // nothing half-stored: the pieces go, the dataset waits for a new upload from piece 0
       await store.abortUpload(dataset.id, session);
       throw err;
     }
-    rowCount = 0; // spec 3.8: rows and columns of a gzip or Parquet file are null
   }
   const result = await store.completeUpload(grant.workspaceId, dataset.id, session, pieces, { columns, row_count: rowCount, at: now() });
   if (!result.ok) {
@@ -270,7 +270,7 @@ async function runComplete(ctx: OpContext, raw: unknown, req: OperationRequest):
     if (result.reason === 'pieces_missing') throw piecesMissing(pieces, result.upload!);
     throw sessionMismatch(result.upload);
   }
-  return { status: 200, body: { ...datasetReply(result.dataset), format: up.format, pieces, bytes: up.bytes } };
+  return { status: 200, body: { ...datasetReply(result.dataset, up.format), format: up.format, pieces, bytes: up.bytes } };
 }
 
 function piecesMissing(pieces: number, up: UploadSessionRecord): ServiceError {

@@ -5,6 +5,7 @@ import type { TaskRecord } from '../../store/index.ts';
 import type { OpContext, OpResult, Services } from '../../runtime/services.ts';
 import { FREE, type Operation, type OperationRequest } from '../operation.ts';
 import { lastEventIdOf, taskEventStream, terminalEvent } from '../../runtime/events/stream.ts';
+import { credentialCheck } from '../../runtime/events/credential-check.ts';
 
 /** Headers of every event stream: never cached or buffered on the way (spec 2.12 heartbeats keep it open). */
 export const SSE_HEADERS = { 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' };
@@ -27,6 +28,7 @@ export async function streamTask(
   req: OperationRequest,
   resultUrl: string | null,
   onClose?: () => void,
+  stillAllowed?: () => Promise<ServiceError | null>,
 ): Promise<OpResult> {
   try {
     const after = lastEventIdOf(req.header('last-event-id'), req.query('last_event_id'));
@@ -37,7 +39,7 @@ export async function streamTask(
         return { status: 204, body: null, headers: SSE_HEADERS };
       }
     }
-    const bytes = taskEventStream(services, { task, after, resultUrl, signal: req.signal, onClose });
+    const bytes = taskEventStream(services, { task, after, resultUrl, signal: req.signal, onClose, stillAllowed });
     return { status: 200, body: null, headers: SSE_HEADERS, stream: { contentType: SSE_TYPE, bytes } };
   } catch (err) {
     onClose?.();
@@ -59,7 +61,10 @@ export async function keyedTask(ctx: OpContext, taskId: string): Promise<TaskRec
 async function runTaskEvents(ctx: OpContext, _body: unknown, req: OperationRequest): Promise<OpResult> {
   const taskId = req.params.task_id ?? '';
   const task = await keyedTask(ctx, taskId);
-  return streamTask(ctx.services, task, req, resultUrlOf(ctx.services, taskId));
+  // the key (or access token) is checked again as the stream goes: revoked, the stream ends
+  // (docs/guides/pending-asks.md, "A stream whose key is revoked")
+  const stillAllowed = credentialCheck(ctx.services, req.header('authorization'));
+  return streamTask(ctx.services, task, req, resultUrlOf(ctx.services, taskId), undefined, stillAllowed);
 }
 
 const EVENTS_TEXT =
@@ -70,7 +75,8 @@ const EVENTS_TEXT =
   'one `answer` event per question (state and decision, never a chance), then `done` (with result_url: GET it with ' +
   'the same key for the answer) or `error` (the problem). Every event has an integer id; reconnect with Last-Event-ID ' +
   '(or ?last_event_id=) for the events after it; a finished task whose last event you hold answers 204. A comment ' +
-  'line every 15 s; the stream closes at done, error or after about five minutes (reconnect). ';
+  'line every 15 s; the stream closes at done, error or after about five minutes (reconnect), and with an error ' +
+  'event (code unauthorized) within seconds of its key being revoked. ';
 
 /** svc_task_events: REST only (an event stream), in the OpenAPI document. */
 export const taskEventsOperation: Operation = {

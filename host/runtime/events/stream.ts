@@ -2,7 +2,8 @@
 // process whatever process runs the task; woken at once by a writer on this process (hub.ts), else polled.
 // A fresh stream starts with the latest stage event (it carries every fact so far), a resumed one with the
 // events after Last-Event-ID; heartbeats every config.eventHeartbeatMs; closed at done/error or after
-// config.eventStreamMaxMs (the client reconnects with Last-Event-ID and loses nothing).
+// config.eventStreamMaxMs (the client reconnects with Last-Event-ID and loses nothing), or with an `error`
+// event once the key it was opened with is revoked (credential-check.ts).
 import { reviveProblem, toProblem, type StoredProblem } from '../../errors.ts';
 import { ServiceError } from '../../errors.ts';
 import type { TaskEventRecord, TaskRecord } from '../../store/index.ts';
@@ -55,7 +56,12 @@ export async function terminalEvent(services: Services, task: TaskRecord): Promi
 /** Spec 2.12 `error` data for a stored problem. */
 export function errorEventData(services: Services, taskId: string, stored: StoredProblem): Record<string, unknown> {
   const known: StoredProblem = stored.code ? stored : { code: 'internal', detail: 'the task failed; ask again' };
-  const p = toProblem(reviveProblem(known), services.config.baseUrl);
+  return problemEventData(services, taskId, reviveProblem(known));
+}
+
+/** Spec 2.12 `error` data for a problem. */
+function problemEventData(services: Services, taskId: string, err: ServiceError): Record<string, unknown> {
+  const p = toProblem(err, services.config.baseUrl);
   return { task_id: taskId, code: p.code, detail: p.detail, remedy: p.remedy, doc_url: p.doc_url };
 }
 
@@ -68,6 +74,11 @@ export interface StreamOptions {
   signal: AbortSignal;
   /** Called once when the stream ends, however it ends. */
   onClose?: () => void;
+  /**
+   * Whether the credentials the stream was opened with still hold (credential-check.ts): asked before each
+   * batch of events; a refusal ends the stream with an `error` event carrying that problem.
+   */
+  stillAllowed?: () => Promise<ServiceError | null>;
 }
 
 export function taskEventStream(services: Services, o: StreamOptions): ReadableStream<Uint8Array> {
@@ -107,6 +118,12 @@ export function taskEventStream(services: Services, o: StreamOptions): ReadableS
           }
         }
         while (!stop.signal.aborted) {
+          const refused = await o.stillAllowed?.();
+          if (refused) {
+            // Its id is the last one sent (none: 0), so a client that reconnects with another key loses nothing.
+            write(sseEvent(cursor, 'error', problemEventData(services, taskId, refused)));
+            return;
+          }
           const batch = await store.listTaskEvents(taskId, cursor, BATCH);
           for (const e of batch) {
             send(e);

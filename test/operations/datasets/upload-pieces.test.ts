@@ -1,6 +1,9 @@
 // Uploads in pieces (spec 3.8) over real HTTP: CSV, gzip CSV and Parquet pieces of the Telco table answer as
 // the CSV does (same content hash, same model_ref); a piece out of order, another session, a missing piece, a
 // second /complete, a corrupt gzip or Parquet file are each their own problem, and nothing is half-stored.
+// A Parquet column of raw bytes is read as text when its values are UTF-8, else refused by name.
+import { parquetMetadata } from 'hyparquet';
+import { parquetWriteBuffer } from 'hyparquet-writer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../helpers/service.ts';
 import { complete, csvPieces, gzip, newSession, sendPiece, slices, telcoCsv, telcoParquet, uploadInPieces } from '../../helpers/files.ts';
@@ -49,6 +52,16 @@ describe('add-dataset upload: true', () => {
   });
 });
 
+/**
+ * A gzip or Parquet upload keeps the rows and columns of the CSV it holds (counted at /complete, null in the
+ * reply), so an ask reads it on the request thread only when it is small (read.ts).
+ */
+async function expectCounted(id: string): Promise<void> {
+  const d = await svc.services.store.getDataset(a.workspaceId, id);
+  expect(d?.row_count).toBe(7043);
+  expect(JSON.parse(d?.columns ?? 'null')).toHaveLength(21);
+}
+
 describe('the Telco table uploaded in pieces answers as the CSV does', () => {
   let inline: any;
   beforeAll(async () => {
@@ -76,6 +89,7 @@ describe('the Telco table uploaded in pieces answers as the CSV does', () => {
     const done = await uploadInPieces(up.pieces, pieces);
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ dataset_id: up.id, status: 'ready', rows: null, columns: null, format: 'gzip' });
+    await expectCounted(up.id);
     const asked = (await askOn({ dataset_id: up.id })).body;
     expect(asked.record.content_hash).toBe(inline.record.content_hash);
     expect(asked.answers.q.model_ref).toBe(inline.answers.q.model_ref);
@@ -88,6 +102,7 @@ describe('the Telco table uploaded in pieces answers as the CSV does', () => {
     const done = await uploadInPieces(up.pieces, slices(file, 50_000));
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ status: 'ready', rows: null, columns: null, format: 'parquet', bytes: file.byteLength });
+    await expectCounted(up.id);
     const asked = (await askOn({ dataset_id: up.id })).body;
     expect(asked.record.content_hash).toBe(inline.record.content_hash);
     expect(asked.answers.q.model_ref).toBe(inline.answers.q.model_ref);
@@ -203,3 +218,45 @@ function corruptMiddle(bytes: Buffer): Buffer {
   for (let i = mid; i < mid + 64; i++) out[i] ^= 0x5a;
   return out;
 }
+
+describe('a Parquet column of raw bytes (BYTE_ARRAY without a UTF-8 annotation)', () => {
+  const ids = Array.from({ length: 120 }, (_, i) => `c${String(i).padStart(5, '0')}`);
+  const churn = ids.map((_, i) => (i % 3 === 0 ? 'Yes' : 'No'));
+  /** The table with `code` as raw bytes; the schema is checked to carry no text annotation for it. */
+  function withBytes(code: Uint8Array[]): Uint8Array {
+    const file = parquetWriteBuffer({
+      columnData: [
+        { name: 'customer_id', data: ids, type: 'STRING' },
+        { name: 'code', data: code, type: 'BYTE_ARRAY' },
+        { name: 'churn', data: churn, type: 'STRING' },
+      ],
+    });
+    const element = parquetMetadata(file).schema.find((e) => e.name === 'code')!;
+    expect(element).toMatchObject({ type: 'BYTE_ARRAY' });
+    expect(element.converted_type).toBeUndefined();
+    expect(element.logical_type).toBeUndefined();
+    return new Uint8Array(file);
+  }
+
+  it('whose every value is UTF-8 is read as text: it answers as the CSV of the same values', async () => {
+    const codes = ids.map((_, i) => ['north', 'south', 'ost-süd', 'west'][i % 4]);
+    const up = await newUpload();
+    const done = await uploadInPieces(up.pieces, [withBytes(codes.map((c) => new TextEncoder().encode(c)))]);
+    expect(done.status).toBe(200);
+    const text = 'customer_id,code,churn\n' + ids.map((id, i) => `${id},${codes[i]},${churn[i]}\n`).join('');
+    const fromCsv = await svc.post('/v1/ask', { ...ASK, cases: { ids: ['c00001'] }, data: { csv: text } }, a.key);
+    const fromFile = await svc.post('/v1/ask', { ...ASK, cases: { ids: ['c00001'] }, data: { dataset_id: up.id } }, a.key);
+    expect(fromFile.status).toBe(200);
+    expect(fromFile.body.record.content_hash).toBe(fromCsv.body.record.content_hash);
+  });
+
+  it('with a value that is not UTF-8 is upload_unreadable naming the column; nothing is kept', async () => {
+    const codes = ids.map((_, i) => (i === 77 ? Uint8Array.of(0x4e, 0xff, 0xfe, 0x00) : new TextEncoder().encode('north')));
+    const up = await newUpload();
+    const done = await uploadInPieces(up.pieces, [withBytes(codes)]);
+    expect(done.status).toBe(422);
+    expect(done.body).toMatchObject({ code: 'upload_unreadable', field: 'body' });
+    expect(done.body.detail).toMatch(/column "code" holds bytes that are not UTF-8 text/);
+    expect(await status(up.id)).toEqual({ status: 'awaiting_upload', pieces: 0, session: null });
+  });
+});
