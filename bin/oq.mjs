@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+// `oq`, the service's command line (docs/guides/command-line.md). Runs the compiled command from dist/ when
+// `npm run build` made it, else the TypeScript source through tsx (a checkout, the tests).
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const built = new URL('../dist/host/cli/oq.js', import.meta.url);
+if (existsSync(fileURLToPath(built))) {
+  const { runOq } = await import(built.href);
+  await runOq();
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  const { runOq } = await import(new URL('../host/cli/oq.ts', import.meta.url).href);
+  await runOq();
+}
