@@ -161,7 +161,10 @@ async function upload(argv: string[], io: Io): Promise<number> {
       io.err.write(io.err.live ? `\r\x1b[2K${line}${p.piece === p.pieces ? '\n' : ''}` : `${line}\n`);
     },
   });
-  const size = done.rows !== null && done.rows !== undefined ? `${done.rows} rows, ${done.columns} columns` : `${done.format} file`;
+  const size =
+    done.rows !== null && done.rows !== undefined
+      ? `${done.rows} rows, ${Array.isArray(done.columns) ? done.columns.length : done.columns} columns`
+      : `${done.format} file`;
   io.out.write(
     values.json ? JSON.stringify(done, null, 2) + '\n' : `${done.dataset_id}  (${size}, ${done.pieces} pieces, ${done.bytes} bytes)\n`,
   );
