@@ -33,6 +33,7 @@ export class ProgressDisplay {
   private lastLine = '';
   private readonly seen = new Set<string>();
   private answers: string[] = [];
+  private finished = false;
 
   constructor(private readonly out: ProgressOut) {}
 
@@ -69,9 +70,13 @@ export class ProgressDisplay {
     this.draw();
   }
 
-  /** Leaves the last drawing on screen and stops redrawing. */
+  /** The task ended: on a terminal, the checklist is redrawn with every step done and left on screen. */
   finish(): void {
-    if (this.out.live && this.drawnLines > 0) this.drawnLines = 0;
+    if (!this.out.live || !this.snapshot.step) return;
+    this.clear();
+    this.finished = true;
+    this.draw();
+    this.drawnLines = 0;
   }
 
   private clear(): void {
@@ -83,7 +88,8 @@ export class ProgressDisplay {
   private draw(): void {
     const s = this.snapshot;
     if (!s.step) return;
-    const pct = `${String(Math.floor((s.frac ?? 0) * 100)).padStart(3)}%`;
+    const frac = this.finished ? 1 : (s.frac ?? 0);
+    const pct = `${String(Math.floor(frac * 100)).padStart(3)}%`;
     const fit = s.of && s.of > 1 ? ` fit ${s.fit} of ${s.of}` : '';
     if (!this.out.live) {
       // One line per change: the share done, the step, what it is doing.
@@ -97,14 +103,16 @@ export class ProgressDisplay {
     const lines: string[] = [];
     for (const [i, step] of order.entries()) {
       if (step === 'shaping' && !this.seen.has('shaping')) continue; // only shaped records have it
-      if (i < at) lines.push(`  ${this.paint('green', '✔')} ${step}`);
+      if (this.finished && i > at) continue; // steps the task never reached (a refusal scores nothing)
+      if (i < at || this.finished) lines.push(`  ${this.paint('green', '✔')} ${step}`);
       else if (i === at) {
-        const bags = step === 'fitting' && s.bags ? this.paint('dim', ` ${bar((s.bag ?? 0) / s.bags, 20)} ${s.bag}/${s.bags}`) : '';
+        const bags =
+          step === 'fitting' && s.bags ? this.paint('dim', ` ${bar((s.bag ?? 0) / s.bags, 20)} ${s.bag}/${s.bags} bags done`) : '';
         lines.push(`  ${this.paint('cyan', '▸')} ${this.paint('bold', step)}  ${s.message ?? ''}${bags}`);
       } else lines.push(`  ${this.paint('dim', `· ${step}`)}`);
     }
     const secs = s.elapsed_ms !== undefined ? `  ${(s.elapsed_ms / 1000).toFixed(1)} s` : '';
-    lines.push(`  ${bar(s.frac ?? 0, 30)} ${pct}${fit}${secs}`);
+    lines.push(`  ${bar(frac, 30)} ${pct}${fit}${secs}`);
     for (const a of this.answers) lines.push(`  ${a}`);
     this.out.write(lines.join('\n') + '\n');
     this.drawnLines = lines.length;
