@@ -93,7 +93,7 @@ export class ProgressDisplay {
     const fit = s.of && s.of > 1 ? ` fit ${s.fit} of ${s.of}` : '';
     if (!this.out.live) {
       // One line per change: the share done, the step, what it is doing.
-      const line = `  ${pct}  ${(s.step ?? '').padEnd(8)}  ${s.message ?? ''}${fit}`;
+      const line = `  ${pct}  ${(s.step ?? '').padEnd(8)}  ${s.message ?? ''}${fit}`.trimEnd();
       if (line !== this.lastLine) this.out.write(`${line}\n`);
       this.lastLine = line;
       return;
