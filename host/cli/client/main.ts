@@ -8,6 +8,7 @@ import { uploadFile } from '../../client/upload.ts';
 import { verifyVerdict } from '../../signing/verdict.ts';
 import { ASK_HELP, ASK_OPTIONS, buildAsk, sendAndShow } from './ask.ts';
 import { configPath, resolveConnection, UsageError } from './config.ts';
+import { renderReply } from './render.ts';
 import type { Io } from './io.ts';
 
 export const EXIT = { ok: 0, error: 1, usage: 2, notAnswered: 3 } as const;
@@ -227,11 +228,13 @@ async function task(argv: string[], io: Io): Promise<number> {
   // The task's current state first: a pending reply to start the display from, or the finished reply.
   const pending = await client.poll(positionals[0]);
   const body = { task_id: positionals[0] };
+  // An ask's reply reads as ask prints it; anything else (a backtest) as JSON.
+  const show = (r: any) => (!values.json && r?.answers ? renderReply(r) : JSON.stringify(r, null, 2) + '\n');
   if (pending.status !== 'pending') {
-    io.out.write(JSON.stringify(pending, null, 2) + '\n');
+    io.out.write(show(pending));
     return exitOf(pending);
   }
-  return sendAndShow(client, body, { ...values, path: '/v1/poll' }, io, (r) => JSON.stringify(r, null, 2) + '\n');
+  return sendAndShow(client, body, { ...values, path: '/v1/poll' }, io, show);
 }
 
 async function bodyCommand(cmd: string, argv: string[], io: Io): Promise<number> {
