@@ -193,6 +193,8 @@ describe('oq ask', () => {
       });
       expect(r.err).toMatch(/following by polling \(the event stream answered 502\)/);
       expect(p.streams()).toBe(1);
+      // The pending replies' progress is drawn instead of the stream's events.
+      expect(r.err).toMatch(/^\s+\d+%\s+(reading|binning|fitting|deciding|scoring)\b/m);
       // coin_flips has no pattern: refused, in words, with its own exit code.
       expect(r.code, r.err).toBe(3);
       expect(r.out).toMatch(/^responded \(yesno\): REFUSED\. Nothing in the record held up on rows the model did not learn from\.$/m);
@@ -228,6 +230,41 @@ describe('oq ask', () => {
     const unknownFlag = await oq(['ask', '--nope'], asTest());
     expect(unknownFlag.code).toBe(2);
   }, 120_000);
+});
+
+describe('oq task, oq backtest', () => {
+  it('oq task follows a task started elsewhere and prints its answer', async () => {
+    const started = await svc.post(
+      '/v1/ask',
+      {
+        data: { dataset_id: 'sample:saas_churn' },
+        entity_column: 'customer_id',
+        subject_kind: 'org',
+        questions: { stays: { type: 'yesno', outcome_column: 'churned', outcome_is_desirable: false } },
+        cases: { ids: ['cust_0007'] },
+      },
+      testKey,
+    );
+    expect(started.status).toBe(202);
+    const r = await oq(['task', started.body.task_id], asTest());
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/^stays \(yesno\): answered/m);
+    expect(r.out).toMatch(/^\s+cust_0007\s+\d+%/m);
+  }, 120_000);
+
+  it('oq backtest sends a body file, shows the backtest steps and prints the reply as JSON', async () => {
+    const body = path.join(work, 'backtest.json');
+    fs.writeFileSync(body, JSON.stringify({ data: { dataset_id: 'sample:customer_events' }, subject_kind: 'org', cutoffs: { last: 3 } }));
+    const r = await oq(['backtest', '--body', body], asTest());
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/^\s+\d+%\s+loading\s+/m);
+    expect(r.err).toMatch(/^\s+\d+%\s+cutoff\s+Fit 1 of 3/m);
+    expect(r.err).toMatch(/^\s+100%\s+grading\s+Grading 3 cutoffs/m);
+    const reply = JSON.parse(r.out);
+    expect(reply.status).toBe('done');
+    expect(reply.cutoffs).toHaveLength(3);
+    expect(reply.backtest_id).toMatch(/^bt_/);
+  }, 180_000);
 });
 
 describe('oq upload, verify, config, --help', () => {

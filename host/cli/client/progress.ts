@@ -90,7 +90,7 @@ export class ProgressDisplay {
     if (!s.step) return;
     const frac = this.finished ? 1 : (s.frac ?? 0);
     const pct = `${String(Math.floor(frac * 100)).padStart(3)}%`;
-    const fit = s.of && s.of > 1 ? ` fit ${s.fit} of ${s.of}` : '';
+    const fit = s.of && s.of > 1 && !(s.message ?? '').includes(`Fit ${s.fit} of`) ? ` fit ${s.fit} of ${s.of}` : '';
     if (!this.out.live) {
       // One line per change: the share done, the step, what it is doing.
       const line = `  ${pct}  ${(s.step ?? '').padEnd(8)}  ${s.message ?? ''}${fit}`.trimEnd();
