@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChildService, type ChildService } from '../helpers/child-service.ts';
+import { telcoParquet } from '../helpers/files.ts';
 import { tempDir } from '../helpers/service.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -286,6 +287,20 @@ describe('oq upload, verify, config, --help', () => {
     expect([0, 3]).toContain(r.code);
     expect(r.out).toMatch(/^bought \(yesno\): /m);
   }, 120_000);
+
+  it('asks a Parquet file: uploaded in pieces first, then asked by its dataset id', async () => {
+    const file = path.join(work, 'telco.parquet');
+    fs.writeFileSync(file, telcoParquet());
+    const r = await oq(['ask', file, '--entity', 'customer_id', '--outcome', 'churn', '--ids', 'c00001,c00002'], {
+      OQ_URL: svc.url,
+      OQ_API_KEY: liveKey,
+    });
+    expect(r.err).toMatch(/uploading telco\.parquet \[#+\] 100%\s+piece 1 of 1/);
+    expect(r.err).toMatch(/^stored as ds_[0-9a-z]{26}$/m);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/^churn \(yesno\): answered/m);
+    expect(r.out).toMatch(/^\s+c00001\s+\d+%/m);
+  }, 180_000);
 
   it('verifies a Verdict offline against a saved JWKS; a changed byte is invalid (exit 3)', async () => {
     const r = await oq(
