@@ -164,7 +164,9 @@ export async function sendAndShow(
   io: Io,
   show: (reply: any) => string = (r) => renderReply(r as AskReply),
 ): Promise<number> {
-  const progress = new ProgressDisplay({ write: (t) => io.err.write(t), live: io.err.live, colour: io.err.colour });
+  // With --events the JSON lines share stderr with the display: it prints lines then, never redraws over them.
+  const live = io.err.live && !opts.events;
+  const progress = new ProgressDisplay({ write: (t) => io.err.write(t), live, colour: io.err.colour });
   const quiet = opts.quiet === true;
   const onEvent = (e: StreamEvent) => {
     if (opts.events) io.err.write(JSON.stringify({ id: e.id, event: e.event, data: e.data }) + '\n');
