@@ -144,6 +144,33 @@ describe('oq ask', () => {
     expect(r.out).not.toMatch(/fitting/);
   }, 120_000);
 
+  it('on a terminal redraws the checklist in place and leaves it with every step done', async () => {
+    // script(1) (util-linux) gives the command a pseudo-terminal; what it drew arrives on stdout.
+    const cmd = [process.execPath, path.join(root, 'bin/oq.mjs'), 'ask', 'sample:b2b_leads', '--entity', 'lead_id']
+      .concat(['--outcome', 'converted', '--type', 'score', '--ids', 'lead_0004'])
+      .map((a) => `'${a}'`)
+      .join(' ');
+    const r = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
+      const child = spawn('script', ['-qec', cmd, '/dev/null'], {
+        cwd: work,
+        env: { PATH: process.env.PATH, HOME: work, TERM: 'xterm', NO_COLOR: '1', OQ_CONFIG: path.join(work, 'none.json'), ...asTest() },
+      });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, out }));
+    });
+    expect(r.code, r.out).toBe(0);
+    const out = r.out.replace(/\r/g, '');
+    expect(out).toMatch(/\x1b\[\d+A\x1b\[0J/); // cursor up, clear below: redrawn in place
+    expect(out).toMatch(/▸ fitting {2}.*fitting bag \d+ of \d+ \[[#.]{20}\] \d+\/\d+ bags done/);
+    // The last drawing: every step ticked, the bar full, then the answer.
+    const last = out.slice(out.lastIndexOf('\x1b[0J'));
+    for (const step of ['reading', 'binning', 'fitting', 'deciding', 'scoring', 'signing']) expect(last).toContain(`✔ ${step}`);
+    expect(last).toMatch(/\[#{30}\] 100%/);
+    expect(last).toMatch(/^converted \(score\): answered/m);
+  }, 120_000);
+
   it('--json prints the reply the API gives; --events prints every event once, ids rising', async () => {
     const r = await oq(
       ['ask', 'sample:telco_churn', '--entity', 'account_id', '--outcome', 'churned', '--ids', 'acct_0001', '--json', '--events'],
