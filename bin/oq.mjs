@@ -9,7 +9,13 @@ if (existsSync(fileURLToPath(built))) {
   const { runOq } = await import(built.href);
   await runOq();
 } else {
-  const { register } = await import('tsx/esm/api');
+  let register;
+  try {
+    ({ register } = await import('tsx/esm/api'));
+  } catch {
+    console.error('oq: no build in dist/ and no tsx to run the source: run `npm run build` (or `npm ci` with dev dependencies)');
+    process.exit(1);
+  }
   register();
   const { runOq } = await import(new URL('../host/cli/oq.ts', import.meta.url).href);
   await runOq();
