@@ -232,6 +232,25 @@ describe('oq ask', () => {
     }
   }, 120_000);
 
+  it('takes several questions from a JSON file and prints each', async () => {
+    const file = path.join(work, 'questions.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        risk: { type: 'score', outcome_column: 'churned', outcome_is_desirable: false },
+        order: { type: 'rank', outcome_column: 'churned', outcome_is_desirable: false, top_k: 3 },
+      }),
+    );
+    const r = await oq(
+      ['ask', 'sample:saas_churn', '--entity', 'customer_id', '--questions', file, '--ids', 'cust_0010', '--quiet'],
+      asTest(),
+    );
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/^risk \(score\): answered/m);
+    expect(r.out).toMatch(/^order \(rank\): answered/m);
+    expect(r.out).toMatch(/^fits run: [01],/m); // one outcome, one fit for both
+  }, 120_000);
+
   it('asks a CSV file with a live key; too few rows is not_yet in words, exit 3', async () => {
     const file = path.join(work, 'few.csv');
     const rows = ['id,visits,bought', ...Array.from({ length: 12 }, (_, i) => `c${i},${i % 5},${i % 3 === 0 ? 'yes' : 'no'}`)];
