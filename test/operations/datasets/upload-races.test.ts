@@ -1,0 +1,86 @@
+// Uploads in pieces raced (docs/guides/uploads.md): the same piece sent several times at once, /complete
+// sent several times at once, and a /complete racing the last piece. Each caller gets a clear reply (the
+// piece taken once, one /complete that stores the dataset and upload_already_complete or
+// upload_pieces_missing for the others), and the dataset is stored once, whole, or not at all.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../../helpers/service.ts';
+import { complete, csvPieces, newSession, sendPiece, telcoCsv } from '../../helpers/files.ts';
+
+let svc: TestService;
+let a: { key: string; workspaceId: string };
+let pieces: Buffer[];
+
+beforeAll(async () => {
+  svc = await startTestService();
+  a = await svc.liveCaller('races');
+  pieces = csvPieces(telcoCsv(), 300_000);
+});
+afterAll(() => svc.close());
+
+async function newUpload(): Promise<{ id: string; url: string }> {
+  const r = await svc.post('/v1/add-dataset', { upload: true }, a.key);
+  expect(r.status).toBe(200);
+  return { id: r.body.dataset_id, url: r.body.upload_pieces_url };
+}
+
+const stored = async (id: string) => {
+  const d = await svc.services.store.getDataset(a.workspaceId, id);
+  return { status: d?.status, rows: d?.row_count, pieces: (await svc.services.store.listDatasetPieceSizes(a.workspaceId, id)).length };
+};
+
+describe('uploads in pieces, raced', () => {
+  it('every piece sent four times at once: each taken once, the file whole', async () => {
+    const up = await newUpload();
+    const s = newSession();
+    for (let i = 0; i < pieces.length; i++) {
+      const replies = await Promise.all([0, 1, 2, 3].map(() => sendPiece(up.url, i, pieces[i], s)));
+      for (const r of replies) expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(replies.filter((r) => r.body.resent === false)).toHaveLength(1);
+      expect(new Set(replies.map((r) => r.body.pieces_received))).toEqual(new Set([i + 1]));
+    }
+    const done = await complete(up.url, pieces.length, s);
+    expect(done.status).toBe(200);
+    expect(done.body.rows).toBe(7043);
+    expect(await stored(up.id)).toMatchObject({ status: 'ready', rows: 7043, pieces: pieces.length });
+  });
+
+  it('/complete sent five times at once: one stores the dataset, the others are upload_already_complete', async () => {
+    const up = await newUpload();
+    const s = newSession();
+    for (let i = 0; i < pieces.length; i++) expect((await sendPiece(up.url, i, pieces[i], s)).status).toBe(200);
+    const replies = await Promise.all([0, 1, 2, 3, 4].map(() => complete(up.url, pieces.length, s)));
+    const ok = replies.filter((r) => r.status === 200);
+    expect(ok, JSON.stringify(replies.map((r) => [r.status, r.body.code]))).toHaveLength(1);
+    for (const r of replies.filter((x) => x.status !== 200)) {
+      expect(r.status).toBe(409);
+      expect(r.body).toMatchObject({ code: 'upload_already_complete', dataset_id: up.id });
+    }
+    expect(ok[0].body.rows).toBe(7043);
+    expect(await stored(up.id)).toMatchObject({ status: 'ready', rows: 7043 });
+    // and the dataset is read as the whole file
+    const pre = await svc.post('/v1/preflight', { dataset_id: up.id }, a.key);
+    expect(pre.status, JSON.stringify(pre.body).slice(0, 300)).toBe(200);
+    expect(JSON.stringify(pre.body)).toContain('7043');
+  });
+
+  it('/complete racing the last piece: either the piece lands first and the upload completes, or /complete names the missing piece and nothing is stored', async () => {
+    const up = await newUpload();
+    const s = newSession();
+    const last = pieces.length - 1;
+    for (let i = 0; i < last; i++) expect((await sendPiece(up.url, i, pieces[i], s)).status).toBe(200);
+    const [piece, done] = await Promise.all([sendPiece(up.url, last, pieces[last], s), complete(up.url, pieces.length, s)]);
+    if (done.status === 200) {
+      expect(piece.status).toBe(200);
+      expect(await stored(up.id)).toMatchObject({ status: 'ready', rows: 7043 });
+    } else {
+      expect(done.status).toBe(409);
+      expect(done.body).toMatchObject({ code: 'upload_pieces_missing' });
+      expect((await stored(up.id)).status).toBe('awaiting_upload');
+      // the piece landed meanwhile (or is sent again): /complete then stores the whole file
+      if (piece.status !== 200) expect((await sendPiece(up.url, last, pieces[last], s)).status).toBe(200);
+      const again = await complete(up.url, pieces.length, s);
+      expect(again.status).toBe(200);
+      expect(again.body.rows).toBe(7043);
+    }
+  });
+});
