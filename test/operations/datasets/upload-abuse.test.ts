@@ -1,10 +1,12 @@
-// Uploads in pieces raced (docs/guides/uploads.md): the same piece sent several times at once, /complete
-// sent several times at once, and a /complete racing the last piece. Each caller gets a clear reply (the
-// piece taken once, one /complete that stores the dataset and upload_already_complete or
-// upload_pieces_missing for the others), and the dataset is stored once, whole, or not at all.
+// Uploads under abuse (docs/guides/uploads.md), beside the out-of-order, missing, oversized and corrupt
+// pieces of upload-pieces.test.ts and the bombs of upload-bomb.test.ts: the same piece sent several times at
+// once, /complete sent several times at once, a /complete racing the last piece, and a gzip of a few KB whose
+// one row inflates past the row limit. Each caller gets a clear reply (the piece taken once, one /complete
+// that stores the dataset and upload_already_complete or upload_pieces_missing for the others, the row
+// limit named), and a dataset is stored once, whole, or not at all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../helpers/service.ts';
-import { complete, csvPieces, newSession, sendPiece, telcoCsv } from '../../helpers/files.ts';
+import { complete, csvPieces, gzip, newSession, sendPiece, telcoCsv } from '../../helpers/files.ts';
 
 let svc: TestService;
 let a: { key: string; workspaceId: string };
@@ -82,5 +84,39 @@ describe('uploads in pieces, raced', () => {
       expect(again.status).toBe(200);
       expect(again.body.rows).toBe(7043);
     }
+  });
+});
+
+describe('a gzip of a few KB whose one row inflates past 8,000,000 bytes', () => {
+  const small = gzip(`a,b\n1,2\n${'x'.repeat(9_000_000)},3\n4,5\n`, 9);
+
+  it('is a few KB', () => {
+    expect(small.byteLength).toBeLessThan(20_000);
+  });
+
+  it('in one piece: /complete is upload_corrupt naming the row limit; nothing is stored', async () => {
+    const up = await newUpload();
+    const s = newSession();
+    expect((await sendPiece(up.url, 0, small, s)).status).toBe(200);
+    const done = await complete(up.url, 1, s);
+    expect(done.status, JSON.stringify(done.body)).toBe(422);
+    expect(done.body.code).toBe('upload_corrupt');
+    expect(done.body.detail).toMatch(/8,?000,?000/);
+    expect((await stored(up.id)).status).not.toBe('ready');
+  });
+
+  it('over the presigned PUT: 422 invalid_request naming the row limit; nothing is stored', async () => {
+    const r = await svc.post('/v1/add-dataset', { upload: true }, a.key);
+    const res = await fetch(r.body.upload_url, {
+      method: 'PUT',
+      body: new Uint8Array(small),
+      headers: { 'content-type': 'application/gzip' },
+    });
+    const body = (await res.json()) as { code: string; detail: string };
+    expect(res.status, JSON.stringify(body)).toBe(422);
+    // read as it arrives, as a plain CSV PUT is: the row limit is the request's (invalid_request, field body)
+    expect(body.code).toBe('invalid_request');
+    expect(body.detail).toMatch(/8,?000,?000/);
+    expect((await stored(r.body.dataset_id)).status).not.toBe('ready');
   });
 });
