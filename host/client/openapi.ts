@@ -1797,6 +1797,29 @@ export interface components {
       };
     };
     /**
+     * @description A Problem (spec 2.13). Codes with status 408:
+     *     - `request_timeout`: The request did not arrive in time. Nothing was done: send the request again on a new connection, its headers at once and its body without pausing; a file too large to send within the limit goes up in pieces (POST /v1/uploads/{token}/{index}).
+     */
+    Problem408: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "type": "{base_url}/problems/request_timeout",
+         *       "title": "The request did not arrive in time",
+         *       "status": 408,
+         *       "detail": "What was wrong with this request.",
+         *       "code": "request_timeout",
+         *       "remedy": "Nothing was done: send the request again on a new connection, its headers at once and its body without pausing; a file too large to send within the limit goes up in pieces (POST /v1/uploads/{token}/{index}).",
+         *       "request_id": "req_00000000-0000-0000-0000-000000000000"
+         *     }
+         */
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /**
      * @description A Problem (spec 2.13). Codes with status 409:
      *     - `dataset_sealed`: Dataset is sealed. An ask or preflight sealed this dataset. Store the new rows as a new dataset.
      *     - `upload_piece_out_of_order`: Piece out of order. Send the pieces 0, 1, 2, ... in order: resend from next_piece (a piece sent twice is ignored).
@@ -2097,6 +2120,7 @@ export interface operations {
           'application/json': Record<string, never>;
         };
       };
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       429: components['responses']['Problem429'];
@@ -2124,6 +2148,7 @@ export interface operations {
           'application/json': Record<string, never>;
         };
       };
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       429: components['responses']['Problem429'];
@@ -2159,6 +2184,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -2189,6 +2215,7 @@ export interface operations {
           'application/json': components['schemas']['RegisterAgentResponse'];
         };
       };
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       429: components['responses']['Problem429'];
@@ -2243,6 +2270,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -2281,6 +2309,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -2338,6 +2367,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -2376,6 +2406,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -2414,6 +2445,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -2452,6 +2484,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -2487,6 +2520,7 @@ export interface operations {
         };
       };
       400: components['responses']['Problem400'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -2525,6 +2559,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -2563,6 +2598,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -2601,6 +2637,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -2633,6 +2670,7 @@ export interface operations {
           'application/json': Record<string, never>;
         };
       };
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       429: components['responses']['Problem429'];
@@ -2668,6 +2706,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -2706,6 +2745,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -2744,6 +2784,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -2801,6 +2842,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -2839,6 +2881,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -2877,6 +2920,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -2915,6 +2959,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -2953,6 +2998,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -2991,6 +3037,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -3045,6 +3092,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       429: components['responses']['Problem429'];
@@ -3077,6 +3125,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       429: components['responses']['Problem429'];
@@ -3112,6 +3161,7 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -3148,6 +3198,7 @@ export interface operations {
           'application/json': components['schemas']['AddDatasetResponse'];
         };
       };
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       429: components['responses']['Problem429'];
@@ -3182,6 +3233,7 @@ export interface operations {
           'application/json': Record<string, never>;
         };
       };
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       429: components['responses']['Problem429'];
@@ -3216,6 +3268,7 @@ export interface operations {
         };
       };
       400: components['responses']['Problem400'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -3251,6 +3304,7 @@ export interface operations {
         };
       };
       400: components['responses']['Problem400'];
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       413: components['responses']['Problem413'];
@@ -3283,6 +3337,7 @@ export interface operations {
           'application/json': Record<string, never>;
         };
       };
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       429: components['responses']['Problem429'];
@@ -3312,6 +3367,7 @@ export interface operations {
           'text/event-stream': string;
         };
       };
+      408: components['responses']['Problem408'];
       409: components['responses']['Problem409'];
       410: components['responses']['Problem410'];
       429: components['responses']['Problem429'];
