@@ -31,6 +31,12 @@ const TASK_THREAD_ENTRY = new URL('./task-thread-entry.mjs', import.meta.url);
 /** Idle keep-alive lifetime of a connection (see where the server is made). */
 const KEEP_ALIVE_MS = 65_000;
 
+/** A busy port is the operator's to fix (docs/guides/configuration.md): one line naming PORT, no stack trace. */
+function portInUse(port: number): ConfigError {
+  const other = port >= 65_535 ? port - 1 : port + 1;
+  return new ConfigError(`port ${port} is already in use by another program; set PORT to a free one (e.g. PORT=${other} npm start)`);
+}
+
 export interface StartOptions {
   log?: Logger;
   now?: () => number;
@@ -76,7 +82,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
     const server = await new Promise<Server>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, port: config.port, hostname: opts.hostname }) as Server;
       s.once('listening', () => resolve(s));
-      s.once('error', reject);
+      s.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? portInUse(config.port) : err));
     });
     // Idle keep-alive connections stay open longer than any client or load balancer keeps them (HAProxy's
     // and undici's defaults are shorter), so the server is never the side that closes a connection just as
