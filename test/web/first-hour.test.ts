@@ -1,7 +1,7 @@
 // The page guesses right (issue "The first hour", item 13), in real Chromium against a real service: the
 // outcome of a person's own CSV is guessed by name or left to them, every sample is offered (logs are asked
 // of the service), the answer says which value is yes and shows the chances with the base rate, sections
-// are numbered in order, and a semicolon file is named as such. Screenshots go to test-artifacts/.
+// are numbered in order, and a tab-separated file is named as such. Screenshots go to test-artifacts/.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,12 +52,12 @@ describe('the page guesses right', () => {
     expect(await page.$eval('#outcome option', (e) => e.textContent)).toMatch(/choose/);
   });
 
-  it('names a semicolon-separated file as such', async () => {
+  it('names a tab-separated file as such', async () => {
     await page.setInputFiles(
       '#file',
-      (fs.writeFileSync(path.join(dir, 'semi.csv'), 'id;x;churn\na;1;yes\nb;2;no\n'), path.join(dir, 'semi.csv')),
+      (fs.writeFileSync(path.join(dir, 'tabs.csv'), 'id\tx\tchurn\na\t1\tyes\nb\t2\tno\n'), path.join(dir, 'tabs.csv')),
     );
-    await page.waitForFunction(() => /semicolon-separated/.test(document.getElementById('record-line')?.textContent ?? ''));
+    await page.waitForFunction(() => /tab-separated/.test(document.getElementById('record-line')?.textContent ?? ''));
   });
 
   it('offers every sample, logs marked as asked of the service', async () => {

@@ -173,10 +173,25 @@ describe('files that are not what they seem', () => {
     expect(d.body.detail).toMatch(/no data rows/);
   });
 
-  it.each([
-    [';', 'semicolon'],
-    ['\t', 'tab'],
-  ])('a %j-separated file is a 422 saying it looks %s-separated, with the comma fix', async (sep, word) => {
+  it('a semicolon-separated export (decimal commas) is read and answered as its comma form would be', async () => {
+    const rows = Array.from({ length: 400 }, (_, i) => [
+      `c${i}`,
+      `${(i * 7) % 50},${i % 10}`,
+      (i * 7) % 50 > 30 || i % 11 === 0 ? 'yes' : 'no',
+    ]);
+    const semi = ['customer_id;spend;churned', ...rows.map((r) => r.join(';'))].join('\n') + '\n';
+    const comma =
+      ['customer_id,spend,churned', ...rows.map(([id, spend, y]) => [id, spend.replace(',', '.'), y].join(','))].join('\n') + '\n';
+    const cases = { ids: ['c1', 'c5'] };
+    const a = await ask({ data: { csv: semi }, questions: yesno(), cases });
+    const b = await ask({ data: { csv: comma }, questions: yesno(), cases });
+    expect(a.status).toBe(200);
+    expect(a.body.answers.q.state).toBe('answered');
+    expect(a.body.answers.q.state).toBe(b.body.answers.q.state);
+    expect(a.body.answers.q.cases?.map((c: any) => c.p)).toEqual(b.body.answers.q.cases?.map((c: any) => c.p));
+  });
+
+  it.each([['\t', 'tab']])('a %j-separated file is a 422 saying it looks %s-separated, with the comma fix', async (sep, word) => {
     const csv =
       ['customer_id', 'tenure', 'churned'].join(sep) + '\n' + ['c1', '3', 'yes'].join(sep) + '\n' + ['c2', '9', 'no'].join(sep) + '\n';
     const r = await ask({ data: { csv }, questions: yesno() });
