@@ -18,7 +18,11 @@ const fields = (list: Field[]) => list.map(([name, type, rules]) => ({ name, typ
 const COMMON_QUESTION_FIELDS: Field[] = [
   ['outcome_column', 'string', 'The yes/no column to learn. Required (choice may use option_outcomes instead).'],
   ['outcome_is_desirable', 'boolean', 'true when the outcome is wanted, false when to be avoided. Never filled in by the service.'],
-  ['positive_values', 'string[]', 'Values meaning yes; omit for two-valued columns such as 0/1, true/false, yes/no.'],
+  [
+    'positive_values',
+    '(string | number)[]',
+    'Values meaning yes (a number matches the values equal to it); omit for two-valued columns such as 0/1, true/false, yes/no.',
+  ],
   ['refit_of', 'string', 'model_ref of an earlier answer on an older version of this record; adds a drift report.'],
 ];
 

@@ -161,6 +161,34 @@ describe('report-outcomes without event_id', () => {
   });
 });
 
+describe('numbers and ids as a newcomer writes them', () => {
+  // saas_churn with its outcome as 1/2 (2 = churned), as a numeric export writes it
+  const numeric = rows.map((row) => ({ ...row, churned: row.churned === 'Yes' ? 2 : 1 }));
+
+  it('positive_values [2] on a numeric outcome is read as the column value 2, the same answer as ["2"]', async () => {
+    const a = await ask({ data: { rows: numeric }, questions: yesno({ positive_values: [2] }) });
+    const b = await ask({ data: { rows: numeric }, questions: yesno({ positive_values: ['2'] }) });
+    expect(a.status).toBe(200);
+    expect(a.body.answers.q.outcome).toEqual({ column: 'churned', positive_values: ['2'] });
+    expect(a.body.answers.q.cases[0].p).toBe(b.body.answers.q.cases[0].p);
+  });
+
+  it('a number the column never has is a 422 at positive_values listing its values', async () => {
+    const r = await ask({ data: { rows: numeric }, questions: yesno({ positive_values: [7] }) });
+    expect(r.status).toBe(422);
+    expect(r.body.field).toBe('questions.q.positive_values');
+    expect(r.body.detail).toMatch(/never has "7" \(its values: "1", "2"\)|never has "7" \(its values: "2", "1"\)/);
+  });
+
+  it('an unknown case id names a few ids of the record, so their spelling shows', async () => {
+    const r = await ask({ questions: yesno(), cases: { ids: ['1', '2'] } });
+    expect(r.status).toBe(422);
+    expect(r.body.code).toBe('unknown_case_id');
+    expect(r.body.detail).toMatch(/its ids look like "cust_\d+", "cust_\d+", "cust_\d+"/);
+    expect(r.body.remedy).toMatch(/e\.g\. "cust_/);
+  });
+});
+
 describe('files that are not what they seem', () => {
   it('a header-only CSV is a 422 saying it has no data rows, at ask and at add-dataset', async () => {
     const a = await ask({ data: { csv: 'customer_id,churned\n' }, questions: yesno() });
