@@ -254,6 +254,11 @@ describe('the ship-a-product journey', () => {
     expect(extended.body).toEqual({ model_ref: acmeRef, model_expires_at: new Date(svc.clock.now + 60 * DAY).toISOString() });
     const scoredAfter = await svc.post('/v1/ask', byModel(acmeRef, 'acme', newRows.slice(0, 3)), key);
     expect(scoredAfter.body.answers.churn.model_expires_at).toBe(extended.body.model_expires_at);
+    // extending never shortens: 10 days on a model that lives 60 more keeps the 60, and says so
+    const shorter = await svc.post('/v1/extend-model', { model_ref: acmeRef, namespace: 'acme', days: 10 }, key);
+    expect(shorter.status).toBe(200);
+    expect(shorter.body.model_expires_at).toBe(extended.body.model_expires_at);
+    expect(shorter.body.note).toMatch(/never shortens/);
 
     for (let i = 0; i < 2; i++) {
       const del = await svc.post('/v1/delete-model', { model_ref: acmeRef, namespace: 'acme' }, key);
