@@ -6,9 +6,13 @@ import { backtestOperation } from '../backtest/backtest.ts';
 import { mapOperation } from '../map/map.ts';
 import type { Operation } from '../operation.ts';
 
-/** One call of a journey: `body` is sendable as it is (on the samples, with any key); `needs` what to fill in. */
+/**
+ * One call of a journey: `operation` the MCP tool, `rest` the same call over REST (`POST /v1/ask`); `body` is
+ * sendable as it is (on the samples, with any key); `needs` what to fill in.
+ */
 export interface JourneyCall {
   operation: string;
+  rest?: string;
   does: string;
   body?: Record<string, unknown>;
   needs?: string[];
@@ -35,6 +39,14 @@ function productAsk(): Record<string, unknown> {
 }
 
 const SCORE_BY_REF = 'model_ref of an earlier answer (answers.<q>.model_ref)';
+
+/** The journeys with each call's REST method and path beside its tool name (`paths`: operation name to `POST /v1/...`). */
+export function journeysWithRest(paths: ReadonlyMap<string, string>): Journey[] {
+  return journeys().map((j) => ({
+    ...j,
+    first_calls: j.first_calls.map(({ operation, ...rest }) => ({ operation, rest: paths.get(operation), ...rest })),
+  }));
+}
 
 /** additions 1, in its order. */
 export function journeys(): Journey[] {
@@ -105,8 +117,16 @@ export function journeys(): Journey[] {
           does: 'Score new cases with that model, no fit: questions.<q>.model_ref with cases.rows.',
           needs: [SCORE_BY_REF, 'namespace (the same)', 'cases.rows (the new cases)'],
         },
-        { operation: 'svc_extend_model', does: 'Keep a model longer.', needs: [SCORE_BY_REF, 'days'] },
-        { operation: 'svc_delete_model', does: 'Retire a model (write:outcomes).', needs: [SCORE_BY_REF] },
+        {
+          operation: 'svc_extend_model',
+          does: 'Keep a model longer (never shortens: a later expiry is kept).',
+          needs: [SCORE_BY_REF, 'namespace (the same: acme)', 'days'],
+        },
+        {
+          operation: 'svc_delete_model',
+          does: 'Retire a model (write:outcomes).',
+          needs: [SCORE_BY_REF, 'namespace (the same: acme)'],
+        },
       ],
     },
     {
@@ -122,7 +142,7 @@ export function journeys(): Journey[] {
         {
           operation: 'svc_schedule',
           does: 'Answer a mapping of fetch_url sources on a cadence (ended by svc_delete_schedule).',
-          needs: ['mapping_id (from svc_map)'],
+          needs: ['mapping_id (from svc_map)', 'cadence (daily, weekly or monthly)'],
         },
         {
           operation: 'svc_ask',
