@@ -11,6 +11,7 @@ import type { FitOutcome } from './fit-outcome.ts';
 import { compareIds, inRequestOrder, pickRows, readableCases, type CaseSet } from './cases.ts';
 import { decisionOf, nextSteps, type NextContext } from './next-steps.ts';
 import { saysOf, type AnswerProfile } from './says.ts';
+import { explanationOf } from './explain.ts';
 import { scoreTable, type ScoredCase } from './scoring.ts';
 import { bandOf } from './band.ts';
 import type { SignedVerdict, VerdictCase, VerdictInput } from './verdicts.ts';
@@ -108,6 +109,9 @@ export async function buildAnswer(a: AnswerInput): Promise<BuiltAnswer> {
   }
   // additions 3.4: decision restates state; next[] says what to do from the answer alone
   body.decision = decisionOf(body.state as string);
+  // a refusal or not_yet says why in words, with its numbers, as the page does (core/explain.ts)
+  const explanation = explanationOf(body as unknown as Parameters<typeof explanationOf>[0]);
+  if (explanation !== undefined) body.explanation = explanation;
   if (a.next) body.next = nextSteps(a.next, a.name, body);
   return built;
 }

@@ -2,7 +2,7 @@
 // field name it and whose remedy names the real fix, over real HTTP; and the answer says which value was
 // read as yes (range texts rounded for people: test/engine/range-text.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSampleCsv } from '../../../samples/catalog.ts';
+import { SAMPLES, loadSampleCsv } from '../../../samples/catalog.ts';
 import { parseCsv } from '../../../host/table/csv.ts';
 import { startTestService, type TestService } from '../../helpers/service.ts';
 
@@ -227,5 +227,28 @@ describe('files that are not what they seem', () => {
     expect(r.body).toMatchObject({ code: 'invalid_request', field: 'data.csv' });
     expect(r.body.detail).toContain(`looks ${word}-separated`);
     expect(r.body.remedy).toMatch(/comma-separated/);
+  });
+});
+
+describe('answers that explain themselves', () => {
+  it('a refusal over REST carries the sentence the page shows, with the held-out AUC and its interval', async () => {
+    const coinFlips = SAMPLES.find((s) => s.name === 'coin_flips')!.try;
+    const r = await svc.post('/v1/ask', coinFlips, testKey);
+    expect(r.status).toBe(200);
+    const a = r.body.answers.q;
+    expect(a.state).toBe('refused');
+    expect(a.explanation).toContain('No pattern held on the held-out rows');
+    expect(a.explanation).toContain('so the service refuses rather than guesses');
+    const [lo, hi] = a.quality.auc_interval;
+    const two = (x: number) => String(Math.round(x * 100) / 100);
+    expect(a.explanation).toContain(`held-out AUC ${two(a.quality.auc)}, 95% interval ${two(lo)} to ${two(hi)}`);
+  });
+
+  it('a not_yet says how many labeled rows it has and needs', async () => {
+    const few = rows.slice(0, 12).map((row, i) => ({ ...row, churned: i % 2 === 0 ? 'Yes' : 'No' }));
+    const r = await ask({ data: { rows: few }, questions: yesno() });
+    const a = r.body.answers.q;
+    expect(a.state).toBe('not_yet');
+    expect(a.explanation).toMatch(/^Too few labeled rows .* \(it has 12 labeled rows, 6 yes\)/);
   });
 });
