@@ -56,6 +56,28 @@ describe('the journeys of svc_describe, as written', () => {
     expect(bt.res.status).toBe(200);
     expect(bt.json.record.mapping_id).toBe(mapped.json.mapping_id);
     expect(bt.json.record.horizon).toEqual(mapped.json.manifest.reading.horizon);
+    // the same decision as a workspace with no mapping, where the sample log is read by its default reading
+    const fresh = (await call(svc.url, '/v1/agents/register')).json.api_key;
+    const alone = await call(svc.url, '/v1/backtest', callOf('try_it', 'svc_backtest').body, { key: fresh });
+    expect(alone.json.record.mapping_id).toBeUndefined();
+    expect(alone.json.decision).toBe(bt.json.decision);
+
+    // another reading mapped later is the newest, and the reply names it; mapping_id reads the one named
+    const other = await rest(callOf('try_it', 'svc_map'), { ...callOf('try_it', 'svc_map').body, horizon: { value: 30, unit: 'days' } });
+    expect(other.json.mapping_id).not.toBe(mapped.json.mapping_id);
+    const newest = await rest(callOf('try_it', 'svc_backtest'), callOf('try_it', 'svc_backtest').body);
+    expect(newest.json.record.mapping_id).toBe(other.json.mapping_id);
+    const named = await rest(callOf('try_it', 'svc_backtest'), {
+      ...callOf('try_it', 'svc_backtest').body,
+      mapping_id: mapped.json.mapping_id,
+    });
+    expect(named.json.record.mapping_id).toBe(mapped.json.mapping_id);
+    expect(named.json.decision).toBe(bt.json.decision);
+    const unknown = await rest(callOf('try_it', 'svc_backtest'), {
+      ...callOf('try_it', 'svc_backtest').body,
+      mapping_id: 'mp_00000000000000000000000000000000',
+    });
+    expect(unknown.json).toMatchObject({ code: 'dataset_not_built', field: 'mapping_id' });
   });
 
   it('Ask your data: the ask svc_map gives is sent as it is, and says when no case is open', async () => {

@@ -3,6 +3,7 @@
 // else what the call needs and which earlier call gives it.
 import { SAMPLES } from '../../../samples/catalog.ts';
 import { backtestOperation } from '../backtest/backtest.ts';
+import { SAMPLE_LOGS } from '../backtest/record.ts';
 import { mapOperation } from '../map/map.ts';
 import type { Operation } from '../operation.ts';
 
@@ -64,8 +65,20 @@ export function journeys(): Journey[] {
           does: 'Check a Verdict of the answer (no key needed).',
           needs: ['verdict and signature (answers.<q>.verdicts[i], exactly as received)'],
         },
-        { operation: 'svc_map', does: 'Build a record from the customer_events sample log.', body: example(mapOperation, 'confirm') },
-        { operation: 'svc_backtest', does: 'What that log would have supported week by week.', body: example(backtestOperation, 'sample') },
+        {
+          operation: 'svc_map',
+          does: 'Build a record from the customer_events sample log: who lapses within 60 days of a weekly reading.',
+          // the reading a backtest of this sample log uses when it has no mapping (backtest/record.ts SAMPLE_LOGS),
+          // so the backtest after this map says what a backtest in a fresh workspace says
+          body: { ...example(mapOperation, 'confirm'), horizon: SAMPLE_LOGS['sample:customer_events'].reading.horizon },
+        },
+        {
+          operation: 'svc_backtest',
+          does:
+            'What that record would have supported week by week. It reads the newest mapping of the log (record.mapping_id names it); ' +
+            'send mapping_id to read another.',
+          body: example(backtestOperation, 'sample'),
+        },
       ],
     },
     {
