@@ -301,6 +301,13 @@ async function rankAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer>
   const verdicts = ranked.length > 0 ? [await sign(a, fit, signedCases(ranked, a, levers))] : [];
   const unreadable = cs.skipped.map((s) => s.result);
   const body: Record<string, unknown> = { ...answeredBase(q, fit), ranked, ranked_total: order.length, ...verdictsField(verdicts) };
+  if (topK < order.length) {
+    // a rank without cases returns top_k of the whole record: say so, and how to get more (docs/reference/ask.md)
+    const n = (x: number) => x.toLocaleString('en-US');
+    body.ranked_note =
+      `The ${n(topK)} highest of ${n(order.length)} ranked cases (top_k ${q.top_k === undefined ? `defaults to ${DEFAULT_TOP_K}` : `is ${q.top_k}`}). ` +
+      `Send a larger top_k (up to 1,000) for more, or export: "csv" for every case.`;
+  }
   if (unreadable.length > 0) {
     body.not_scoreable = unreadable.slice(0, NOT_SCOREABLE_LISTED);
     body.not_scoreable_total = unreadable.length;

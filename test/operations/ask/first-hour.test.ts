@@ -252,3 +252,21 @@ describe('answers that explain themselves', () => {
     expect(a.explanation).toMatch(/^Too few labeled rows .* \(it has 12 labeled rows, 6 yes\)/);
   });
 });
+
+describe('a rank of the whole record', () => {
+  it('says it returned the top_k highest of all, and how to get more', async () => {
+    const r = await ask({ questions: { q: { type: 'rank', outcome_column: 'churned', positive_values: ['Yes'] } }, cases: undefined });
+    expect(r.status).toBe(200);
+    const a = r.body.answers.q;
+    expect(a.ranked).toHaveLength(20);
+    expect(a.ranked_note).toBe(
+      `The 20 highest of ${a.ranked_total.toLocaleString('en-US')} ranked cases (top_k defaults to 20). ` +
+        'Send a larger top_k (up to 1,000) for more, or export: "csv" for every case.',
+    );
+    const all = await ask({
+      questions: { q: { type: 'rank', outcome_column: 'churned', positive_values: ['Yes'], top_k: 1000 } },
+      cases: { ids: ['cust_0001', 'cust_0002'] },
+    });
+    expect(all.body.answers.q.ranked_note).toBeUndefined();
+  });
+});
