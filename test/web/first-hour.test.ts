@@ -81,6 +81,10 @@ describe('the page guesses right', () => {
     const bars = await page.$$eval('#chances-chart rect.hist', (rs) => rs.length);
     expect(bars).toBe(20);
     expect(await page.textContent('#chances-chart')).toMatch(/base rate 0\.\d{3}/);
+    // chances as p_display (whole percent), the exact p on hover
+    const first = page.locator('#cases-table tbody tr').first().locator('td').nth(1);
+    expect(await first.textContent()).toMatch(/^(<1%|>99%|\d{1,2}%)$/);
+    expect(await first.getAttribute('title')).toMatch(/^p = 0\.\d{6}$/);
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTIFACTS, 'first-hour-answer.png'), fullPage: true });
   });
@@ -89,10 +93,24 @@ describe('the page guesses right', () => {
     await page.selectOption('#sample', 'customer_events');
     expect(await page.$eval('#run', (b) => (b as HTMLButtonElement).disabled)).toBe(true);
     expect(await page.$eval('#result', (s) => (s as HTMLElement).hidden)).toBe(true); // no stale answer of another record
-    await page.fill('#api-key', await svc.testKey());
+    // the page gets its own test key
+    await page.click('#get-test-key');
+    await page.waitForFunction(() => (document.getElementById('api-key') as HTMLInputElement).value.startsWith('svck_test_'));
+    expect(await page.textContent('#service-line')).toMatch(/samples only/);
     await page.click('#ask-service');
     expect(await waitDone()).toBe('done');
     const expected = SAMPLES.find((s) => s.name === 'customer_events')!.expected_state;
     expect(await page.getAttribute('#agreement [data-state]', 'data-state')).toBe(expected);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'first-hour-service.png'), fullPage: true });
+  });
+
+  it('links the reference, the problems and the keys pages, and each answers', async () => {
+    const links = await page.$$eval('header a, body > p a, p.muted a', (as) =>
+      as.map((a) => (a as HTMLAnchorElement).getAttribute('href')),
+    );
+    for (const href of ['/docs', '/problems', '/keys']) {
+      expect(links).toContain(href);
+      expect((await fetch(svc.url + href)).status, href).toBe(200);
+    }
   });
 });
