@@ -1,4 +1,4 @@
-// An unanswered answer in one plain sentence (`explanation`, docs/decisions/0064-answer-explanation.md): what
+// An unanswered answer in one plain sentence (`explanation`, docs/decisions/0065-answer-explanation.md): what
 // the page says beside a refusal or a not_yet, with the numbers the answer already carries (the held-out AUC
 // and its interval, the rows and positives still needed), so an API caller reads the same words.
 

@@ -124,7 +124,7 @@ export interface ModelStore {
   hasLiveFitLink(workspace_id: string, fit_ref: string, now: number): Promise<boolean>;
   /**
    * Moves a live link's expiry to `expires_at` unless it already ends later or never (extending never
-   * shortens: docs/decisions/0063-extend-never-shortens.md); false when unknown or deleted.
+   * shortens: docs/decisions/0064-extend-never-shortens.md); false when unknown or deleted.
    */
   extendModelExpiry(workspace_id: string, model_ref: string, expires_at: number): Promise<boolean>;
   /** Marks the link deleted and deletes its fit's bytes when no live link to that fit is left (one transaction). */

@@ -16,7 +16,7 @@ async function runExtendModel(ctx: OpContext, raw: unknown): Promise<OpResult> {
   if (!(await ctx.services.store.extendModelExpiry(ws, req.model_ref, asked))) {
     await requireLink(ctx, req.model_ref, namespaceOf(req.namespace), { use: 'serve' });
   }
-  // Extending never shortens (docs/decisions/0063-extend-never-shortens.md): the expiry is the later one.
+  // Extending never shortens (docs/decisions/0064-extend-never-shortens.md): the expiry is the later one.
   const link = await requireLink(ctx, req.model_ref, namespaceOf(req.namespace), { use: 'serve' });
   ctx.services.fitCache.updateLink(ws, req.model_ref, link.expires_at, now);
   const kept = link.expires_at === null || link.expires_at > asked;
