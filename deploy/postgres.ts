@@ -1,6 +1,6 @@
 // A throw-away PostgreSQL 15 server from Debian's binaries (initdb + pg_ctl into a temp dir; as root, run as
 // the `postgres` user through runuser): the test run's server, `npm run cluster` and the benchmarks use it.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -38,6 +38,8 @@ export interface PostgresServer {
   start(): Promise<void>;
   /** Stops the server and removes its directory. */
   destroy(): Promise<void>;
+  /** The same, synchronously: for a signal handler, where nothing asynchronous may be waited for. */
+  destroySync(): void;
 }
 
 // PostgreSQL refuses to run as root: then every server command runs as the `postgres` user.
@@ -116,6 +118,16 @@ export async function startPostgres(): Promise<PostgresServer> {
     start,
     async destroy() {
       await pgTool('pg_ctl', ['-w', '-D', data, '-m', 'immediate', 'stop']).catch(() => undefined);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+    destroySync() {
+      const file = path.join(PG_BIN, 'pg_ctl');
+      const args = ['-w', '-D', data, '-m', 'immediate', 'stop'];
+      try {
+        execFileSync(asRoot ? 'runuser' : file, asRoot ? ['-u', 'postgres', '--', file, ...args] : args, { stdio: 'ignore' });
+      } catch {
+        // already stopped
+      }
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

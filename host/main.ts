@@ -29,6 +29,12 @@ const REQUEST_THREAD_RECORD_CELLS = 2_000_000;
 /** What each task thread runs: the thread body with the operation table's task executors. */
 const TASK_THREAD_ENTRY = new URL('./task-thread-entry.mjs', import.meta.url);
 
+/** A busy port is the operator's to fix (docs/guides/configuration.md): one line naming PORT, no stack trace. */
+function portInUse(port: number): ConfigError {
+  const other = port >= 65_535 ? port - 1 : port + 1;
+  return new ConfigError(`port ${port} is already in use by another program; set PORT to a free one (e.g. PORT=${other} npm start)`);
+}
+
 export interface StartOptions {
   log?: Logger;
   now?: () => number;
@@ -77,7 +83,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
     const server = await new Promise<Server>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, port: config.port, hostname: opts.hostname, serverOptions: serverOptionsOf(timeouts) }) as Server;
       s.once('listening', () => resolve(s));
-      s.once('error', reject);
+      s.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? portInUse(config.port) : err));
     });
     answerClientErrors(server, () => config.baseUrl);
     const { port } = server.address() as AddressInfo;

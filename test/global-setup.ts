@@ -31,7 +31,20 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   project.provide('postgresUrl', server?.url ?? '');
   project.provide('postgresError', error);
+  // A run stopped with Ctrl-C (or SIGTERM) skips the teardown below: the server and its folder go here, at
+  // once and synchronously. Then the signal does what it would have done (vitest's own handler, if any,
+  // runs beside this one; with none, it is raised again with no handler, so the process ends by it).
+  const onSignal = (signal: NodeJS.Signals) => {
+    const s = server;
+    server = undefined;
+    s?.destroySync();
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   return async () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     await server?.destroy();
   };
 }

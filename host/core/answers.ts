@@ -11,6 +11,7 @@ import type { FitOutcome } from './fit-outcome.ts';
 import { compareIds, inRequestOrder, pickRows, readableCases, type CaseSet } from './cases.ts';
 import { decisionOf, nextSteps, type NextContext } from './next-steps.ts';
 import { saysOf, type AnswerProfile } from './says.ts';
+import { explanationOf } from './explain.ts';
 import { scoreTable, type ScoredCase } from './scoring.ts';
 import { bandOf } from './band.ts';
 import type { SignedVerdict, VerdictCase, VerdictInput } from './verdicts.ts';
@@ -108,6 +109,9 @@ export async function buildAnswer(a: AnswerInput): Promise<BuiltAnswer> {
   }
   // additions 3.4: decision restates state; next[] says what to do from the answer alone
   body.decision = decisionOf(body.state as string);
+  // a refusal or not_yet says why in words, with its numbers, as the page does (core/explain.ts)
+  const explanation = explanationOf(body as unknown as Parameters<typeof explanationOf>[0]);
+  if (explanation !== undefined) body.explanation = explanation;
   if (a.next) body.next = nextSteps(a.next, a.name, body);
   return built;
 }
@@ -297,6 +301,13 @@ async function rankAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer>
   const verdicts = ranked.length > 0 ? [await sign(a, fit, signedCases(ranked, a, levers))] : [];
   const unreadable = cs.skipped.map((s) => s.result);
   const body: Record<string, unknown> = { ...answeredBase(q, fit), ranked, ranked_total: order.length, ...verdictsField(verdicts) };
+  if (topK < order.length) {
+    // a rank without cases returns top_k of the whole record: say so, and how to get more (docs/reference/ask.md)
+    const n = (x: number) => x.toLocaleString('en-US');
+    body.ranked_note =
+      `The ${n(topK)} highest of ${n(order.length)} ranked cases (top_k ${q.top_k === undefined ? `defaults to ${DEFAULT_TOP_K}` : `is ${q.top_k}`}). ` +
+      `Send a larger top_k (up to 1,000) for more, or export: "csv" for every case.`;
+  }
   if (unreadable.length > 0) {
     body.not_scoreable = unreadable.slice(0, NOT_SCOREABLE_LISTED);
     body.not_scoreable_total = unreadable.length;

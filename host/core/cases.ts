@@ -38,6 +38,8 @@ export interface CaseSet {
 }
 
 const MAX_LISTED = 20;
+/** Ids of the record named when none of the asked ids is in it. */
+const EXAMPLE_IDS = 3;
 
 /** Rows `idx` of `table` as a new table (column-major copy of just those rows). */
 export function pickRows(table: RawTable, idx: number[]): RawTable {
@@ -117,10 +119,18 @@ export function selectCases(
         .map((id) => JSON.stringify(id))
         .join(', ');
       const more = unknown.length > MAX_LISTED ? ` and ${unknown.length - MAX_LISTED} more` : '';
-      throw new ServiceError('unknown_case_id', `none of the ids appears in ${entityColumn}: ${listed}${more}`, {
-        field: 'cases.ids',
-        extra: { unknown_ids: unknown.slice(0, 100) },
-      });
+      // A few of the record's own ids show what its ids look like (a prefix, zero padding, case).
+      const examples = [...map.keys()].sort(compareIds).slice(0, EXAMPLE_IDS);
+      const shown = examples.map((id) => JSON.stringify(id)).join(', ');
+      throw new ServiceError(
+        'unknown_case_id',
+        `none of the ids appears in ${entityColumn}: ${listed}${more}; its ids look like ${shown}`,
+        {
+          field: 'cases.ids',
+          remedy: `Send ids as ${entityColumn} spells them (e.g. ${shown}), or send the cases as rows.`,
+          extra: { unknown_ids: unknown.slice(0, 100) },
+        },
+      );
     }
     if (unknown.length === 0) {
       return {

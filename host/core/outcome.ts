@@ -1,7 +1,7 @@
 // Which rows say yes: positive_values when given, else a two-valued column whose meaning is
 // recognisable (0/1, true/false, yes/no in any case); otherwise positive_values_required (spec 7).
 import { ServiceError } from '../errors.ts';
-import { cellText, isMissing, yesNoMeaning } from '../table/typing.ts';
+import { cellText, isMissing, parseNumber, yesNoMeaning } from '../table/typing.ts';
 import type { RawTable } from '../table/types.ts';
 import { didYouMean, listColumns } from './columns.ts';
 
@@ -27,6 +27,28 @@ export function resolveOutcome(table: RawTable, column: string, positiveValues: 
   }
   perTable.set(key, out);
   return out;
+}
+
+/**
+ * `positive_values` as the column spells them (docs/reference/ask.md): a string is kept; a number stands for
+ * every value of the column equal to it as a number (`2` for "2" or "2.0"), or for its own text when none is,
+ * so the refusal below names it. Answers and Verdicts then show the column's own spellings.
+ */
+export function spellPositives(table: RawTable, column: string, given: ReadonlyArray<string | number> | undefined): string[] | undefined {
+  if (given === undefined || given.every((g) => typeof g === 'string')) return given as string[] | undefined;
+  const c = table.columns.indexOf(column);
+  const spellings = new Map<number, Set<string>>();
+  if (c >= 0) {
+    for (const cell of table.data[c]) {
+      const x = parseNumber(cell);
+      const t = cellText(cell);
+      if (x === null || t === null) continue;
+      let set = spellings.get(x);
+      if (!set) spellings.set(x, (set = new Set()));
+      set.add(t);
+    }
+  }
+  return given.flatMap((g) => (typeof g === 'string' ? [g] : [...(spellings.get(g) ?? [String(g)])]));
 }
 
 /** The distinct non-missing values of a column, first seen first, at most `cap` of them. */

@@ -7,7 +7,7 @@ import type { RawTable } from '../table/types.ts';
 import { latestRows, selectCases, type OpenCases } from './cases.ts';
 import { entityKey } from '../table/select.ts';
 import { cellText, parseNumber } from '../table/typing.ts';
-import { resolveOutcome } from './outcome.ts';
+import { resolveOutcome, spellPositives } from './outcome.ts';
 import { fitKeyOf, type FitRequest } from './fit-outcome.ts';
 import { didYouMean, listColumns } from './columns.ts';
 import type { RecordView } from './views.ts';
@@ -182,8 +182,8 @@ export function planAsk(
         });
       }
     }
-    const view = views.viewFor(outcomeColumn, q.positive_values, field);
-    const outcome = resolveOutcome(view.table, outcomeColumn, q.positive_values, field);
+    const view = views.viewFor(outcomeColumn, q.positive_values?.map(String), field);
+    const outcome = resolveOutcome(view.table, outcomeColumn, spellPositives(view.table, outcomeColumn, q.positive_values), field);
     const excluded = appliedExclusions(view, outcomeColumn, exclude);
     const req: FitRequest = {
       table: view.table,

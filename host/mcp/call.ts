@@ -2,7 +2,7 @@
 // rate limit, run the same operation function the REST route runs, and shape the reply as a tool result.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { assertScope, authenticate } from '../runtime/auth.ts';
-import { answerFor, serviceErrorOf, toProblem } from '../errors.ts';
+import { ServiceError, answerFor, serviceErrorOf, toProblem } from '../errors.ts';
 import { bodyOnlyRequest, type Operation } from '../operations/operation.ts';
 import { assertPlainJson } from '../schemas/json-guard.ts';
 import type { Caller, OpContext, Services } from '../runtime/services.ts';
@@ -16,9 +16,22 @@ export interface CallContext {
   authorization: string | undefined;
 }
 
+/**
+ * What an agent on MCP can do about a missing or unknown key: it cannot call a REST route, but it can call
+ * the register_agent tool, and its client sends the key as a header (docs/reference/mcp.md).
+ */
+export const MCP_UNAUTHORIZED_REMEDY =
+  'Call the register_agent tool (no key needed) for a test key that works on the samples, or ask the operator for a live key; ' +
+  'then set it as the HTTP header Authorization: Bearer <key> in your MCP client configuration for this server and reconnect. ' +
+  'A key is never a tool argument.';
+
 /** Spec 5: the same key check as the REST bearer middleware, then the same per-workspace limit. */
 async function admit(cc: CallContext): Promise<Caller> {
-  const caller = await authenticate(cc.services, cc.authorization);
+  const caller = await authenticate(cc.services, cc.authorization).catch((err: unknown) => {
+    const e = serviceErrorOf(err);
+    if (e?.code !== 'unauthorized') throw err;
+    throw new ServiceError('unauthorized', e.message, { headers: e.headers, extra: e.extra, remedy: MCP_UNAUTHORIZED_REMEDY });
+  });
   await cc.services.limits.admitWorkspace(caller.workspaceId);
   return caller;
 }

@@ -16,7 +16,8 @@ export const DEFAULT_TOP_K = 20;
 const common = {
   outcome_column: v.optional(NonEmptyStringSchema),
   outcome_is_desirable: v.optional(v.boolean()),
-  positive_values: v.optional(v.pipe(v.array(v.string()), v.minLength(1))),
+  // a number matches the column's values equal to it as numbers (core/outcome.ts): [2] on a 1/2/3 column
+  positive_values: v.optional(v.pipe(v.array(v.union([v.string(), v.number()])), v.minLength(1))),
   refit_of: v.optional(ModelRefSchema),
 };
 

@@ -160,13 +160,14 @@ export function modelQueries(db: SqlClient): ModelStore {
       return r !== undefined && r !== null;
     },
 
-    async setModelExpiry(workspace_id, model_ref, expires_at) {
+    async extendModelExpiry(workspace_id, model_ref, expires_at) {
+      // one statement, so two extends at once keep the later expiry whatever their order
       return (
-        (await db.run('UPDATE workspace_models SET expires_at = ? WHERE workspace_id = ? AND model_ref = ? AND deleted_at IS NULL', [
-          expires_at,
-          workspace_id,
-          model_ref,
-        ])) > 0
+        (await db.run(
+          'UPDATE workspace_models SET expires_at = CASE WHEN expires_at IS NULL OR expires_at >= ? THEN expires_at ELSE ? END ' +
+            'WHERE workspace_id = ? AND model_ref = ? AND deleted_at IS NULL',
+          [expires_at, expires_at, workspace_id, model_ref],
+        )) > 0
       );
     },
 

@@ -122,8 +122,11 @@ export interface ModelStore {
   getModelLink(workspace_id: string, model_ref: string): Promise<ModelLink | null>;
   /** Whether the workspace holds a link to the fit `fit_ref` in any namespace, not deleted and not expired at `now`. */
   hasLiveFitLink(workspace_id: string, fit_ref: string, now: number): Promise<boolean>;
-  /** Sets a live link's expiry; false when unknown or deleted. */
-  setModelExpiry(workspace_id: string, model_ref: string, expires_at: number): Promise<boolean>;
+  /**
+   * Moves a live link's expiry to `expires_at` unless it already ends later or never (extending never
+   * shortens: docs/decisions/0064-extend-never-shortens.md); false when unknown or deleted.
+   */
+  extendModelExpiry(workspace_id: string, model_ref: string, expires_at: number): Promise<boolean>;
   /** Marks the link deleted and deletes its fit's bytes when no live link to that fit is left (one transaction). */
   deleteModel(workspace_id: string, model_ref: string, at: number): Promise<DeleteModelResult>;
   getModelByFitKey(fit_key: string): Promise<FitRecord | null>;

@@ -1,7 +1,7 @@
 // Streaming CSV check for uploads (wire.md "Datasets": the PUT body is streamed to disk): counts rows,
 // reads the header and reports where rows start, chunk by chunk, by parseCsv's rules (host/table/csv.ts).
 import { ServiceError } from '../errors.ts';
-import { parseCsv } from './csv.ts';
+import { headerDelimiter, parseCsv } from './csv.ts';
 import { Utf8Check } from './utf8-check.ts';
 
 const LF = 10;
@@ -63,6 +63,11 @@ export class CsvScanner {
   private chunk: Uint8Array = new Uint8Array(0);
   private pos = -1;
   private readonly utf8 = new Utf8Check();
+  /**
+   * A comma while the header is scanned, then the separator parseCsv reads the file with (headerDelimiter):
+   * a semicolon only for a header without quotes, whose end a comma reading finds at the same place.
+   */
+  private sep = COMMA;
 
   constructor(
     private readonly field: string,
@@ -172,14 +177,14 @@ export class CsvScanner {
 
   private fieldStart(b: number): void {
     if (b === QUOTE) this.state = S.Quoted;
-    else if (b === COMMA) {
+    else if (b === this.sep) {
       this.endField();
       this.state = S.FieldStart;
     } else this.state = S.Unquoted;
   }
 
   private fieldStep(b: number): void {
-    if (b === COMMA) {
+    if (b === this.sep) {
       this.endField();
       this.state = S.FieldStart;
     }
@@ -187,7 +192,7 @@ export class CsvScanner {
 
   private afterClose(b: number, lineEnd: boolean): void {
     if (b === SPACE || b === TAB) this.state = S.AfterClose;
-    else if (b === COMMA) {
+    else if (b === this.sep) {
       this.endField();
       this.state = S.FieldStart;
     } else if (lineEnd) this.endLine();
@@ -230,6 +235,8 @@ export class CsvScanner {
     // The kept chunks end with the current one; the header ends at the current byte (or at the input's end).
     const kept = this.pos < 0 ? this.header : [...this.header.slice(0, -1), this.chunk.subarray(0, this.pos + 1)];
     this.headerText = Buffer.concat(kept);
-    return parseCsv(this.headerText.toString('utf8'), { field: this.field }).columns;
+    const text = this.headerText.toString('utf8');
+    this.sep = headerDelimiter(text, text.charCodeAt(0) === 0xfeff ? 1 : 0);
+    return parseCsv(text, { field: this.field }).columns;
   }
 }

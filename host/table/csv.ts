@@ -11,6 +11,7 @@ const LF = 10;
 const CR = 13;
 const QUOTE = 34;
 const COMMA = 44;
+const SEMICOLON = 59;
 const SPACE = 32;
 const TAB = 9;
 /** Fields of at most this many characters are shared when repeated (longer ones are rarely repeated). */
@@ -25,7 +26,9 @@ const INTERN_SLOTS_TOTAL = 65_536;
 
 /**
  * Parses CSV text into a column-major table of strings (typing happens later, engine.md step 3).
- * Rules: comma separator; `"` quoting with `""` escapes, quoted fields may hold commas, CR and LF;
+ * Rules: comma separator, or semicolon when the header line holds semicolons and no comma (a spreadsheet's
+ * export in much of Europe; see `headerDelimiter`), and then a decimal comma in a data field (`12,5`) reads
+ * as a decimal point (`12.5`); `"` quoting with `""` escapes, quoted fields may hold commas, CR and LF;
  * CRLF, LF or a lone CR end a line; a leading BOM is dropped; lines that are empty or hold only
  * spaces/tabs are skipped (so a trailing newline adds no row); the first line is the header, names
  * trimmed, none empty or repeated; every row has exactly the header's number of fields. Spaces or
@@ -39,6 +42,7 @@ export function parseCsv(text: string, opts: CsvOptions = {}): RawTable {
   };
   const n = text.length;
   let i = n > 0 && text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const sep = headerDelimiter(text, i);
   let line = 1;
   let columns: string[] | null = null;
   let data: string[][] = [];
@@ -103,19 +107,20 @@ export function parseCsv(text: string, opts: CsvOptions = {}): RawTable {
         value = head + text.slice(start, i);
         i++; // closing quote
         while (i < n && ((c = text.charCodeAt(i)) === SPACE || c === TAB)) i++;
-        if (i < n && c !== COMMA && c !== LF && c !== CR) {
+        if (i < n && c !== sep && c !== LF && c !== CR) {
           fail(`Line ${line} has a character after a closing quote; quote the whole field and write "" for a quote inside it.`);
         }
       } else {
         const start = i;
         let h = 0;
-        while (i < n && (c = text.charCodeAt(i)) !== COMMA && c !== LF && c !== CR) {
+        while (i < n && (c = text.charCodeAt(i)) !== sep && c !== LF && c !== CR) {
           h = (Math.imul(h, 31) + c) | 0;
           i++;
         }
         value = columns !== null && k < width && i - start <= INTERN_MAX_CHARS ? interned(k, start, i, h) : text.slice(start, i);
       }
 
+      if (sep === SEMICOLON && columns !== null && DECIMAL_COMMA.test(value)) value = value.replace(',', '.');
       if (columns === null) header.push(value);
       else if (k < width) data[k].push(value);
       k++;
@@ -123,7 +128,7 @@ export function parseCsv(text: string, opts: CsvOptions = {}): RawTable {
       if (i >= n) break;
       c = text.charCodeAt(i);
       i++;
-      if (c === COMMA) continue;
+      if (c === sep) continue;
       if (c === CR && i < n && text.charCodeAt(i) === LF) i++;
       line++;
       break;
@@ -160,8 +165,30 @@ export function requireDataRows(table: RawTable, field: string): RawTable {
   );
 }
 
+/** A number written with a decimal comma, as a semicolon-separated export writes it. */
+const DECIMAL_COMMA = /^[+-]?\d+,\d+$/;
+
+/**
+ * The separator, judged on the header line alone (docs/guides/mistakes.md "A semicolon-separated CSV"): a
+ * semicolon when the first non-blank line holds a semicolon and neither a comma nor a quote, else a comma.
+ * The header is names, never numbers, so a decimal comma cannot mislead it; without quotes the header ends
+ * at its line end under either reading, so the streaming upload check (csv-scan.ts) finds it the same way.
+ */
+export function headerDelimiter(text: string, from: number): number {
+  let semicolons = 0;
+  let seen = false;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === LF || c === CR) {
+      if (seen) break;
+    } else if (c === COMMA || c === QUOTE) return COMMA;
+    else if (c === SEMICOLON) semicolons++;
+    if (c !== SPACE && c !== TAB && c !== LF && c !== CR) seen = true;
+  }
+  return semicolons > 0 ? SEMICOLON : COMMA;
+}
+
 const OTHER_DELIMITERS: ReadonlyArray<[string, string]> = [
-  [';', 'semicolon'],
   ['\t', 'tab'],
   ['|', 'pipe'],
 ];

@@ -76,6 +76,18 @@ async function boot(): Promise<PreviewApp> {
     app.askService(key()).catch(() => undefined);
   });
   byId('export-model').addEventListener('click', () => app.loadServiceModel(key()).catch(() => undefined));
+  // A test key from POST /v1/agents/register (no key needed), put in the key field: it works on the samples only.
+  byId('get-test-key').addEventListener('click', async () => {
+    try {
+      const res = await fetch('/v1/agents/register', { method: 'POST' });
+      const body = (await res.json()) as { api_key?: string; detail?: string };
+      if (!res.ok || !body.api_key) throw new Error(body.detail ?? `HTTP ${res.status}`);
+      byId<HTMLInputElement>('api-key').value = body.api_key;
+      fill('service-line', 'A test key is in the field: it works on the samples only (live keys come from the operator).');
+    } catch (err) {
+      fill('service-line', el('span', { class: 'error' }, `No test key: ${errorText(err)}`));
+    }
+  });
   // Section 4: a model_ref and the key it was given to (blank: the key of section 3).
   byId<HTMLFormElement>('model-form').addEventListener('submit', (ev) => {
     ev.preventDefault();

@@ -154,6 +154,12 @@ describe('tools/call', () => {
     const result: any = await anonymous.callTool({ name: 'svc_ask', arguments: sample.try as any });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ status: 401, code: 'unauthorized' });
+    // what an agent can do itself: the register_agent tool and its client's header, not a REST route
+    expect(result.structuredContent.remedy).toMatch(/register_agent tool/);
+    expect(result.structuredContent.remedy).toMatch(/Authorization: Bearer/);
+    expect(result.structuredContent.remedy).not.toMatch(/\/v1\//);
+    const { tools } = await anonymous.listTools();
+    expect(tools.map((t) => t.name)).toContain('register_agent');
   });
 
   it('answers a keyed tool called with an unknown key with the unauthorized Problem', async () => {

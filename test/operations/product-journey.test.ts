@@ -249,11 +249,17 @@ describe('the ship-a-product journey', () => {
   });
 
   it('extends the model, deletes it (twice, the same reply), then the ref answers 410 and the old Verdict is still valid', async () => {
-    const extended = await svc.post('/v1/extend-model', { model_ref: acmeRef, namespace: 'acme', days: 60 }, key);
+    // the model lives 90 days by now (a later ask in acme kept it the default 90): 120 moves it on
+    const extended = await svc.post('/v1/extend-model', { model_ref: acmeRef, namespace: 'acme', days: 120 }, key);
     expect(extended.status).toBe(200);
-    expect(extended.body).toEqual({ model_ref: acmeRef, model_expires_at: new Date(svc.clock.now + 60 * DAY).toISOString() });
+    expect(extended.body).toEqual({ model_ref: acmeRef, model_expires_at: new Date(svc.clock.now + 120 * DAY).toISOString() });
     const scoredAfter = await svc.post('/v1/ask', byModel(acmeRef, 'acme', newRows.slice(0, 3)), key);
     expect(scoredAfter.body.answers.churn.model_expires_at).toBe(extended.body.model_expires_at);
+    // extending never shortens: 10 days on a model that lives 120 more keeps the 120, and says so
+    const shorter = await svc.post('/v1/extend-model', { model_ref: acmeRef, namespace: 'acme', days: 10 }, key);
+    expect(shorter.status).toBe(200);
+    expect(shorter.body.model_expires_at).toBe(extended.body.model_expires_at);
+    expect(shorter.body.note).toMatch(/never shortens/);
 
     for (let i = 0; i < 2; i++) {
       const del = await svc.post('/v1/delete-model', { model_ref: acmeRef, namespace: 'acme' }, key);

@@ -32,15 +32,18 @@ describeStores('model links', ({ dialect, openStore, newPlace, openClient }) => 
     expect(await store.getModelLink('ws_1', FIT)).toBeNull();
   });
 
-  it('raises an expiry only, sets it exactly with setModelExpiry, and keeps a link made before 1.1 at 90 days', async () => {
+  it('raises an expiry only, by a put or by extendModelExpiry, and keeps a link made before 1.1 at 90 days', async () => {
     const store = await openStore();
     await store.putModel(model());
     expect((await store.putModel(model({ expires_at: T0 + DAY })))!.expires_at).toBe(T0 + 90 * DAY);
     expect((await store.putModel(model({ expires_at: T0 + 100 * DAY })))!.expires_at).toBe(T0 + 100 * DAY);
     expect((await store.putModel(model({ expires_at: null })))!.expires_at).toBe(T0 + 100 * DAY);
-    expect(await store.setModelExpiry('ws_1', FIT, T0 + 3 * DAY)).toBe(true);
-    expect((await store.getModelLink('ws_1', FIT))!.expires_at).toBe(T0 + 3 * DAY);
-    expect(await store.setModelExpiry('ws_2', FIT, T0)).toBe(false);
+    // extending to an earlier time keeps the later expiry (and says the link is there); a later one moves it
+    expect(await store.extendModelExpiry('ws_1', FIT, T0 + 3 * DAY)).toBe(true);
+    expect((await store.getModelLink('ws_1', FIT))!.expires_at).toBe(T0 + 100 * DAY);
+    expect(await store.extendModelExpiry('ws_1', FIT, T0 + 120 * DAY)).toBe(true);
+    expect((await store.getModelLink('ws_1', FIT))!.expires_at).toBe(T0 + 120 * DAY);
+    expect(await store.extendModelExpiry('ws_2', FIT, T0)).toBe(false);
   });
 
   it('deletes a link as a tombstone and the fit bytes with the last live link; a put brings it back', async () => {
@@ -49,7 +52,7 @@ describeStores('model links', ({ dialect, openStore, newPlace, openClient }) => 
     await store.putModel(model({ model_ref: NS_REF, fit_ref: FIT, namespace: 'acme' }));
     expect(await store.deleteModel('ws_1', NS_REF, T0 + 5)).toEqual({ deleted: true, fit_key_removed: null });
     expect(await store.getModelLink('ws_1', NS_REF)).toMatchObject({ deleted_at: T0 + 5, fit_key: 'fk_1' });
-    expect(await store.setModelExpiry('ws_1', NS_REF, T0 + DAY)).toBe(false);
+    expect(await store.extendModelExpiry('ws_1', NS_REF, T0 + DAY)).toBe(false);
     // a repeat changes nothing
     expect(await store.deleteModel('ws_1', NS_REF, T0 + 6)).toEqual({ deleted: false, fit_key_removed: null });
     expect((await store.getModelLink('ws_1', NS_REF))!.deleted_at).toBe(T0 + 5);

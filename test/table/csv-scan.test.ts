@@ -51,6 +51,11 @@ const samples = [
   'naïve,日本\nü,語\n',
   '"a\nb",c\n1,2\n',
   'a,b\n1,2\n"3\n',
+  // a semicolon header: every row is read with semicolons, a decimal comma stays inside its field
+  'a;b;c\n1,5;x;2\n3;"y;z";4,25\n',
+  '\ufeffa;b\r\n1;2\r\n',
+  'a;b\n1;2;3\n',
+  '"a,b";c\n1;2\n',
 ];
 
 describe('CsvScanner', () => {
@@ -60,7 +65,7 @@ describe('CsvScanner', () => {
   });
 
   it('agrees with parseCsv on random CSV-ish text', () => {
-    const alphabet = ['a', 'b', ',', '"', '\n', '\r', ' ', '\t', 'é'];
+    const alphabet = ['a', 'b', ',', ';', '"', '\n', '\r', ' ', '\t', 'é'];
     let seed = 12345;
     const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     for (let n = 0; n < 3000; n++) {
@@ -76,7 +81,7 @@ describe('CsvScanner', () => {
     const valid = samples.filter((text) => !('error' in (viaParser(text) as object)));
     let seed = 777;
     const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
-    const alphabet = ['a', 'b', ',', '"', '\n', '\r', '\r\n', ' ', '\t', 'é'];
+    const alphabet = ['a', 'b', ',', ';', '"', '\n', '\r', '\r\n', ' ', '\t', 'é'];
     while (valid.length < 400) {
       let text = '';
       for (let i = 0, len = 1 + Math.floor(rand() * 40); i < len; i++) text += alphabet[Math.floor(rand() * alphabet.length)];

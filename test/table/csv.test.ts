@@ -124,3 +124,29 @@ describe('parseCsv at the size limit', () => {
     expect(t.data.every((col) => col.length === t.rowCount)).toBe(true);
   });
 });
+
+describe('parseCsv reads a semicolon-separated export', () => {
+  it('reads semicolons when the header has them and no comma, decimal commas as decimal points', () => {
+    expect(rowsOf('id;spend;plan;churned\nc1;12,5;"a;b";yes\nc2;-3,75;pro,x;no\nc3;7;basic;no\n')).toEqual({
+      columns: ['id', 'spend', 'plan', 'churned'],
+      rows: [
+        ['c1', '12.5', 'a;b', 'yes'],
+        ['c2', '-3.75', 'pro,x', 'no'],
+        ['c3', '7', 'basic', 'no'],
+      ],
+    });
+  });
+
+  it('keeps commas as the separator when the header has any comma, even beside semicolons', () => {
+    expect(rowsOf('a;x,b\n1;2,3\n')).toEqual({ columns: ['a;x', 'b'], rows: [['1;2', '3']] });
+    expect(errorOf(() => parseCsv('"a";b\n1;2\n')).message).toMatch(/after a closing quote/); // a quoted header stays comma-read
+  });
+
+  it('counts fields by semicolons, so a short row is named as before', () => {
+    expect(errorOf(() => parseCsv('a;b;c\n1;2\n')).message).toMatch(/Line 2 has 2 fields; the header has 3/);
+  });
+
+  it('still refuses a tab-separated file with the comma fix', () => {
+    expect(errorOf(() => parseCsv('a\tb\tc\n1\t2\t3\n')).message).toMatch(/tab-separated/);
+  });
+});

@@ -1,7 +1,7 @@
 // The page guesses right (issue "The first hour", item 13), in real Chromium against a real service: the
 // outcome of a person's own CSV is guessed by name or left to them, every sample is offered (logs are asked
 // of the service), the answer says which value is yes and shows the chances with the base rate, sections
-// are numbered in order, and a semicolon file is named as such. Screenshots go to test-artifacts/.
+// are numbered in order, and a tab-separated file is named as such. Screenshots go to test-artifacts/.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,12 +52,12 @@ describe('the page guesses right', () => {
     expect(await page.$eval('#outcome option', (e) => e.textContent)).toMatch(/choose/);
   });
 
-  it('names a semicolon-separated file as such', async () => {
+  it('names a tab-separated file as such', async () => {
     await page.setInputFiles(
       '#file',
-      (fs.writeFileSync(path.join(dir, 'semi.csv'), 'id;x;churn\na;1;yes\nb;2;no\n'), path.join(dir, 'semi.csv')),
+      (fs.writeFileSync(path.join(dir, 'tabs.csv'), 'id\tx\tchurn\na\t1\tyes\nb\t2\tno\n'), path.join(dir, 'tabs.csv')),
     );
-    await page.waitForFunction(() => /semicolon-separated/.test(document.getElementById('record-line')?.textContent ?? ''));
+    await page.waitForFunction(() => /tab-separated/.test(document.getElementById('record-line')?.textContent ?? ''));
   });
 
   it('offers every sample, logs marked as asked of the service', async () => {
@@ -81,6 +81,10 @@ describe('the page guesses right', () => {
     const bars = await page.$$eval('#chances-chart rect.hist', (rs) => rs.length);
     expect(bars).toBe(20);
     expect(await page.textContent('#chances-chart')).toMatch(/base rate 0\.\d{3}/);
+    // chances as p_display (whole percent), the exact p on hover
+    const first = page.locator('#cases-table tbody tr').first().locator('td').nth(1);
+    expect(await first.textContent()).toMatch(/^(<1%|>99%|\d{1,2}%)$/);
+    expect(await first.getAttribute('title')).toMatch(/^p = 0\.\d{6}$/);
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTIFACTS, 'first-hour-answer.png'), fullPage: true });
   });
@@ -89,10 +93,24 @@ describe('the page guesses right', () => {
     await page.selectOption('#sample', 'customer_events');
     expect(await page.$eval('#run', (b) => (b as HTMLButtonElement).disabled)).toBe(true);
     expect(await page.$eval('#result', (s) => (s as HTMLElement).hidden)).toBe(true); // no stale answer of another record
-    await page.fill('#api-key', await svc.testKey());
+    // the page gets its own test key
+    await page.click('#get-test-key');
+    await page.waitForFunction(() => (document.getElementById('api-key') as HTMLInputElement).value.startsWith('svck_test_'));
+    expect(await page.textContent('#service-line')).toMatch(/samples only/);
     await page.click('#ask-service');
     expect(await waitDone()).toBe('done');
     const expected = SAMPLES.find((s) => s.name === 'customer_events')!.expected_state;
     expect(await page.getAttribute('#agreement [data-state]', 'data-state')).toBe(expected);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'first-hour-service.png'), fullPage: true });
+  });
+
+  it('links the reference, the problems and the keys pages, and each answers', async () => {
+    const links = await page.$$eval('header a, body > p a, p.muted a', (as) =>
+      as.map((a) => (a as HTMLAnchorElement).getAttribute('href')),
+    );
+    for (const href of ['/docs', '/problems', '/keys']) {
+      expect(links).toContain(href);
+      expect((await fetch(svc.url + href)).status, href).toBe(200);
+    }
   });
 });

@@ -8,6 +8,7 @@ export const DescribeRequestSchema = v.strictObject({});
 /** additions 3.10: a journey's first call; `body` is ready to send as it is, `needs` what to fill in from earlier calls. */
 const JourneyCallSchema = v.looseObject({
   operation: v.string(),
+  rest: v.optional(v.string()),
   does: v.string(),
   body: v.optional(Open),
   needs: v.optional(v.array(v.string())),

@@ -5,7 +5,7 @@ import { LIMITS, parseBody } from '../../schemas/index.ts';
 import { DEFAULT_CUTS, DEFAULT_LEVELS, DEFAULT_TOP_K } from '../../schemas/question.ts';
 import { SAMPLES } from '../../../samples/catalog.ts';
 import { CONTRACT, INTERFACE_VERSION } from '../../core/contract.ts';
-import { journeys } from './journeys.ts';
+import { journeysWithRest, type Journey } from './journeys.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { FREE, READ_ONLY, type Operation } from '../operation.ts';
 import { scheduleView } from '../schedules/view.ts';
@@ -18,7 +18,11 @@ const fields = (list: Field[]) => list.map(([name, type, rules]) => ({ name, typ
 const COMMON_QUESTION_FIELDS: Field[] = [
   ['outcome_column', 'string', 'The yes/no column to learn. Required (choice may use option_outcomes instead).'],
   ['outcome_is_desirable', 'boolean', 'true when the outcome is wanted, false when to be avoided. Never filled in by the service.'],
-  ['positive_values', 'string[]', 'Values meaning yes; omit for two-valued columns such as 0/1, true/false, yes/no.'],
+  [
+    'positive_values',
+    '(string | number)[]',
+    'Values meaning yes (a number matches the values equal to it); omit for two-valued columns such as 0/1, true/false, yes/no.',
+  ],
   ['refit_of', 'string', 'model_ref of an earlier answer on an older version of this record; adds a drift report.'],
 ];
 
@@ -229,8 +233,17 @@ const RETENTION = {
   fitted_models: 'kept; they hold no rows',
 };
 
-/** Built once: the bodies are copies of the samples' asks and the operations' examples. */
-const JOURNEYS = journeys();
+/**
+ * Built once, at the first describe: the bodies are copies of the samples' asks and the operations' examples,
+ * each call with its REST route from the operation table (imported late: that table holds this operation).
+ */
+let journeysBuilt: Journey[] | undefined;
+async function journeyList(): Promise<Journey[]> {
+  if (journeysBuilt) return journeysBuilt;
+  const { OPERATIONS } = await import('../index.ts');
+  journeysBuilt = journeysWithRest(new Map(OPERATIONS.map((o) => [o.name, `${o.method} ${o.path}`])));
+  return journeysBuilt;
+}
 
 export async function runDescribe(ctx: OpContext, body: unknown): Promise<OpResult> {
   parseBody(DescribeRequestSchema, body);
@@ -271,7 +284,7 @@ export async function runDescribe(ctx: OpContext, body: unknown): Promise<OpResu
       },
       jwks_url: `${config.baseUrl}/.well-known/jwks.json`,
       // additions 3.10: the journeys of additions 1, each with its first calls (schedules[] is added with svc_schedule)
-      journeys: JOURNEYS,
+      journeys: await journeyList(),
       samples: SAMPLES.map((s) => ({
         name: s.name,
         dataset_id: s.dataset_id,

@@ -3,12 +3,17 @@
 // else what the call needs and which earlier call gives it.
 import { SAMPLES } from '../../../samples/catalog.ts';
 import { backtestOperation } from '../backtest/backtest.ts';
+import { SAMPLE_LOGS } from '../backtest/record.ts';
 import { mapOperation } from '../map/map.ts';
 import type { Operation } from '../operation.ts';
 
-/** One call of a journey: `body` is sendable as it is (on the samples, with any key); `needs` what to fill in. */
+/**
+ * One call of a journey: `operation` the MCP tool, `rest` the same call over REST (`POST /v1/ask`); `body` is
+ * sendable as it is (on the samples, with any key); `needs` what to fill in.
+ */
 export interface JourneyCall {
   operation: string;
+  rest?: string;
   does: string;
   body?: Record<string, unknown>;
   needs?: string[];
@@ -36,6 +41,14 @@ function productAsk(): Record<string, unknown> {
 
 const SCORE_BY_REF = 'model_ref of an earlier answer (answers.<q>.model_ref)';
 
+/** The journeys with each call's REST method and path beside its tool name (`paths`: operation name to `POST /v1/...`). */
+export function journeysWithRest(paths: ReadonlyMap<string, string>): Journey[] {
+  return journeys().map((j) => ({
+    ...j,
+    first_calls: j.first_calls.map(({ operation, ...rest }) => ({ operation, rest: paths.get(operation), ...rest })),
+  }));
+}
+
 /** additions 1, in its order. */
 export function journeys(): Journey[] {
   return [
@@ -52,8 +65,20 @@ export function journeys(): Journey[] {
           does: 'Check a Verdict of the answer (no key needed).',
           needs: ['verdict and signature (answers.<q>.verdicts[i], exactly as received)'],
         },
-        { operation: 'svc_map', does: 'Build a record from the customer_events sample log.', body: example(mapOperation, 'confirm') },
-        { operation: 'svc_backtest', does: 'What that log would have supported week by week.', body: example(backtestOperation, 'sample') },
+        {
+          operation: 'svc_map',
+          does: 'Build a record from the customer_events sample log: who lapses within 60 days of a weekly reading.',
+          // the reading a backtest of this sample log uses when it has no mapping (backtest/record.ts SAMPLE_LOGS),
+          // so the backtest after this map says what a backtest in a fresh workspace says
+          body: { ...example(mapOperation, 'confirm'), horizon: SAMPLE_LOGS['sample:customer_events'].reading.horizon },
+        },
+        {
+          operation: 'svc_backtest',
+          does:
+            'What that record would have supported week by week. It reads the newest mapping of the log (record.mapping_id names it); ' +
+            'send mapping_id to read another.',
+          body: example(backtestOperation, 'sample'),
+        },
       ],
     },
     {
@@ -105,8 +130,16 @@ export function journeys(): Journey[] {
           does: 'Score new cases with that model, no fit: questions.<q>.model_ref with cases.rows.',
           needs: [SCORE_BY_REF, 'namespace (the same)', 'cases.rows (the new cases)'],
         },
-        { operation: 'svc_extend_model', does: 'Keep a model longer.', needs: [SCORE_BY_REF, 'days'] },
-        { operation: 'svc_delete_model', does: 'Retire a model (write:outcomes).', needs: [SCORE_BY_REF] },
+        {
+          operation: 'svc_extend_model',
+          does: 'Keep a model longer (never shortens: a later expiry is kept).',
+          needs: [SCORE_BY_REF, 'namespace (the same: acme)', 'days'],
+        },
+        {
+          operation: 'svc_delete_model',
+          does: 'Retire a model (write:outcomes).',
+          needs: [SCORE_BY_REF, 'namespace (the same: acme)'],
+        },
       ],
     },
     {
@@ -122,7 +155,7 @@ export function journeys(): Journey[] {
         {
           operation: 'svc_schedule',
           does: 'Answer a mapping of fetch_url sources on a cadence (ended by svc_delete_schedule).',
-          needs: ['mapping_id (from svc_map)'],
+          needs: ['mapping_id (from svc_map)', 'cadence (daily, weekly or monthly)'],
         },
         {
           operation: 'svc_ask',

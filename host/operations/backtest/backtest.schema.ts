@@ -2,12 +2,15 @@
 import * as v from 'valibot';
 import { SUBJECT_KINDS } from '../../schemas/ask.ts';
 import { LIMITS, NamespaceSchema, RecordIdSchema, maxChars } from '../../schemas/common.ts';
+import { MAPPING_ID_PATTERN } from '../map/map.schema.ts';
 
 /** additions 2.8 cutoffs.every (also a record's snapshot_every). */
 export const BACKTEST_EVERY = ['1d', '1w', '4w'] as const;
 
 const BacktestObjectSchema = v.strictObject({
   data: v.strictObject({ dataset_id: RecordIdSchema }),
+  // which mapping of the log to read (a mapping_id svc_map gave); absent: the newest, named in the reply's record
+  mapping_id: v.optional(v.pipe(v.string(), v.regex(MAPPING_ID_PATTERN))),
   cutoffs: v.optional(
     v.strictObject({
       every: v.optional(v.picklist(BACKTEST_EVERY)),

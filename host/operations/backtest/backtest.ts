@@ -155,7 +155,7 @@ export async function executeBacktest(
   const { services } = ctx;
   const namespace = namespaceOf(req.namespace);
   progress.loading('Finding the record svc_map built');
-  const rec = await findBacktestRecord(ctx, req.data.dataset_id, req.namespace, opts);
+  const rec = await findBacktestRecord(ctx, req.data.dataset_id, req.namespace, { ...opts, mappingId: req.mapping_id });
   const { every, last } = checkCutoffs(req, rec.reading.snapshot_every);
   const baselineKind = req.baseline ?? 'single_column';
   const record = await resolveRecord(ctx, rec.ask.data, opts);
@@ -399,7 +399,7 @@ export const backtestOperation: Operation = {
   examples: [
     {
       name: 'sample',
-      summary: 'Would the customer_events sample have supported "lapses within 30 days" week by week?',
+      summary: 'Would the customer_events sample have supported "lapses within 60 days" week by week?',
       value: { data: { dataset_id: 'sample:customer_events' }, subject_kind: 'org' },
     },
     {

@@ -74,11 +74,24 @@ export async function findBacktestRecord(
   ctx: OpContext,
   datasetId: string,
   namespace: string | undefined,
-  opts: { quick?: boolean } = {},
+  opts: { quick?: boolean; mappingId?: string } = {},
 ): Promise<BacktestRecord> {
   const ns = namespace ?? '';
   const ws = ctx.caller!.workspaceId;
-  const mappings = await ctx.services.store.listMappings(ws, ns);
+  const all = await ctx.services.store.listMappings(ws, ns);
+  // mapping_id names the one to read; without it the newest that reads the log (the reply names it)
+  const mappings = opts.mappingId === undefined ? all : all.filter((m) => m.mapping_id === opts.mappingId);
+  if (opts.mappingId !== undefined && mappings.length === 0) {
+    throw new ServiceError(
+      'dataset_not_built',
+      `mapping_id: ${opts.mappingId} is not a mapping svc_map made in this workspace${namespace ? ` (namespace ${namespace})` : ''}`,
+      {
+        field: 'mapping_id',
+        remedy:
+          'Send the mapping_id svc_map gave when it confirmed the record of this log, in the same namespace, or leave mapping_id out.',
+      },
+    );
+  }
   // newest first: the latest mapping of a log is the record its owner last built
   for (const m of [...mappings].reverse()) {
     const kept = JSON.parse(m.request) as KeptMapping;
@@ -99,6 +112,12 @@ export async function findBacktestRecord(
     const data = merged ? { dataset_id: datasetId } : ask.data;
     if (!merged && data.dataset_id !== datasetId) continue;
     return { ask: { ...ask, data }, reading: kept.request.reading, mappingId: m.mapping_id, outcomeColumn: outcomeOf(ask) };
+  }
+  if (opts.mappingId !== undefined) {
+    throw new ServiceError('dataset_not_built', `mapping_id: ${opts.mappingId} does not read ${datasetId}`, {
+      field: 'mapping_id',
+      remedy: 'Send the mapping_id of a mapping whose sources include this dataset_id, or leave mapping_id out.',
+    });
   }
   const sample = SAMPLE_LOGS[datasetId];
   if (sample !== undefined) {

@@ -166,6 +166,7 @@ async function confirm(
       created_at: ctx.services.now(),
     });
   }
+  const { ask, askNotes } = readyAsk(built.ask, built.openCases.count);
   const body: Record<string, unknown> = {
     status: 'confirmed',
     mapping_id: mappingId,
@@ -173,7 +174,8 @@ async function confirm(
     record: built.record,
     manifest,
     open_cases: built.openCases,
-    ask: built.ask,
+    ask,
+    ask_notes: askNotes,
   };
   if (req.closed_since !== undefined) {
     const since = parseIso8601(req.closed_since)!;
@@ -185,9 +187,9 @@ async function confirm(
   body.next = [
     {
       operation: 'svc_ask',
-      with: built.ask,
+      with: ask,
       cost: 'a fit (the first 1,000 a month are free, samples always) and one decision per answered case',
-      gives: "chances for today's open cases (add subject_kind first: person, org, object, event or other)",
+      gives: "chances for today's open cases (subject_kind is other unless you say what a case is: see ask_notes)",
     },
     {
       operation: 'svc_map',
@@ -292,6 +294,30 @@ export async function replayForRun(
 }
 
 /** svc_map: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
+/**
+ * The ask svc_map hands out, sendable as it is (docs/guides/map-your-tables.md "The ready ask"): subject_kind is
+ * not in the sources, so it is `other`, and `ask_notes` says why and when to change it; with no open case
+ * (every row's outcome known) cases.open would answer nothing, and the notes say so and what to send instead.
+ */
+export function readyAsk(
+  built: Record<string, unknown>,
+  openCount: number,
+): { ask: Record<string, unknown>; askNotes: Record<string, string> } {
+  const { data, entity_column, ...rest } = built;
+  const ask = { data, entity_column, subject_kind: 'other', ...rest };
+  const askNotes: Record<string, string> = {
+    subject_kind:
+      'other: the sources do not say what a case is. Send person (with acknowledge_decision_support: true) when each ' +
+      'case is a person, which turns on the decision-support safeguards; org or object when it is one.',
+  };
+  if (openCount === 0) {
+    askNotes.cases =
+      'No open case: every row has its outcome, so cases: {open: true} answers none. Add rows whose outcome is still ' +
+      'blank, or send cases: {ids: [...]} or cases: {rows: [...]} to ask about particular cases.';
+  }
+  return { ask, askNotes };
+}
+
 export const mapOperation: Operation = {
   name: 'svc_map',
   path: '/v1/map',
@@ -305,7 +331,7 @@ export const mapOperation: Operation = {
     'time candidates and resolutions; outcome offers (column, event_type, outcome_time, lapsed); the join; and ' +
     'questions for the user where a slot has two or more options. With answers ({} takes every slot with one ' +
     'option) it returns status confirmed with mapping_id, record, manifest, open_cases and ask: the svc_ask body ' +
-    "for today's open cases (add subject_kind). Logs are read as a row per case per snapshot_every (1w) with the " +
+    "for today's open cases (subject_kind other, and ask_notes say why and when no case is open). Logs are read as a row per case per snapshot_every (1w) with the " +
     'outcome within horizon (30 days) after each reading. mapping_id replays it (closed_since adds the readings ' +
     'closed since). not_runnable: the outcome fails its gate at this horizon; empty: a slot has no option. ' +
     FREE,

@@ -4,7 +4,10 @@
 // - refit_quality: `not_comparable` when the earlier model is gone (deleted, its fit no longer stored, or it
 //   never had a model), when either fit's held-out part has fewer than 20 positives, or when either has no
 //   held-out top-decile lift (or the earlier one's is not above 0); else the refit's held-out top-decile lift
-//   against the earlier model's: `worse` below 0.7x, `better` above 1.3x, `similar` between.
+//   against the earlier model's: `worse` below 0.7x, `better` above 1.3x, `similar` between. A `better` by
+//   lift is only `better` when the paired comparison on the new rows agrees: with new_better false there (the
+//   refit does not rank the new rows clearly better) it is `similar`, note_code `lift_not_confirmed`, so the
+//   report never says better beside new_better false.
 // - recommendation: the comparison's (drift.ts), except that a worse refit gives `keep` (note_code
 //   `refit_worse`) while the earlier model still holds on the new rows (decision: one that no longer beats
 //   chance there is not kept for the lift it had on its own record; the refit stands, with the note), and
@@ -19,7 +22,7 @@
 import type { Quality } from '../../engine/index.ts';
 
 export type RefitQuality = 'worse' | 'similar' | 'better' | 'not_comparable';
-export type NoteCode = 'refit_worse' | 'prior_unusable';
+export type NoteCode = 'refit_worse' | 'prior_unusable' | 'lift_not_confirmed';
 
 export const WORSE_BELOW = 0.7;
 export const BETTER_ABOVE = 1.3;
@@ -35,6 +38,8 @@ export interface RefitFacts {
   priorQuality: Quality | null;
   /** Whether the earlier model still beats chance on the new rows (drift.ts old_holds); null when not judged. */
   priorHolds: boolean | null;
+  /** Whether the refit ranks the new rows clearly better than the earlier model (drift.ts new_better); null when not judged. */
+  newBetter?: boolean | null;
   /** Why the earlier model cannot serve any more (null: it can). */
   priorUnusable: 'deleted' | 'expired' | 'gone' | 'never_answered' | null;
 }
@@ -70,10 +75,18 @@ const UNUSABLE_WHY: Record<NonNullable<RefitFacts['priorUnusable']>, string> = {
 
 /** The recommendation and the fields of additions 3.10 from the comparison's recommendation and both models. */
 export function settleRefit(compared: 'keep' | 'refit' | 'abandon', f: RefitFacts): Settled {
-  const quality = refitQualityOf(f.newQuality, f.priorUnusable === 'gone' || f.priorUnusable === 'deleted' ? null : f.priorQuality);
+  let quality = refitQualityOf(f.newQuality, f.priorUnusable === 'gone' || f.priorUnusable === 'deleted' ? null : f.priorQuality);
   let recommendation = compared;
   let noteCode: NoteCode | null = null;
   let note: string | null = null;
+  if (quality === 'better' && f.newBetter === false) {
+    quality = 'similar';
+    noteCode = 'lift_not_confirmed';
+    note =
+      `the refit's held-out top-decile lift (${f.newQuality?.top_decile_lift}) is over ${BETTER_ABOVE}x the earlier model's ` +
+      `(${f.priorQuality?.top_decile_lift}) on their own records, but on the new rows it does not rank clearly better ` +
+      '(new_better false), so its quality is called similar';
+  }
   if (quality === 'worse' && recommendation === 'refit') {
     const lifts =
       `the refit's held-out top-decile lift (${f.newQuality?.top_decile_lift}) is under ${WORSE_BELOW}x the earlier ` +

@@ -12,7 +12,7 @@ export const DriftResponseSchema = v.looseObject({
   recommendation: v.picklist(['keep', 'refit', 'abandon', 'no_check_yet']),
   refit_quality: v.optional(v.picklist(['worse', 'similar', 'better', 'not_comparable'])),
   keep_model_ref: v.optional(v.nullable(v.string())),
-  note_code: v.optional(v.nullable(v.picklist(['refit_worse', 'prior_unusable']))),
+  note_code: v.optional(v.nullable(v.picklist(['refit_worse', 'prior_unusable', 'lift_not_confirmed']))),
   note: v.optional(v.nullable(v.string())),
   watch_url: v.optional(v.string()),
   report: v.optional(Open),

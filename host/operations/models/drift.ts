@@ -145,7 +145,12 @@ function priorUnusable(
 function settled(d: DriftReport, facts: RefitFacts): DriftReport {
   const compared = d.report.compared_recommendation ?? d.recommendation;
   const holds = d.report.old_holds;
-  const s = settleRefit(compared, { ...facts, priorHolds: typeof holds === 'boolean' ? holds : null });
+  const better = d.report.new_better;
+  const s = settleRefit(compared, {
+    ...facts,
+    priorHolds: typeof holds === 'boolean' ? holds : null,
+    newBetter: typeof better === 'boolean' ? better : null,
+  });
   return {
     pattern: d.pattern,
     recommendation: s.recommendation,

@@ -10,6 +10,11 @@ export const ExtendModelRequestSchema = v.strictObject({
 });
 
 /** additions 2.5. */
-export const ExtendModelResponseSchema = v.looseObject({ model_ref: v.string(), model_expires_at: v.string() });
+export const ExtendModelResponseSchema = v.looseObject({
+  model_ref: v.string(),
+  model_expires_at: v.string(),
+  /** Present when the expiry was kept because it was already later than `days` from now. */
+  note: v.optional(v.string()),
+});
 
 export type ExtendModelRequest = v.InferOutput<typeof ExtendModelRequestSchema>;

@@ -1,4 +1,4 @@
-// svc_extend_model (additions 2.5): sets a live model's expiry to `days` from now. An expired model cannot
+// svc_extend_model (additions 2.5): moves a live model's expiry to `days` from now, never earlier than it was. An expired model cannot
 // be renewed (410 model_expired); a deleted one answers model_deleted.
 import { parseBody } from '../../schemas/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
@@ -11,13 +11,23 @@ async function runExtendModel(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const ws = ctx.caller!.workspaceId;
   const now = ctx.services.now();
   await requireLink(ctx, req.model_ref, namespaceOf(req.namespace), { use: 'serve' });
-  const expiresAt = now + req.days * DAY_MS;
+  const asked = now + req.days * DAY_MS;
   // A delete between the check and here leaves nothing to extend: answered as the delete would be.
-  if (!(await ctx.services.store.setModelExpiry(ws, req.model_ref, expiresAt))) {
+  if (!(await ctx.services.store.extendModelExpiry(ws, req.model_ref, asked))) {
     await requireLink(ctx, req.model_ref, namespaceOf(req.namespace), { use: 'serve' });
   }
-  ctx.services.fitCache.updateLink(ws, req.model_ref, expiresAt, now);
-  return { status: 200, body: { model_ref: req.model_ref, model_expires_at: expiresIso(expiresAt) } };
+  // Extending never shortens (docs/decisions/0064-extend-never-shortens.md): the expiry is the later one.
+  const link = await requireLink(ctx, req.model_ref, namespaceOf(req.namespace), { use: 'serve' });
+  ctx.services.fitCache.updateLink(ws, req.model_ref, link.expires_at, now);
+  const kept = link.expires_at === null || link.expires_at > asked;
+  const body: Record<string, unknown> = { model_ref: req.model_ref, model_expires_at: expiresIso(link.expires_at) };
+  if (kept) {
+    body.note =
+      link.expires_at === null
+        ? 'The model never expires; extending leaves it so.'
+        : `The model already lives until ${expiresIso(link.expires_at)}, later than ${req.days} days from now; extending never shortens, so that expiry is kept (svc_delete_model retires a model sooner).`;
+  }
+  return { status: 200, body };
 }
 
 /** svc_extend_model: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
@@ -29,8 +39,9 @@ export const extendModelOperation: Operation = {
   body: 'json',
   title: "Set a model's expiry",
   description:
-    'Sets the expiry of a model (a model_ref an answered ask gave, in the namespace that ask named) to `days` (1 to 365) ' +
-    'from now, so svc_ask can keep scoring new cases with it by model_ref. Returns {model_ref, model_expires_at}. An ' +
+    'Moves the expiry of a model (a model_ref an answered ask gave; send the namespace that ask named) to `days` (1 to 365) ' +
+    'from now, so svc_ask can keep scoring new cases with it by model_ref. Never shortens: a model that already lives ' +
+    'longer keeps its expiry, and the reply says so in `note`. Returns {model_ref, model_expires_at, note?}. An ' +
     'expired model cannot be renewed (model_expired): ask on the record again instead. Models hold cut points and ' +
     'category groupings, never rows. ' +
     FREE,

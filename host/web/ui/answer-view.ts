@@ -154,18 +154,17 @@ function casesTable(rows: Obj[], answer: Obj, source: string): HTMLElement {
   const body = el('tbody', {});
   const render = (limit: number) => {
     body.replaceChildren(
-      ...rows
-        .slice(0, limit)
-        .map((c) =>
-          el(
-            'tr',
-            {},
-            el('td', {}, c.entity_id),
-            el('td', { class: 'num' }, pText(c.p)),
-            el('td', {}, detailOf(c)),
-            reasonsCell(c.reasons ?? []),
-          ),
+      ...rows.slice(0, limit).map((c) =>
+        el(
+          'tr',
+          {},
+          el('td', {}, c.entity_id),
+          // the chance as the API's p_display (whole percent), the exact p on hover
+          el('td', { class: 'num', title: `p = ${pText(c.p)}` }, typeof c.p_display === 'string' ? c.p_display : pText(c.p)),
+          el('td', {}, detailOf(c)),
+          reasonsCell(c.reasons ?? []),
         ),
+      ),
     );
   };
   render(SHOWN);
@@ -180,7 +179,7 @@ function casesTable(rows: Obj[], answer: Obj, source: string): HTMLElement {
     'tr',
     {},
     el('th', {}, 'case'),
-    el('th', {}, 'chance p'),
+    el('th', {}, 'chance'),
     el('th', {}, detail),
     el('th', {}, 'reasons (associations, not causes)'),
   );

@@ -2,7 +2,7 @@
 // field name it and whose remedy names the real fix, over real HTTP; and the answer says which value was
 // read as yes (range texts rounded for people: test/engine/range-text.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSampleCsv } from '../../../samples/catalog.ts';
+import { SAMPLES, loadSampleCsv } from '../../../samples/catalog.ts';
 import { parseCsv } from '../../../host/table/csv.ts';
 import { startTestService, type TestService } from '../../helpers/service.ts';
 
@@ -161,6 +161,34 @@ describe('report-outcomes without event_id', () => {
   });
 });
 
+describe('numbers and ids as a newcomer writes them', () => {
+  // saas_churn with its outcome as 1/2 (2 = churned), as a numeric export writes it
+  const numeric = rows.map((row) => ({ ...row, churned: row.churned === 'Yes' ? 2 : 1 }));
+
+  it('positive_values [2] on a numeric outcome is read as the column value 2, the same answer as ["2"]', async () => {
+    const a = await ask({ data: { rows: numeric }, questions: yesno({ positive_values: [2] }) });
+    const b = await ask({ data: { rows: numeric }, questions: yesno({ positive_values: ['2'] }) });
+    expect(a.status).toBe(200);
+    expect(a.body.answers.q.outcome).toEqual({ column: 'churned', positive_values: ['2'] });
+    expect(a.body.answers.q.cases[0].p).toBe(b.body.answers.q.cases[0].p);
+  });
+
+  it('a number the column never has is a 422 at positive_values listing its values', async () => {
+    const r = await ask({ data: { rows: numeric }, questions: yesno({ positive_values: [7] }) });
+    expect(r.status).toBe(422);
+    expect(r.body.field).toBe('questions.q.positive_values');
+    expect(r.body.detail).toMatch(/never has "7" \(its values: "1", "2"\)|never has "7" \(its values: "2", "1"\)/);
+  });
+
+  it('an unknown case id names a few ids of the record, so their spelling shows', async () => {
+    const r = await ask({ questions: yesno(), cases: { ids: ['1', '2'] } });
+    expect(r.status).toBe(422);
+    expect(r.body.code).toBe('unknown_case_id');
+    expect(r.body.detail).toMatch(/its ids look like "cust_\d+", "cust_\d+", "cust_\d+"/);
+    expect(r.body.remedy).toMatch(/e\.g\. "cust_/);
+  });
+});
+
 describe('files that are not what they seem', () => {
   it('a header-only CSV is a 422 saying it has no data rows, at ask and at add-dataset', async () => {
     const a = await ask({ data: { csv: 'customer_id,churned\n' }, questions: yesno() });
@@ -173,10 +201,25 @@ describe('files that are not what they seem', () => {
     expect(d.body.detail).toMatch(/no data rows/);
   });
 
-  it.each([
-    [';', 'semicolon'],
-    ['\t', 'tab'],
-  ])('a %j-separated file is a 422 saying it looks %s-separated, with the comma fix', async (sep, word) => {
+  it('a semicolon-separated export (decimal commas) is read and answered as its comma form would be', async () => {
+    const rows = Array.from({ length: 400 }, (_, i) => [
+      `c${i}`,
+      `${(i * 7) % 50},${i % 10}`,
+      (i * 7) % 50 > 30 || i % 11 === 0 ? 'yes' : 'no',
+    ]);
+    const semi = ['customer_id;spend;churned', ...rows.map((r) => r.join(';'))].join('\n') + '\n';
+    const comma =
+      ['customer_id,spend,churned', ...rows.map(([id, spend, y]) => [id, spend.replace(',', '.'), y].join(','))].join('\n') + '\n';
+    const cases = { ids: ['c1', 'c5'] };
+    const a = await ask({ data: { csv: semi }, questions: yesno(), cases });
+    const b = await ask({ data: { csv: comma }, questions: yesno(), cases });
+    expect(a.status).toBe(200);
+    expect(a.body.answers.q.state).toBe('answered');
+    expect(a.body.answers.q.state).toBe(b.body.answers.q.state);
+    expect(a.body.answers.q.cases?.map((c: any) => c.p)).toEqual(b.body.answers.q.cases?.map((c: any) => c.p));
+  });
+
+  it.each([['\t', 'tab']])('a %j-separated file is a 422 saying it looks %s-separated, with the comma fix', async (sep, word) => {
     const csv =
       ['customer_id', 'tenure', 'churned'].join(sep) + '\n' + ['c1', '3', 'yes'].join(sep) + '\n' + ['c2', '9', 'no'].join(sep) + '\n';
     const r = await ask({ data: { csv }, questions: yesno() });
@@ -184,5 +227,46 @@ describe('files that are not what they seem', () => {
     expect(r.body).toMatchObject({ code: 'invalid_request', field: 'data.csv' });
     expect(r.body.detail).toContain(`looks ${word}-separated`);
     expect(r.body.remedy).toMatch(/comma-separated/);
+  });
+});
+
+describe('answers that explain themselves', () => {
+  it('a refusal over REST carries the sentence the page shows, with the held-out AUC and its interval', async () => {
+    const coinFlips = SAMPLES.find((s) => s.name === 'coin_flips')!.try;
+    const r = await svc.post('/v1/ask', coinFlips, testKey);
+    expect(r.status).toBe(200);
+    const a = r.body.answers.q;
+    expect(a.state).toBe('refused');
+    expect(a.explanation).toContain('No pattern held on the held-out rows');
+    expect(a.explanation).toContain('so the service refuses rather than guesses');
+    const [lo, hi] = a.quality.auc_interval;
+    const two = (x: number) => String(Math.round(x * 100) / 100);
+    expect(a.explanation).toContain(`held-out AUC ${two(a.quality.auc)}, 95% interval ${two(lo)} to ${two(hi)}`);
+  });
+
+  it('a not_yet says how many labeled rows it has and needs', async () => {
+    const few = rows.slice(0, 12).map((row, i) => ({ ...row, churned: i % 2 === 0 ? 'Yes' : 'No' }));
+    const r = await ask({ data: { rows: few }, questions: yesno() });
+    const a = r.body.answers.q;
+    expect(a.state).toBe('not_yet');
+    expect(a.explanation).toMatch(/^Too few labeled rows .* \(it has 12 labeled rows, 6 yes\)/);
+  });
+});
+
+describe('a rank of the whole record', () => {
+  it('says it returned the top_k highest of all, and how to get more', async () => {
+    const r = await ask({ questions: { q: { type: 'rank', outcome_column: 'churned', positive_values: ['Yes'] } }, cases: undefined });
+    expect(r.status).toBe(200);
+    const a = r.body.answers.q;
+    expect(a.ranked).toHaveLength(20);
+    expect(a.ranked_note).toBe(
+      `The 20 highest of ${a.ranked_total.toLocaleString('en-US')} ranked cases (top_k defaults to 20). ` +
+        'Send a larger top_k (up to 1,000) for more, or export: "csv" for every case.',
+    );
+    const all = await ask({
+      questions: { q: { type: 'rank', outcome_column: 'churned', positive_values: ['Yes'], top_k: 1000 } },
+      cases: { ids: ['cust_0001', 'cust_0002'] },
+    });
+    expect(all.body.answers.q.ranked_note).toBeUndefined();
   });
 });

@@ -24,7 +24,7 @@ describe('refused when stored', () => {
     // the CSV reader names header-only files and other separators itself (table/csv.ts, shared with the page)
     ['a header alone (csv)', { csv: 'id,x,churned\n' }, 'csv', /header row .*but no data rows/],
     ['a header and blank lines (csv)', { csv: 'id,x,churned\n\n  \n' }, 'csv', /no data rows/],
-    ['semicolons (csv)', { csv: 'id;x;churned\na;1;yes\nb;2;no\n' }, 'csv', /semicolon-separated/],
+    ['bars (csv)', { csv: 'id|x|churned\na|1|yes\nb|2|no\n' }, 'csv', /pipe-separated/],
     ['tabs (csv)', { csv: 'id\tx\tchurned\na\t1\tyes\n' }, 'csv', /tab-separated/],
     ['one column (csv)', { csv: 'id\na\nb\n' }, 'csv', /single column \("id"\).*nothing was stored/],
     ['one column (rows)', { rows: [{ id: 'a' }, { id: 'b' }] }, 'rows', /single column.*nothing was stored/],
@@ -48,7 +48,7 @@ describe('refused when stored', () => {
 
   it.each([
     ['a header alone', 'id,x,churned\n', /no data rows/],
-    ['semicolons', 'id;x;churned\na;1;yes\n', /semicolon-separated/],
+    ['tabs', 'id\tx\tchurned\na\t1\tyes\n', /tab-separated/],
   ])('upload: %s is 422 and the dataset stays awaiting its upload', async (_name, csv, detail) => {
     const r = await upload(csv);
     expect(r.status).toBe(422);
@@ -56,6 +56,16 @@ describe('refused when stored', () => {
     expect(r.body.detail).toMatch(detail);
     const ds = await svc.services.store.getDataset(workspaceId, r.datasetId);
     expect(ds?.status).toBe('awaiting_upload');
+  });
+
+  it('a semicolon-separated export is stored with its columns, inline and uploaded', async () => {
+    const csv = 'id;x;churned\na;1,5;yes\nb;2;no\n';
+    const inline = await svc.post('/v1/add-dataset', { csv }, key);
+    expect(inline.status).toBe(200);
+    expect(inline.body).toMatchObject({ rows: 2 });
+    const up = await upload(csv);
+    expect(up.status).toBe(200);
+    expect(up.body).toMatchObject({ rows: 2 });
   });
 
   it('a usable table of two columns and one row is stored', async () => {

@@ -78,7 +78,9 @@ describe('Try it: the sample log to a record that answers', () => {
     expect(confirmed.record.positives).toBeGreaterThan(0);
     expect(confirmed.open_cases.count).toBeGreaterThan(0);
     expect(confirmed.open_cases.sample_ids.length).toBe(Math.min(50, confirmed.open_cases.count));
-    expect(confirmed.ask.subject_kind).toBeUndefined();
+    // sendable as it is: subject_kind other, and ask_notes say why and when to send person instead
+    expect(confirmed.ask.subject_kind).toBe('other');
+    expect(confirmed.ask_notes.subject_kind).toMatch(/acknowledge_decision_support/);
     expect(confirmed.ask.cases).toEqual({ open: true });
     expect(confirmed.manifest.sources[0].content_hash).toMatch(/^[0-9a-f]{64}$/);
   });

@@ -54,6 +54,17 @@ describe('refit_quality', () => {
   });
 });
 
+describe('refit_quality beside new_better', () => {
+  it('is never better beside new_better false: similar, with the note saying why', () => {
+    const s = settleRefit('keep', facts({ newQuality: quality(3), priorQuality: quality(2), newBetter: false }));
+    expect(s.refit_quality).toBe('similar');
+    expect(s.note_code).toBe('lift_not_confirmed');
+    expect(s.note).toMatch(/does not rank clearly better \(new_better false\)/);
+    expect(settleRefit('refit', facts({ newQuality: quality(3), priorQuality: quality(2), newBetter: true })).refit_quality).toBe('better');
+    expect(settleRefit('refit', facts({ newQuality: quality(3), priorQuality: quality(2), newBetter: null })).refit_quality).toBe('better');
+  });
+});
+
 describe('settling the recommendation', () => {
   it('keeps the comparison when nothing stands against it: keep names the earlier model, refit the new one, abandon none', () => {
     expect(settleRefit('keep', facts())).toEqual({
