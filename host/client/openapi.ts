@@ -319,7 +319,7 @@ export interface paths {
     put?: never;
     /**
      * Set a model's expiry
-     * @description Sets the expiry of a model (a model_ref an answered ask gave, in the namespace that ask named) to `days` (1 to 365) from now, so svc_ask can keep scoring new cases with it by model_ref. Returns {model_ref, model_expires_at}. An expired model cannot be renewed (model_expired): ask on the record again instead. Models hold cut points and category groupings, never rows. Free.
+     * @description Moves the expiry of a model (a model_ref an answered ask gave; send the namespace that ask named) to `days` (1 to 365) from now, so svc_ask can keep scoring new cases with it by model_ref. Never shortens: a model that already lives longer keeps its expiry, and the reply says so in `note`. Returns {model_ref, model_expires_at, note?}. An expired model cannot be renewed (model_expired): ask on the record again instead. Models hold cut points and category groupings, never rows. Free.
      */
     post: operations['svc_extend_model'];
     delete?: never;
@@ -339,7 +339,7 @@ export interface paths {
     put?: never;
     /**
      * Map tables and event logs to a record
-     * @description Builds a record from up to three sources (dataset_id or fetch_url each): a lone table, or one or two event logs plus an optional table. Without answers it proposes (stores nothing): per source its grain, entity and time candidates and resolutions; outcome offers (column, event_type, outcome_time, lapsed); the join; and questions for the user where a slot has two or more options. With answers ({} takes every slot with one option) it returns status confirmed with mapping_id, record, manifest, open_cases and ask: the svc_ask body for today's open cases (add subject_kind). Logs are read as a row per case per snapshot_every (1w) with the outcome within horizon (30 days) after each reading. mapping_id replays it (closed_since adds the readings closed since). not_runnable: the outcome fails its gate at this horizon; empty: a slot has no option. Free.
+     * @description Builds a record from up to three sources (dataset_id or fetch_url each): a lone table, or one or two event logs plus an optional table. Without answers it proposes (stores nothing): per source its grain, entity and time candidates and resolutions; outcome offers (column, event_type, outcome_time, lapsed); the join; and questions for the user where a slot has two or more options. With answers ({} takes every slot with one option) it returns status confirmed with mapping_id, record, manifest, open_cases and ask: the svc_ask body for today's open cases (subject_kind other, and ask_notes say why and when no case is open). Logs are read as a row per case per snapshot_every (1w) with the outcome within horizon (30 days) after each reading. mapping_id replays it (closed_since adds the readings closed since). not_runnable: the outcome fails its gate at this horizon; empty: a slot has no option. Free.
      *
      *     Also required, beyond what the input schema says: sources unless mapping_id is given (then sources, answers, snapshot_every, horizon, as_of and outcome_words are not allowed); closed_since only with mapping_id; each source has exactly one of dataset_id, fetch_url (fetch_headers only with fetch_url).
      */
@@ -742,7 +742,7 @@ export interface components {
               model_ref?: string;
               outcome_column?: string;
               outcome_is_desirable?: boolean;
-              positive_values?: string[];
+              positive_values?: (string | number)[];
               refit_of?: string;
               /** @constant */
               type: 'yesno';
@@ -753,7 +753,7 @@ export interface components {
               model_ref?: string;
               outcome_column?: string;
               outcome_is_desirable?: boolean;
-              positive_values?: string[];
+              positive_values?: (string | number)[];
               refit_of?: string;
               /** @constant */
               type: 'score';
@@ -766,7 +766,7 @@ export interface components {
               options?: string[];
               outcome_column?: string;
               outcome_is_desirable: boolean;
-              positive_values?: string[];
+              positive_values?: (string | number)[];
               refit_of?: string;
               /** @constant */
               type: 'choice';
@@ -775,7 +775,7 @@ export interface components {
               model_ref?: string;
               outcome_column?: string;
               outcome_is_desirable?: boolean;
-              positive_values?: string[];
+              positive_values?: (string | number)[];
               refit_of?: string;
               top_k?: number;
               /** @constant */
@@ -1073,6 +1073,7 @@ export interface components {
         dataset_id: string;
       };
       idempotency_key?: string;
+      mapping_id?: string;
       namespace?: string;
       /** @enum {string} */
       response_format?: 'full' | 'concise';
@@ -1174,6 +1175,7 @@ export interface components {
           does: string;
           needs?: string[];
           operation: string;
+          rest?: string;
         }[];
         name: string;
         summary: string;
@@ -1189,7 +1191,7 @@ export interface components {
     DriftResponse: {
       keep_model_ref?: string | null;
       note?: string | null;
-      note_code?: ('refit_worse' | 'prior_unusable') | null;
+      note_code?: ('refit_worse' | 'prior_unusable' | 'lift_not_confirmed') | null;
       /** @enum {string} */
       pattern: 'unchanged' | 'changed' | 'no_prior';
       /** @enum {string} */
@@ -1257,6 +1259,7 @@ export interface components {
     ExtendModelResponse: {
       model_expires_at: string;
       model_ref: string;
+      note?: string;
     };
     /** @description Also required, beyond what the input schema says: sources unless mapping_id is given (then sources, answers, snapshot_every, horizon, as_of and outcome_words are not allowed); closed_since only with mapping_id; each source has exactly one of dataset_id, fetch_url (fetch_headers only with fetch_url). */
     MapRequest: {
