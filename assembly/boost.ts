@@ -8,6 +8,7 @@ import { ldf, ldi, stf, sti, ldb, zalloc, allocF64, allocI32, allocU8, release }
 import { rowLogLoss } from './stats';
 import { mix64 } from './hash';
 import { linearStart, linearIntercept } from './linear';
+import { Momentum } from './momentum';
 
 export const BIN_STRIDE: i32 = 256; // term tables are u x 256 f64, indexed [column * 256 + bin]
 export const MIN_CHILD_ROWS: f64 = 10;
@@ -330,6 +331,44 @@ export function histPass(stepped: usize, next: usize, eT: usize, yT: usize, nT: 
   }
 }
 
+/**
+ * histPass after a momentum move (momentum.ts): each row's odds first take the stepped term's factor (when
+ * `stepped`), then the factor moveMult[bin] of the term whose histogram this pass builds (its bins `next`), the
+ * move that term's table already made; then every row goes into `hist` as in histPass.
+ */
+export function histPassMoved(stepped: usize, next: usize, eT: usize, yT: usize, nT: i32, mult: usize, hist: usize, copyMask: usize,
+  moveMult: usize): void {
+  let i = 0;
+  for (; i + 1 < nT; i += 2) {
+    const ep = eT + (<usize>i << 3);
+    let e = v128.load(ep);
+    if (stepped != 0) {
+      const m0 = load<f64>(mult + (<usize>load<u8>(stepped + <usize>i) << 3));
+      const m1 = load<f64>(mult + (<usize>load<u8>(stepped + <usize>i + 1) << 3));
+      e = f64x2.mul(e, f64x2.replace_lane(f64x2.splat(m0), 1, m1));
+    }
+    const b0 = <usize>load<u8>(next + <usize>i), b1 = <usize>load<u8>(next + <usize>i + 1);
+    e = f64x2.mul(e, f64x2.replace_lane(f64x2.splat(load<f64>(moveMult + (b0 << 3))), 1, load<f64>(moveMult + (b1 << 3))));
+    v128.store(ep, e);
+    const p = f64x2.div(e, f64x2.add(ONE2, e));
+    const g = f64x2.sub(p, v128.load(yT + (<usize>i << 3)));
+    const h = f64x2.mul(p, f64x2.sub(ONE2, p));
+    const o0 = hist + ((((<usize>i & copyMask) << 8) + b0) << 4);
+    v128.store(o0, f64x2.add(v128.load(o0), v128.shuffle<f64>(g, h, 0, 2)));
+    const o1 = hist + (((((<usize>i + 1) & copyMask) << 8) + b1) << 4);
+    v128.store(o1, f64x2.add(v128.load(o1), v128.shuffle<f64>(g, h, 1, 3)));
+  }
+  for (; i < nT; i++) {
+    const ep = eT + (<usize>i << 3);
+    let e = load<f64>(ep);
+    if (stepped != 0) e *= load<f64>(mult + (<usize>load<u8>(stepped + <usize>i) << 3));
+    const b = <usize>load<u8>(next + <usize>i);
+    e *= load<f64>(moveMult + (b << 3));
+    store<f64>(ep, e);
+    addToHist(hist, <usize>i & copyMask, b, e, load<f64>(yT + (<usize>i << 3)));
+  }
+}
+
 /** Mean log loss of the bag's validation rows from their current logits. */
 function validLoss(sV: usize, yV: usize, nV: i32): f64 {
   let s = 0.0;
@@ -351,12 +390,15 @@ export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRo
   let bestRound = 0;
   let round = 0;
   const yT = bag.yT;
+  const mom = new Momentum(u * BIN_STRIDE);
   while (round < maxRounds) {
     round++;
+    mom.startRound(work);
     // Each pass over the rows applies column c's step and builds column c+1's histogram at once
     // (readable version: one histogram pass and one update pass per column; same numbers).
     clearHist(ldi(bag.nBins, 0), binCounts);
-    histPass(0, bag.binsT, eT, yT, nT, MULT, GH4, 3);
+    if (mom.pending) histPassMoved(0, bag.binsT, eT, yT, nT, MULT, GH4, 3, mom.mult);
+    else histPass(0, bag.binsT, eT, yT, nT, MULT, GH4, 3);
     foldHist(ldi(bag.nBins, 0));
     for (let c = 0; c < u; c++) {
       const nb = ldi(bag.nBins, c);
@@ -386,7 +428,8 @@ export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRo
         const nbNext = ldi(bag.nBins, c + 1);
         clearHist(nbNext, binCounts + (<usize>((c + 1) * BIN_STRIDE) << 3));
         const next = col + <usize>nT;
-        histPass(moved ? col : 0, next, eT, yT, nT, MULT, GH4, 3);
+        if (mom.pending) histPassMoved(moved ? col : 0, next, eT, yT, nT, MULT, GH4, 3, mom.mult + (<usize>((c + 1) * BIN_STRIDE) << 3));
+        else histPass(moved ? col : 0, next, eT, yT, nT, MULT, GH4, 3);
         foldHist(nbNext);
       } else if (moved) {
         for (let i = 0; i < nT; i++) {
@@ -395,15 +438,25 @@ export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRo
         }
       }
     }
+    mom.pending = false;
     const loss = validLoss(sV, bag.yV, nV);
     if (loss < bestLoss) {
       bestLoss = loss;
       bestRound = round;
       memory.copy(terms, work, <usize>(u * BIN_STRIDE) << 3);
     } else if (round - bestRound >= patience) break;
+    // momentum: work moves on to the next sweep's starting point, the validation logits with it; the training
+    // rows take each column's move in the pass that builds that column's histogram (histPass `moved`)
+    if (mom.startsOrRuns(round, bestRound) && mom.extrapolate(work, binCounts)) {
+      for (let c = 0; c < u; c++) {
+        const col = bag.binsV + <usize>c * <usize>nV, d = mom.move + (<usize>(c * BIN_STRIDE) << 3);
+        for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(d, <i32>load<u8>(col + <usize>i)));
+      }
+    } else mom.keep(work);
   }
   bag.rounds = bestRound;
   bag.validLoss = bestLoss;
+  mom.free();
   release(work); release(binCounts); release(eT); release(sV);
 }
 
