@@ -6,7 +6,8 @@ import { PHASE_DONE, PHASE_BAGS, PHASE_PAIRS } from './abi';
 import { ldf, stf, ldi, sti, ldb, stb, ldl, stl, allocF64, allocI32, allocU8, release } from './mem';
 import { mix64 } from './hash';
 import { firstByU64Key } from './sort';
-import { Bag, boostMains, boostStagewise, scoreBinned, BIN_STRIDE } from './boost';
+import { Bag, boostMains, boostStagewise, scoreBinned } from './boost';
+import { BIN_STRIDE } from './binning';
 import { PairSet, boostPairsBag } from './pairs';
 import {
   BAG_VALID_FRACTION, MAX_BAG_TRAIN, MAX_BAG_VALID, LEARNING_RATE, PATIENCE, MAX_ROUNDS, PAIR_PATIENCE,
