@@ -3,7 +3,7 @@
 // additive model, and the calibration check of a single split.
 import * as A from './abi';
 import { ldf, stf, ldi, sti, ldb, stb, allocF64, allocI32, allocU8, release } from './mem';
-import { BIN_STRIDE } from './boost';
+import { BIN_STRIDE } from './binning';
 import { fitPlatt, LogisticFit, sigmoid } from './stats';
 import { selectPairs, pairsKept, PairSet } from './pairs';
 import { FitState } from './fit-state';
@@ -100,7 +100,7 @@ export function afterBags(s: FitState): void {
  * majority of its bags' gates agree (their odd validation rows, which neither the ranking nor that bag's
  * pair boosting saw). The fold's held-out rows take no part in any of it, so their out-of-fold scores
  * (finishFolds) still test exactly the fold model that joins the served average. Ranking on the gate rows
- * too let noise pairs through on 1 fold in 4 and cost cps_wages_1985 0.005 AUC (BENCHMARKS.md "Engine history").
+ * too let noise pairs through on 1 fold in 4 and cost cps_wages_1985 0.005 AUC (docs/engine-history.md "Engine history").
  */
 function selectFoldPairs(s: FitState): bool {
   s.foldPairs = new Array<PairSet | null>(CROSS_FOLDS);
@@ -164,7 +164,7 @@ function keepFoldPairs(s: FitState): void {
  * is chosen on these logits. A per-fold logistic fit of the bags' out-of-bag logits, applied when its slope
  * was outside [0.8, 1.25], ran away on a fold whose out-of-bag logits were separable: that fold's out-of-fold
  * logits reached +-470 to 12,370 where a fold's usually stay within +-30, and WDBC was refused on 2 of 50
- * splits (BENCHMARKS.md "Engine history").
+ * splits (docs/engine-history.md "Engine history").
  */
 export function finishFolds(s: FitState): void {
   const nTrain = s.nTrain, trainRows = s.trainRows, yTrain = s.yTrain, foldOf = s.foldOf;

@@ -5,7 +5,7 @@ import * as A from './abi';
 import { ldf, stf, ldi, sti, ldb, stb, ldl, stl, allocF64, allocI32, allocU8, release } from './mem';
 import { fnv1a64, mix64 } from './hash';
 import { sortIndices } from './sort';
-import { ColumnBins, binNumeric, binCategorical, numericBin, categoricalBin } from './binning';
+import { ColumnBins, binNumeric, binCategorical, numericBin, categoricalBin, BIN_STRIDE } from './binning';
 import { aucDeLong, aucZ, topLift, constLogLoss, sigmoid, clusteredMeanSe } from './stats';
 import { FitOutputs, FitState } from './fit-state';
 import { startBags, putTask, afterBags, startPairs, afterPairs, notePairs, combine, calibrate, scoreHeldOut, finishFolds } from './bags';
@@ -402,8 +402,8 @@ function binColumns(s: FitState): void {
  * rest of steps 1-4 together on 100,000 rows).
  */
 function univariateAuc(kind: i32, bins: usize, rows: usize, nRows2: i32, ys: usize, nBins: i32): f64 {
-  memory.fill(AUC_POS, 0, <usize>BIN_SLOTS << 3);
-  memory.fill(AUC_NEG, 0, <usize>BIN_SLOTS << 3);
+  memory.fill(AUC_POS, 0, <usize>BIN_STRIDE << 3);
+  memory.fill(AUC_NEG, 0, <usize>BIN_STRIDE << 3);
   for (let q = 0; q < nRows2; q++) {
     const b = <i32>load<u8>(bins + <usize>ldi(rows, q));
     if (kind == A.KIND_NUMERIC && b == 0) continue;
@@ -445,11 +445,10 @@ function univariateAuc(kind: i32, bins: usize, rows: usize, nRows2: i32, ys: usi
   return auc >= 0.5 ? auc : 1 - auc;
 }
 
-const BIN_SLOTS: i32 = 256;
-const AUC_POS = allocF64(BIN_SLOTS);
-const AUC_NEG = allocF64(BIN_SLOTS);
-const AUC_SCORE = allocF64(BIN_SLOTS);
-const AUC_ORDER = allocI32(BIN_SLOTS);
+const AUC_POS = allocF64(BIN_STRIDE);
+const AUC_NEG = allocF64(BIN_STRIDE);
+const AUC_SCORE = allocF64(BIN_STRIDE);
+const AUC_ORDER = allocI32(BIN_STRIDE);
 
 // ---- 9a. not_yet, or no predictor left ----
 

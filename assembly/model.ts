@@ -3,14 +3,11 @@
 import * as A from './abi';
 import { ldf, stf, ldi, sti, allocF64 } from './mem';
 import { numericBin, categoricalBin } from './binning';
-import { BIN_STRIDE } from './boost';
-import { PAIR_COARSE, PairSet } from './pairs';
+import { BIN_STRIDE } from './binning';
+import { PairSet } from './pairs';
 import { sigmoid } from './stats';
 import { FitState } from './fit-state';
-
-const LN_1_25: f64 = 0.22314355131420976;
-const LN_2: f64 = 0.6931471805599453;
-const MIN_AGREE_FRACTION: f64 = 0.75; // a reason's sign must hold in at least 3 of 4 bags
+import { PAIR_COARSE, REASON_MIN_LOG_ODDS, REASON_STRONG_LOG_ODDS, REASON_SIGN_AGREEMENT } from './tunables';
 
 /** Writes the model array of a finished fit into s.out; the column order is the host's input order. */
 export function buildModel(s: FitState): void {
@@ -201,12 +198,12 @@ export function scoreRows(model: usize, len: i32, nRows: i32, cols: usize, outP:
     for (let j = 0; j < m; j++) {
       const cj = ldf(outContrib, r * m + j);
       const bin = ldi(outBins, r * m + j);
-      if (bin < 0 || Math.abs(cj) < LN_1_25) continue;
+      if (bin < 0 || Math.abs(cj) < REASON_MIN_LOG_ODDS) continue;
       const off = <i32>ldf(model, A.MODEL_HEADER + j);
       const nb = <i32>ldf(model, off + 1), nAux = <i32>ldf(model, off + 2);
       const base = off + 3 + nAux;
       const bagsSame = cj > 0 ? ldf(model, base + A.COL_POS * nb + bin) : ldf(model, base + A.COL_NEG * nb + bin);
-      if (bagsSame < MIN_AGREE_FRACTION * nBags) continue;
+      if (bagsSame < REASON_SIGN_AGREEMENT * nBags) continue;
       // insert into the top-4 list
       let at = nr < 4 ? nr : 4;
       while (at > 0) {
@@ -217,7 +214,7 @@ export function scoreRows(model: usize, len: i32, nRows: i32, cols: usize, outP:
       }
       if (at < 4) {
         sti(outReasons, r * 4 + at, j);
-        const strength = Math.abs(cj) >= LN_2 ? A.STRONG : A.MODERATE;
+        const strength = Math.abs(cj) >= REASON_STRONG_LOG_ODDS ? A.STRONG : A.MODERATE;
         sti(outStrength, r * 4 + at, cj > 0 ? strength : -strength);
         if (nr < 4) nr++;
       }

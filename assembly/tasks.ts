@@ -5,8 +5,9 @@
 import { PHASE_DONE, PHASE_BAGS, PHASE_PAIRS } from './abi';
 import { ldf, stf, ldi, sti, ldb, stb, ldl, stl, allocF64, allocI32, allocU8, release } from './mem';
 import { mix64 } from './hash';
-import { sortByU64Key } from './sort';
-import { Bag, boostMains, boostStagewise, scoreBinned, BIN_STRIDE } from './boost';
+import { firstByU64Key } from './sort';
+import { Bag, boostMains, boostStagewise, scoreBinned } from './boost';
+import { BIN_STRIDE } from './binning';
 import { PairSet, boostPairsBag } from './pairs';
 import {
   BAG_VALID_FRACTION, MAX_BAG_TRAIN, MAX_BAG_VALID, LEARNING_RATE, PATIENCE, MAX_ROUNDS, PAIR_PATIENCE,
@@ -213,13 +214,14 @@ function drawBag(ctx: TaskCtx, bg: i32, from: BagRows): Bag {
     stl(bagKey, q, mix64(ldl(ctx.hash, ldi(rows, q)) ^ seed));
     if (ldf(ys, q) == 1) sti(posList, np++, q); else sti(negList, nn++, q);
   }
-  sortByU64Key(posList, np, bagKey); // = sortIndices(posList, np, by key), radix
-  sortByU64Key(negList, nn, bagKey);
   // inValid: 0 unused, 1 validation, 2 training (both stratified, drawn in bag-key order)
   const validShare = Math.min(BAG_VALID_FRACTION, MAX_BAG_VALID / <f64>nR);
   const vp = <i32>Math.round(<f64>np * validShare), vn = <i32>Math.round(<f64>nn * validShare);
   const trainShare = Math.min(1.0, MAX_BAG_TRAIN / <f64>(nR - vp - vn));
   const tp = <i32>Math.round(<f64>(np - vp) * trainShare), tn = <i32>Math.round(<f64>(nn - vn) * trainShare);
+  // each list's first vp + tp (vn + tn) in key order: = sortIndices(list, by key), radix; only those are read
+  firstByU64Key(posList, np, vp + tp, bagKey);
+  firstByU64Key(negList, nn, vn + tn, bagKey);
   for (let q = 0; q < vp; q++) stb(inValid, ldi(posList, q), 1);
   for (let q = 0; q < vn; q++) stb(inValid, ldi(negList, q), 1);
   for (let q = vp; q < vp + tp; q++) stb(inValid, ldi(posList, q), 2);

@@ -64,6 +64,28 @@ export class Model {
     return this.codeIndex[column]?.get(value) ?? -2;
   }
 
+  /**
+   * Whether categorical column j scores a value its fit never saw: the engine puts such a value in the
+   * column's "other" bin (assembly/binning.ts categoricalBin, bin 1), and that bin is a learned level only
+   * when training rows fell in it (values seen fewer than 10 times). Without such rows the bin says nothing,
+   * and a case with a new value is not_scoreable (docs/decisions/0062-unseen-categories.md).
+   */
+  scoresUnseen(j: number): boolean {
+    return this.columns[j].kind === 'categorical' && this.counts(j)[1] > 0;
+  }
+
+  /** The range of a value categorical column j never saw, scored in its "other" bin (scoresUnseen). */
+  describeUnseen(j: number): BinRange {
+    const key = -1 - j;
+    let range = this.rangeCache.get(key);
+    if (range === undefined) {
+      const name = this.columns[j].name;
+      range = Object.freeze({ other: true, text: `${name} is a value the fit never saw, scored as its rare values`, unseen: true });
+      this.rangeCache.set(key, range);
+    }
+    return range;
+  }
+
   /** Offset of column j's section and its bin count / aux length. */
   section(j: number): { off: number; nBins: number; nAux: number; base: number } {
     const off = this.array[MODEL_HEADER + j];
