@@ -30,13 +30,14 @@ export class Bag {
   intercept: f64 = 0;
   rounds: i32 = 0;
   validLoss: f64 = 0; // mean validation log loss at the kept round
-  vIdx: usize = 0; // i32 [nV]: position of each validation row in the fit's training list
+  vIdx: usize = 0; // i32 [nV]: position of each validation row in the bag's pool
+  tIdx: usize = 0; // i32 [nT]: position of each training row in the bag's pool
   seed: u64 = 0; // the bag's draw seed, also keying its smoothing cuts
   smoothRounds: i32 = 0; // stagewise: first rounds that take a random valid cut of each numeric column
 
   free(): void {
-    release(this.binsT); release(this.binsV); release(this.yT); release(this.yV); release(this.vIdx);
-    this.binsT = 0; this.binsV = 0; this.yT = 0; this.yV = 0; this.vIdx = 0;
+    release(this.binsT); release(this.binsV); release(this.yT); release(this.yV); release(this.vIdx); release(this.tIdx);
+    this.binsT = 0; this.binsV = 0; this.yT = 0; this.yV = 0; this.vIdx = 0; this.tIdx = 0;
   }
 }
 
@@ -224,6 +225,19 @@ export function cellCut(gh: usize, counts: usize, cells: i32, side: usize, steps
   stf(steps, 0, -splitGL / splitHL);
   stf(steps, 1, -splitGR / splitHR);
   return score2(splitGL, splitHL, splitGR, splitHR) - histG * histG / histH;
+}
+
+/**
+ * The best cut of one column's histogram over some rows (a residual tree's node, residual-trees.ts), by the same
+ * finder as the main terms: `gh` holds each bin's (g, h) side by side, `counts` its rows. Returns the cut's gain
+ * over no cut (-1 when no cut leaves MIN_CHILD_ROWS a side); with `side` non-zero, writes each bin's side there
+ * (0 left, 1 right, 2 no rows: a categorical bin absent from these rows).
+ */
+export function columnCut(kind: i32, gh: usize, counts: usize, nBins: i32, side: usize): f64 {
+  loadHist(gh, nBins, counts);
+  if (!findSplit(kind, nBins, side != 0)) return -1;
+  if (side != 0) memory.copy(side, SIDE, <usize>nBins);
+  return splitScore - histG * histG / histH;
 }
 
 /** A seeded random valid cut of a numeric column (missing rows join the left side): smoothing rounds. */
