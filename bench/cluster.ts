@@ -2,7 +2,7 @@
 // and on PostgreSQL (one node each, interleaved); cold fits per minute and cached asks per second with 1, 2
 // and 3 nodes on one PostgreSQL database behind HAProxy (deploy/haproxy.cfg); a ~100 MB presigned upload
 // and the first ask on it, on each store. `npm run bench:cluster` runs this part alone and replaces its
-// section of BENCHMARKS.md; `npm run bench` runs it with the rest (BENCH_CLUSTER=0 leaves it out).
+// section of docs/benchmark-results.md; `npm run bench` runs it with the rest (BENCH_CLUSTER=0 leaves it out).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import { startNode, type RunningNode } from '../deploy/node.ts';
 import { createDatabase, freePort, startPostgres, type PostgresServer } from '../deploy/postgres.ts';
 import { createLiveKey } from '../host/operations/keys.ts';
 import { openPostgresStore, openSqliteStore, type Store } from '../host/store/index.ts';
-import { repoRoot } from './datasets.ts';
+import { currentResults, RESULTS_PATH, wrapMarkdown } from './results-file.ts';
 import { benchRows } from './service.ts';
 
 export interface Latency {
@@ -369,7 +369,7 @@ export function formatClusterMarkdown(b: ClusterBench): string {
   return lines.join('\n');
 }
 
-/** Puts the section into BENCHMARKS.md in place of the one there (or at the end). */
+/** Puts the section into docs/benchmark-results.md in place of the one there (or at the end). */
 export function spliceClusterSection(markdown: string, section: string): string {
   const a = markdown.indexOf(CLUSTER_SECTION_START);
   const z = markdown.indexOf(CLUSTER_SECTION_END);
@@ -383,7 +383,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.ar
     process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] cluster: ${line}\n`);
   const result = await runClusterBench(log);
   const section = formatClusterMarkdown(result);
-  const file = path.join(repoRoot, 'BENCHMARKS.md');
-  fs.writeFileSync(file, spliceClusterSection(fs.readFileSync(file, 'utf8'), section));
+  fs.writeFileSync(RESULTS_PATH, wrapMarkdown(spliceClusterSection(currentResults(), section)));
   console.log(section);
 }

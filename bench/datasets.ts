@@ -278,7 +278,7 @@ export function oneHot(ds: Dataset): Dataset {
   return { ...ds, name: `${ds.name}_onehot`, rows };
 }
 
-/** A catalogue entry: how a real table is loaded and where it comes from (BENCHMARKS.md lists them). */
+/** A catalogue entry: how a real table is loaded and where it comes from (docs/benchmark-results.md lists them). */
 export interface TableInfo {
   name: string;
   load: () => Dataset | Promise<Dataset>;

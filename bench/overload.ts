@@ -256,7 +256,7 @@ export function formatOverloadMarkdown(b: OverloadBench): string {
       .join(', ')}) | all |`,
     `| time to the reply (every cold ask) | p50 ${b.replyP50.toFixed(0)} ms, p99 ${b.replyP99.toFixed(0)} ms | |`,
     `| asks accepted (202) and finished | ${s(b.acceptedFinished)} of ${s(b.accepted)}, the queue drained ${b.drainSeconds.toFixed(1)} s after the last ask | all |`,
-    `| peak RSS of the service (VmHWM) | ${b.peakRssMb.toFixed(0)} MB (${b.rssAfterStartMb.toFixed(0)} MB after start-up) | under ${s(b.boundMb)} MB (README "Overload and memory") |`,
+    `| peak RSS of the service (VmHWM) | ${b.peakRssMb.toFixed(0)} MB (${b.rssAfterStartMb.toFixed(0)} MB after start-up) | under ${s(b.boundMb)} MB (docs/guides/overload.md) |`,
     `| alive after | ${b.alive ? 'yes' : 'no'} | yes |`,
   ];
   if (b.probe) {

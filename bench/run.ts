@@ -1,5 +1,5 @@
 // `npm run bench`: speed, side-by-side quality and honesty of the engine in one run; writes
-// BENCHMARKS.md (machine notes, every number, each target met or missed) and prints a summary.
+// docs/benchmark-results.md (machine notes, every number, each target met or missed) and prints a summary.
 import { execSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -18,6 +18,7 @@ import {
   type TableInfo,
 } from './datasets.ts';
 import { debianVersion, ensureDebianPackages, type DebianInstall } from './debian.ts';
+import { currentResults, RESULTS_PATH, sectionAsItStands, wrapMarkdown } from './results-file.ts';
 import { formatHonestyMarkdown, HONESTY_TARGET, runHonesty, type HonestyRow } from './honesty.ts';
 import { PYTHON_DEBIAN_PACKAGES, resetPythonProbe } from './peers/python.ts';
 import { formatScaleMarkdown, runScaleBench, type ScaleBench } from './scale.ts';
@@ -200,37 +201,6 @@ const engineFit: EngineFit = async (train, test, meta) => {
   const p = r.model ? scoreCases(mod, r.model, rowsToTable(test)).p : new Float64Array(test.length).fill(baseRate);
   return { p, fitMs, state: r.state };
 };
-
-// Engine choices made on this benchmark, with what was measured (engine.md: "write the measurement down").
-const ENGINE_NOTES = [
-  'Engine changes measured on this benchmark (same splits, engine-only runs):',
-  '',
-  '- Numeric bins: at most one per 5 training values (16 to 255). With a bin per distinct value, penguins (about 190 training rows in the engine) scored 0.967; caps of a bin per 10 and per 20 values gave 0.976 and 0.973, per 5 gave 0.978. Telco and the 100k table keep 255 bins.',
-  "- Refusal test: alpha 0.005 over the larger of DeLong's standard error and the Mann-Whitney null spread (was alpha 0.01 on DeLong alone). With 300 label permutations per table, answered fits went from 5, 4 and 3 (WDBC, penguins, cars) to 1, 1 and 3; the AUC of every table above was unchanged.",
-  '- Cross-fitting of small records (fewer than about 1,334 labeled rows, no time column; assembly/tunables.ts CROSS_FOLDS): 4 folds by entity hash, each held out once from a model of 8 bags on the other folds; the decision is made on the out-of-fold scores and the served model averages the fold models. Before it, a single 25% held-out part: cars 0.966 (the served model learned from 75% of the train rows; pair terms from 200 rows and 16 bags reached only 0.969-0.971 and let 2 of 100 WDBC permutations through), cps_wages_1985 not_yet on every split (about 18 of the rarer class held out, 20 needed) and refused on the whole table. With it (4 bags a fold, cuts of at least 4 rows a side): cars 0.974, CPS 0.689, penguins 0.972, WDBC 0.997; 8 bags a fold: cars 0.976, CPS 0.696, penguins 0.973; 8 bags a fold and cuts of at least 10 rows a side (kept): cars 0.978, CPS 0.700, penguins 0.974, WDBC 0.997, Telco 0.8525 unchanged (a single split: 7,043 rows). Permuted labels with it: Telco, WDBC and penguins 300 of 300 refused (298 before); cars and CPS 400 of 400 (200 seeds each, bench/honesty.ts). The whole CPS table is now answered: out-of-fold AUC 0.725 (0.670-0.781), log loss z 3.9.',
-  '- Smoothing in cross-fitted bags (engine.md step 6; measured with the cyclic schedule of the time): the first rounds take a seeded random valid cut of each numeric column instead of the best one. None -> 10 -> 25 rounds: cps_wages_1985 0.700 -> 0.706 -> 0.710, penguins 0.974 -> 0.975 -> 0.976, cars 0.978 -> 0.977 -> 0.977, WDBC 0.997 -> 0.997 -> 0.998, log loss lower on all four; 25 kept. Permuted labels with it: see the honesty rows above; cars and CPS 400 of 400 refused (200 seeds each, bench/honesty.ts run beside the bench).',
-  '- Stagewise boosting in cross-fitted bags (assembly/boost.ts boostStagewise): after the 25 smoothing rounds, each round steps only the column whose best cut gains most instead of every column in turn. Engine-only on these splits: cars 0.977 -> 0.982 (log loss 0.194 -> 0.170), cps_wages_1985 0.710 -> 0.712, penguins 0.976 -> 0.975, WDBC 0.998 -> 0.997, Telco unchanged (a single split keeps the cyclic schedule). To check that this was not fitted to the scored splits, the same comparison on 10 other stratified 75/25 splits (random_state 2027 to 2036): WDBC 0.9951 -> 0.9949, penguins 0.9672 -> 0.9687, cars 0.9449 -> 0.9482, CPS 0.7308 -> 0.7329, log loss lower on WDBC, penguins and cars; on synthetic tables whose outcome uses 7 of their columns (bench/datasets.ts syntheticTable, seed 3), out-of-fold AUC 0.673 -> 0.722 at 1,000 x 40 and 0.684 -> 0.711 at 1,200 x 60. Permuted labels: 1 of 1,200 fits answered (300 seeds each of WDBC, penguins, cars and CPS). Cost: a small fit takes longer (WDBC about 0.9 s instead of 0.2 s), still in a worker thread.',
-  '- What stays short outside these splits: on the 10 other splits above, cars trails scikit-learn HistGradientBoosting by 0.011 (0.948 vs 0.959); scikit-learn boosting of depth-1 trees, an additive model like ours, also scores 0.948 there, so the rest is interactions (origin follows weight, displacement and year jointly), and pair terms stay off below 1,000 training rows (tried per fold with the cyclic schedule: with the usual gate they were never kept on cars; without it they overfit, and WDBC, penguins, cars and CPS were each refused on some splits). penguins trails scikit-learn logistic regression by 0.005 there (0.969 vs 0.974).',
-].join('\n');
-
-// Why the engine's tunables are what they are, as measured when each was chosen (the assembly/ comments keep
-// only the reason): the first entries of BENCHMARKS.md's "Engine history", written when the file has no such
-// section; later entries are added to the file by hand and carried over (these runs are not repeated here).
-const ENGINE_HISTORY = [
-  '## Engine history',
-  '',
-  "What was measured when the engine's tunables (assembly/tunables.ts) and a few inner loops were chosen; the source comments keep only the reason. The bench splits are the ones of the quality table above.",
-  '',
-  '- `PER_COLUMN_MINORITY` (removed): a bar of 3 rarer-class training rows per usable column made wide indicator tables not_yet although they hold a pattern (a 1,000-row credit table with about 60 mostly 0/1 columns, where the peers reach AUC 0.76-0.78). Without it (not_yet only under 20 of a class held out or 50 of the rarer class to learn from), the first 1,000 rows of the one-hot Telco, one-hot credit and DNA tables (40, 26 and 180 feature columns) are tested (DNA: answered, out-of-fold AUC 0.978; 600 rows: 0.970). Label permutations (bench/honesty.ts seeds): those 1,000-row tables 0 of 100, 1 of 300 and 0 of 100 answered; the first 600 rows of DNA 3 of 400 (99.25% refused) and of one-hot Telco 0 of 100; the 64-column wide fixture of test/engine/honesty.test.ts 1 of 200.',
-  "- `Z_AUC` = one-sided alpha 0.005 over the larger of DeLong's standard error and the null spread: at alpha 0.01, permuted labels were answered 1.0-1.7% of the time on WDBC, penguins and cars (300 permutations each), too close to the 1% the honesty target allows; at 0.005, 0.3-1.0%, with the Telco, WDBC and penguins AUC unchanged.",
-  '- `CROSS_FOLDS` = 4 folds of `BAGS_PER_FOLD` = 8 bags for records under about 1,334 labeled rows: with a single 25% split, cps_wages_1985 was not_yet (18 of the rarer class held out, 20 needed) and the served model learned from 75% of the rows (see "Cross-fitting of small records" above).',
-  '- `SMOOTH_ROUNDS` = 25 (measured with the cyclic schedule of the time, 8 bags a fold): none -> 10 -> 25 smoothing rounds gave cps_wages_1985 0.700 -> 0.706 -> 0.710, penguins 0.974 -> 0.975 -> 0.976, cars 0.978 -> 0.977 -> 0.977, WDBC 0.997 -> 0.997 -> 0.998.',
-  '- Numeric bins at most one per 5 training values (assembly/binning.ts `MIN_ROWS_PER_BIN`): penguins (333 rows, bench splits) scored 0.967 with a bin per distinct value and 0.978 with the cap; Telco and the 100k synthetic table keep 255 bins and their numbers.',
-  "- Four interleaved gradient histograms (assembly/boost.ts `G4`/`H4`): about 2x faster than one on low-cardinality columns, where consecutive rows hit the same bin and each waited on the previous one's store.",
-  '- Bags as tasks (assembly/tasks.ts; fit.ts fitStart, runTask, fitAdvance): a bag reads only a block of the binned training rows, labels, entity hashes and folds, so the pool runs the bags of a fit (and on large records their pair terms) on every idle worker and puts them back in bag order; model bytes are the same with 1, 2 or 8 workers. CPU of the 100,000 x 30 fit, warm, in one thread (load average about 12): steps 1-4 0.29 s, 8 bag tasks 2.25 s, pair selection 0.10 s, 8 pair tasks 0.73 s, the rest 0.05 s, so on two idle cores about 1.9 s; encoding the cells another 0.31-0.45 s.',
-  "- Steps 1-4 and pair selection: the held-in AUC of each column from its per-bin class counts instead of a sort of every training row (fitStart 0.70 s -> 0.29 s on 100,000 x 30); pair selection reads a u8 copy of each row's coarse bin (0.53 s -> 0.11 s); bag draws sort by a 16-bit radix sort of their u64 keys (8 pair tasks 0.89 s -> 0.73 s). Model bytes unchanged by all three.",
-  '- Encoding (host/engine/encode.ts): numeric cells parsed once, straight into the values the engine gets, entity ids into one UTF-8 buffer: 1.5-1.8 s -> 0.31-0.45 s CPU on 100,000 x 30.',
-].join('\n');
 
 // ---- report ----
 
@@ -492,7 +462,9 @@ function stateNotes(quality: QualityResults): string[] {
 
 function markdown(speed: SpeedResults, quality: QualityResults, honesty: HonestyRow[], ts: Target[], totalS: number): string {
   return [
-    '# Benchmarks',
+    '# Benchmark results',
+    '',
+    'The whole last run of `npm run bench`, section by section; [benchmarks](benchmarks.md) sums it up beside the targets.',
     '',
     `Written by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString().slice(0, 10)}; the whole run took ${f0(totalS)} s.`,
     `Options (environment variables): ${[...Object.entries(OPTIONS), ...Object.entries(LIST_OPTIONS)]
@@ -537,13 +509,10 @@ function markdown(speed: SpeedResults, quality: QualityResults, honesty: Honesty
     formatQualityMarkdown(quality),
     '',
     ...(stateNotes(quality).length ? ['Where the engine did not answer:', '', ...stateNotes(quality), ''] : []),
-    `\`${ENGINE_MODEL}\` is our engine fitted on the train rows only (its own held-out check and bags inside them: small tables, under about 1,334 labelled train rows, are cross-fitted; larger ones hold out 25% by entity hash), then scoring the test rows; a refused fit still scores with the model it tested, a not_yet fit (no model) would score the train base rate. ${quality.splitSource === 'sklearn' ? "The splits are scikit-learn's train_test_split(stratify=y, test_size=0.25, random_state=1337+s), the splits the reference numbers in engine.md and data/README.md were measured on, so the peers' figures are comparable with those." : "The splits are our seeded stratified 75/25 splits (bench/splits.ts; scikit-learn was not installed), not the reference numbers' own, so the peers' figures differ from engine.md's table."} A cross-fitted served model learns from all the train rows, as the peers do; a held-out one learns from 75% of them (the rest is its own held-out check).`,
+    `\`${ENGINE_MODEL}\` is our engine fitted on the train rows only (its own held-out check and bags inside them: small tables, under about 1,334 labelled train rows, are cross-fitted; larger ones hold out 25% by entity hash), then scoring the test rows; a refused fit still scores with the model it tested, a not_yet fit (no model) would score the train base rate. ${quality.splitSource === 'sklearn' ? "The splits are scikit-learn's train_test_split(stratify=y, test_size=0.25, random_state=1337+s), the splits earlier reference numbers of these tables were measured on, so the peers' figures are comparable with those." : "The splits are our seeded stratified 75/25 splits (bench/splits.ts; scikit-learn was not installed), not the reference numbers' own, so the peers' figures differ from those."} A cross-fitted served model learns from all the train rows, as the peers do; a held-out one learns from 75% of them (the rest is its own held-out check).`,
     '',
-    ENGINE_NOTES,
+    'What each engine choice was measured at on these splits, and what was tried and not kept: [engine history](engine-history.md).',
     '',
-    // Hand-kept entries are added to the file's section as engine work is measured: carried over as it stands,
-    // this run's own list only when the file has none.
-    ...(sectionAsItStands('## Engine history').length ? sectionAsItStands('## Engine history') : [ENGINE_HISTORY, '']),
     '## Speed',
     '',
     speedMarkdown(speed),
@@ -564,20 +533,6 @@ function markdown(speed: SpeedResults, quality: QualityResults, honesty: Honesty
     ...sectionAsItStands('## Track record'),
     ...(cluster ? ['', formatClusterMarkdown(cluster), ''] : []),
   ].join('\n');
-}
-
-/**
- * A section measured by its own script (bench/track-record.ts), not by this run: carried over from the
- * BENCHMARKS.md being replaced, as it stands.
- */
-function sectionAsItStands(heading: string): string[] {
-  const path = join(repoRoot, 'BENCHMARKS.md');
-  if (!existsSync(path)) return [];
-  const text = readFileSync(path, 'utf8');
-  const at = text.indexOf(`\n${heading}`);
-  if (at < 0) return [];
-  const next = text.indexOf('\n## ', at + 1);
-  return [text.slice(at + 1, next < 0 ? undefined : next).trimEnd(), ''];
 }
 
 /** issue "in-browser preview": bench/browser.ts (Chromium against Node, same fit) run as its own process. */
@@ -708,14 +663,11 @@ if (OPTIONS.BENCH_BROWSER !== 0 && existsSync('/usr/bin/chromium')) {
 const ts = targets(speed, quality, honesty, scale);
 const totalS = (performance.now() - started) / 1000;
 // The section `npm run bench:uploads-events` writes (bench/uploads-events.ts, last in the file) is carried over as it stands.
-const benchmarksPath = join(repoRoot, 'BENCHMARKS.md');
-const keptSection = existsSync(benchmarksPath)
-  ? (/\n## Uploads in pieces and task events[\s\S]*$/.exec(readFileSync(benchmarksPath, 'utf8'))?.[0] ?? '')
-  : '';
-writeFileSync(benchmarksPath, markdown(speed, quality, honesty, ts, totalS).trimEnd() + '\n' + keptSection);
+const keptSection = /\n## Uploads in pieces and task events[\s\S]*$/.exec(currentResults())?.[0] ?? '';
+writeFileSync(RESULTS_PATH, wrapMarkdown(markdown(speed, quality, honesty, ts, totalS).trimEnd() + '\n' + keptSection));
 
 const width = Math.max(...ts.map((t) => t.name.length));
-console.log(`\nBenchmark summary (${f0(totalS)} s; details in BENCHMARKS.md)\n`);
+console.log(`\nBenchmark summary (${f0(totalS)} s; details in docs/benchmark-results.md)\n`);
 for (const t of ts) console.log(`${t.ok ? ' ok  ' : 'MISS '} ${t.name.padEnd(width)}  ${t.measured}`);
 const missed = ts.filter((t) => !t.ok).length;
 console.log(`\n${ts.length - missed} targets met, ${missed} missed.`);

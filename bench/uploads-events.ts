@@ -1,7 +1,7 @@
 // `npm run bench:uploads-events` (issue 17): peak memory of a server process receiving a 500 MB gzip CSV in
 // pieces (spec 3.8) and checking it at /complete, and the latency of task events from the engine's progress
 // report to an SSE client, on the process running the fit (woken at once) and on another process reading
-// the same store (polled). Prints the markdown section of BENCHMARKS.md it heads (bench/run.ts keeps it).
+// the same store (polled). Prints the markdown section of docs/benchmark-results.md it heads (bench/run.ts keeps it).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,4 +1,4 @@
-// README "Verify a Verdict offline": the script there, run exactly as printed against a real service's
+// docs/guides/verify-offline.md: the script there, run exactly as printed against a real service's
 // JWKS, says valid for a real Verdict (with non-ASCII text and several kinds of numbers in it), and
 // invalid_signature when one number of it changes.
 import { spawn } from 'node:child_process';
@@ -12,12 +12,11 @@ const root = path.resolve(import.meta.dirname, '../..');
 const dir = path.join(root, 'test-artifacts', 'readme');
 const script = path.join(dir, 'verify-verdict.mjs');
 
-/** The js block the README says to save as verify-verdict.mjs, byte for byte. */
+/** The js block the guide says to save as verify-verdict.mjs, byte for byte. */
 function recipe(): string {
-  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-  const at = readme.indexOf('## Verify a Verdict offline');
-  const block = /```js\n([\s\S]*?)```/.exec(readme.slice(at));
-  if (at < 0 || !block) throw new Error('README has no "Verify a Verdict offline" js block');
+  const guide = fs.readFileSync(path.join(root, 'docs', 'guides', 'verify-offline.md'), 'utf8');
+  const block = /```js\n(\/\/ verify-verdict\.mjs[\s\S]*?)```/.exec(guide);
+  if (!block) throw new Error('docs/guides/verify-offline.md has no js block starting "// verify-verdict.mjs"');
   return block[1];
 }
 
@@ -64,7 +63,7 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-describe('the README offline verification recipe', () => {
+describe('the offline verification recipe of docs/guides/verify-offline.md', () => {
   it('says valid for a Verdict exactly as the service gave it', async () => {
     expect(JSON.stringify(entry.verdict)).toMatch(/[^\x00-\x7f]/); // non-ASCII text is in it
     expect(await runRecipe(entry)).toBe('valid');
