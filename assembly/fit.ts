@@ -8,7 +8,7 @@ import { sortIndices } from './sort';
 import { ColumnBins, binNumeric, binCategorical, numericBin, categoricalBin } from './binning';
 import { aucDeLong, aucZ, topLift, constLogLoss, sigmoid, clusteredMeanSe } from './stats';
 import { FitOutputs, FitState } from './fit-state';
-import { startBags, putTask, afterBags, startPairs, afterPairs, notePairs, combine, scoreHeldOut, finishFolds } from './bags';
+import { startBags, putTask, afterBags, startPairs, afterPairs, notePairs, combine, scoreHeldOut, finishFolds, crossTempered } from './bags';
 import { startTrees, afterTrees, keepFoldTrees, calibrateSingle } from './tree-stage';
 import { TaskCtx, PHASE_DONE, PHASE_BAGS, PHASE_PAIRS, PHASE_TREES, runTaskOf, outLen, loadBlock } from './tasks';
 import { buildModel } from './model';
@@ -550,10 +550,14 @@ function decide(s: FitState): void {
   }
   const auc = aucDeLong(sH, yH, nHeld, caseOf, nCases);
   const zAuc = aucZ(auc.auc, auc.se, yH, nHeld);
+  // the chances tested: a single split's held-out logits are the served model's; cross-fitted, each fold model's
+  // out-of-fold logits scaled as the served model is, by a temperature chosen on the other folds (bags.ts
+  // crossTempered). The AUC above reads the fold models' own logits (a temperature keeps a fold's ranking).
+  const sL = s.crossFit ? crossTempered(s, sH) : sH;
   let llSum = 0.0, llBaseSum = 0.0, brier = 0.0;
   const diffs = allocF64(nHeld);
   for (let q = 0; q < nHeld; q++) {
-    const sq = ldf(sH, q), yq = ldf(yH, q);
+    const sq = ldf(sL, q), yq = ldf(yH, q);
     const ll = clippedLogLoss(sq, yq);
     const lb = constLogLoss(ldf(baseH, q), yq);
     llSum += ll; llBaseSum += lb;
@@ -587,6 +591,7 @@ function decide(s: FitState): void {
     out.setMetric(A.M_STATE, <f64>A.STATE_REFUSED);
     out.setMetric(A.M_REASONS, <f64>A.R_NO_FINDING_CLEARED);
   }
+  if (s.crossFit) release(sL);
   release(yH); release(diffs); release(caseOf); release(caseId);
 }
 

@@ -9,7 +9,7 @@ import { PairSet, pairsKept } from './pairs';
 import { buildBlock, PHASE_TREES, TREE_OUT_HEAD } from './tasks';
 import { RAW_TREE, rawTreeValue, rawTreeMean } from './residual-trees';
 import { rowLogLoss, clusteredMeanSe } from './stats';
-import { rescale, outOfBagPlatt } from './bags';
+import { rescale, outOfBagPlatt, crossTempered } from './bags';
 import { BIN_STRIDE } from './boost';
 import {
   TREE_CROSS_STOP_HALF, BAGS_PER_FOLD, CROSS_FOLDS, TREE_AGREE, CROSS_PAIR_AGREE, Z_TREES, TREE_MAX_TRAIN, TREE_MAX_ROUNDS,
@@ -142,7 +142,8 @@ function serveCandidates(s: FitState, weight: f64): void {
 
 /**
  * Cross-fitted, after finishFolds: each row's out-of-fold logit with its fold model's candidate trees (the mean of
- * the fold's bags' tree sums) against the one without. Kept when the paired z of the log loss reaches Z_TREES: the
+ * the fold's bags' tree sums) against the one without, both scaled as fit.ts decide tests them (bags.ts
+ * crossTempered). Kept when the paired z of the log loss reaches Z_TREES: the
  * out-of-fold logits then include them (the decision tests the fold models as served) and each tree joins the
  * served model at 1 / (CROSS_FOLDS x BAGS_PER_FOLD).
  */
@@ -158,11 +159,13 @@ export function keepFoldTrees(s: FitState): void {
     const extra = ldb(s.treeCandidate, bg0) != 0 ? treeSum(s, bg0, BAGS_PER_FOLD, ldi(s.trainRows, q)) / <f64>BAGS_PER_FOLD : 0.0;
     stf(x1, q, ldf(s.heldLogit, q) + extra);
   }
-  if (pairedZ(s, s.heldLogit, x1) >= Z_TREES) {
+  // compared as the decision tests them: each scaled by the temperature the other folds choose for it
+  const t0 = crossTempered(s, s.heldLogit), t1 = crossTempered(s, x1);
+  if (pairedZ(s, t0, t1) >= Z_TREES) {
     memory.copy(s.heldLogit, x1, <usize>n << 3);
     serveCandidates(s, 1.0 / <f64>(CROSS_FOLDS * BAGS_PER_FOLD));
   }
-  release(x1);
+  release(x1); release(t0); release(t1);
 }
 
 /** The intercept's share of the served trees (their mean values, weighted): combine adds it before any rescale. */
