@@ -26,13 +26,14 @@ export class Bag {
   intercept: f64 = 0;
   rounds: i32 = 0;
   validLoss: f64 = 0; // mean validation log loss at the kept round
-  vIdx: usize = 0; // i32 [nV]: position of each validation row in the fit's training list
+  vIdx: usize = 0; // i32 [nV]: position of each validation row in the bag's pool
+  tIdx: usize = 0; // i32 [nT]: position of each training row in the bag's pool
   seed: u64 = 0; // the bag's draw seed, also keying its smoothing cuts
   smoothRounds: i32 = 0; // stagewise: first rounds that take a random valid cut of each numeric column
 
   free(): void {
-    release(this.binsT); release(this.binsV); release(this.yT); release(this.yV); release(this.vIdx);
-    this.binsT = 0; this.binsV = 0; this.yT = 0; this.yV = 0; this.vIdx = 0;
+    release(this.binsT); release(this.binsV); release(this.yT); release(this.yV); release(this.vIdx); release(this.tIdx);
+    this.binsT = 0; this.binsV = 0; this.yT = 0; this.yV = 0; this.vIdx = 0; this.tIdx = 0;
   }
 }
 

@@ -8,8 +8,9 @@ import { sortIndices } from './sort';
 import { ColumnBins, binNumeric, binCategorical, numericBin, categoricalBin, BIN_STRIDE } from './binning';
 import { aucDeLong, aucZ, topLift, constLogLoss, sigmoid, clusteredMeanSe } from './stats';
 import { FitOutputs, FitState } from './fit-state';
-import { startBags, putTask, afterBags, startPairs, afterPairs, notePairs, combine, calibrate, scoreHeldOut, finishFolds } from './bags';
-import { TaskCtx, PHASE_DONE, PHASE_BAGS, runTaskOf, outLen, loadBlock } from './tasks';
+import { startBags, putTask, afterBags, startPairs, afterPairs, notePairs, combine, scoreHeldOut, finishFolds, crossTempered } from './bags';
+import { startTrees, afterTrees, keepFoldTrees, calibrateSingle } from './tree-stage';
+import { TaskCtx, PHASE_DONE, PHASE_BAGS, PHASE_PAIRS, PHASE_TREES, runTaskOf, outLen, loadBlock } from './tasks';
 import { buildModel } from './model';
 import { reportProgress } from './progress';
 import {
@@ -75,17 +76,23 @@ export function fitAdvance(): i32 {
   if (current == null) return A.ERR_BAD_INPUT;
   const s = current!;
   if (s.tasksLeft != 0) return A.ERR_BAD_INPUT;
-  if (s.ctx.phase == PHASE_BAGS) {
+  const phase = s.ctx.phase;
+  if (phase == PHASE_BAGS) {
     afterBags(s);
     reportProgress(A.P_PAIRS, 0, 1);
     if (startPairs(s)) return A.OK; // 7: the pair phase
-  } else afterPairs(s);
-  if (s.crossFit) finishFolds(s); // the fold models are complete: their calibration and out-of-fold logits
+  } else if (phase == PHASE_PAIRS) afterPairs(s);
+  else afterTrees(s);
+  if (phase != PHASE_TREES && startTrees(s)) return A.OK; // 7b: the residual trees' phase
+  if (s.crossFit) {
+    finishFolds(s); // the fold models are complete: their out-of-fold logits
+    keepFoldTrees(s); // with their trees when the out-of-fold rows say so
+  }
   notePairs(s);
   s.ctx.free();
   combine(s); // 8
   if (!s.crossFit) {
-    calibrate(s); // 10 (cross-fitted folds calibrated their own bags in afterBags)
+    calibrateSingle(s); // 10, and whether the trees are kept (cross-fitted: temper, in combine)
     scoreHeldOut(s);
   }
   reportProgress(A.P_DECIDE, 0, 1);
@@ -542,10 +549,14 @@ function decide(s: FitState): void {
   }
   const auc = aucDeLong(sH, yH, nHeld, caseOf, nCases);
   const zAuc = aucZ(auc.auc, auc.se, yH, nHeld);
+  // the chances tested: a single split's held-out logits are the served model's; cross-fitted, each fold model's
+  // out-of-fold logits scaled as the served model is, by a temperature chosen on the other folds (bags.ts
+  // crossTempered). The AUC above reads the fold models' own logits (a temperature keeps a fold's ranking).
+  const sL = s.crossFit ? crossTempered(s, sH) : sH;
   let llSum = 0.0, llBaseSum = 0.0, brier = 0.0;
   const diffs = allocF64(nHeld);
   for (let q = 0; q < nHeld; q++) {
-    const sq = ldf(sH, q), yq = ldf(yH, q);
+    const sq = ldf(sL, q), yq = ldf(yH, q);
     const ll = clippedLogLoss(sq, yq);
     const lb = constLogLoss(ldf(baseH, q), yq);
     llSum += ll; llBaseSum += lb;
@@ -579,6 +590,7 @@ function decide(s: FitState): void {
     out.setMetric(A.M_STATE, <f64>A.STATE_REFUSED);
     out.setMetric(A.M_REASONS, <f64>A.R_NO_FINDING_CLEARED);
   }
+  if (s.crossFit) release(sL);
   release(yH); release(diffs); release(caseOf); release(caseId);
 }
 

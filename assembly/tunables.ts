@@ -166,3 +166,24 @@ export const TEMPER_HIGH: f64 = 2;
 export const REASON_MIN_LOG_ODDS: f64 = 0.22314355131420976; // ln 1.25
 export const REASON_STRONG_LOG_ODDS: f64 = 0.6931471805599453; // ln 2
 export const REASON_SIGN_AGREEMENT: f64 = 0.75; // at least 3 of 4 bags
+
+// ---- residual trees (residual-trees.ts, tree-stage.ts) ----
+
+// Residual trees (residual-trees.ts, tree-stage.ts): oblivious trees of 4 levels boosted in each bag on what its main
+// terms and kept pairs leave, at TREE_LEARNING_RATE with RESIDUAL_TREE_L2 added to each leaf's hessian. A single split's bags
+// stop after TREE_PATIENCE rounds without a better loss on their even validation rows, and the trees stay candidates
+// when TREE_AGREE of the 8 bags see their odd (gate) rows improve. A cross-fitted bag holds 15-30 validation rows,
+// too few to halve: it stops on all of them (TREE_CROSS_STOP_HALF -1) and has no gate. Either way the trees are kept
+// only when the held-out (out-of-fold) log loss with them beats the one without by a paired z of at least Z_TREES.
+// Records of more than TREE_MAX_TRAIN training rows do not try them. docs/engine-history.md "Residual trees".
+export const TREE_LEARNING_RATE: f64 = 0.1;
+export const RESIDUAL_TREE_L2: f64 = 1;
+export const TREE_PATIENCE: i32 = 20;
+export const TREE_MAX_ROUNDS: i32 = 300;
+export const TREE_AGREE: i32 = 6;
+export const Z_TREES: f64 = 1.6448536269514722;
+export const TREE_MAX_TRAIN: i32 = 250000;
+export const TREE_CROSS_STOP_HALF: i32 = -1;
+export const TREE_CROSS_PATIENCE: i32 = 20;
+export const TREE_CROSS_ROUNDS: i32 = 300;
+export const TREE_CROSS_LR: f64 = 0.1;

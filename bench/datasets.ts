@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { mulberry32, uniform, below } from './prng.ts';
 import { readCsvRows } from './csv.ts';
+import { publicTables } from './datasets-public.ts';
 
 export type Cell = string | number | boolean | null;
 export type TableRow = Record<string, Cell>;
@@ -415,6 +416,7 @@ export function realTables(flightsRows = 50_000): TableInfo[] {
       fills: '53,940 rows, numeric with interactions (proportions, size, grade and price)',
       debian: ['r-cran-ggplot2'],
     },
+    ...publicTables(),
   ];
 }
 

@@ -1,6 +1,6 @@
 // A fitted model on the host side: the engine's f64 model array plus the column names and
 // dictionaries that stay out of the wasm. Serialises to bytes and back bit for bit.
-import { COL_COUNT, COL_MAX, COL_MIN, COL_TERM, MODEL_HEADER, MODEL_MAGIC } from './abi.ts';
+import { COL_COUNT, COL_MAX, COL_MIN, COL_TERM, MODEL_FOREST, MODEL_HEADER, MODEL_MAGIC } from './abi.ts';
 import { EngineError } from './errors.ts';
 
 export interface ModelColumn {
@@ -44,16 +44,33 @@ export class Model {
   get intercept(): number {
     return this.array[2];
   }
-  /** Interaction terms: pairs and tree terms. */
+  /** Interaction terms: pairs and tree terms (the residual trees' section is not one: residualTrees). */
   get pairCount(): number {
-    return this.array[3];
+    return this.array[3] - (this.forestOffset() >= 0 ? 1 : 0);
   }
   /** Interaction terms over three columns (tree terms: a pair section whose first value is negative, abi.ts). */
   get tripleCount(): number {
     const m = this.columns.length;
     let k = 0;
-    for (let q = 0; q < this.pairCount; q++) if (this.array[this.array[MODEL_HEADER + m + q]] < 0) k++;
+    for (let q = 0; q < this.array[3]; q++) {
+      const first = this.array[this.array[MODEL_HEADER + m + q]];
+      if (first < 0 && first !== MODEL_FOREST) k++;
+    }
     return k;
+  }
+  /** Residual trees (assembly/residual-trees.ts) in the model's forest section; 0 for a model without one. */
+  get residualTrees(): number {
+    const off = this.forestOffset();
+    return off >= 0 ? this.array[off + 1] : 0;
+  }
+  /** Offset of the forest section (abi.ts: a pair section whose first value is MODEL_FOREST), -1 when none. */
+  private forestOffset(): number {
+    const m = this.columns.length;
+    for (let q = 0; q < this.array[3]; q++) {
+      const off = this.array[MODEL_HEADER + m + q];
+      if (this.array[off] === MODEL_FOREST) return off;
+    }
+    return -1;
   }
   /** Names of the columns the model uses (in input order). */
   usedColumns(): string[] {
