@@ -27,6 +27,8 @@ const LAYER: Record<string, number> = {
   signing: 1,
   schemas: 1,
   lib: 1,
+  // the typed client of the REST API (what the command line speaks): it imports nothing of the service
+  client: 1,
   // what the preview page shares with the service
   core: 2,
   // what every operation runs on: services, tasks and task threads, leases, caches, event streams
