@@ -17,6 +17,7 @@ export const ERR_BAD_MODEL: i32 = 2; // the model bytes are not a model of this 
 export const PHASE_DONE: i32 = 0;
 export const PHASE_BAGS: i32 = 1; // boost each bag's main terms
 export const PHASE_PAIRS: i32 = 2; // boost the selected pairs on top of each bag's main terms
+export const PHASE_TREES: i32 = 3; // boost residual trees on top of each bag's main terms and kept pairs
 
 // Answer states (spec 3.1).
 export const STATE_ANSWERED: i32 = 0;
@@ -76,7 +77,9 @@ export const M_TRAIN_POSITIVES: i32 = 29;
 export const M_HELD_LABELED: i32 = 30;
 export const M_PAIRS_TRIED: i32 = 31; // interaction terms tried: pairs and tree terms
 export const M_FOLDS: i32 = 32; // folds of the held-out check: 1 for a single split
-export const METRIC_COUNT: i32 = 33;
+export const M_TREES: i32 = 33; // residual trees kept (residual-trees.ts): 0 when the stage was not kept
+export const M_TREES_TRIED: i32 = 34; // residual trees the bags boosted (0: the stage was not tried)
+export const METRIC_COUNT: i32 = 35;
 
 // Progress codes of the imported reportProgress(stage, done, total) (progress.ts): `done` of `total`.
 export const P_ORDER: i32 = 1; // rows in canonical order: n of n
@@ -100,8 +103,15 @@ export const P_DECIDE: i32 = 7; // the held-out decision: 0 of 1 when it begins
 //   then map j fine->coarse (nBins_j), map k fine->coarse (nBins_k), table cj*ck (row-major in j).
 // Tree-term section (a pair section whose [0] is negative): [0] -1 - column j [1] column k [2] column l
 //   [3] stride (k's bins) [4] l's bins (nl), then the table: cell ((bin_j x stride + bin_k) x nl + bin_l).
+// Forest section (a pair section whose [0] is MODEL_FOREST; at most one, after the others): [1] trees, then
+//   FOREST_TREE slots a tree (residual-trees.ts SERVED_TREE, an oblivious tree of 4 levels): each level's column
+//   (-1: the level does not cut), each level's bins going right as 8 words of 32 bits, its distinct columns (-1
+//   padding), and for each of the 16 patterns of sides (the first level's the highest bit) each distinct column's
+//   contribution. Models stored before it have no such section and read as before.
 export const MODEL_MAGIC: f64 = 1000001.0; // 1e6 + layout version 1
 export const MODEL_HEADER: i32 = 6;
+export const MODEL_FOREST: f64 = -1000000000.0;
+export const FOREST_TREE: i32 = 104;
 export const COL_TERM: i32 = 0;
 export const COL_POS: i32 = 1;
 export const COL_NEG: i32 = 2;

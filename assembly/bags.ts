@@ -3,12 +3,13 @@
 // additive model, and the calibration check of a single split.
 import * as A from './abi';
 import { ldf, stf, ldi, sti, ldb, stb, allocF64, allocI32, allocU8, release } from './mem';
-import { BIN_STRIDE } from './boost';
+import { BIN_STRIDE } from './binning';
 import { fitPlatt, LogisticFit, sigmoid } from './stats';
 import { selectPairs, pairsKept, PairSet } from './pairs';
 import { FitState } from './fit-state';
 import { reportProgress } from './progress';
-import { buildBlock, PHASE_BAGS, PHASE_PAIRS, BAG_OUT_HEAD, PAIR_OUT_HEAD } from './tasks';
+import { buildBlock, PHASE_BAGS, PHASE_PAIRS, PHASE_TREES, BAG_OUT_HEAD, PAIR_OUT_HEAD } from './tasks';
+import { putTreeTask, treeInterceptShare, servedTreeLogit } from './tree-stage';
 import { N_BAGS, PAIR_MIN_ROWS, CROSS_FOLDS, BAGS_PER_FOLD, CROSS_PAIRS, CROSS_PAIR_AGREE, TEMPER_LOW,
   TEMPER_HIGH } from './tunables';
 
@@ -77,6 +78,8 @@ export function putTask(s: FitState, k: i32, out: usize, len: i32): bool {
     const logit = allocF64(nV);
     memory.copy(logit, out + (<usize>(PAIR_OUT_HEAD + slots) << 3), <usize>nV << 3);
     s.pairOob[k] = logit;
+  } else if (ctx.phase == PHASE_TREES) {
+    if (!putTreeTask(s, k, out, len)) return false;
   } else return false;
   stb(s.taskDone, k, 1);
   s.tasksLeft--;
@@ -100,7 +103,7 @@ export function afterBags(s: FitState): void {
  * majority of its bags' gates agree (their odd validation rows, which neither the ranking nor that bag's
  * pair boosting saw). The fold's held-out rows take no part in any of it, so their out-of-fold scores
  * (finishFolds) still test exactly the fold model that joins the served average. Ranking on the gate rows
- * too let noise pairs through on 1 fold in 4 and cost cps_wages_1985 0.005 AUC (BENCHMARKS.md "Engine history").
+ * too let noise pairs through on 1 fold in 4 and cost cps_wages_1985 0.005 AUC (docs/engine-history.md "Engine history").
  */
 function selectFoldPairs(s: FitState): bool {
   s.foldPairs = new Array<PairSet | null>(CROSS_FOLDS);
@@ -164,7 +167,7 @@ function keepFoldPairs(s: FitState): void {
  * is chosen on these logits. A per-fold logistic fit of the bags' out-of-bag logits, applied when its slope
  * was outside [0.8, 1.25], ran away on a fold whose out-of-bag logits were separable: that fold's out-of-fold
  * logits reached +-470 to 12,370 where a fold's usually stay within +-30, and WDBC was refused on 2 of 50
- * splits (BENCHMARKS.md "Engine history").
+ * splits (docs/engine-history.md "Engine history").
  */
 export function finishFolds(s: FitState): void {
   const nTrain = s.nTrain, trainRows = s.trainRows, yTrain = s.yTrain, foldOf = s.foldOf;
@@ -303,7 +306,9 @@ export function combine(s: FitState): void {
     fp.scale(1.0 / <f64>CROSS_FOLDS);
     intercept += moved / <f64>CROSS_FOLDS;
   }
-  s.intercept = intercept;
+  // cross-fitted trees kept (tree-stage.ts keepFoldTrees): their mean values; a single split adds them when it
+  // decides on them, with its calibration
+  s.intercept = intercept + treeInterceptShare(s);
   if (s.crossFit) temper(s);
 }
 
@@ -316,7 +321,18 @@ export function combine(s: FitState): void {
  * out-of-fold logits, untempered.
  */
 function temper(s: FitState): void {
-  const n = s.nHeld, x = s.heldLogit, ys = s.yTrain;
+  const t = bestTemperature(s.heldLogit, s.yTrain, s.nHeld);
+  s.out.setMetric(A.M_CAL_SLOPE, t);
+  s.out.setMetric(A.M_CAL_APPLIED, 1);
+  s.intercept *= t;
+  s.treeWeight *= t;
+  const terms = s.terms;
+  for (let o = 0; o < s.u * BIN_STRIDE; o++) stf(terms, o, ldf(terms, o) * t);
+  for (let f = 0; f < s.foldPairs.length; f++) if (s.foldPairs[f] != null) s.foldPairs[f]!.scale(t);
+}
+
+/** The factor t in [TEMPER_LOW, TEMPER_HIGH] that minimises the log loss of t x against ys (Platt's targets). */
+function bestTemperature(x: usize, ys: usize, n: i32): f64 {
   let nPos = 0.0;
   for (let q = 0; q < n; q++) if (ldf(ys, q) > 0.5) nPos += 1;
   const tPos = (nPos + 1) / (nPos + 2), tNeg = 1 / (<f64>n - nPos + 2);
@@ -330,13 +346,30 @@ function temper(s: FitState): void {
       if (temperSlope(x, ys, n, mid, tPos, tNeg) > 0) hi = mid; else lo = mid;
     }
   }
-  const t = 0.5 * (lo + hi);
-  s.out.setMetric(A.M_CAL_SLOPE, t);
-  s.out.setMetric(A.M_CAL_APPLIED, 1);
-  s.intercept *= t;
-  const terms = s.terms;
-  for (let o = 0; o < s.u * BIN_STRIDE; o++) stf(terms, o, ldf(terms, o) * t);
-  for (let f = 0; f < s.foldPairs.length; f++) if (s.foldPairs[f] != null) s.foldPairs[f]!.scale(t);
+  return 0.5 * (lo + hi);
+}
+
+/**
+ * Cross-fitted: each row's out-of-fold logit (of `logits`, in held-out order) times the temperature chosen (as temper chooses the served one) on
+ * the other folds' out-of-fold logits, never on its own fold's rows: the chances the served model would give,
+ * each judged on rows its scale was not chosen on. The held-out log loss is tested on these (fit.ts decide): the
+ * fold models' own logits are often far too confident on a few hundred rows (sonar: up to +-21, the served
+ * temperature 0.34), and their log loss then missed the base rate's although their AUC was 0.86.
+ */
+export function crossTempered(s: FitState, logits: usize): usize {
+  const n = s.nHeld, out = allocF64(n > 0 ? n : 1);
+  const x = allocF64(n > 0 ? n : 1), ys = allocF64(n > 0 ? n : 1);
+  for (let f = 0; f < CROSS_FOLDS; f++) {
+    let k = 0;
+    for (let q = 0; q < n; q++) {
+      if (ldb(s.foldOf, q) == f) continue;
+      stf(x, k, ldf(logits, q)); stf(ys, k, ldf(s.yTrain, q)); k++;
+    }
+    const t = bestTemperature(x, ys, k);
+    for (let q = 0; q < n; q++) if (ldb(s.foldOf, q) == f) stf(out, q, t * ldf(logits, q));
+  }
+  release(x); release(ys);
+  return out;
 }
 
 function temperSlope(x: usize, ys: usize, n: i32, t: f64, tPos: f64, tNeg: f64): f64 {
@@ -350,28 +383,10 @@ function temperSlope(x: usize, ys: usize, n: i32, t: f64, tPos: f64, tNeg: f64):
 
 // ---- 10. calibration of the served chances ----
 
-/**
- * A single split: Platt scaling (slope and offset, Platt's targets) of the out-of-bag logits (mains,
- * plus pairs when kept), always applied when the slope is positive; the held-out part then tests the
- * calibrated model. Boosting stopped early on a bag's validation rows can leave the chances too confident
- * (flights: a test slope of 0.72-0.81) or too timid; the slope says which, and scaling keeps the terms
- * additive and the ranking unchanged.
- */
-export function calibrate(s: FitState): void {
-  const nTrain = s.nTrain;
-  const oobSum = allocF64(nTrain), oobCount = allocF64(nTrain);
-  addOutOfBag(s, 0, s.nBags, oobSum, oobCount);
-  const cal = calibration(oobSum, oobCount, s.yTrain, nTrain);
-  if (cal.ok) {
-    s.out.setMetric(A.M_CAL_SLOPE, cal.b);
-    if (cal.b > 0) rescale(s, cal);
-  }
-  release(oobSum); release(oobCount);
-}
-
-function rescale(s: FitState, cal: LogisticFit): void {
+export function rescale(s: FitState, cal: LogisticFit): void {
   s.out.setMetric(A.M_CAL_APPLIED, 1);
   s.intercept = cal.a + cal.b * s.intercept;
+  s.treeWeight *= cal.b;
   const terms = s.terms;
   for (let o = 0; o < s.u * BIN_STRIDE; o++) stf(terms, o, ldf(terms, o) * cal.b);
   if (s.pairs != null) s.pairs!.scale(cal.b);
@@ -386,15 +401,26 @@ export function scoreHeldOut(s: FitState): void {
     let sum = intercept;
     for (let c = 0; c < u; c++) sum += ldf(terms, c * BIN_STRIDE + <i32>load<u8>(binsAll + <usize>c * <usize>n + <usize>r));
     if (pairs != null) sum += pairs.logitOfRow(binsAll, n, r);
+    sum += servedTreeLogit(s, r);
     stf(s.heldLogit, q, sum);
     stf(s.heldBase, q, baseP);
   }
 }
 
+/** Platt slope and offset of the bags' mean out-of-bag logits `logits` (per bag, as s.oobLogit). */
+export function outOfBagPlatt(s: FitState, logits: Array<usize>): LogisticFit {
+  const nTrain = s.nTrain;
+  const oobSum = allocF64(nTrain), oobCount = allocF64(nTrain);
+  addOutOfBag(s, 0, s.nBags, oobSum, oobCount, logits);
+  const cal = calibration(oobSum, oobCount, s.yTrain, nTrain);
+  release(oobSum); release(oobCount);
+  return cal;
+}
+
 /** Adds bags bg0..bg0+nB-1's logits of their own validation rows into oobSum/oobCount (by position). */
-function addOutOfBag(s: FitState, bg0: i32, nB: i32, oobSum: usize, oobCount: usize): void {
+function addOutOfBag(s: FitState, bg0: i32, nB: i32, oobSum: usize, oobCount: usize, logits: Array<usize>): void {
   for (let bg = bg0; bg < bg0 + nB; bg++) {
-    const idx = s.oobIdx[bg], sv = s.oobLogit[bg], nV = s.oobCount[bg];
+    const idx = s.oobIdx[bg], sv = logits[bg], nV = s.oobCount[bg];
     for (let i = 0; i < nV; i++) {
       const q = ldi(idx, i);
       stf(oobSum, q, ldf(oobSum, q) + ldf(sv, i));

@@ -2,12 +2,13 @@
 // missing; categorical one bin per frequent value, an "other" bin (1) and a missing bin (0).
 import { ldf, ldi, sti, allocF64, allocI32, release } from './mem';
 import { sortF64 } from './sort';
+import { MIN_VALUE_BINS, MIN_ROWS_PER_BIN, MIN_CATEGORY_COUNT } from './tunables';
 
-export const MAX_VALUE_BINS: i32 = 255; // numeric bins 1..255, so a bin index fits a u8
-const MIN_VALUE_BINS: i32 = 16;
-const MIN_ROWS_PER_BIN: i32 = 5;
-export const MAX_CATEGORY_BINS: i32 = 254; // categorical bins 2..255
-export const MIN_CATEGORY_COUNT: i32 = 10;
+// A bin index is a u8: every per-bin table of the fit (terms, counts, histograms) has BIN_STRIDE slots a column,
+// indexed [column * BIN_STRIDE + bin], and a pair's or tree term's cell codes fit the same 256.
+export const BIN_STRIDE: i32 = 256;
+export const MAX_VALUE_BINS: i32 = 255; // numeric bins 1..255 (0 is missing)
+export const MAX_CATEGORY_BINS: i32 = 254; // categorical bins 2..255 (0 missing, 1 other)
 
 /** Result of binning one column: cut points (numeric) or code -> bin (categorical). */
 export class ColumnBins {
@@ -33,9 +34,7 @@ export function binNumeric(values: usize, rows: usize, nRows: i32): ColumnBins {
   sortF64(buf, m);
   let distinct = 0;
   for (let i = 0; i < m; i++) if (i == 0 || ldf(buf, i) != ldf(buf, i - 1)) distinct++;
-  // At most one value bin per MIN_ROWS_PER_BIN training values (never under 16 or over 255): on a
-  // small table one bin per distinct value leaves a row or two a bin, and the terms learn noise; large
-  // tables keep 255 bins.
+  // At most one value bin per MIN_ROWS_PER_BIN training values, never under MIN_VALUE_BINS (tunables.ts says why)
   const maxBins = min<i32>(MAX_VALUE_BINS, max<i32>(MIN_VALUE_BINS, m / MIN_ROWS_PER_BIN));
   const cuts = allocF64(MAX_VALUE_BINS);
   let nCuts = 0;

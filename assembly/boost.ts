@@ -8,13 +8,9 @@ import { ldf, ldi, stf, sti, ldb, zalloc, allocF64, allocI32, allocU8, release }
 import { rowLogLoss } from './stats';
 import { mix64 } from './hash';
 import { linearStart, linearIntercept } from './linear';
-
-export const BIN_STRIDE: i32 = 256; // term tables are u x 256 f64, indexed [column * 256 + bin]
-export const MIN_CHILD_ROWS: f64 = 10;
-const HESS_FLOOR: f64 = 1e-9;
-// Categorical bins are ordered by G/(H + CAT_SMOOTH) before a cut: a value seen a few times with a chance-high
-// ratio does not set the order (flights' ~200 airports: AUC 0.617 -> 0.619).
-export let CAT_SMOOTH: f64 = 10;
+import { Momentum } from './momentum';
+import { BIN_STRIDE } from './binning';
+import { Histogram, Split, findSplit, randomSplit } from './split';
 
 /** One bag's rows, gathered into contiguous column-major bins (hot loops read them linearly). */
 export class Bag {
@@ -30,242 +26,39 @@ export class Bag {
   intercept: f64 = 0;
   rounds: i32 = 0;
   validLoss: f64 = 0; // mean validation log loss at the kept round
-  vIdx: usize = 0; // i32 [nV]: position of each validation row in the fit's training list
+  vIdx: usize = 0; // i32 [nV]: position of each validation row in the bag's pool
+  tIdx: usize = 0; // i32 [nT]: position of each training row in the bag's pool
   seed: u64 = 0; // the bag's draw seed, also keying its smoothing cuts
   smoothRounds: i32 = 0; // stagewise: first rounds that take a random valid cut of each numeric column
 
   free(): void {
-    release(this.binsT); release(this.binsV); release(this.yT); release(this.yV); release(this.vIdx);
-    this.binsT = 0; this.binsV = 0; this.yT = 0; this.yV = 0; this.vIdx = 0;
+    release(this.binsT); release(this.binsV); release(this.yT); release(this.yV); release(this.vIdx); release(this.tIdx);
+    this.binsT = 0; this.binsV = 0; this.yT = 0; this.yV = 0; this.vIdx = 0; this.tIdx = 0;
   }
 }
 
-// The histogram the split finder reads (one column at a time): HIST holds each bin's gradient and hessian sums
-// side by side (f64 [bin][g, h]), CNT its rows (f64 [bin]). They point at a column's sums where they were made
-// (loadHist) or at GH1 (foldHist), so nothing is copied for the finder.
-let HIST: usize = 0, CNT: usize = 0;
+// The histogram the split finder reads (one column at a time), pointing at a column's sums where they were made
+// (columnHist, useColumnHist) or at GH1 (foldHist), so nothing is copied for the finder; and its answer.
+const HIST = new Histogram();
+const SPLIT = new Split();
 const GH1 = allocF64(BIN_STRIDE * 2);
-@inline function gOf(b: i32): f64 { return load<f64>(HIST + (<usize>b << 4)); }
-@inline function hOf(b: i32): f64 { return load<f64>(HIST + (<usize>b << 4) + 8); }
-@inline function nOf(b: i32): f64 { return load<f64>(CNT + (<usize>b << 3)); }
 // Four interleaved copies (row i goes to copy i & 3), summed in a fixed order afterwards: rows that
 // hit the same bin no longer wait on each other's store (low-cardinality columns hit few bins). Each bin
 // holds its gradient and hessian sums side by side (f64 [copy][bin][g, h]), so one f64x2 add updates both.
 const GH4 = allocF64(BIN_STRIDE * 4 * 2);
-const SIDE = allocU8(BIN_STRIDE);
 const DELTA = allocF64(BIN_STRIDE);
 const MULT = allocF64(BIN_STRIDE);
-const ORDER = allocI32(BIN_STRIDE);
-const ORDER_TMP = allocI32(BIN_STRIDE); // orderByRatio's merge buffer
-const RATIO = allocF64(BIN_STRIDE);
 
-// Totals of the histogram (summed in bin order: histTotals, loadHist).
-let histG: f64 = 0, histH: f64 = 0, histN: f64 = 0;
-
-/** Sums the histogram's bins in bin order into histG/H/N (findSplit reads them with HIST and CNT). */
-@inline function histTotals(nb: i32): void {
-  let gt = 0.0, ht = 0.0, nt = 0.0;
-  for (let b = 0; b < nb; b++) { gt += gOf(b); ht += hOf(b); nt += nOf(b); }
-  histG = gt; histH = ht; histN = nt;
-}
-
-// Result of the split finder: the best cut's side sums, and its score2.
-let splitGL: f64 = 0, splitHL: f64 = 0, splitGR: f64 = 0, splitHR: f64 = 0;
-let splitScore: f64 = 0;
-
-@inline function score2(gl: f64, hl: f64, gr: f64, hr: f64): f64 {
-  return gl * gl / hl + gr * gr / hr;
-}
-
-/**
- * Best single cut of a column's histogram; marks SIDE[bin] = 0/1 and leaves the side sums in
- * split*. Numeric: a cut between ordered value bins with missing on either side, or missing
- * alone. Categorical: bins ordered by G/H (ties by bin), then a cut. Returns false when no cut
- * leaves MIN_CHILD_ROWS on both sides. With `mark` false only splitScore is set (the stagewise rounds compare
- * every column's best score and mark only the winner's cut): no SIDE, no split* sums.
- */
-export function findSplit(kind: i32, nBins: i32, mark: bool = true): bool {
-  const gt = histG, ht = histH, nt = histN;
-  let best = -1.0;
-  let found = false;
-  if (kind == 0) {
-    const gm = gOf(0), hm = hOf(0), nm = nOf(0);
-    // missing alone
-    if (nm >= MIN_CHILD_ROWS && nt - nm >= MIN_CHILD_ROWS && hm > HESS_FLOOR && ht - hm > HESS_FLOOR) {
-      best = score2(gm, hm, gt - gm, ht - hm);
-      found = true;
-      if (mark) {
-        for (let b = 0; b < nBins; b++) store<u8>(SIDE + <usize>b, b == 0 ? 0 : 1);
-        splitGL = gm; splitHL = hm; splitGR = gt - gm; splitHR = ht - hm;
-      }
-    }
-    let gl = 0.0, hl = 0.0, nl = 0.0;
-    let bestCut = -1, bestMissLeft = false;
-    if (nm == 0) {
-      // no missing rows: the "missing on the left" cut of the loop below, with gm = hm = nm = 0 (the same
-      // scores: gl + 0.0 differs from gl only in the sign of a zero, which score2 squares), and no other
-      for (let t = 1; t < nBins - 1; t++) {
-        const n1 = nOf(t);
-        gl += gOf(t); hl += hOf(t); nl += n1;
-        if (nt - nl < MIN_CHILD_ROWS) break; // nl only grows: no later cut leaves enough on the right
-        if (n1 == 0 || nl < MIN_CHILD_ROWS || !(hl > HESS_FLOOR && ht - hl > HESS_FLOOR)) continue;
-        const s = score2(gl, hl, gt - gl, ht - hl);
-        if (s > best) { best = s; bestCut = t; found = true; }
-      }
-      bestMissLeft = true;
-    } else for (let t = 1; t < nBins - 1; t++) {
-      gl += gOf(t); hl += hOf(t); nl += nOf(t);
-      if (nOf(t) == 0) continue; // same split as the previous non-empty cut
-      // missing on the left
-      let nL = nl + nm, hL = hl + hm, gL = gl + gm;
-      if (nL >= MIN_CHILD_ROWS && nt - nL >= MIN_CHILD_ROWS && hL > HESS_FLOOR && ht - hL > HESS_FLOOR) {
-        const s = score2(gL, hL, gt - gL, ht - hL);
-        if (s > best) { best = s; bestCut = t; bestMissLeft = true; found = true; }
-      }
-      if (nm > 0) {
-        nL = nl; hL = hl; gL = gl;
-        if (nL >= MIN_CHILD_ROWS && nt - nL >= MIN_CHILD_ROWS && hL > HESS_FLOOR && ht - hL > HESS_FLOOR) {
-          const s = score2(gL, hL, gt - gL, ht - hL);
-          if (s > best) { best = s; bestCut = t; bestMissLeft = false; found = true; }
-        }
-      }
-    }
-    splitScore = best;
-    if (bestCut >= 0 && mark) {
-      let g2 = 0.0, h2 = 0.0;
-      store<u8>(SIDE, bestMissLeft ? 0 : 1);
-      if (bestMissLeft) { g2 += gm; h2 += hm; }
-      for (let b = 1; b < nBins; b++) {
-        const left = b <= bestCut;
-        store<u8>(SIDE + <usize>b, left ? 0 : 1);
-        if (left) { g2 += gOf(b); h2 += hOf(b); }
-      }
-      splitGL = g2; splitHL = h2; splitGR = gt - g2; splitHR = ht - h2;
-    }
-    return found;
-  }
-  // categorical: order non-empty bins by G/H ratio
-  let k = 0;
-  for (let b = 0; b < nBins; b++) {
-    store<u8>(SIDE + <usize>b, 2); // empty bins take no step
-    if (nOf(b) > 0) {
-      stf(RATIO, b, gOf(b) / (hOf(b) + CAT_SMOOTH));
-      store<i32>(ORDER + (<usize>k << 2), b);
-      k++;
-    }
-  }
-  orderByRatio(k);
-  let gl = 0.0, hl = 0.0, nl = 0.0;
-  let bestAt = -1;
-  for (let i = 0; i < k - 1; i++) {
-    const b = ldi(ORDER, i);
-    gl += gOf(b); hl += hOf(b); nl += nOf(b);
-    if (nl >= MIN_CHILD_ROWS && nt - nl >= MIN_CHILD_ROWS && hl > HESS_FLOOR && ht - hl > HESS_FLOOR) {
-      const s = score2(gl, hl, gt - gl, ht - hl);
-      if (s > best) { best = s; bestAt = i; found = true; splitGL = gl; splitHL = hl; }
-    }
-  }
-  splitScore = best;
-  if (bestAt >= 0 && mark) {
-    for (let i = 0; i < k; i++) store<u8>(SIDE + <usize>ldi(ORDER, i), i <= bestAt ? 0 : 1);
-    splitGR = gt - splitGL; splitHR = ht - splitHL;
-  }
-  return found;
-}
-
-/** Whether bin a comes before bin b: by RATIO, ties by bin (a total order: bins are distinct). */
-@inline function before(a: i32, b: i32): bool {
-  const ra = ldf(RATIO, a), rb = ldf(RATIO, b);
-  return ra < rb || (ra == rb && a < b);
-}
-
-/**
- * Sorts ORDER[0..k) by (RATIO, bin). Readable version: an insertion sort. A few bins are sorted so; past 32
- * (a full-resolution pair has up to 256 cells), a bottom-up merge sort through ORDER_TMP. Both give the one
- * order of that total order, so the cut is the same bits either way.
- */
-function orderByRatio(k: i32): void {
-  if (k <= 32) {
-    for (let i = 1; i < k; i++) {
-      const b = ldi(ORDER, i);
-      let j = i - 1;
-      while (j >= 0 && before(b, ldi(ORDER, j))) { sti(ORDER, j + 1, ldi(ORDER, j)); j--; }
-      sti(ORDER, j + 1, b);
-    }
-    return;
-  }
-  let src = ORDER, dst = ORDER_TMP;
-  for (let width = 1; width < k; width <<= 1) {
-    for (let lo = 0; lo < k; lo += width << 1) {
-      const mid = min(lo + width, k), hi = min(lo + (width << 1), k);
-      let i = lo, j = mid, o = lo;
-      while (i < mid && j < hi) {
-        const a = ldi(src, i), b = ldi(src, j);
-        if (before(b, a)) { sti(dst, o++, b); j++; } else { sti(dst, o++, a); i++; }
-      }
-      while (i < mid) sti(dst, o++, ldi(src, i++));
-      while (j < hi) sti(dst, o++, ldi(src, j++));
-    }
-    const t = src; src = dst; dst = t;
-  }
-  if (src != ORDER) memory.copy(ORDER, src, <usize>k << 2);
-}
-
-/**
- * The best cut of a full-resolution pair's cells (pairs.ts) as one categorical column: cells ordered by
- * G/(H + CAT_SMOOTH), cut in two with MIN_CHILD_ROWS a side. `gh` holds each cell's (g, h) side by side,
- * `counts` its rows. Writes each cell's side (0 left, 1 right, 2 empty) to `side` and the two Newton steps to
- * `steps` (f64 [2]); returns the cut's gain, or -1 when no cut is valid.
- */
-export function cellCut(gh: usize, counts: usize, cells: i32, side: usize, steps: usize): f64 {
-  loadHist(gh, cells, counts);
-  if (!findSplit(1, cells)) return -1;
-  memory.copy(side, SIDE, <usize>cells);
-  stf(steps, 0, -splitGL / splitHL);
-  stf(steps, 1, -splitGR / splitHR);
-  return score2(splitGL, splitHL, splitGR, splitHR) - histG * histG / histH;
-}
-
-/** A seeded random valid cut of a numeric column (missing rows join the left side): smoothing rounds. */
-function randomSplit(nBins: i32, r: u64): bool {
-  let nt = 0.0, ht = 0.0;
-  for (let b = 0; b < nBins; b++) { nt += nOf(b); ht += hOf(b); }
-  let count = 0;
-  let nl = nOf(0), hl = hOf(0);
-  for (let t = 1; t < nBins - 1; t++) {
-    nl += nOf(t); hl += hOf(t);
-    if (nOf(t) == 0) continue;
-    if (nl >= MIN_CHILD_ROWS && nt - nl >= MIN_CHILD_ROWS && hl > HESS_FLOOR && ht - hl > HESS_FLOOR) count++;
-  }
-  if (count == 0) return false;
-  let pick = <i32>(r % <u64>count);
-  nl = nOf(0); hl = hOf(0);
-  let gl = gOf(0);
-  let cut = -1;
-  for (let t = 1; t < nBins - 1; t++) {
-    nl += nOf(t); hl += hOf(t); gl += gOf(t);
-    if (nOf(t) == 0) continue;
-    if (nl >= MIN_CHILD_ROWS && nt - nl >= MIN_CHILD_ROWS && hl > HESS_FLOOR && ht - hl > HESS_FLOOR) {
-      if (pick == 0) { cut = t; break; }
-      pick--;
-    }
-  }
-  let gt = 0.0;
-  for (let b = 0; b < nBins; b++) gt += gOf(b);
-  store<u8>(SIDE, 0);
-  for (let b = 1; b < nBins; b++) store<u8>(SIDE + <usize>b, b <= cut ? 0 : 1);
-  splitGL = gl; splitHL = hl; splitGR = gt - gl; splitHR = ht - hl;
-  return true;
-}
-
-/** Clears the 4-way histograms of a column and points CNT at its (round-invariant) bin counts. */
-@inline function clearHist(nb: i32, counts: usize): void {
+/** Clears the 4-way histograms of a column. */
+@inline function clearHist(nb: i32): void {
   for (let k = 0; k < 4; k++) memory.fill(GH4 + (<usize>(k * BIN_STRIDE) << 4), 0, <usize>nb << 4);
-  CNT = counts;
 }
 
-/** Sums the four copies into GH1, copy 0 first (a fixed order: deterministic), for the split finder. */
-function foldHist(nb: i32): void {
+/**
+ * Sums the four copies into GH1, copy 0 first (a fixed order: deterministic), for the split finder; `counts`
+ * are the column's (round-invariant) rows per bin.
+ */
+function foldHist(nb: i32, counts: usize): Histogram {
   for (let b = 0; b < nb; b++) {
     let g = 0.0, h = 0.0;
     for (let k = 0; k < 4; k++) {
@@ -277,8 +70,7 @@ function foldHist(nb: i32): void {
     store<f64>(o, g);
     store<f64>(o + 8, h);
   }
-  HIST = GH1;
-  histTotals(nb);
+  return HIST.at(GH1, nb, counts);
 }
 
 /** Adds one row (odds e = exp(logit), outcome y) to bin b of copy k of the histogram at `hist`. */
@@ -330,6 +122,44 @@ export function histPass(stepped: usize, next: usize, eT: usize, yT: usize, nT: 
   }
 }
 
+/**
+ * histPass after a momentum move (momentum.ts): each row's odds first take the stepped term's factor (when
+ * `stepped`), then the factor moveMult[bin] of the term whose histogram this pass builds (its bins `next`), the
+ * move that term's table already made; then every row goes into `hist` as in histPass.
+ */
+export function histPassMoved(stepped: usize, next: usize, eT: usize, yT: usize, nT: i32, mult: usize, hist: usize, copyMask: usize,
+  moveMult: usize): void {
+  let i = 0;
+  for (; i + 1 < nT; i += 2) {
+    const ep = eT + (<usize>i << 3);
+    let e = v128.load(ep);
+    if (stepped != 0) {
+      const m0 = load<f64>(mult + (<usize>load<u8>(stepped + <usize>i) << 3));
+      const m1 = load<f64>(mult + (<usize>load<u8>(stepped + <usize>i + 1) << 3));
+      e = f64x2.mul(e, f64x2.replace_lane(f64x2.splat(m0), 1, m1));
+    }
+    const b0 = <usize>load<u8>(next + <usize>i), b1 = <usize>load<u8>(next + <usize>i + 1);
+    e = f64x2.mul(e, f64x2.replace_lane(f64x2.splat(load<f64>(moveMult + (b0 << 3))), 1, load<f64>(moveMult + (b1 << 3))));
+    v128.store(ep, e);
+    const p = f64x2.div(e, f64x2.add(ONE2, e));
+    const g = f64x2.sub(p, v128.load(yT + (<usize>i << 3)));
+    const h = f64x2.mul(p, f64x2.sub(ONE2, p));
+    const o0 = hist + ((((<usize>i & copyMask) << 8) + b0) << 4);
+    v128.store(o0, f64x2.add(v128.load(o0), v128.shuffle<f64>(g, h, 0, 2)));
+    const o1 = hist + (((((<usize>i + 1) & copyMask) << 8) + b1) << 4);
+    v128.store(o1, f64x2.add(v128.load(o1), v128.shuffle<f64>(g, h, 1, 3)));
+  }
+  for (; i < nT; i++) {
+    const ep = eT + (<usize>i << 3);
+    let e = load<f64>(ep);
+    if (stepped != 0) e *= load<f64>(mult + (<usize>load<u8>(stepped + <usize>i) << 3));
+    const b = <usize>load<u8>(next + <usize>i);
+    e *= load<f64>(moveMult + (b << 3));
+    store<f64>(ep, e);
+    addToHist(hist, <usize>i & copyMask, b, e, load<f64>(yT + (<usize>i << 3)));
+  }
+}
+
 /** Mean log loss of the bag's validation rows from their current logits. */
 function validLoss(sV: usize, yV: usize, nV: i32): f64 {
   let s = 0.0;
@@ -351,24 +181,27 @@ export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRo
   let bestRound = 0;
   let round = 0;
   const yT = bag.yT;
+  const mom = new Momentum(u * BIN_STRIDE);
   while (round < maxRounds) {
     round++;
+    mom.startRound(work);
     // Each pass over the rows applies column c's step and builds column c+1's histogram at once
     // (readable version: one histogram pass and one update pass per column; same numbers).
-    clearHist(ldi(bag.nBins, 0), binCounts);
-    histPass(0, bag.binsT, eT, yT, nT, MULT, GH4, 3);
-    foldHist(ldi(bag.nBins, 0));
+    clearHist(ldi(bag.nBins, 0));
+    if (mom.pending) histPassMoved(0, bag.binsT, eT, yT, nT, MULT, GH4, 3, mom.mult);
+    else histPass(0, bag.binsT, eT, yT, nT, MULT, GH4, 3);
+    let hist = foldHist(ldi(bag.nBins, 0), binCounts);
     for (let c = 0; c < u; c++) {
       const nb = ldi(bag.nBins, c);
       const col = bag.binsT + <usize>c * <usize>nT;
       let moved = false;
-      if (findSplit(ldi(bag.kinds, c), nb)) {
+      if (findSplit(hist, ldi(bag.kinds, c), nb, SPLIT)) {
         moved = true;
-        const dL = -lr * splitGL / splitHL;
-        const dR = -lr * splitGR / splitHR;
+        const dL = -lr * SPLIT.gl / SPLIT.hl;
+        const dR = -lr * SPLIT.gr / SPLIT.hr;
         const mL = Math.exp(dL), mR = Math.exp(dR);
         for (let b = 0; b < nb; b++) {
-          const side = ldb(SIDE, b);
+          const side = ldb(SPLIT.side, b);
           const d = side == 0 ? dL : (side == 1 ? dR : 0.0);
           stf(DELTA, b, d);
           stf(MULT, b, side == 0 ? mL : (side == 1 ? mR : 1.0));
@@ -384,10 +217,11 @@ export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRo
       }
       if (c + 1 < u) {
         const nbNext = ldi(bag.nBins, c + 1);
-        clearHist(nbNext, binCounts + (<usize>((c + 1) * BIN_STRIDE) << 3));
+        clearHist(nbNext);
         const next = col + <usize>nT;
-        histPass(moved ? col : 0, next, eT, yT, nT, MULT, GH4, 3);
-        foldHist(nbNext);
+        if (mom.pending) histPassMoved(moved ? col : 0, next, eT, yT, nT, MULT, GH4, 3, mom.mult + (<usize>((c + 1) * BIN_STRIDE) << 3));
+        else histPass(moved ? col : 0, next, eT, yT, nT, MULT, GH4, 3);
+        hist = foldHist(nbNext, binCounts + (<usize>((c + 1) * BIN_STRIDE) << 3));
       } else if (moved) {
         for (let i = 0; i < nT; i++) {
           const ep = eT + (<usize>i << 3);
@@ -395,15 +229,25 @@ export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRo
         }
       }
     }
+    mom.pending = false;
     const loss = validLoss(sV, bag.yV, nV);
     if (loss < bestLoss) {
       bestLoss = loss;
       bestRound = round;
       memory.copy(terms, work, <usize>(u * BIN_STRIDE) << 3);
     } else if (round - bestRound >= patience) break;
+    // momentum: work moves on to the next sweep's starting point, the validation logits with it; the training
+    // rows take each column's move in the pass that builds that column's histogram (histPass `moved`)
+    if (mom.startsOrRuns(round, bestRound) && mom.extrapolate(work, binCounts)) {
+      for (let c = 0; c < u; c++) {
+        const col = bag.binsV + <usize>c * <usize>nV, d = mom.move + (<usize>(c * BIN_STRIDE) << 3);
+        for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(d, <i32>load<u8>(col + <usize>i)));
+      }
+    } else mom.keep(work);
   }
   bag.rounds = bestRound;
   bag.validLoss = bestLoss;
+  mom.free();
   release(work); release(binCounts); release(eT); release(sV);
 }
 
@@ -465,7 +309,7 @@ function gradients(eT: usize, yT: usize, nT: i32): void {
  * Column c's histogram from ghRow, loaded for the split finder: each row's (g, h) is added to its bin's pair of
  * sums by one f64x2 add, in row order, so each sum is the same bits as adding g and h one row at a time.
  */
-function columnHist(bag: Bag, c: i32, binCounts: usize): void {
+function columnHist(bag: Bag, c: i32, binCounts: usize): Histogram {
   const nb = ldi(bag.nBins, c), nT = bag.nT;
   memory.fill(GH4, 0, <usize>nb << 4);
   const col = bag.binsT + <usize>c * <usize>nT;
@@ -473,7 +317,7 @@ function columnHist(bag: Bag, c: i32, binCounts: usize): void {
     const o = GH4 + (<usize>load<u8>(col + <usize>i) << 4);
     v128.store(o, f64x2.add(v128.load(o), v128.load(ghRow + (<usize>i << 4))));
   }
-  loadHist(GH4, nb, binCounts + (<usize>(c * BIN_STRIDE) << 3));
+  return HIST.at(GH4, nb, binCounts + (<usize>(c * BIN_STRIDE) << 3));
 }
 
 /**
@@ -495,12 +339,6 @@ function allColumnHists(bag: Bag): void {
       hist += GH_COLUMN;
     }
   }
-}
-
-/** Points the split finder at a histogram of side-by-side (g, h) sums and its bin counts, and sums its totals. */
-function loadHist(gh: usize, nb: i32, counts: usize): void {
-  HIST = gh; CNT = counts;
-  histTotals(nb);
 }
 
 // Every column's histogram of a stagewise bag's greedy round (allColumnHists), and each column's totals:
@@ -543,13 +381,10 @@ function allColumnTotals(u: i32, nBins: usize): void {
   }
 }
 
-/** Points the split finder at column c's histogram of the greedy round, with the totals summed beforehand. */
-@inline function useColumnHist(c: i32, binCounts: usize): void {
-  HIST = ghAll + <usize>c * GH_COLUMN;
-  CNT = binCounts + (<usize>(c * BIN_STRIDE) << 3);
-  histG = load<f64>(ghTot + (<usize>c << 4));
-  histH = load<f64>(ghTot + (<usize>c << 4) + 8);
-  histN = ldf(nTot, c);
+/** Column c's histogram of the greedy round, with the totals summed beforehand. */
+@inline function useColumnHist(c: i32, binCounts: usize): Histogram {
+  return HIST.withTotals(ghAll + <usize>c * GH_COLUMN, binCounts + (<usize>(c * BIN_STRIDE) << 3),
+    load<f64>(ghTot + (<usize>c << 4)), load<f64>(ghTot + (<usize>c << 4) + 8), ldf(nTot, c));
 }
 
 /**
@@ -619,9 +454,9 @@ export function boostStagewise(bag: Bag, terms: usize, lr: f64, patience: i32, m
       for (let c = 0; c < u; c++) {
         if (ldi(bag.kinds, c) != 0) continue;
         gradients(eT, bag.yT, nT); // the previous column's step moved every row
-        columnHist(bag, c, binCounts);
-        if (!randomSplit(ldi(bag.nBins, c), mix64(bag.seed ^ (<u64>round * 1000003 + <u64>c)))) continue;
-        stepColumn(bag, c, SIDE, -lr * splitGL / splitHL, -lr * splitGR / splitHR, work, eT, sV);
+        const hist = columnHist(bag, c, binCounts);
+        if (!randomSplit(hist, ldi(bag.nBins, c), mix64(bag.seed ^ (<u64>round * 1000003 + <u64>c)), SPLIT)) continue;
+        stepColumn(bag, c, SPLIT.side, -lr * SPLIT.gl / SPLIT.hl, -lr * SPLIT.gr / SPLIT.hr, work, eT, sV);
       }
     } else {
       gradients(eT, bag.yT, nT);
@@ -629,16 +464,15 @@ export function boostStagewise(bag: Bag, terms: usize, lr: f64, patience: i32, m
       allColumnTotals(u, bag.nBins);
       let bestGain = 0.0, bestC = -1;
       for (let c = 0; c < u; c++) {
-        useColumnHist(c, binCounts);
-        if (!findSplit(ldi(bag.kinds, c), ldi(bag.nBins, c), false)) continue;
-        const gain = splitScore - histG * histG / histH;
+        const hist = useColumnHist(c, binCounts);
+        if (!findSplit(hist, ldi(bag.kinds, c), ldi(bag.nBins, c), SPLIT, false)) continue;
+        const gain = SPLIT.score - hist.g * hist.g / hist.h;
         if (bestC < 0 || gain > bestGain) { bestGain = gain; bestC = c; }
       }
       if (bestC < 0) break; // no column can be cut: nothing left to learn
       // the winner's cut again, marked this time (the same histogram, so the same cut)
-      useColumnHist(bestC, binCounts);
-      findSplit(ldi(bag.kinds, bestC), ldi(bag.nBins, bestC));
-      stepColumn(bag, bestC, SIDE, -lr * splitGL / splitHL, -lr * splitGR / splitHR, work, eT, sV);
+      findSplit(useColumnHist(bestC, binCounts), ldi(bag.kinds, bestC), ldi(bag.nBins, bestC), SPLIT);
+      stepColumn(bag, bestC, SPLIT.side, -lr * SPLIT.gl / SPLIT.hl, -lr * SPLIT.gr / SPLIT.hr, work, eT, sV);
     }
     const loss = validLoss(sV, bag.yV, nV);
     if (loss < bestLoss) {

@@ -1,16 +1,17 @@
 // A small tree over two coded features of a bag's training rows, for a tree term (pairs.ts): each feature is a
 // u8 code per row (a full-resolution pair's fine cell, such as a date made of month x day of month; or a
 // many-valued categorical column's fine bin), and every split is a categorical cut of one feature's codes among
-// the node's rows (boost.ts cellCut: codes ordered by G/(H + CAT_SMOOTH), MIN_CHILD_ROWS a side). Grown best
+// the node's rows (split.ts cellCut: codes ordered by G/(H + CAT_SMOOTH), MIN_CHILD_ROWS a side). Grown best
 // first to at most TREE_LEAVES leaves. Every node's region is a product of a code set of each feature (a split
 // narrows one of them), so each leaf is a rectangle of the term's table after the two features' codes are
 // re-ordered, and a leaf's step covers codes no row of the node had as well.
 import { ldf, stf, ldi, sti, allocF64, allocI32, allocU8 } from './mem';
-import { cellCut } from './boost';
+import { cellCut } from './split';
+import { BIN_STRIDE } from './binning';
+import { TREE_LEAVES } from './tunables';
 
-export const TREE_LEAVES: i32 = 32;
 const MAX_NODES: i32 = 2 * TREE_LEAVES - 1;
-const CODES: i32 = 256;
+const CODES: i32 = BIN_STRIDE; // a feature's codes are u8: a fine bin, or a pair's fine cell
 
 // Per node: the rows' positions are ORDER[lo, hi); the histogram of each feature (f64 [code][g, h] and rows
 // f64 [code]); the code set of each feature (u8 [code]: 1 in the region); its best cut (feature, gain, sides).

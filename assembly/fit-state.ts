@@ -101,6 +101,16 @@ export class FitState {
   foldPairs: Array<PairSet | null> = new Array<PairSet | null>(0); // cross-fitted: each fold model's kept pairs
   foldCandidates: Array<PairSet | null> = new Array<PairSet | null>(0); // cross-fitted: each fold's pairs being tried
   pairsTried: i32 = 0;
+  // ---- the residual-tree stage (tree-stage.ts) ----
+  treeGains: usize = 0; // f64 [nBags]: each bag's gate gain from its trees
+  bagTrees: Array<usize> = new Array<usize>(0); // per bag, f64 [count * RAW_TREE]: its kept round's trees
+  bagTreeCount: Array<i32> = new Array<i32>(0);
+  treeOob: Array<usize> = new Array<usize>(0); // per bag, f64 [oobCount]: validation logits with the trees
+  treeCandidate: usize = 0; // u8 [nBags]: the bag's trees passed its gate (0: not tried)
+  servedTrees: usize = 0; // f64 [servedCount * RAW_TREE]: the trees kept
+  servedCount: i32 = 0;
+  treeWeight: f64 = 0; // each served tree's weight in the served logit (bag share times any rescale)
+  treeMeanSum: f64 = 0; // sum of the served trees' mean values (their weighted sum is in the intercept)
   heldLogit: usize = 0; // f64 [nHeld]: held-out rows' logits under the model tested on them
   heldBase: usize = 0; // f64 [nHeld]: the base rate each could have been given without a model
 
@@ -128,6 +138,8 @@ export class FitState {
     if (this.pairs != null) this.pairs!.free();
     for (let f = 0; f < this.foldPairs.length; f++) if (this.foldPairs[f] != null) this.foldPairs[f]!.free();
     for (let f = 0; f < this.foldCandidates.length; f++) if (this.foldCandidates[f] != null) this.foldCandidates[f]!.free();
+    release(this.treeGains); release(this.treeCandidate); release(this.servedTrees);
+    for (let bg = 0; bg < this.bagTrees.length; bg++) { release(this.bagTrees[bg]); release(this.treeOob[bg]); }
     release(this.heldLogit); release(this.heldBase);
     release(this.counts); release(this.terms); release(this.posBags); release(this.negBags);
   }

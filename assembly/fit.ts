@@ -5,11 +5,12 @@ import * as A from './abi';
 import { ldf, stf, ldi, sti, ldb, stb, ldl, stl, allocF64, allocI32, allocU8, release } from './mem';
 import { fnv1a64, mix64 } from './hash';
 import { sortIndices } from './sort';
-import { ColumnBins, binNumeric, binCategorical, numericBin, categoricalBin } from './binning';
+import { ColumnBins, binNumeric, binCategorical, numericBin, categoricalBin, BIN_STRIDE } from './binning';
 import { aucDeLong, aucZ, topLift, constLogLoss, sigmoid, clusteredMeanSe } from './stats';
 import { FitOutputs, FitState } from './fit-state';
-import { startBags, putTask, afterBags, startPairs, afterPairs, notePairs, combine, calibrate, scoreHeldOut, finishFolds } from './bags';
-import { TaskCtx, PHASE_DONE, PHASE_BAGS, runTaskOf, outLen, loadBlock } from './tasks';
+import { startBags, putTask, afterBags, startPairs, afterPairs, notePairs, combine, scoreHeldOut, finishFolds, crossTempered } from './bags';
+import { startTrees, afterTrees, keepFoldTrees, calibrateSingle } from './tree-stage';
+import { TaskCtx, PHASE_DONE, PHASE_BAGS, PHASE_PAIRS, PHASE_TREES, runTaskOf, outLen, loadBlock } from './tasks';
 import { buildModel } from './model';
 import { reportProgress } from './progress';
 import {
@@ -75,17 +76,23 @@ export function fitAdvance(): i32 {
   if (current == null) return A.ERR_BAD_INPUT;
   const s = current!;
   if (s.tasksLeft != 0) return A.ERR_BAD_INPUT;
-  if (s.ctx.phase == PHASE_BAGS) {
+  const phase = s.ctx.phase;
+  if (phase == PHASE_BAGS) {
     afterBags(s);
     reportProgress(A.P_PAIRS, 0, 1);
     if (startPairs(s)) return A.OK; // 7: the pair phase
-  } else afterPairs(s);
-  if (s.crossFit) finishFolds(s); // the fold models are complete: their calibration and out-of-fold logits
+  } else if (phase == PHASE_PAIRS) afterPairs(s);
+  else afterTrees(s);
+  if (phase != PHASE_TREES && startTrees(s)) return A.OK; // 7b: the residual trees' phase
+  if (s.crossFit) {
+    finishFolds(s); // the fold models are complete: their out-of-fold logits
+    keepFoldTrees(s); // with their trees when the out-of-fold rows say so
+  }
   notePairs(s);
   s.ctx.free();
   combine(s); // 8
   if (!s.crossFit) {
-    calibrate(s); // 10 (cross-fitted folds calibrated their own bags in afterBags)
+    calibrateSingle(s); // 10, and whether the trees are kept (cross-fitted: temper, in combine)
     scoreHeldOut(s);
   }
   reportProgress(A.P_DECIDE, 0, 1);
@@ -402,8 +409,8 @@ function binColumns(s: FitState): void {
  * rest of steps 1-4 together on 100,000 rows).
  */
 function univariateAuc(kind: i32, bins: usize, rows: usize, nRows2: i32, ys: usize, nBins: i32): f64 {
-  memory.fill(AUC_POS, 0, <usize>BIN_SLOTS << 3);
-  memory.fill(AUC_NEG, 0, <usize>BIN_SLOTS << 3);
+  memory.fill(AUC_POS, 0, <usize>BIN_STRIDE << 3);
+  memory.fill(AUC_NEG, 0, <usize>BIN_STRIDE << 3);
   for (let q = 0; q < nRows2; q++) {
     const b = <i32>load<u8>(bins + <usize>ldi(rows, q));
     if (kind == A.KIND_NUMERIC && b == 0) continue;
@@ -445,11 +452,10 @@ function univariateAuc(kind: i32, bins: usize, rows: usize, nRows2: i32, ys: usi
   return auc >= 0.5 ? auc : 1 - auc;
 }
 
-const BIN_SLOTS: i32 = 256;
-const AUC_POS = allocF64(BIN_SLOTS);
-const AUC_NEG = allocF64(BIN_SLOTS);
-const AUC_SCORE = allocF64(BIN_SLOTS);
-const AUC_ORDER = allocI32(BIN_SLOTS);
+const AUC_POS = allocF64(BIN_STRIDE);
+const AUC_NEG = allocF64(BIN_STRIDE);
+const AUC_SCORE = allocF64(BIN_STRIDE);
+const AUC_ORDER = allocI32(BIN_STRIDE);
 
 // ---- 9a. not_yet, or no predictor left ----
 
@@ -543,10 +549,14 @@ function decide(s: FitState): void {
   }
   const auc = aucDeLong(sH, yH, nHeld, caseOf, nCases);
   const zAuc = aucZ(auc.auc, auc.se, yH, nHeld);
+  // the chances tested: a single split's held-out logits are the served model's; cross-fitted, each fold model's
+  // out-of-fold logits scaled as the served model is, by a temperature chosen on the other folds (bags.ts
+  // crossTempered). The AUC above reads the fold models' own logits (a temperature keeps a fold's ranking).
+  const sL = s.crossFit ? crossTempered(s, sH) : sH;
   let llSum = 0.0, llBaseSum = 0.0, brier = 0.0;
   const diffs = allocF64(nHeld);
   for (let q = 0; q < nHeld; q++) {
-    const sq = ldf(sH, q), yq = ldf(yH, q);
+    const sq = ldf(sL, q), yq = ldf(yH, q);
     const ll = clippedLogLoss(sq, yq);
     const lb = constLogLoss(ldf(baseH, q), yq);
     llSum += ll; llBaseSum += lb;
@@ -580,6 +590,7 @@ function decide(s: FitState): void {
     out.setMetric(A.M_STATE, <f64>A.STATE_REFUSED);
     out.setMetric(A.M_REASONS, <f64>A.R_NO_FINDING_CLEARED);
   }
+  if (s.crossFit) release(sL);
   release(yH); release(diffs); release(caseOf); release(caseId);
 }
 

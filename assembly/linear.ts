@@ -5,11 +5,10 @@
 // validation rows say it beats the plain start; the boosting that follows adds what is not linear.
 import { ldf, stf, ldi, sti, allocF64, allocI32, release } from './mem';
 import { rowLogLoss, sigmoid } from './stats';
-import { LINEAR_RIDGE, LINEAR_MAX_COLS } from './tunables';
+import { LINEAR_RIDGE, LINEAR_MAX_COLS, LINEAR_NEWTON_STEPS, LINEAR_NEWTON_TOL } from './tunables';
+import { BIN_STRIDE } from './binning';
 
-const STRIDE: i32 = 256; // bins per column in term tables (boost.ts BIN_STRIDE)
-const NEWTON_STEPS: i32 = 25;
-const NEWTON_TOL: f64 = 1e-9;
+const STRIDE: i32 = BIN_STRIDE; // bins per column in term tables
 
 /** Set by linearStart when it was kept: the intercept of the start. */
 export let linearIntercept: f64 = 0;
@@ -104,7 +103,7 @@ export function linearStart(u: i32, kinds: usize, nBins: usize, binCounts: usize
   const beta = allocF64(m), grad = allocF64(m), hess = allocF64(m * m), step = allocF64(m);
   stf(beta, 0, b0);
   let ok = true;
-  for (let it = 0; it < NEWTON_STEPS; it++) {
+  for (let it = 0; it < LINEAR_NEWTON_STEPS; it++) {
     memory.fill(grad, 0, <usize>m << 3);
     memory.fill(hess, 0, <usize>(m * m) << 3);
     for (let i = 0; i < nT; i++) {
@@ -143,7 +142,7 @@ export function linearStart(u: i32, kinds: usize, nBins: usize, binCounts: usize
       stf(beta, k, ldf(beta, k) - d);
       if (Math.abs(d) > biggest) biggest = Math.abs(d);
     }
-    if (biggest < NEWTON_TOL) break;
+    if (biggest < LINEAR_NEWTON_TOL) break;
   }
   let kept = false;
   if (ok) {

@@ -3,14 +3,12 @@
 import * as A from './abi';
 import { ldf, stf, ldi, sti, allocF64 } from './mem';
 import { numericBin, categoricalBin } from './binning';
-import { BIN_STRIDE } from './boost';
-import { PAIR_COARSE, PairSet } from './pairs';
+import { BIN_STRIDE } from './binning';
+import { PairSet } from './pairs';
 import { sigmoid } from './stats';
 import { FitState } from './fit-state';
-
-const LN_1_25: f64 = 0.22314355131420976;
-const LN_2: f64 = 0.6931471805599453;
-const MIN_AGREE_FRACTION: f64 = 0.75; // a reason's sign must hold in at least 3 of 4 bags
+import { PAIR_COARSE, REASON_MIN_LOG_ODDS, REASON_STRONG_LOG_ODDS, REASON_SIGN_AGREEMENT } from './tunables';
+import { RAW_TREE, SERVED_TREE, ST_COLS, ST_MASKS, ST_FEATURES, ST_PHI, TREE_DEPTH, serveTree, goesRight } from './residual-trees';
 
 /** Writes the model array of a finished fit into s.out; the column order is the host's input order. */
 export function buildModel(s: FitState): void {
@@ -23,6 +21,8 @@ export function buildModel(s: FitState): void {
   for (let f = 0; f < s.foldPairs.length; f++) if (s.foldPairs[f] != null) sets.push(s.foldPairs[f]!);
   let nPairs = 0;
   for (let i = 0; i < sets.length; i++) nPairs += sets[i].count;
+  const forest = s.servedCount > 0; // the residual trees kept: one more section, after the pairs
+  if (forest) nPairs++;
   // size
   let size = A.MODEL_HEADER + m + nPairs;
   const usableOf = new Array<i32>(m);
@@ -38,6 +38,7 @@ export function buildModel(s: FitState): void {
       size += sets[i].isTree(p) ? 5 + sets[i].cellCount(p) : 4 + ldi(uBins, a) + ldi(uBins, b) + sets[i].cellCount(p);
     }
   }
+  if (forest) size += 2 + s.servedCount * A.FOREST_TREE;
   const out = allocF64(size);
   s.out.model = out; s.out.modelLen = size;
   stf(out, 0, A.MODEL_MAGIC); stf(out, 1, <f64>m); stf(out, 2, s.intercept); stf(out, 3, <f64>nPairs);
@@ -113,6 +114,40 @@ export function buildModel(s: FitState): void {
     for (let o = 0; o < cells; o++) stf(out, at + o, ldf(f, o));
     at += cells;
   }
+  if (forest) {
+    stf(out, A.MODEL_HEADER + m + entry, <f64>at);
+    stf(out, at, A.MODEL_FOREST); stf(out, at + 1, <f64>s.servedCount);
+    at += 2;
+    for (let t = 0; t < s.servedCount; t++) {
+      serveTree(s.servedTrees + (<usize>(t * RAW_TREE) << 3), usableIdx, s.treeWeight, out + (<usize>at << 3));
+      at += A.FOREST_TREE;
+    }
+  }
+}
+
+/**
+ * Adds the forest's contributions (its section at `off`, abi.ts): each tree's Shapley values of the case's pattern
+ * of sides at its levels' cuts (residual-trees.ts serveTree), to the tree's columns.
+ */
+function addForest(model: usize, off: i32, m: i32, nRows: i32, outBins: usize, outContrib: usize): void {
+  const nTrees = <i32>ldf(model, off + 1);
+  for (let t = 0; t < nTrees; t++) {
+    const tree = model + (<usize>(off + 2 + t * SERVED_TREE) << 3);
+    const phi = tree + (<usize>ST_PHI << 3);
+    for (let r = 0; r < nRows; r++) {
+      let sides = 0;
+      for (let l = 0; l < TREE_DEPTH; l++) {
+        const c = <i32>ldf(tree, ST_COLS + l);
+        sides = (sides << 1) | (c < 0 ? 0 : goesRight(tree + (<usize>(ST_MASKS + l * 8) << 3), ldi(outBins, r * m + c)));
+      }
+      const row = phi + (<usize>(sides * TREE_DEPTH) << 3);
+      for (let k = 0; k < TREE_DEPTH; k++) {
+        const f = <i32>ldf(tree, ST_FEATURES + k);
+        if (f < 0) break;
+        stf(outContrib, r * m + f, ldf(outContrib, r * m + f) + ldf(row, k));
+      }
+    }
+  }
 }
 
 /** Adds a tree term's contributions (its entry at `off`, layout in buildModel): a third of its cell to each column. */
@@ -138,6 +173,7 @@ export function checkModel(model: usize, len: i32): bool {
   for (let j = 0; j < m + nPairs; j++) {
     const off = <i32>ldf(model, A.MODEL_HEADER + j);
     if (off < 0 || off >= len) return false;
+    if (j >= m && ldf(model, off) == A.MODEL_FOREST && (off + 2 > len || off + 2 + <i32>ldf(model, off + 1) * A.FOREST_TREE > len)) return false;
   }
   return true;
 }
@@ -174,9 +210,11 @@ export function scoreRows(model: usize, len: i32, nRows: i32, cols: usize, outP:
       stf(outContrib, r * m + j, load<f64>(term + (<usize>b << 3)));
     }
   }
-  // 2. pair terms: half of each to both of its columns; tree terms: a third to each of their three
+  // 2. pair terms: half of each to both of its columns; tree terms: a third to each of their three; residual
+  // trees: each its exact Shapley values
   for (let q = 0; q < nPairs; q++) {
     const off = <i32>ldf(model, A.MODEL_HEADER + m + q);
+    if (ldf(model, off) == A.MODEL_FOREST) { addForest(model, off, m, nRows, outBins, outContrib); continue; }
     if (ldf(model, off) < 0) { addTreeTerm(model, off, m, nRows, outBins, outContrib); continue; }
     const a = <i32>ldf(model, off), b = <i32>ldf(model, off + 1);
     const ck = <i32>ldf(model, off + 3);
@@ -201,12 +239,12 @@ export function scoreRows(model: usize, len: i32, nRows: i32, cols: usize, outP:
     for (let j = 0; j < m; j++) {
       const cj = ldf(outContrib, r * m + j);
       const bin = ldi(outBins, r * m + j);
-      if (bin < 0 || Math.abs(cj) < LN_1_25) continue;
+      if (bin < 0 || Math.abs(cj) < REASON_MIN_LOG_ODDS) continue;
       const off = <i32>ldf(model, A.MODEL_HEADER + j);
       const nb = <i32>ldf(model, off + 1), nAux = <i32>ldf(model, off + 2);
       const base = off + 3 + nAux;
       const bagsSame = cj > 0 ? ldf(model, base + A.COL_POS * nb + bin) : ldf(model, base + A.COL_NEG * nb + bin);
-      if (bagsSame < MIN_AGREE_FRACTION * nBags) continue;
+      if (bagsSame < REASON_SIGN_AGREEMENT * nBags) continue;
       // insert into the top-4 list
       let at = nr < 4 ? nr : 4;
       while (at > 0) {
@@ -217,7 +255,7 @@ export function scoreRows(model: usize, len: i32, nRows: i32, cols: usize, outP:
       }
       if (at < 4) {
         sti(outReasons, r * 4 + at, j);
-        const strength = Math.abs(cj) >= LN_2 ? A.STRONG : A.MODERATE;
+        const strength = Math.abs(cj) >= REASON_STRONG_LOG_ODDS ? A.STRONG : A.MODERATE;
         sti(outStrength, r * 4 + at, cj > 0 ? strength : -strength);
         if (nr < 4) nr++;
       }

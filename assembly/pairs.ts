@@ -3,44 +3,28 @@
 // early stopping never saw agree across bags. A pair of few enough fine cells (fullStride) keeps them all
 // instead, ranked and stepped by a categorical cut of its cells.
 import { ldf, stf, ldi, sti, allocF64, allocI32, allocU8, release } from './mem';
-import { Bag, BIN_STRIDE, scoreBinned, histPass, cellCut } from './boost';
+import { Bag, scoreBinned, histPass, histPassMoved } from './boost';
+import { cellCut } from './split';
+import { BIN_STRIDE } from './binning';
+import {
+  MIN_PAIRS, MAX_PAIRS, PAIR_COARSE, FULL_PAIR_CELLS, FULL_CELL_ROWS, MAX_TREE_TERMS, TREE_MIN_ROWS, TREE_L2,
+  MIN_QUADRANT_ROWS, MIN_BAGS_AGREE, HESS_FLOOR,
+} from './tunables';
 import { rowLogLoss, sigmoid } from './stats';
 import { sortIndices } from './sort';
 import { CellTree, growTree } from './cell-trees';
+import { Momentum } from './momentum';
 
-// Pairs tried: one per 2 usable columns, from 10 up to 30. Wide tables hold more interactions worth a
-// term (DNA's 180 indicator columns: 10 -> 30 pairs lifted AUC 0.987 -> 0.989, spam's 57 columns 0.984 ->
-// 0.985); on narrow ones the FAST ranking past the first few is noise (flights, 6 columns: all 15 pairs
-// 0.617, 10 pairs 0.619). BENCHMARKS.md "Engine history".
-const MIN_PAIRS: i32 = 10;
-export const MAX_PAIRS: i32 = 30;
 function pairBudget(u: i32): i32 {
   const k = u / 2;
   return k < MIN_PAIRS ? MIN_PAIRS : (k > MAX_PAIRS ? MAX_PAIRS : k);
 }
-const COARSE: i32 = 16; // coarse bins per column for pair tables
-// A pair whose fine bins make at most FULL_CELLS cells, one of its columns having more than COARSE bins
-// (month x day of month: 7 x 32), keeps every fine cell and steps like one categorical column of those cells
-// (boost.ts cellCut): coarse bins and quadrant cuts would blur a date into a half month. Only with at least
-// FULL_CELL_ROWS training rows a cell on average: with about 4 (a cross-fitted fold of 1,200 rows), the cells'
-// order is mostly noise, and the cuts cost the fit 45% more CPU for pairs its gate then dropped; 10 also lost
-// a planted date effect at 2,000 rows (about 7 a cell), which 5 keeps (BENCHMARKS.md "Engine history").
-const FULL_CELLS: i32 = 256;
-const FULL_CELL_ROWS: i32 = 5;
+const COARSE: i32 = PAIR_COARSE; // coarse bins per column for pair tables
 /** The fine-cell stride of a pair of columns with na and nb fine bins over nRows rows: nb when kept whole, 0 when coarse. */
 function fullStride(na: i32, nb: i32, nRows: i32): i32 {
   const cells = na * nb;
-  return cells <= FULL_CELLS && (na > COARSE || nb > COARSE) && nRows >= FULL_CELL_ROWS * cells ? nb : 0;
+  return cells <= FULL_PAIR_CELLS && (na > COARSE || nb > COARSE) && nRows >= FULL_CELL_ROWS * cells ? nb : 0;
 }
-// Tree terms (cell-trees.ts): at most MAX_TREE_TERMS, each a full-resolution pair x a categorical column of more
-// than COARSE values, boosted by small trees over the pair's cells and the column's values. Flights' delays
-// gather on (date, airport): a storm closes an airport for a day.
-const MAX_TREE_TERMS: i32 = 4;
-const TREE_MIN_ROWS: i32 = 10000;
-const TREE_L2: f64 = 1;
-const MIN_QUADRANT_ROWS: f64 = 10;
-const MIN_BAGS_AGREE: i32 = 6;
-const HESS_FLOOR: f64 = 1e-9;
 
 export class PairSet {
   count: i32 = 0;
@@ -172,7 +156,6 @@ export class PairSet {
   }
 }
 
-export const PAIR_COARSE: i32 = COARSE;
 
 // ---- coarse bins ----
 
@@ -379,9 +362,9 @@ export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: us
   return ps;
 }
 
-const FULL_GH = allocF64(FULL_CELLS * 2);
-const FULL_N = allocF64(FULL_CELLS);
-const CUT_SIDE = allocU8(FULL_CELLS);
+const FULL_GH = allocF64(FULL_PAIR_CELLS * 2);
+const FULL_N = allocF64(FULL_PAIR_CELLS);
+const CUT_SIDE = allocU8(FULL_PAIR_CELLS);
 const CUT_STEPS = allocF64(2);
 
 /** A full-resolution pair's ranking gain: its fine cells' first categorical cut on the residuals (g, h). */
@@ -451,8 +434,15 @@ export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, 
   let bestRound = 0, round = 0;
   for (let i = 0; i < nT; i++) stf(eT, i, Math.exp(ldf(sT, i))); // odds; steps multiply them
   let pending: usize = 0; // cells of the pair whose step (MCELL) the rows' odds have yet to take
+  // momentum (momentum.ts) moves the pairs' cells, each weighted by its training rows; tree terms take none
+  const weight = allocF64(ps.totalSlots);
+  for (let p = 0; p < ps.count; p++) {
+    if (!ps.isTree(p)) memory.copy(weight + (<usize>ps.slotOf(p) << 3), cellRows + (<usize>(p * cells) << 3), <usize>cells << 3);
+  }
+  const mom = new Momentum(ps.totalSlots);
   while (round < maxRounds) {
     round++;
+    mom.startRound(work);
     for (let p = 0; p < ps.count; p++) {
       const ct = cellT + <usize>p * <usize>nT, cv = cellV + <usize>p * <usize>nV;
       const w = work + (<usize>ps.slotOf(p) << 3); // term p's slots in `work`
@@ -465,7 +455,8 @@ export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, 
         continue;
       }
       memory.fill(GH, 0, <usize>cells << 4);
-      histPass(pending, ct, eT, yT, nT, MCELL, GH, 0);
+      if (mom.pending) histPassMoved(pending, ct, eT, yT, nT, MCELL, GH, 0, mom.mult + (<usize>ps.slotOf(p) << 3));
+      else histPass(pending, ct, eT, yT, nT, MCELL, GH, 0);
       pending = 0;
       const rowsOf = cellRows + (<usize>(p * cells) << 3);
       const stepped = ps.fineStride(p) > 0 ? cellStep(ps, p, rowsOf, lr, w) : quadrantStep(ps, p, rowsOf, lr, w);
@@ -473,13 +464,22 @@ export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, 
       pending = ct;
       for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(DCELL, <i32>load<u8>(cv + <usize>i)));
     }
+    mom.pending = false;
     const stop = halfLoss(sV, bag.yV, nV, 0);
     if (stop < bestStop) {
       bestStop = stop; bestRound = round;
       bestGate = halfLoss(sV, bag.yV, nV, 1);
       memory.copy(best, work, <usize>ps.totalSlots << 3);
     } else if (round - bestRound >= patience) break;
+    if (mom.startsOrRuns(round, bestRound) && mom.extrapolate(work, weight)) {
+      for (let p = 0; p < ps.count; p++) {
+        if (ps.isTree(p)) continue;
+        const cv = cellV + <usize>p * <usize>nV, d = mom.move + (<usize>ps.slotOf(p) << 3);
+        for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(d, <i32>load<u8>(cv + <usize>i)));
+      }
+    } else mom.keep(work);
   }
+  mom.free(); release(weight);
   scratch.free();
   release(sT); release(eT); release(sV); release(work); release(cellT); release(cellV); release(cellRows);
   return startGate - bestGate;
@@ -549,7 +549,7 @@ function treeStep(ps: PairSet, p: i32, bag: Bag, ct: usize, cv: usize, eT: usize
 
 /**
  * A full-resolution pair's step from its cell histogram in GH: the best cut of its fine cells as one categorical
- * column (boost.ts cellCut), a shrunken Newton step each side. Writes every cell's step to DCELL, its odds
+ * column (split.ts cellCut), a shrunken Newton step each side. Writes every cell's step to DCELL, its odds
  * factor to MCELL, and adds the step to the pair's table `w`; false when no cut is valid.
  */
 function cellStep(ps: PairSet, p: i32, rowsOf: usize, lr: f64, w: usize): bool {

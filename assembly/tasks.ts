@@ -2,20 +2,24 @@
 // outputs as flat blocks, so the host can run them on other engine instances (worker threads) and put
 // the results back in a fixed order: a task reads only its block and its index, so its result is the
 // same bits whichever instance ran it (engine.md "Determinism rules").
-import { PHASE_DONE, PHASE_BAGS, PHASE_PAIRS } from './abi';
+import { PHASE_DONE, PHASE_BAGS, PHASE_PAIRS, PHASE_TREES } from './abi';
 import { ldf, stf, ldi, sti, ldb, stb, ldl, stl, allocF64, allocI32, allocU8, release } from './mem';
 import { mix64 } from './hash';
-import { sortByU64Key } from './sort';
-import { Bag, boostMains, boostStagewise, scoreBinned, BIN_STRIDE } from './boost';
+import { firstByU64Key } from './sort';
+import { Bag, boostMains, boostStagewise, scoreBinned } from './boost';
+import { BIN_STRIDE } from './binning';
 import { PairSet, boostPairsBag } from './pairs';
+import { boostTrees, RAW_TREE } from './residual-trees';
 import {
   BAG_VALID_FRACTION, MAX_BAG_TRAIN, MAX_BAG_VALID, LEARNING_RATE, PATIENCE, MAX_ROUNDS, PAIR_PATIENCE,
   PAIR_MAX_ROUNDS, BAGS_PER_FOLD, SMOOTH_ROUNDS, STAGEWISE_PATIENCE, STAGEWISE_MAX_ROUNDS, STAGEWISE_LEARNING_RATE,
+  TREE_LEARNING_RATE, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, TREE_CROSS_LR, TREE_CROSS_PATIENCE, TREE_CROSS_ROUNDS,
+  TREE_CROSS_STOP_HALF,
 } from './tunables';
 
-export { PHASE_DONE, PHASE_BAGS, PHASE_PAIRS } from './abi';
+export { PHASE_DONE, PHASE_BAGS, PHASE_PAIRS, PHASE_TREES } from './abi';
 
-const HEADER_BYTES: i32 = 32; // i32 [8]: phase, u, nTrain, crossFit, nBags, pair sets, 0, 0
+const HEADER_BYTES: i32 = 32; // i32 [8]: phase, u, nTrain, crossFit, nBags, pair sets, pair logits (trees), 0
 /** Bytes rounded up to a multiple of 8 (every section of a block starts 8-byte aligned). */
 @inline function pad8(bytes: i32): i32 { return (bytes + 7) & ~7; }
 
@@ -37,8 +41,9 @@ export class TaskCtx {
   hash: usize = 0; // u64 [nTrain]: entity hash of each training position
   fold: usize = 0; // u8 [nTrain]
   bins: usize = 0; // u8 [c * nTrain + q]
-  bagTerms: usize = 0; // f64 [nBags * u * BIN_STRIDE] (pairs)
-  bagIntercepts: usize = 0; // f64 [nBags] (pairs)
+  bagTerms: usize = 0; // f64 [nBags * u * BIN_STRIDE] (pairs, trees)
+  bagIntercepts: usize = 0; // f64 [nBags] (pairs, trees)
+  pairLogits: usize = 0; // f64 [nBags * nTrain] (trees): each bag's kept pair terms at every training position; 0: none
   pairSets: Array<PairSet> = new Array<PairSet>(0); // views into the block (pairs); never freed on their own
   block: usize = 0;
   blockLen: i32 = 0;
@@ -65,6 +70,11 @@ function pairBytes(u: i32, nBags: i32, nSets: i32, counts: usize): i32 {
   return b;
 }
 
+/** Bytes of a tree phase's own part: the bags' main terms, then (when pairs were kept) their pair logits. */
+function treeBytes(u: i32, nBags: i32, nTrain: i32, pairLogits: bool): i32 {
+  return ((nBags * u * BIN_STRIDE) << 3) + (nBags << 3) + (pairLogits ? (nBags * nTrain) << 3 : 0);
+}
+
 /** Points the context's fields into its block (the header says the sizes). */
 function bindBlock(ctx: TaskCtx): void {
   const p = ctx.block;
@@ -79,6 +89,12 @@ function bindBlock(ctx: TaskCtx): void {
   ctx.fold = at; at += <usize>pad8(nTrain);
   ctx.bins = at; at += <usize>pad8(u * nTrain);
   ctx.pairSets = new Array<PairSet>(0);
+  ctx.pairLogits = 0;
+  if (ctx.phase == PHASE_TREES) {
+    ctx.bagTerms = at; at += <usize>((nBags * u * BIN_STRIDE) << 3);
+    ctx.bagIntercepts = at; at += <usize>(nBags << 3);
+    if (ldi(p, 6) != 0) ctx.pairLogits = at;
+  }
   if (ctx.phase == PHASE_PAIRS) {
     ctx.bagTerms = at; at += <usize>((nBags * u * BIN_STRIDE) << 3);
     ctx.bagIntercepts = at; at += <usize>(nBags << 3);
@@ -102,15 +118,17 @@ function bindBlock(ctx: TaskCtx): void {
  */
 export function buildBlock(ctx: TaskCtx, phase: i32, u: i32, nTrain: i32, crossFit: bool, nBags: i32, kinds: usize,
   nBins: usize, yTrain: usize, rowHash: usize, foldOf: usize, bins: usize, n: i32, trainRows: usize,
-  bagTerms: usize, bagIntercepts: usize, sets: Array<PairSet | null>): void {
+  bagTerms: usize, bagIntercepts: usize, sets: Array<PairSet | null>, pairLogits: usize = 0): void {
   ctx.free();
   const nSets = phase == PHASE_PAIRS ? sets.length : 0;
   const counts = allocI32(nSets > 0 ? nSets : 1);
   for (let i = 0; i < nSets; i++) sti(counts, i, sets[i] == null ? 0 : sets[i]!.count);
-  const len = commonBytes(u, nTrain) + (phase == PHASE_PAIRS ? pairBytes(u, nBags, nSets, counts) : 0);
+  const own = phase == PHASE_PAIRS ? pairBytes(u, nBags, nSets, counts) : (phase == PHASE_TREES ? treeBytes(u, nBags, nTrain, pairLogits != 0) : 0);
+  const len = commonBytes(u, nTrain) + own;
   ctx.block = allocU8(len); ctx.blockLen = len;
   const p = ctx.block;
   sti(p, 0, phase); sti(p, 1, u); sti(p, 2, nTrain); sti(p, 3, crossFit ? 1 : 0); sti(p, 4, nBags); sti(p, 5, nSets);
+  sti(p, 6, phase == PHASE_TREES && pairLogits != 0 ? 1 : 0);
   if (phase == PHASE_PAIRS) memory.copy(p + <usize>(commonBytes(u, nTrain) + ((nBags * u * BIN_STRIDE) << 3) + (nBags << 3)), counts, <usize>nSets << 2);
   release(counts);
   bindBlock(ctx);
@@ -126,9 +144,12 @@ export function buildBlock(ctx: TaskCtx, phase: i32, u: i32, nTrain: i32, crossF
     const src = bins + <usize>c * <usize>n, dst = ctx.bins + <usize>c * <usize>nTrain;
     for (let q = 0; q < nTrain; q++) store<u8>(dst + <usize>q, load<u8>(src + <usize>ldi(trainRows, q)));
   }
-  if (phase == PHASE_PAIRS) {
+  if (phase == PHASE_PAIRS || phase == PHASE_TREES) {
     memory.copy(ctx.bagTerms, bagTerms, <usize>(nBags * u * BIN_STRIDE) << 3);
     memory.copy(ctx.bagIntercepts, bagIntercepts, <usize>nBags << 3);
+  }
+  if (ctx.pairLogits != 0) memory.copy(ctx.pairLogits, pairLogits, <usize>(nBags * nTrain) << 3);
+  if (phase == PHASE_PAIRS) {
     for (let i = 0; i < nSets; i++) {
       if (sets[i] == null) continue;
       const ps = ctx.pairSets[i], src = sets[i]!;
@@ -145,11 +166,14 @@ export function loadBlock(ctx: TaskCtx, ptr: usize, len: i32): bool {
   ctx.free();
   if (len < HEADER_BYTES) return false;
   const phase = ldi(ptr, 0), u = ldi(ptr, 1), nTrain = ldi(ptr, 2), nBags = ldi(ptr, 4), nSets = ldi(ptr, 5);
-  if ((phase != PHASE_BAGS && phase != PHASE_PAIRS) || u < 1 || nTrain < 1 || nBags < 1) return false;
-  if (phase == PHASE_BAGS ? nSets != 0 : nSets < 1 || nSets > nBags) return false;
+  if ((phase != PHASE_BAGS && phase != PHASE_PAIRS && phase != PHASE_TREES) || u < 1 || nTrain < 1 || nBags < 1) return false;
+  if (phase == PHASE_PAIRS ? nSets < 1 || nSets > nBags : nSets != 0) return false;
   const common = commonBytes(u, nTrain);
   if (phase == PHASE_BAGS) {
     if (common != len) return false;
+  } else if (phase == PHASE_TREES) {
+    const logits = ldi(ptr, 6);
+    if ((logits != 0 && logits != 1) || common + treeBytes(u, nBags, nTrain, logits == 1) != len) return false;
   } else {
     const countsAt = common + ((nBags * u * BIN_STRIDE) << 3) + (nBags << 3);
     if (countsAt + (nSets << 2) > len) return false;
@@ -213,13 +237,14 @@ function drawBag(ctx: TaskCtx, bg: i32, from: BagRows): Bag {
     stl(bagKey, q, mix64(ldl(ctx.hash, ldi(rows, q)) ^ seed));
     if (ldf(ys, q) == 1) sti(posList, np++, q); else sti(negList, nn++, q);
   }
-  sortByU64Key(posList, np, bagKey); // = sortIndices(posList, np, by key), radix
-  sortByU64Key(negList, nn, bagKey);
   // inValid: 0 unused, 1 validation, 2 training (both stratified, drawn in bag-key order)
   const validShare = Math.min(BAG_VALID_FRACTION, MAX_BAG_VALID / <f64>nR);
   const vp = <i32>Math.round(<f64>np * validShare), vn = <i32>Math.round(<f64>nn * validShare);
   const trainShare = Math.min(1.0, MAX_BAG_TRAIN / <f64>(nR - vp - vn));
   const tp = <i32>Math.round(<f64>(np - vp) * trainShare), tn = <i32>Math.round(<f64>(nn - vn) * trainShare);
+  // each list's first vp + tp (vn + tn) in key order: = sortIndices(list, by key), radix; only those are read
+  firstByU64Key(posList, np, vp + tp, bagKey);
+  firstByU64Key(negList, nn, vn + tn, bagKey);
   for (let q = 0; q < vp; q++) stb(inValid, ldi(posList, q), 1);
   for (let q = 0; q < vn; q++) stb(inValid, ldi(negList, q), 1);
   for (let q = vp; q < vp + tp; q++) stb(inValid, ldi(posList, q), 2);
@@ -229,7 +254,8 @@ function drawBag(ctx: TaskCtx, bg: i32, from: BagRows): Bag {
   const nV = vp + vn, nT = tp + tn;
   bag.nV = nV; bag.nT = nT;
   const binsT = allocU8(u * nT), binsV = allocU8(u * nV), yT = allocF64(nT), yV = allocF64(nV), vIdx = allocI32(nV);
-  bag.binsT = binsT; bag.binsV = binsV; bag.yT = yT; bag.yV = yV; bag.vIdx = vIdx;
+  const tIdx = allocI32(nT);
+  bag.binsT = binsT; bag.binsV = binsV; bag.yT = yT; bag.yV = yV; bag.vIdx = vIdx; bag.tIdx = tIdx;
   let it = 0, iv = 0;
   for (let q = 0; q < nR; q++) {
     const r = ldi(rows, q);
@@ -240,7 +266,7 @@ function drawBag(ctx: TaskCtx, bg: i32, from: BagRows): Bag {
       stf(yV, iv, ldf(ys, q)); sti(vIdx, iv, q); iv++;
     } else {
       for (let c = 0; c < u; c++) store<u8>(binsT + <usize>(c * nT + it), load<u8>(bins + <usize>c * <usize>nTrain + <usize>r));
-      stf(yT, it, ldf(ys, q)); it++;
+      stf(yT, it, ldf(ys, q)); sti(tIdx, it, q); it++;
     }
   }
   bag.seed = seed;
@@ -254,8 +280,11 @@ function drawBag(ctx: TaskCtx, bg: i32, from: BagRows): Bag {
 //              then per validation row its position in the bag's pool and its logit under the bag's mains
 //   pair task: [0] gate gain [1] nV, tables [the set's totalSlots: each term's table, pairs.ts layout],
 //              then per validation row its logit under the bag's mains and pairs
+//   tree task: [0] gate gain [1] nV [2] trees kept [3] rounds, the trees [kept * RAW_TREE] (residual-trees.ts),
+//              then per validation row its logit under the bag's mains, kept pairs and trees
 export const BAG_OUT_HEAD: i32 = 4;
 export const PAIR_OUT_HEAD: i32 = 2;
+export const TREE_OUT_HEAD: i32 = 4;
 
 /** Runs task k of the context's phase; returns its output (f64 array, caller releases) and its length. */
 export function runTaskOf(ctx: TaskCtx, k: i32): usize {
@@ -277,6 +306,8 @@ export function runTaskOf(ctx: TaskCtx, k: i32): usize {
     const idx = terms + (<usize>(u * BIN_STRIDE) << 3), logit = idx + (<usize>nV << 3);
     for (let i = 0; i < nV; i++) stf(idx, i, <f64>ldi(bag.vIdx, i));
     scoreBinned(bag.binsV, nV, u, terms, bag.intercept, logit);
+  } else if (ctx.phase == PHASE_TREES) {
+    out = treeTask(ctx, k, bag, from);
   } else {
     const ps = ctx.setOf(k);
     outLen = PAIR_OUT_HEAD + ps.totalSlots + nV;
@@ -294,6 +325,34 @@ export function runTaskOf(ctx: TaskCtx, k: i32): usize {
   }
   bag.free();
   from.free();
+  return out;
+}
+
+/**
+ * Bag k's residual trees (residual-trees.ts boostTrees) on top of its main terms and, when pairs were kept, its
+ * pair terms (their logits at each training position, computed by the fit's instance).
+ */
+function treeTask(ctx: TaskCtx, k: i32, bag: Bag, from: BagRows): usize {
+  const u = ctx.u, nT = bag.nT, nV = bag.nV;
+  const sT = allocF64(nT), sV = allocF64(nV);
+  const terms = ctx.bagTerms + (<usize>(k * u * BIN_STRIDE) << 3);
+  const intercept = ldf(ctx.bagIntercepts, k);
+  scoreBinned(bag.binsT, nT, u, terms, intercept, sT);
+  scoreBinned(bag.binsV, nV, u, terms, intercept, sV);
+  if (ctx.pairLogits != 0) {
+    const extra = ctx.pairLogits + (<usize>k * <usize>ctx.nTrain << 3);
+    for (let i = 0; i < nT; i++) stf(sT, i, ldf(sT, i) + ldf(extra, ldi(from.rows, ldi(bag.tIdx, i))));
+    for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(extra, ldi(from.rows, ldi(bag.vIdx, i))));
+  }
+  const run = ctx.crossFit
+    ? boostTrees(bag, sT, sV, TREE_CROSS_LR, RESIDUAL_TREE_L2, TREE_CROSS_PATIENCE, TREE_CROSS_ROUNDS, TREE_CROSS_STOP_HALF)
+    : boostTrees(bag, sT, sV, TREE_LEARNING_RATE, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS);
+  outLen = TREE_OUT_HEAD + run.count * RAW_TREE + nV;
+  const out = allocF64(outLen);
+  stf(out, 0, run.gateGain); stf(out, 1, <f64>nV); stf(out, 2, <f64>run.count); stf(out, 3, <f64>run.rounds);
+  memory.copy(out + (<usize>TREE_OUT_HEAD << 3), run.trees, <usize>(run.count * RAW_TREE) << 3);
+  memory.copy(out + (<usize>(TREE_OUT_HEAD + run.count * RAW_TREE) << 3), sV, <usize>nV << 3);
+  release(run.trees); release(sT); release(sV);
   return out;
 }
 

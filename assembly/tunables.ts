@@ -1,22 +1,106 @@
-// The fit's tunables in one place (engine.md "Steps of a fit"). What was measured when one was chosen is
-// in BENCHMARKS.md "Engine history"; the comments here say why.
+// Every tuned constant of the fit in one place (engine.md "Steps of a fit"), with the range it was tried or can
+// sensibly take and why it has its value. What was measured when one was chosen is in docs/engine-history.md
+// ("Engine history", and "Engine changes measured on the bench splits"); the layout constants (a bin is a u8:
+// binning.ts BIN_STRIDE, MAX_VALUE_BINS, MAX_CATEGORY_BINS) are not tunables and live where bins are made.
 
+// ---- held-out part and bags ----
+
+// 8 bags (engine.md step 5): averaged, they smooth each term; a reason's sign must hold across them (REASON_*) and
+// pairs must help in most of them (MIN_BAGS_AGREE). Not tuned since engine.md; fewer would weaken both checks.
 export const N_BAGS: i32 = 8;
+// About 25% of entities held out for the final test (engine.md step 2); fold 0 of CROSS_FOLDS = 4 is the same part.
 export const HELD_OUT_FRACTION: f64 = 0.25;
-export const BAG_VALID_FRACTION: f64 = 0.15;
+export const BAG_VALID_FRACTION: f64 = 0.15; // each bag's early-stopping rows (engine.md step 5)
 // Large records: each bag boosts on a stratified random subset of at most this many rows and stops
-// early on at most MAX_BAG_VALID rows (8 bags of different subsets still see nearly every row).
+// early on at most MAX_BAG_VALID rows (8 bags of different subsets still see nearly every row). Range tried:
+// 12,500-40,000; 12,500 and 17,000 lost flights 0.011 and 0.005 of AUC, 40,000 changed nothing on flights.
 export const MAX_BAG_TRAIN: f64 = 25000;
 export const MAX_BAG_VALID: f64 = 8000;
+
+// ---- cyclic boosting of main terms (single splits) ----
+
+// Shrinkage of each cut's Newton step (engine.md step 6 started at 0.05). Range tried 0.05-0.3: at 0.2 diamonds
+// stopped in half the rounds but 0.0014 of AUC worse; at 0.3 its pairs no longer passed their gate.
 export const LEARNING_RATE: f64 = 0.1;
-// Cross-fitted bags boost stagewise (below) at a larger rate: one column a round from a linear start, 0.15 fits as
-// well as 0.1 on the five cross-fitted tables' 33 splits for 10-15% less CPU (0.2 lost 0.001-0.003 of log loss on
-// penguins and titanic). BENCHMARKS.md "Engine history".
-export const STAGEWISE_LEARNING_RATE: f64 = 0.15;
+// Rounds without a better validation loss before a bag stops (the best round is kept); MAX_ROUNDS only bounds a
+// runaway (no bench bag comes near it since momentum).
 export const PATIENCE: i32 = 30;
 export const MAX_ROUNDS: i32 = 3000;
+// Nesterov momentum of the cyclic rounds (momentum.ts), main terms and pairs alike, from the first round at or
+// after MOMENTUM_FROM that improves the validation loss: a bag that has stopped improving by then (every bench
+// table's but diamonds', and every sample's) boosts exactly as without it, while a bag whose columns move together
+// (diamonds: x, y, z, carat and price) stops after about 320 rounds instead of 1,300, at the same held-out
+// quality. Range tried: from round 0, 50 or 100; ceiling 0.9, 0.95, 0.99. From 0 or 50 it cost up to 0.0024 of
+// log loss on DNA and credit_onehot (10 other splits); a ceiling of 0.95 or 0.99 stopped diamonds sooner but
+// 0.0004-0.0007 of log loss worse. docs/engine-history.md "Momentum".
+export const MOMENTUM_FROM: i32 = 100;
+export const MOMENTUM_MAX: f64 = 0.9;
+
+// ---- the split search (split.ts) ----
+
+// Rows each side of a cut must keep. Range tried 4-10: 10 instead of 4 lifted the cross-fitted tables (cars
+// 0.976 -> 0.978, CPS 0.696 -> 0.700, penguins 0.973 -> 0.974) with Telco unchanged.
+export const MIN_CHILD_ROWS: f64 = 10;
+// A side's hessian sum must exceed this to take a Newton step (a numeric guard, not tuned).
+export const HESS_FLOOR: f64 = 1e-9;
+// Categorical bins are ordered by G/(H + CAT_SMOOTH) before a cut: a value seen a few times with a chance-high
+// ratio does not set the order. 0 (plain G/H) -> 10: flights' ~200 airports AUC 0.617 -> 0.619.
+export const CAT_SMOOTH: f64 = 10;
+
+// ---- binning (binning.ts) ----
+
+// At most one numeric value bin per MIN_ROWS_PER_BIN training values, never under MIN_VALUE_BINS (nor over 255):
+// on a small table one bin per distinct value leaves a row or two a bin and the terms learn noise. Range tried
+// 1 (a bin per value), 5, 8, 10, 20: penguins 0.967, 0.978, worse, 0.976, 0.973; large tables keep 255 bins.
+export const MIN_ROWS_PER_BIN: i32 = 5;
+export const MIN_VALUE_BINS: i32 = 16;
+// A categorical value needs this many training rows for a level of its own (engine.md step 4); rarer values share
+// the "other" level, which also scores values the fit never saw (docs/decisions/0064-unseen-categories.md).
+export const MIN_CATEGORY_COUNT: i32 = 10;
+
+// ---- pair terms (pairs.ts; engine.md step 7) ----
+
+// Pairs tried: one per 2 usable columns, from MIN_PAIRS up to MAX_PAIRS. Wide tables hold more interactions
+// worth a term (DNA's 180 indicator columns: 10 -> 30 pairs lifted AUC 0.987 -> 0.989, spam's 57 columns
+// 0.984 -> 0.985); on narrow ones the FAST ranking past the first few is noise (flights, 6 columns: all 15 pairs
+// 0.617, 10 pairs 0.619).
+export const MIN_PAIRS: i32 = 10;
+export const MAX_PAIRS: i32 = 30;
+// Coarse bins per column of a pair's table (engine.md step 7: 16 x 16 cells cut in quadrants); a cell index of a
+// coarse pair is then a u8.
+export const PAIR_COARSE: i32 = 16;
+// Each of a quadrant cut's four parts must keep this many rows (as MIN_CHILD_ROWS for a cut of one column).
+export const MIN_QUADRANT_ROWS: f64 = 10;
+// Pairs are kept when they lower the gate rows' log loss in at least MIN_BAGS_AGREE of the N_BAGS bags (and on the
+// whole): engine.md's "consistently across bags". Pairs ranked on the gate's own rows need more than a majority.
+export const MIN_BAGS_AGREE: i32 = 6;
 export const PAIR_PATIENCE: i32 = 25; // pair tables are few and coarse: they settle sooner
 export const PAIR_MAX_ROUNDS: i32 = 400;
+// A pair whose fine bins make at most FULL_PAIR_CELLS cells (at most 256: a cell index is a u8), one of its
+// columns having more than PAIR_COARSE bins (month x day of month: 7 x 32), keeps every fine cell and steps like
+// one categorical column of those cells (split.ts cellCut): coarse bins and quadrant cuts would blur a date into a
+// half month. Only with at least FULL_CELL_ROWS training rows a cell on average: with about 4 (a cross-fitted fold
+// of 1,200 rows) the cells' order is mostly noise, and the cuts cost the fit 45% more CPU for pairs its gate then
+// dropped; 10 lost a planted date effect at 2,000 rows (about 7 a cell), which 5 keeps.
+export const FULL_PAIR_CELLS: i32 = 256;
+export const FULL_CELL_ROWS: i32 = 5;
+
+// ---- tree terms (cell-trees.ts, pairs.ts) ----
+
+// At most MAX_TREE_TERMS, each a full-resolution pair x a categorical column of more than PAIR_COARSE values,
+// boosted by small trees over the pair's cells and the column's values, on single splits of TREE_MIN_ROWS
+// training rows or more. Flights' delays gather on (date, airport): a storm closes an airport for a day.
+export const MAX_TREE_TERMS: i32 = 4;
+export const TREE_MIN_ROWS: i32 = 10000;
+// Leaves of a tree term's tree, grown best first. Range tried 8-32: flights AUC 0.6338 (8), 0.6385 (16), 0.6413
+// (24), 0.6415 (32).
+export const TREE_LEAVES: i32 = 32;
+// Added to a leaf's hessian in its Newton step. 0 instead of 1: flights 0.6339 / 0.4950 against 0.6338 / 0.4950 at
+// 8 leaves (no difference); 1 keeps a leaf of few rows from a large step.
+export const TREE_L2: f64 = 1;
+
+// ---- the held-out decision (fit.ts decide; engine.md step 9) ----
+
 export const MIN_HELD_CLASS: i32 = 20; // positives and negatives needed in the held-out part
 // and 50 of the rarer class in training, however many columns: not_yet means too few to test at all, and
 // the held-out test (not a count of columns) decides whether a wide table's pattern holds
@@ -31,23 +115,35 @@ export const Z_INTERVAL: f64 = 1.959963984540054; // two-sided 95% interval of t
 // cross-fitted fold models are not rescaled one by one: the served model's temperature (TEMPER_*) is chosen
 // on their out-of-fold logits (bags.ts finishFolds says why).
 export const PAIR_MIN_ROWS: i32 = 1000;
+
+// ---- cross-fitting of small records ----
+
 // Cross-fitting (records whose single split would leave fewer than PAIR_MIN_ROWS training rows): the
 // labeled rows fall into CROSS_FOLDS folds by entity hash; each fold is held out once from a model
 // of BAGS_PER_FOLD bags. A single 25% split of a small record holds out too few of the rarer class to
-// check anything, and its served model learns from only 75% of the rows.
+// check anything, and its served model learns from only 75% of the rows. 4 bags a fold -> 8: cars 0.974 -> 0.976,
+// CPS 0.689 -> 0.696; 6 instead of 8 saved 25% of CPU but lost titanic 0.0027 of log loss.
 export const CROSS_FOLDS: i32 = 4;
 export const BAGS_PER_FOLD: i32 = 8;
+// Cross-fitted bags boost stagewise at a larger rate: one column a round from a linear start, 0.15 fits as
+// well as 0.1 on the five cross-fitted tables' 33 splits for 10-15% less CPU (0.2 lost 0.001-0.003 of log loss on
+// penguins and titanic).
+export const STAGEWISE_LEARNING_RATE: f64 = 0.15;
 // Cross-fitted bags boost stagewise (boost.ts boostStagewise): first SMOOTH_ROUNDS smoothing rounds,
 // in which every numeric column takes a seeded random valid cut instead of its best one, so terms
 // grow as gentle ramps rather than a few steep steps learned from a handful of rows; then one column
-// a round, the one whose best cut gains most.
+// a round, the one whose best cut gains most. Range tried 0, 10, 25: CPS 0.700, 0.706, 0.710.
 export const SMOOTH_ROUNDS: i32 = 25;
 // A cross-fitted bag may start from a ridge logistic regression on its numeric columns' ranks (linear.ts),
 // kept when its validation rows prefer it; it then skips the smoothing rounds. Penalty LINEAR_RIDGE on the
 // sum of row losses (scikit-learn's C = 1; 10 gained nothing on penguins). A record of more than LINEAR_MAX_COLS
-// numeric columns keeps the plain start (the Newton steps cost rows x columns^2). BENCHMARKS.md "Engine history".
+// numeric columns keeps the plain start (the Newton steps cost rows x columns^2).
 export const LINEAR_RIDGE: f64 = 1.0;
 export const LINEAR_MAX_COLS: i32 = 64;
+// The linear start's Newton steps stop after LINEAR_NEWTON_STEPS or once no coefficient moves more than
+// LINEAR_NEWTON_TOL (test/engine/linear-newton.test.ts checks that they reach its optimum).
+export const LINEAR_NEWTON_STEPS: i32 = 25;
+export const LINEAR_NEWTON_TOL: f64 = 1e-9;
 // A stagewise round steps one column, so it needs more rounds than a cyclic one for the same fit. Patience 80
 // instead of 100 fits as well on the five cross-fitted tables' 33 splits (mean log loss within 0.0006 of 100's on
 // each table and seed set; 60 lost up to 0.0024 on WDBC and cars) for 5-10% less CPU.
@@ -56,9 +152,38 @@ export const STAGEWISE_MAX_ROUNDS: i32 = 5000;
 // Cross-fitted fold models get pair terms of their own (bags.ts foldPairs): at most CROSS_PAIRS each, ranked
 // without the rows that gate them, and kept when at least CROSS_PAIR_AGREE of the fold's BAGS_PER_FOLD bags
 // (a majority) agree. The gate rows take no part in the ranking, so a plain majority suffices; a single
-// split's gate (pairs.ts MIN_BAGS_AGREE, 6 of 8) judges pairs ranked on its own rows as well.
+// split's gate (MIN_BAGS_AGREE, 6 of 8) judges pairs ranked on its own rows as well.
 export const CROSS_PAIRS: i32 = 10;
 export const CROSS_PAIR_AGREE: i32 = 5;
 // The cross-fitted served model's temperature (bags.ts temper) stays within [TEMPER_LOW, TEMPER_HIGH].
 export const TEMPER_LOW: f64 = 0.25;
 export const TEMPER_HIGH: f64 = 2;
+
+// ---- reasons (model.ts; engine.md "Scoring and reasons") ----
+
+// A column is a reason when its contribution moves the odds by at least a quarter (ln 1.25) and its sign holds in
+// at least REASON_SIGN_AGREEMENT of the bags; `strong` from a doubling or halving of the odds (ln 2).
+export const REASON_MIN_LOG_ODDS: f64 = 0.22314355131420976; // ln 1.25
+export const REASON_STRONG_LOG_ODDS: f64 = 0.6931471805599453; // ln 2
+export const REASON_SIGN_AGREEMENT: f64 = 0.75; // at least 3 of 4 bags
+
+// ---- residual trees (residual-trees.ts, tree-stage.ts) ----
+
+// Residual trees (residual-trees.ts, tree-stage.ts): oblivious trees of 4 levels boosted in each bag on what its main
+// terms and kept pairs leave, at TREE_LEARNING_RATE with RESIDUAL_TREE_L2 added to each leaf's hessian. A single split's bags
+// stop after TREE_PATIENCE rounds without a better loss on their even validation rows, and the trees stay candidates
+// when TREE_AGREE of the 8 bags see their odd (gate) rows improve. A cross-fitted bag holds 15-30 validation rows,
+// too few to halve: it stops on all of them (TREE_CROSS_STOP_HALF -1) and has no gate. Either way the trees are kept
+// only when the held-out (out-of-fold) log loss with them beats the one without by a paired z of at least Z_TREES.
+// Records of more than TREE_MAX_TRAIN training rows do not try them. docs/engine-history.md "Residual trees".
+export const TREE_LEARNING_RATE: f64 = 0.1;
+export const RESIDUAL_TREE_L2: f64 = 1;
+export const TREE_PATIENCE: i32 = 20;
+export const TREE_MAX_ROUNDS: i32 = 300;
+export const TREE_AGREE: i32 = 6;
+export const Z_TREES: f64 = 1.6448536269514722;
+export const TREE_MAX_TRAIN: i32 = 250000;
+export const TREE_CROSS_STOP_HALF: i32 = -1;
+export const TREE_CROSS_PATIENCE: i32 = 20;
+export const TREE_CROSS_ROUNDS: i32 = 300;
+export const TREE_CROSS_LR: f64 = 0.1;

@@ -2,7 +2,7 @@
 // 13-column record stored through the presigned upload, then a FRESH service process on that store answers
 // its first ask (ask -> pending -> poll -> answer), with the process's peak RSS; beside it one scikit-learn
 // HistGradientBoosting fit (one thread) on the same rows. At the largest size, the p99 of small cached asks
-// sent at a steady pace to the same node while that fit runs. Run alone: npx tsx bench/scale.ts [ROWS,...]
+// sent at a steady pace to the same node while that fit runs. Run alone: npx tsx bench/scale.ts [ROWS,...] [friendly|realistic]
 import { cpSync, rmSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -14,6 +14,17 @@ import { runPythonSplits } from './peers/python.ts';
 export const SCALE_HEADER = ['id', ...Array.from({ length: 9 }, (_, j) => `x${j}`), 'plan', 'region', 'y'];
 const PLANS = ['basic', 'pro', 'team'];
 const REGIONS = ['n', 's', 'e', 'w'];
+// The realistic record's categories: 12 plans and 40 regions, of skewed frequency.
+const REAL_PLANS = Array.from({ length: 12 }, (_, k) => `plan_${String(k).padStart(2, '0')}`);
+const REAL_REGIONS = Array.from({ length: 40 }, (_, k) => `region_${String(k).padStart(2, '0')}`);
+
+/**
+ * `friendly`: scaleRow, what the targets were first met on (numbers with one decimal in [0, 100), 1,000
+ * distinct values a column; 3 plans and 4 regions). `realistic`: realisticScaleRow, like the records users
+ * send (normal values with three decimals, tens of thousands of distinct values a column; 12 plans and 40
+ * regions).
+ */
+export type ScaleKind = 'friendly' | 'realistic';
 
 export interface ScaleRow {
   id: string;
@@ -45,19 +56,77 @@ export function scaleRow(i: number): ScaleRow {
   return { id: `c${i}`, x, plan, region, y };
 }
 
-const csvLine = (r: ScaleRow) => `${r.id},${r.x.join(',')},${PLANS[r.plan]},${REGIONS[r.region]},${r.y ? 'yes' : 'no'}\n`;
+/**
+ * Row i of the seeded realistic scale record (a smaller record is a prefix of a larger one): x0..x8 normal
+ * values of their own centre and spread with three decimals, x0-x2, x3-x5 and x6-x8 each sharing a latent
+ * factor (correlation about 0.5); plan one of 12 and region one of 40, level k drawn with weight 1 / (k + 1). The
+ * outcome follows x0 (linear), x1 (a step), x2 (a bump), x3 x x6 (an interaction), the plan (level effects and a
+ * plan x x4 interaction) and the region (small effects); x5, x7 and x8 only through their latent factors.
+ */
+export function realisticScaleRow(i: number): ScaleRow {
+  let h = (Math.imul(i + 1, 0x85ebca6b) ^ 0x27d4eb2f) >>> 0;
+  const next = () => {
+    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> 0;
+    h = Math.imul(h ^ (h >>> 12), 0x297a2d39) >>> 0;
+    h = (h ^ (h >>> 15)) >>> 0;
+    return h;
+  };
+  const normal = () => {
+    const u1 = (next() + 1) / 4294967297;
+    const u2 = next() / 4294967296;
+    return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
+  };
+  const skewed = (levels: number, total: number) => {
+    let u = (next() / 4294967296) * total;
+    for (let k = 0; k < levels; k++) if ((u -= 1 / (k + 1)) < 0) return k;
+    return levels - 1;
+  };
+  const z: number[] = new Array(9);
+  for (let g = 0; g < 3; g++) {
+    const latent = normal();
+    for (let k = 0; k < 3; k++) z[g * 3 + k] = 0.7 * latent + 0.714 * normal();
+  }
+  const x = z.map((v, j) => Math.round((((j * 37) % 11) * 10 - 20 + (0.5 + ((j * 13) % 7)) * v) * 1000) / 1000);
+  const plan = skewed(12, HARMONIC_12);
+  const region = skewed(40, HARMONIC_40);
+  const zLogit =
+    -1.1 +
+    0.7 * z[0] +
+    (z[1] > 0.8 ? 0.9 : 0) +
+    0.8 * Math.exp(-2 * z[2] * z[2]) +
+    0.5 * z[3] * z[6] +
+    ((plan * 5) % 7) * 0.15 -
+    0.45 +
+    (plan < 3 ? 0.6 * z[4] : 0) +
+    (region % 5 === 0 ? 0.3 : 0);
+  const y = next() / 4294967296 < 1 / (1 + Math.exp(-zLogit)) ? 1 : 0;
+  return { id: `c${i}`, x, plan, region, y };
+}
+const harmonic = (n: number) => Array.from({ length: n }, (_, k) => 1 / (k + 1)).reduce((a, b) => a + b, 0);
+const HARMONIC_12 = harmonic(12);
+const HARMONIC_40 = harmonic(40);
 
-/** The first `rows` rows as the peers see them: 9 numbers, plan one-hot (3), region one-hot (4). */
-function scaleMatrix(rows: number): { x: Float64Array; y: Uint8Array; d: number } {
-  const d = 16;
+/** Row i of the record of that kind. */
+export const rowOf = (kind: ScaleKind, i: number): ScaleRow => (kind === 'realistic' ? realisticScaleRow(i) : scaleRow(i));
+
+const csvLine = (r: ScaleRow, kind: ScaleKind = 'friendly') =>
+  kind === 'realistic'
+    ? `${r.id},${r.x.join(',')},${REAL_PLANS[r.plan]},${REAL_REGIONS[r.region]},${r.y ? 'yes' : 'no'}\n`
+    : `${r.id},${r.x.join(',')},${PLANS[r.plan]},${REGIONS[r.region]},${r.y ? 'yes' : 'no'}\n`;
+
+/** The first `rows` rows as the peers see them: 9 numbers, plan one-hot, region one-hot (16 or 61 features). */
+function scaleMatrix(rows: number, kind: ScaleKind): { x: Float64Array; y: Uint8Array; d: number } {
+  const plans = kind === 'realistic' ? REAL_PLANS.length : PLANS.length;
+  const regions = kind === 'realistic' ? REAL_REGIONS.length : REGIONS.length;
+  const d = 9 + plans + regions;
   const x = new Float64Array(rows * d);
   const y = new Uint8Array(rows);
   for (let i = 0; i < rows; i++) {
-    const r = scaleRow(i);
+    const r = rowOf(kind, i);
     const o = i * d;
     for (let j = 0; j < 9; j++) x[o + j] = r.x[j];
     x[o + 9 + r.plan] = 1;
-    x[o + 12 + r.region] = 1;
+    x[o + 9 + plans + r.region] = 1;
     y[i] = r.y;
   }
   return { x, y, d };
@@ -74,6 +143,7 @@ export interface AskTiming {
 }
 
 export interface ScalePoint {
+  kind: ScaleKind;
   rows: number;
   csvBytes: number;
   uploadMs: number;
@@ -122,15 +192,15 @@ async function askToAnswer(server: ChildServer, body: unknown, timeoutMs = 900_0
   return { firstReplyMs, firstStatus, answerMs, polls, state };
 }
 
-async function upload(server: ChildServer, rows: number): Promise<{ id: string; bytes: number; ms: number }> {
-  const up = await uploadCsv(server, `${SCALE_HEADER.join(',')}\n`, (i) => (i < rows ? csvLine(scaleRow(i)) : null));
+async function upload(server: ChildServer, rows: number, kind: ScaleKind = 'friendly'): Promise<{ id: string; bytes: number; ms: number }> {
+  const up = await uploadCsv(server, `${SCALE_HEADER.join(',')}\n`, (i) => (i < rows ? csvLine(rowOf(kind, i), kind) : null));
   if (up.status !== 200) throw new Error(`upload of ${rows} rows failed: HTTP ${up.status}`);
   return up;
 }
 
 /** One single-threaded HistGradientBoosting fit on the same rows, in its own Python process (its peak RSS). */
-async function hgbFit(rows: number): Promise<ScalePoint['hgb']> {
-  const m = scaleMatrix(rows);
+async function hgbFit(rows: number, kind: ScaleKind): Promise<ScalePoint['hgb']> {
+  const m = scaleMatrix(rows, kind);
   const run = await runPythonSplits([{ d: m.d, xTrain: m.x, yTrain: m.y, xTest: new Float64Array(0) }], ['sklearn_hist_gb']);
   if (!run.available) return { ok: false, reason: run.reason };
   return { ok: true, fitMs: run.models.sklearn_hist_gb[0].fitMs, peakRssMb: run.peakRssMb, features: m.d };
@@ -142,9 +212,9 @@ async function hgbFit(rows: number): Promise<ScalePoint['hgb']> {
  */
 export async function runScaleBench(
   sizes: number[],
-  opts: { probeRate?: number; python?: boolean; log?: (l: string) => void } = {},
+  opts: { probeRate?: number; python?: boolean; log?: (l: string) => void; kind?: ScaleKind } = {},
 ): Promise<ScaleBench> {
-  const { probeRate = 20, python = true, log = () => {} } = opts;
+  const { probeRate = 20, python = true, log = () => {}, kind = 'friendly' } = opts;
   const points: ScalePoint[] = [];
   let latency: LatencyDuringFit | null = null;
   const largest = Math.max(...sizes);
@@ -154,12 +224,12 @@ export async function runScaleBench(
     let big: { id: string; bytes: number; ms: number };
     let small: { id: string } | null = null;
     try {
-      big = await upload(loader, rows);
+      big = await upload(loader, rows, kind);
       if (rows === largest && probeRate > 0) small = await upload(loader, 2_000);
     } finally {
       await loader.stopGracefully();
     }
-    log(`${rows.toLocaleString('en-US')} rows stored (${(big.bytes / 1e6).toFixed(1)} MB CSV in ${(big.ms / 1000).toFixed(1)} s)`);
+    log(`${kind} ${rows.toLocaleString('en-US')} rows stored (${(big.bytes / 1e6).toFixed(1)} MB CSV in ${(big.ms / 1000).toFixed(1)} s)`);
     const probeDir = small ? `${loader.dir}-probe` : null;
     if (probeDir) cpSync(loader.dir, probeDir, { recursive: true });
 
@@ -179,12 +249,12 @@ export async function runScaleBench(
     );
 
     // 3. the peer on the same rows
-    const hgb: ScalePoint['hgb'] = python ? await hgbFit(rows) : { ok: false, reason: 'not run (BENCH_PYTHON=0)' };
+    const hgb: ScalePoint['hgb'] = python ? await hgbFit(rows, kind) : { ok: false, reason: 'not run (BENCH_PYTHON=0)' };
     if (hgb.ok)
       log(
         `${rows.toLocaleString('en-US')} rows HistGradientBoosting: ${(hgb.fitMs / 1000).toFixed(1)} s, peak RSS ${hgb.peakRssMb.toFixed(0)} MB`,
       );
-    points.push({ rows, csvBytes: big.bytes, uploadMs: big.ms, cold: coldPoint, hgb });
+    points.push({ kind, rows, csvBytes: big.bytes, uploadMs: big.ms, cold: coldPoint, hgb });
 
     // 4. at the largest size: cached small asks at a steady pace while the big fit runs on the same node
     if (small && probeDir) {
@@ -225,15 +295,15 @@ export function formatScaleMarkdown(b: ScaleBench): string {
   const lines = [
     '## Scale: a stored record from a cold start',
     '',
-    `A seeded record of 13 columns (id, 9 numeric, 2 categorical, yes/no outcome; bench/scale.ts scaleRow, a smaller record is a prefix of a larger one) stored through the presigned upload (add-dataset \`upload: true\`, then PUT) by one service process, which is then stopped; a fresh service process on the same store gets the ask as its first request. Times run from sending the ask to its first reply (202 pending, or 200) and to the answer (polling \`/v1/poll\` at the server's retry_after_ms, at most 1 s apart). Peak RSS is the fresh process's VmHWM (start-up and the ask). Beside it, one scikit-learn HistGradientBoostingClassifier fit (library defaults, one thread) on the same rows (one-hot: 16 features), in its own Python process: its fit time and that process's peak RSS (data loaded included).`,
+    `A seeded record of 13 columns (id, 9 numeric, 2 categorical, yes/no outcome; bench/scale.ts: \`friendly\` rows are scaleRow, numbers with one decimal in [0, 100) and 3 plans and 4 regions; \`realistic\` rows are realisticScaleRow, normal values with three decimals, 12 plans and 40 regions; a smaller record is a prefix of a larger one) stored through the presigned upload (add-dataset \`upload: true\`, then PUT) by one service process, which is then stopped; a fresh service process on the same store gets the ask as its first request. Times run from sending the ask to its first reply (202 pending, or 200) and to the answer (polling \`/v1/poll\` at the server's retry_after_ms, at most 1 s apart). Peak RSS is the fresh process's VmHWM (start-up and the ask). Beside it, one scikit-learn HistGradientBoostingClassifier fit (library defaults, one thread) on the same rows (one-hot: 16 features friendly, 61 realistic), in its own Python process: its fit time and that process's peak RSS (data loaded included).`,
     '',
-    '| rows | CSV | upload | ask -> first reply | ask -> answer | state | peak RSS (service) | HistGradientBoosting fit | peak RSS (Python) | answer / HGB fit |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| record | rows | CSV | upload | ask -> first reply | ask -> answer | state | peak RSS (service) | HistGradientBoosting fit | peak RSS (Python) | answer / HGB fit |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const p of b.points) {
     const h = p.hgb;
     lines.push(
-      `| ${p.rows.toLocaleString('en-US')} | ${(p.csvBytes / 1e6).toFixed(1)} MB | ${s1(p.uploadMs)} | ${s1(p.cold.firstReplyMs)} (HTTP ${p.cold.firstStatus}) | ${s1(p.cold.answerMs)} (${p.cold.polls} polls) | ${p.cold.state} | ${p.cold.peakRssMb.toFixed(0)} MB (${p.cold.rssAfterStartMb.toFixed(0)} MB after start-up) | ${h.ok ? s1(h.fitMs) : h.reason} | ${h.ok ? `${h.peakRssMb.toFixed(0)} MB` : ''} | ${h.ok ? (p.cold.answerMs / h.fitMs).toFixed(2) : ''} |`,
+      `| ${p.kind} | ${p.rows.toLocaleString('en-US')} | ${(p.csvBytes / 1e6).toFixed(1)} MB | ${s1(p.uploadMs)} | ${s1(p.cold.firstReplyMs)} (HTTP ${p.cold.firstStatus}) | ${s1(p.cold.answerMs)} (${p.cold.polls} polls) | ${p.cold.state} | ${p.cold.peakRssMb.toFixed(0)} MB (${p.cold.rssAfterStartMb.toFixed(0)} MB after start-up) | ${h.ok ? s1(h.fitMs) : h.reason} | ${h.ok ? `${h.peakRssMb.toFixed(0)} MB` : ''} | ${h.ok ? (p.cold.answerMs / h.fitMs).toFixed(2) : ''} |`,
     );
   }
   const l = b.latency;
@@ -248,6 +318,8 @@ export function formatScaleMarkdown(b: ScaleBench): string {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const sizes = (process.argv[2] ?? '10000,100000').split(',').map(Number);
-  const b = await runScaleBench(sizes, { log: (l) => process.stderr.write(`${l}\n`) });
+  const kind = (process.argv[3] ?? 'friendly') as ScaleKind;
+  if (kind !== 'friendly' && kind !== 'realistic') throw new Error('usage: tsx bench/scale.ts [ROWS,...] [friendly|realistic]');
+  const b = await runScaleBench(sizes, { kind, log: (l) => process.stderr.write(`${l}\n`) });
   console.log(formatScaleMarkdown(b));
 }

@@ -1,8 +1,10 @@
 // Speed bench: engine fit times (Telco in-process; a seeded synthetic table in a child process with
 // its peak RSS), scoring throughput inside the engine (tinybench), and ml-xgboost fit times beside them.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
@@ -21,10 +23,11 @@ import { copyIn } from '../host/engine/fit-core.ts';
 import { instantiate } from '../host/engine/wasm.ts';
 import { rowsToTable } from '../host/table/rows.ts';
 import type { RawTable } from '../host/table/types.ts';
-import { featureColumns, outcomeVector, repoRoot, syntheticTable, type Dataset } from './datasets.ts';
+import { featureColumns, loadDiamonds, outcomeVector, realisticTable, repoRoot, syntheticTable, type Dataset } from './datasets.ts';
+import { sklearnSplits, stratifiedSplits } from './splits.ts';
 import { encodeFeatures } from './peers/encode.ts';
 import { fitMlXgboost } from './peers/ml-xgboost.ts';
-import { runPythonPeers, type PythonModel } from './peers/python.ts';
+import { PYTHON, pythonPeersAvailable, runPythonPeers, type PythonModel } from './peers/python.ts';
 
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 
@@ -166,7 +169,32 @@ export function runChild<T>(mode: string, args: Array<string | number>, timeoutM
   });
 }
 
+/**
+ * The tables of the speed benches, by kind: `friendly`, bench/datasets.ts syntheticTable (what the targets were
+ * first met on: numbers of few distinct values a bin, categories of 3-7 levels); `realistic`, realisticTable
+ * (normal values with three decimals, thousands of distinct values a column, categories of 10-50 levels,
+ * correlated columns); `diamonds`, the real diamonds table's training part of the first bench split (40,455 of
+ * 53,940 rows x 9 columns; rows and cols are ignored).
+ */
+export type SpeedKind = 'friendly' | 'realistic' | 'diamonds';
+export const SPEED_KINDS: readonly SpeedKind[] = ['friendly', 'realistic', 'diamonds'];
+
+export function speedTable(kind: SpeedKind, rows: number, cols: number, seed: number): Dataset {
+  if (kind === 'friendly') return syntheticTable(rows, cols, seed);
+  if (kind === 'realistic') return realisticTable(rows, cols, seed);
+  return diamondsTrain();
+}
+
+/** Diamonds' training rows of the first bench split (scikit-learn's, seed 1337; our own split without Python). */
+export function diamondsTrain(): Dataset {
+  const ds = loadDiamonds();
+  const y = outcomeVector(ds);
+  const split = (sklearnSplits(y, 1, 1337) ?? stratifiedSplits(y, 1, 1337))[0];
+  return { ...ds, name: 'diamonds_train', rows: Array.from(split.train, (i) => ds.rows[i]) };
+}
+
 export interface SyntheticFit {
+  kind: SpeedKind;
   rows: number;
   cols: number;
   seed: number;
@@ -190,13 +218,22 @@ export interface SyntheticFit {
  * in a fit pool of the service's default size (host/config.ts FIT_WORKERS: one worker per core, at most 4),
  * whose idle workers share the fit's bag tasks as they do in the service; its CPU time counts every thread.
  */
-async function childEngineSynthetic(rows: number, cols: number, seed: number, runs: number): Promise<SyntheticFit> {
+async function childEngineSynthetic(
+  rows: number,
+  cols: number,
+  seed: number,
+  runs: number,
+  kind: SpeedKind = 'friendly',
+): Promise<SyntheticFit> {
   const pool = new FitPool(Math.max(1, Math.min(os.availableParallelism(), 4)));
   let t0 = performance.now();
   const warm = engineInput(syntheticTable(2000, cols, seed + 1));
   await Promise.all([fitTable(warm.table, warm.opts, pool), fitTable(warm.table, warm.opts, pool)]);
   const warmupMs = performance.now() - t0;
-  const { table, opts } = engineInput(syntheticTable(rows, cols, seed));
+  const ds = speedTable(kind, rows, cols, seed);
+  rows = ds.rows.length;
+  cols = featureColumns(ds).length;
+  const { table, opts } = engineInput(ds);
   const rssBeforeFitMb = process.memoryUsage().rss / 2 ** 20;
   const runsMs: number[] = [];
   const cpuRunsMs: number[] = [];
@@ -213,6 +250,7 @@ async function childEngineSynthetic(rows: number, cols: number, seed: number, ru
   await pool.close();
   if (!r) throw new Error('no fit ran');
   return {
+    kind,
     rows,
     cols,
     seed,
@@ -262,6 +300,54 @@ export async function timePythonPeers(
     cpuMs: Object.fromEntries(Object.entries(run.models).map(([k, v]) => [k, v[0].cpuMs ?? NaN])),
   };
 }
+
+/**
+ * One scikit-learn HistGradientBoosting fit (library defaults, one thread) on all rows with the categorical
+ * columns given natively (codes, missing as NaN) instead of one-hot (bench/peers/hgb_native.py): fewer columns
+ * for it to scan, so its faster figure where a table has many-level categories.
+ */
+export async function timeHgbNative(
+  ds: Dataset,
+): Promise<{ ok: true; fitMs: number; cpuMs: number; iterations: number; features: number } | { ok: false; reason: string }> {
+  const check = pythonPeersAvailable();
+  if (!check.ok) return { ok: false, reason: `python peers absent: ${check.reason}` };
+  const features = featureColumns(ds);
+  const blank = (v: unknown) => v === null || v === undefined || (typeof v === 'string' && ['', 'NA', 'NaN'].includes(v.trim()));
+  const categorical = features.map((c) => ds.rows.some((r) => !blank(r[c]) && !Number.isFinite(Number(r[c]))));
+  const codes = features.map((c, j) => (categorical[j] ? new Map<string, number>() : null));
+  const n = ds.rows.length,
+    d = features.length;
+  const x = new Float64Array(n * d);
+  ds.rows.forEach((r, i) =>
+    features.forEach((c, j) => {
+      const v = r[c];
+      const dict = codes[j];
+      if (blank(v)) x[i * d + j] = NaN;
+      else if (!dict) x[i * d + j] = Number(v);
+      else {
+        const key = String(v);
+        if (!dict.has(key)) dict.set(key, dict.size);
+        x[i * d + j] = dict.get(key)!;
+      }
+    }),
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'bench-hgb-'));
+  try {
+    const y = outcomeVector(ds);
+    writeFileSync(join(dir, 'x.f64'), Buffer.from(x.buffer));
+    writeFileSync(join(dir, 'y.u8'), Buffer.from(y.buffer, y.byteOffset, y.byteLength));
+    writeFileSync(join(dir, 'in.json'), JSON.stringify({ n, d, x: 'x.f64', y: 'y.u8', categorical }));
+    const env = { ...process.env, OMP_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1', PYTHONWARNINGS: 'ignore' };
+    await promisify(execFile)(PYTHON, [HGB_NATIVE, join(dir, 'in.json'), join(dir, 'out.json')], { env, timeout: 3_600_000 });
+    const out = JSON.parse(readFileSync(join(dir, 'out.json'), 'utf8'));
+    return { ok: true, fitMs: out.fit_ms, cpuMs: out.fit_cpu_ms, iterations: out.n_iter, features: d };
+  } catch (err) {
+    return { ok: false, reason: `HistGradientBoosting (native categories) failed: ${(err as Error).message.split('\n')[0]}` };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+const HGB_NATIVE = fileURLToPath(new URL('./peers/hgb_native.py', import.meta.url));
 
 // ---- scoring throughput ----
 
@@ -328,12 +414,17 @@ export async function scoringThroughput(model: Model, cases: RawTable, timeMs = 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const [mode, ...rest] = process.argv.slice(2);
   const [rows, cols, seed, runs] = rest.map(Number);
+  const kind = (rest[4] ?? 'friendly') as SpeedKind;
+  if (!SPEED_KINDS.includes(kind)) throw new Error(`kind must be one of ${SPEED_KINDS.join(', ')}`);
   const out =
     mode === 'engine-synthetic'
-      ? await childEngineSynthetic(rows, cols, seed, runs || 1)
+      ? await childEngineSynthetic(rows, cols, seed, runs || 1, kind)
       : mode === 'xgb-synthetic'
         ? await childXgbSynthetic(rows, cols, seed)
         : null;
-  if (!out) throw new Error('usage: tsx bench/speed.ts engine-synthetic ROWS COLS SEED [RUNS] | xgb-synthetic ROWS COLS SEED');
+  if (!out)
+    throw new Error(
+      'usage: tsx bench/speed.ts engine-synthetic ROWS COLS SEED [RUNS [friendly|realistic|diamonds]] | xgb-synthetic ROWS COLS SEED',
+    );
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }

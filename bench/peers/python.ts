@@ -9,7 +9,7 @@ import type { PeerInput, PeerResult } from './types.ts';
 
 export const PYTHON = '/usr/bin/python3';
 const SCRIPT = fileURLToPath(new URL('./python_peers.py', import.meta.url));
-export const PYTHON_MODELS = ['sklearn_logistic', 'sklearn_hist_gb', 'xgboost'] as const;
+export const PYTHON_MODELS = ['sklearn_logistic', 'sklearn_hist_gb', 'xgboost', 'sklearn_random_forest', 'sklearn_hist_gb_cv'] as const;
 export type PythonModel = (typeof PYTHON_MODELS)[number];
 /** The Debian packages that provide the Python peers (bench/debian.ts installs them when missing). */
 export const PYTHON_DEBIAN_PACKAGES = ['python3-sklearn', 'python3-xgboost'];
@@ -60,14 +60,14 @@ export async function runPythonPeers(splits: PeerInput[], models?: readonly Pyth
 }
 
 export interface PythonOptions {
-  /** Which peers fit (all three by default). */
+  /** Which peers fit (all of PYTHON_MODELS by default). */
   models?: readonly PythonModel[];
   /** XGBoost's tree_method: its 1.7 default 'auto' (exact greedy on these sizes) or 'hist'. */
   xgbTreeMethod?: 'auto' | 'hist';
   timeoutMs?: number;
 }
 
-/** Same, on splits already flattened; `models` (or options) limits which peers fit (all three by default). */
+/** Same, on splits already flattened; `models` (or options) limits which peers fit (all by default). */
 export async function runPythonSplits(splits: PythonSplit[], opts: readonly PythonModel[] | PythonOptions = {}): Promise<PythonRun> {
   const {
     models,

@@ -14,6 +14,7 @@ export const ERR_BAD_MODEL = 2;
 export const PHASE_DONE = 0;
 export const PHASE_BAGS = 1;
 export const PHASE_PAIRS = 2;
+export const PHASE_TREES = 3;
 
 export const STATE_NAMES = ['answered', 'refused', 'not_yet'] as const;
 export type AnswerState = (typeof STATE_NAMES)[number];
@@ -80,12 +81,17 @@ export const M = {
   HELD_LABELED: 30,
   PAIRS_TRIED: 31,
   FOLDS: 32,
+  TREES: 33,
+  TREES_TRIED: 34,
 } as const;
-export const METRIC_COUNT = 33;
+export const METRIC_COUNT = 35;
 
 // Model layout (see assembly/abi.ts).
 export const MODEL_MAGIC = 1.0e6 + 1;
 export const MODEL_HEADER = 6;
+/** The first value of the model's forest section (residual trees), and the slots of one of its trees. */
+export const MODEL_FOREST = -1e9;
+export const FOREST_TREE = 104;
 export const COL_TERM = 0;
 export const COL_POS = 1;
 export const COL_NEG = 2;

@@ -1,6 +1,6 @@
 // A fitted model on the host side: the engine's f64 model array plus the column names and
 // dictionaries that stay out of the wasm. Serialises to bytes and back bit for bit.
-import { COL_COUNT, COL_MAX, COL_MIN, COL_TERM, MODEL_HEADER, MODEL_MAGIC } from './abi.ts';
+import { COL_COUNT, COL_MAX, COL_MIN, COL_TERM, MODEL_FOREST, MODEL_HEADER, MODEL_MAGIC } from './abi.ts';
 import { EngineError } from './errors.ts';
 
 export interface ModelColumn {
@@ -44,16 +44,33 @@ export class Model {
   get intercept(): number {
     return this.array[2];
   }
-  /** Interaction terms: pairs and tree terms. */
+  /** Interaction terms: pairs and tree terms (the residual trees' section is not one: residualTrees). */
   get pairCount(): number {
-    return this.array[3];
+    return this.array[3] - (this.forestOffset() >= 0 ? 1 : 0);
   }
   /** Interaction terms over three columns (tree terms: a pair section whose first value is negative, abi.ts). */
   get tripleCount(): number {
     const m = this.columns.length;
     let k = 0;
-    for (let q = 0; q < this.pairCount; q++) if (this.array[this.array[MODEL_HEADER + m + q]] < 0) k++;
+    for (let q = 0; q < this.array[3]; q++) {
+      const first = this.array[this.array[MODEL_HEADER + m + q]];
+      if (first < 0 && first !== MODEL_FOREST) k++;
+    }
     return k;
+  }
+  /** Residual trees (assembly/residual-trees.ts) in the model's forest section; 0 for a model without one. */
+  get residualTrees(): number {
+    const off = this.forestOffset();
+    return off >= 0 ? this.array[off + 1] : 0;
+  }
+  /** Offset of the forest section (abi.ts: a pair section whose first value is MODEL_FOREST), -1 when none. */
+  private forestOffset(): number {
+    const m = this.columns.length;
+    for (let q = 0; q < this.array[3]; q++) {
+      const off = this.array[MODEL_HEADER + m + q];
+      if (this.array[off] === MODEL_FOREST) return off;
+    }
+    return -1;
   }
   /** Names of the columns the model uses (in input order). */
   usedColumns(): string[] {
@@ -62,6 +79,28 @@ export class Model {
   /** Code of a categorical value in the fit's dictionary: -1 missing is handled by the caller, -2 unseen. */
   codeOf(column: number, value: string): number {
     return this.codeIndex[column]?.get(value) ?? -2;
+  }
+
+  /**
+   * Whether categorical column j scores a value its fit never saw: the engine puts such a value in the
+   * column's "other" bin (assembly/binning.ts categoricalBin, bin 1), and that bin is a learned level only
+   * when training rows fell in it (values seen fewer than 10 times). Without such rows the bin says nothing,
+   * and a case with a new value is not_scoreable (docs/decisions/0064-unseen-categories.md).
+   */
+  scoresUnseen(j: number): boolean {
+    return this.columns[j].kind === 'categorical' && this.counts(j)[1] > 0;
+  }
+
+  /** The range of a value categorical column j never saw, scored in its "other" bin (scoresUnseen). */
+  describeUnseen(j: number): BinRange {
+    const key = -1 - j;
+    let range = this.rangeCache.get(key);
+    if (range === undefined) {
+      const name = this.columns[j].name;
+      range = Object.freeze({ other: true, text: `${name} is a value the fit never saw, scored as its rare values`, unseen: true });
+      this.rangeCache.set(key, range);
+    }
+    return range;
   }
 
   /** Offset of column j's section and its bin count / aux length. */

@@ -46,6 +46,10 @@ export interface FitResult {
     pairs: number;
     /** Interaction terms tried. */
     pairsTried: number;
+    /** Residual trees kept (assembly/residual-trees.ts): 0 when the stage was not kept. */
+    trees: number;
+    /** Residual trees the bags boosted (0: the stage was not tried). */
+    treesTried: number;
     usableColumns: number;
     columnAuc: Record<string, number>;
     rowSplit: Uint8Array;
@@ -119,6 +123,8 @@ export function interpretFit(raw: RawFitOutput, table: EncodedTable, coreHash: s
       meanRounds: mt[M.MEAN_ROUNDS],
       pairs: mt[M.PAIRS],
       pairsTried: mt[M.PAIRS_TRIED],
+      trees: mt[M.TREES],
+      treesTried: mt[M.TREES_TRIED],
       usableColumns: mt[M.USABLE_COLUMNS],
       columnAuc,
       rowSplit: raw.rowSplit,
@@ -162,6 +168,8 @@ export function emptyRecordResult(crossFolds: number): FitResult {
       meanRounds: 0,
       pairs: 0,
       pairsTried: 0,
+      trees: 0,
+      treesTried: 0,
       usableColumns: 0,
       columnAuc: {},
       rowSplit: new Uint8Array(0),

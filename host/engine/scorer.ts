@@ -54,8 +54,10 @@ export interface CaseProblem {
 
 /**
  * The rows of `cases` the model cannot read, by row: a column the model uses that the table lacks (or,
- * with `absent`, that the row's object lacks), a category its fit never saw, or a value that is not a
- * number in a numeric column. `ignore`: columns the caller fills in itself.
+ * with `absent`, that the row's object lacks), a category its fit never saw in a column with no learned
+ * level for rare values (Model.scoresUnseen: where there is one, the value is scored in it and its reason's
+ * range says `unseen`), or a value that is not a number in a numeric column. `ignore`: columns the caller
+ * fills in itself.
  */
 export function unreadableRows(
   model: Model,
@@ -81,13 +83,14 @@ export function unreadableRows(
       return;
     }
     const cells = cases.data[c];
+    const newValuesScored = model.scoresUnseen(j);
     for (let r = 0; r < cases.rowCount; r++) {
       const cell = cells[r];
       if (isMissing(cell)) {
         if (absent?.(col.name, r)) (problemOf(r).missing_columns ??= []).push(col.name);
       } else if (col.kind === 'numeric') {
         if (parseNumber(cell) === null) unseen(r, col.name, cell);
-      } else if (model.codeOf(j, cellText(cell)!) < 0) unseen(r, col.name, cell);
+      } else if (!newValuesScored && model.codeOf(j, cellText(cell)!) < 0) unseen(r, col.name, cell);
     }
   });
   return problems;
@@ -228,13 +231,15 @@ export function reasonsOf(model: Model, out: ScoreOutput, cases: RawTable, r: nu
     else value = cellText(cell);
     const bin = out.bins[r * m + j];
     const slot = (j * 256 + bin) * 8 + s + 4;
+    // a category the fit never saw, scored in the column's "other" bin (Model.scoresUnseen)
+    const unseen = col.kind === 'categorical' && typeof value === 'string' && model.codeOf(j, value) < 0;
     reasons.push(
       knownReason(out, slot, value) ??
         internReason(out, slot, value, {
           association_not_causal: true,
           feature_label: col.name,
           likelihood_direction: s > 0 ? 'higher' : 'lower',
-          range: model.describeBin(j, bin, typeof value === 'number' ? value : undefined),
+          range: unseen ? model.describeUnseen(j) : model.describeBin(j, bin, typeof value === 'number' ? value : undefined),
           strength: Math.abs(s) === STRONG ? 'strong' : 'moderate',
           value,
         }),

@@ -111,9 +111,15 @@ export function columnIndex(table: RawTable, name: string, field: string): numbe
  * times are broken by the row's cells compared as text, column by column (missing first), taking
  * the greatest, so the choice does not depend on row order (only fully identical rows remain, and
  * then the last in file order is returned). Without a time column the last row in file order wins.
- * Rows with an empty entity id are skipped.
+ * Rows with an empty entity id are skipped. `only`: the ids to index (every id when absent); the others are
+ * skipped, and each of these gets the row it would get in the whole index.
  */
-export function latestRowPerEntity(table: RawTable, entityColumn: string, timeColumn?: string): Map<string, number> {
+export function latestRowPerEntity(
+  table: RawTable,
+  entityColumn: string,
+  timeColumn?: string,
+  only?: ReadonlySet<string>,
+): Map<string, number> {
   const ec = columnIndex(table, entityColumn, 'entity_column');
   const tc = timeColumn === undefined ? -1 : columnIndex(table, timeColumn, 'time_column');
   const ids = table.data[ec];
@@ -122,7 +128,7 @@ export function latestRowPerEntity(table: RawTable, entityColumn: string, timeCo
   const times = new Map<string, number | null>();
   for (let r = 0; r < table.rowCount; r++) {
     const id = entityKey(ids[r]);
-    if (id === null) continue;
+    if (id === null || (only !== undefined && !only.has(id))) continue;
     const best = latest.get(id);
     if (tc < 0 || best === undefined) {
       latest.set(id, r);

@@ -5,7 +5,7 @@
 // 0.567 and refused; with them 0.656 and answered (measured when written).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FitPool, fitTable, loadEngine, scoreCases, type EngineModule, type FitResult } from '../../host/engine/index.ts';
-import { MODEL_HEADER } from '../../host/engine/abi.ts';
+import { MODEL_FOREST, MODEL_HEADER } from '../../host/engine/abi.ts';
 import { mulberry32, uniform } from '../../bench/prng.ts';
 import { datasetFixture, permuteLabels, sha256, type Fixture } from './helpers.ts';
 
@@ -42,7 +42,7 @@ function pairSections(r: FitResult): number[][] {
   return Array.from({ length: a[3] }, (_, q) => {
     const off = a[MODEL_HEADER + m + q];
     return [a[off], a[off + 1], a[off + 2], a[off + 3]];
-  });
+  }).filter(([first]) => first !== MODEL_FOREST); // the residual trees' section is no pair
 }
 
 describe('full-resolution pairs', () => {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import asc from 'assemblyscript/asc';
 import { mulberry32, uniform } from '../../bench/prng.ts';
 
-const STRIDE = 256; // bins per column in the term tables (assembly/boost.ts BIN_STRIDE)
+const STRIDE = 256; // bins per column in the term tables (assembly/binning.ts BIN_STRIDE)
 const RIDGE = 1; // assembly/tunables.ts LINEAR_RIDGE: penalty RIDGE / 2 x sum of squared coefficients
 
 interface Probe {

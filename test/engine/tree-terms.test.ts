@@ -4,7 +4,7 @@
 // engine without them scored a held-out AUC of 0.629, HistGradientBoosting 0.637, the engine with them 0.642.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FitPool, fitTable, loadEngine, scoreCases, type EngineModule, type FitResult } from '../../host/engine/index.ts';
-import { MODEL_HEADER } from '../../host/engine/abi.ts';
+import { MODEL_FOREST, MODEL_HEADER } from '../../host/engine/abi.ts';
 import { mulberry32, uniform } from '../../bench/prng.ts';
 import { datasetFixture, permuteLabels, sha256, type Fixture } from './helpers.ts';
 
@@ -51,7 +51,7 @@ function treeSections(r: FitResult): number[][] {
   const out: number[][] = [];
   for (let q = 0; q < a[3]; q++) {
     const off = a[MODEL_HEADER + m + q];
-    if (a[off] < 0) out.push([-1 - a[off], a[off + 1], a[off + 2], a[off + 3], a[off + 4]]);
+    if (a[off] < 0 && a[off] !== MODEL_FOREST) out.push([-1 - a[off], a[off + 1], a[off + 2], a[off + 3], a[off + 4]]);
   }
   return out;
 }

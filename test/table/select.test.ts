@@ -115,6 +115,14 @@ describe('latestRowPerEntity', () => {
     }
   });
 
+  it('indexes only the ids asked for, each with the row the whole index gives it', () => {
+    for (const time of ['at', undefined]) {
+      const whole = latestRowPerEntity(table, 'id', time);
+      const some = latestRowPerEntity(table, 'id', time, new Set(['b', '7', 'nobody']));
+      expect(Object.fromEntries(some)).toEqual({ b: whole.get('b'), '7': whole.get('7') });
+    }
+  });
+
   it('without a time column takes the last row in file order', () => {
     expect(Object.fromEntries(latestRowPerEntity(table, 'id'))).toEqual({ a: 2, b: 5, '7': 7, c: 10 });
   });

@@ -131,7 +131,7 @@ export class PreviewApp {
       answerView(
         answer,
         'preview',
-        model ? termsChart(strongestTerms(model), model.pairCount - model.tripleCount, model.tripleCount) : undefined,
+        model ? termsChart(strongestTerms(model), model.pairCount - model.tripleCount, model.tripleCount, model.residualTrees) : undefined,
       ),
     );
     this.scoring.usePageFit(model, answer.model_ref ?? null);

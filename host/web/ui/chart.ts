@@ -10,12 +10,15 @@ const PAD = { left: 92, right: 12, top: 26, bottom: 66 };
 const H_TOTAL = H + PAD.bottom - 44;
 
 /** `pairs`: the model's terms of two columns together; `triples`: of three (assembly/pairs.ts tree terms). */
-export function termsChart(columns: ColumnTerms[], pairs: number, triples = 0): HTMLElement {
+export function termsChart(columns: ColumnTerms[], pairs: number, triples = 0, trees = 0): HTMLElement {
   if (columns.length === 0) return el('p', { class: 'muted' }, 'The model uses no column.');
   const panels = columns.map(panel);
   const counts = [
     pairs > 0 ? `${pairs} pair term${pairs === 1 ? '' : 's'} (two columns together)` : '',
     triples > 0 ? `${triples} term${triples === 1 ? '' : 's'} of three columns together` : '',
+    trees > 0
+      ? `${trees} small tree${trees === 1 ? '' : 's'} on what the terms leave (up to four columns each; a case's reasons include each tree's exact share per column)`
+      : '',
   ].filter((t) => t !== '');
   const note = counts.length > 0 ? ` The model also has ${counts.join(' and ')}, not drawn.` : '';
   return el(

@@ -1,0 +1,225 @@
+// The residual-tree stage of a fit (residual-trees.ts): its phase of tasks (one per bag), the bags' gates, and the
+// held-out comparison that keeps the trees only when the model with them beats the additive model on the rows the
+// fit already holds out (single split) or on every row's out-of-fold logit (cross-fitted). The state decided after
+// it (fit.ts decide) is the one of the model served, with or without its trees, so the held-out test is unchanged.
+import * as A from './abi';
+import { ldf, stf, ldi, sti, ldb, stb, allocF64, allocI32, allocU8, release } from './mem';
+import { FitState } from './fit-state';
+import { PairSet, pairsKept } from './pairs';
+import { buildBlock, PHASE_TREES, TREE_OUT_HEAD } from './tasks';
+import { RAW_TREE, rawTreeValue, rawTreeMean } from './residual-trees';
+import { rowLogLoss, clusteredMeanSe } from './stats';
+import { rescale, outOfBagPlatt, crossTempered } from './bags';
+import { BIN_STRIDE } from './binning';
+import {
+  TREE_CROSS_STOP_HALF, BAGS_PER_FOLD, CROSS_FOLDS, TREE_AGREE, CROSS_PAIR_AGREE, Z_TREES, TREE_MAX_TRAIN, TREE_MAX_ROUNDS,
+  TREE_CROSS_ROUNDS,
+} from './tunables';
+
+/**
+ * Starts the tree phase (one task per bag, tasks.ts treeTask) unless the record has fewer than two usable columns
+ * or more than TREE_MAX_TRAIN training rows. Each bag boosts on its own additive model: its main terms, and its
+ * kept pair terms, whose logits at every training position go into the task block.
+ */
+export function startTrees(s: FitState): bool {
+  if (s.u < 2 || s.nTrain > TREE_MAX_TRAIN) return false;
+  const nBags = s.nBags, nTrain = s.nTrain;
+  let anyPairs = s.pairs != null;
+  for (let f = 0; f < s.foldPairs.length; f++) if (s.foldPairs[f] != null) anyPairs = true;
+  let pairLogits: usize = 0;
+  if (anyPairs) {
+    pairLogits = allocF64(nBags * nTrain);
+    for (let bg = 0; bg < nBags; bg++) {
+      const ps: PairSet | null = s.crossFit ? s.foldPairs[bg / BAGS_PER_FOLD] : s.pairs;
+      if (ps == null) continue;
+      const j = s.crossFit ? bg % BAGS_PER_FOLD : bg;
+      const row = pairLogits + (<usize>bg * <usize>nTrain << 3);
+      for (let q = 0; q < nTrain; q++) stf(row, q, ps.bagLogitOfRow(j, s.binsAll, s.n, ldi(s.trainRows, q)));
+    }
+  }
+  s.treeGains = allocF64(nBags);
+  s.bagTrees = new Array<usize>(nBags);
+  s.bagTreeCount = new Array<i32>(nBags);
+  s.treeOob = new Array<usize>(nBags);
+  for (let bg = 0; bg < nBags; bg++) { s.bagTrees[bg] = 0; s.bagTreeCount[bg] = 0; s.treeOob[bg] = 0; }
+  buildBlock(s.ctx, PHASE_TREES, s.u, nTrain, s.crossFit, nBags, s.uKinds, s.uBins, s.yTrain, s.rowHash, s.foldOf,
+    s.binsAll, s.n, s.trainRows, s.bagTerms, s.bagIntercepts, new Array<PairSet | null>(0), pairLogits);
+  release(pairLogits);
+  release(s.taskDone);
+  s.taskDone = allocU8(nBags);
+  s.tasksLeft = nBags;
+  return true;
+}
+
+/** Takes bag k's tree task output (tasks.ts layout); false when it does not fit. */
+export function putTreeTask(s: FitState, k: i32, out: usize, len: i32): bool {
+  if (len < TREE_OUT_HEAD) return false;
+  const nV = <i32>ldf(out, 1), count = <i32>ldf(out, 2);
+  if (nV != s.oobCount[k] || count < 0 || count > max(TREE_MAX_ROUNDS, TREE_CROSS_ROUNDS) || len != TREE_OUT_HEAD + count * RAW_TREE + nV) return false;
+  stf(s.treeGains, k, ldf(out, 0));
+  const trees = allocF64(count * RAW_TREE), logit = allocF64(nV);
+  memory.copy(trees, out + (<usize>TREE_OUT_HEAD << 3), <usize>(count * RAW_TREE) << 3);
+  memory.copy(logit, out + (<usize>(TREE_OUT_HEAD + count * RAW_TREE) << 3), <usize>nV << 3);
+  s.bagTrees[k] = trees; s.bagTreeCount[k] = count; s.treeOob[k] = logit;
+  return true;
+}
+
+/**
+ * After every bag's trees: the bags' gates. A single split's trees stay candidates when TREE_AGREE of its bags see
+ * their gate rows improve (and on the whole). A cross-fitted bag stops on all its few validation rows and has no
+ * gate (TREE_CROSS_STOP_HALF): every fold model's trees are candidates, for the out-of-fold test to judge.
+ */
+export function afterTrees(s: FitState): void {
+  let tried = 0;
+  for (let bg = 0; bg < s.nBags; bg++) tried += s.bagTreeCount[bg];
+  s.out.setMetric(A.M_TREES_TRIED, <f64>tried);
+  s.treeCandidate = allocU8(s.nBags);
+  if (!s.crossFit) {
+    if (pairsKept(s.treeGains, s.nBags, TREE_AGREE)) for (let bg = 0; bg < s.nBags; bg++) stb(s.treeCandidate, bg, 1);
+    return;
+  }
+  for (let f = 0; f < CROSS_FOLDS; f++) {
+    const bg0 = f * BAGS_PER_FOLD;
+    if (TREE_CROSS_STOP_HALF >= 0 && !pairsKept(s.treeGains + (<usize>bg0 << 3), BAGS_PER_FOLD, CROSS_PAIR_AGREE)) continue;
+    for (let bg = bg0; bg < bg0 + BAGS_PER_FOLD; bg++) stb(s.treeCandidate, bg, 1);
+  }
+}
+
+/** Sum over bags bg0..bg0+nB-1 of their trees' values for row r of the full binned matrix. */
+function treeSum(s: FitState, bg0: i32, nB: i32, r: i32): f64 {
+  let sum = 0.0;
+  for (let bg = bg0; bg < bg0 + nB; bg++) {
+    const t0 = s.bagTrees[bg];
+    for (let t = 0; t < s.bagTreeCount[bg]; t++) sum += rawTreeValue(t0 + (<usize>(t * RAW_TREE) << 3), s.binsAll, s.n, r);
+  }
+  return sum;
+}
+
+/**
+ * Paired one-sided z that logits `x1` beat `x0` on the held-out rows' log loss: the mean of each row's loss under
+ * x0 minus under x1 over its standard error (the larger of the row-level and the per-case one when a case has
+ * several held-out rows, as fit.ts decide takes them).
+ */
+function pairedZ(s: FitState, x0: usize, x1: usize): f64 {
+  const n = s.nHeld;
+  const d = allocF64(n > 0 ? n : 1);
+  const caseOf = allocI32(n > 0 ? n : 1), caseId = allocI32(s.nEntities);
+  for (let e = 0; e < s.nEntities; e++) sti(caseId, e, -1);
+  let nCases = 0, mean = 0.0;
+  for (let q = 0; q < n; q++) {
+    const r = ldi(s.heldRows, q), y = ldf(s.outcome, r);
+    const v = rowLogLoss(ldf(x0, q), y) - rowLogLoss(ldf(x1, q), y);
+    stf(d, q, v); mean += v;
+    const e = ldi(s.entityOfRow, r);
+    if (ldi(caseId, e) < 0) { sti(caseId, e, nCases); nCases++; }
+    sti(caseOf, q, ldi(caseId, e));
+  }
+  mean /= <f64>n;
+  let ss = 0.0;
+  for (let q = 0; q < n; q++) { const v = ldf(d, q) - mean; ss += v * v; }
+  let se = n > 1 ? Math.sqrt(ss / <f64>(n - 1)) / Math.sqrt(<f64>n) : 0;
+  if (nCases < n) { const seC = clusteredMeanSe(d, n, caseOf, nCases, mean); if (seC > se) se = seC; }
+  release(d); release(caseOf); release(caseId);
+  return se > 0 ? mean / se : (mean > 0 ? 1e9 : 0);
+}
+
+/** The candidate bags' trees become the served ones, each leaf weighted `weight`. */
+function serveCandidates(s: FitState, weight: f64): void {
+  let count = 0;
+  for (let bg = 0; bg < s.nBags; bg++) if (ldb(s.treeCandidate, bg) != 0) count += s.bagTreeCount[bg];
+  const served = allocF64(count * RAW_TREE);
+  let at = 0, meanSum = 0.0;
+  for (let bg = 0; bg < s.nBags; bg++) {
+    if (ldb(s.treeCandidate, bg) == 0) continue;
+    const c = s.bagTreeCount[bg];
+    memory.copy(served + (<usize>(at * RAW_TREE) << 3), s.bagTrees[bg], <usize>(c * RAW_TREE) << 3);
+    for (let t = 0; t < c; t++) meanSum += rawTreeMean(s.bagTrees[bg] + (<usize>(t * RAW_TREE) << 3));
+    at += c;
+  }
+  s.servedTrees = served; s.servedCount = count; s.treeWeight = weight; s.treeMeanSum = meanSum;
+  s.out.setMetric(A.M_TREES, <f64>count);
+}
+
+/**
+ * Cross-fitted, after finishFolds: each row's out-of-fold logit with its fold model's candidate trees (the mean of
+ * the fold's bags' tree sums) against the one without, both scaled as fit.ts decide tests them (bags.ts
+ * crossTempered). Kept when the paired z of the log loss reaches Z_TREES: the
+ * out-of-fold logits then include them (the decision tests the fold models as served) and each tree joins the
+ * served model at 1 / (CROSS_FOLDS x BAGS_PER_FOLD).
+ */
+export function keepFoldTrees(s: FitState): void {
+  if (s.treeCandidate == 0) return;
+  let any = false;
+  for (let bg = 0; bg < s.nBags; bg++) if (ldb(s.treeCandidate, bg) != 0) any = true;
+  if (!any) return;
+  const n = s.nHeld;
+  const x1 = allocF64(n);
+  for (let q = 0; q < n; q++) {
+    const f = ldb(s.foldOf, q), bg0 = f * BAGS_PER_FOLD;
+    const extra = ldb(s.treeCandidate, bg0) != 0 ? treeSum(s, bg0, BAGS_PER_FOLD, ldi(s.trainRows, q)) / <f64>BAGS_PER_FOLD : 0.0;
+    stf(x1, q, ldf(s.heldLogit, q) + extra);
+  }
+  // compared as the decision tests them: each scaled by the temperature the other folds choose for it
+  const t0 = crossTempered(s, s.heldLogit), t1 = crossTempered(s, x1);
+  if (pairedZ(s, t0, t1) >= Z_TREES) {
+    memory.copy(s.heldLogit, x1, <usize>n << 3);
+    serveCandidates(s, 1.0 / <f64>(CROSS_FOLDS * BAGS_PER_FOLD));
+  }
+  release(x1); release(t0); release(t1);
+}
+
+/** The intercept's share of the served trees (their mean values, weighted): combine adds it before any rescale. */
+export function treeInterceptShare(s: FitState): f64 {
+  return s.servedCount > 0 ? s.treeWeight * s.treeMeanSum : 0;
+}
+
+/**
+ * A single split: Platt scaling (slope and offset, Platt's targets) of the out-of-bag logits (mains,
+ * plus pairs when kept), always applied when the slope is positive; the held-out part then tests the
+ * calibrated model. Boosting stopped early on a bag's validation rows can leave the chances too confident
+ * (flights: a test slope of 0.72-0.81) or too timid; the slope says which, and scaling keeps the terms
+ * additive and the ranking unchanged.
+ *
+ * With candidate trees, both variants (with and without them) are scaled by their own out-of-bag logits and score
+ * the held-out rows; the trees are kept when the paired z of the held-out log loss reaches Z_TREES, and the
+ * chosen variant's scaling is applied to the model.
+ */
+export function calibrateSingle(s: FitState): void {
+  const cal0 = outOfBagPlatt(s, s.oobLogit);
+  let keep = false;
+  let cal1 = cal0;
+  if (s.treeCandidate != 0 && ldb(s.treeCandidate, 0) != 0) {
+    cal1 = outOfBagPlatt(s, s.treeOob);
+    const n = s.nHeld, u = s.u, binsAll = s.binsAll, terms = s.terms, pairs = s.pairs;
+    const x0 = allocF64(n), x1 = allocF64(n);
+    const a0 = cal0.ok && cal0.b > 0 ? cal0.a : 0.0, b0 = cal0.ok && cal0.b > 0 ? cal0.b : 1.0;
+    const a1 = cal1.ok && cal1.b > 0 ? cal1.a : 0.0, b1 = cal1.ok && cal1.b > 0 ? cal1.b : 1.0;
+    for (let q = 0; q < n; q++) {
+      const r = ldi(s.heldRows, q);
+      let sum = s.intercept;
+      for (let c = 0; c < u; c++) sum += ldf(terms, c * BIN_STRIDE + <i32>load<u8>(binsAll + <usize>c * <usize>s.n + <usize>r));
+      if (pairs != null) sum += pairs.logitOfRow(binsAll, s.n, r);
+      stf(x0, q, a0 + b0 * sum);
+      stf(x1, q, a1 + b1 * (sum + treeSum(s, 0, s.nBags, r) / <f64>s.nBags));
+    }
+    keep = pairedZ(s, x0, x1) >= Z_TREES;
+    release(x0); release(x1);
+  }
+  if (keep) {
+    serveCandidates(s, 1.0 / <f64>s.nBags);
+    s.intercept += treeInterceptShare(s);
+  }
+  const cal = keep ? cal1 : cal0;
+  if (cal.ok) {
+    s.out.setMetric(A.M_CAL_SLOPE, cal.b);
+    if (cal.b > 0) rescale(s, cal);
+  }
+}
+
+/** The served trees' part of row r's logit (weighted values less the share in the intercept). */
+export function servedTreeLogit(s: FitState, r: i32): f64 {
+  if (s.servedCount == 0) return 0;
+  let sum = 0.0;
+  for (let t = 0; t < s.servedCount; t++) sum += rawTreeValue(s.servedTrees + (<usize>(t * RAW_TREE) << 3), s.binsAll, s.n, r);
+  return s.treeWeight * (sum - s.treeMeanSum);
+}

@@ -1,0 +1,88 @@
+// A bag's draw (assembly/tasks.ts drawBag) reads only the first rows of each class in the order of their bag
+// keys; on large records it orders only the rows whose key is under a threshold (assembly/sort.ts
+// firstByU64Key) instead of all of them (sortByU64Key). Compiled from the engine's own source into a small
+// probe module (test/engine/probes/sort-probe.as.ts), the two must give the same first k indices in the same
+// order, ties of equal keys (rows of one entity) included, and leave the rest as a set.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import asc from 'assemblyscript/asc';
+import { mulberry32 } from '../../bench/prng.ts';
+
+interface Probe {
+  memory: WebAssembly.Memory;
+  alloc(bytes: number): number;
+  sortAll(idx: number, n: number, keys: number): void;
+  sortFirst(idx: number, n: number, k: number, keys: number): void;
+}
+
+let probe: Probe;
+const dir = mkdtempSync(join(tmpdir(), 'oq-sort-probe-'));
+
+beforeAll(async () => {
+  const entry = fileURLToPath(new URL('./probes/sort-probe.as.ts', import.meta.url));
+  const out = join(dir, 'probe.wasm');
+  const { error, stderr } = await asc.main(
+    [entry, '--outFile', out, '--optimizeLevel', '3', '--runtime', 'stub', '--noAssert', '--enable', 'simd', '--initialMemory', '16'],
+    {},
+  );
+  if (error) throw new Error(`probe did not compile: ${error.message}\n${stderr.toString()}`);
+  const { instance } = await WebAssembly.instantiate(readFileSync(out), {
+    env: {
+      abort: () => {
+        throw new Error('probe aborted');
+      },
+      reportProgress: () => {},
+    },
+  });
+  probe = instance.exports as unknown as Probe;
+}, 60_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/**
+ * n ascending indices into a key array of size keysLen (each index draws a random key; `repeat` of them share
+ * the key of the index before, as an entity's rows share their hash), laid out in the probe's memory.
+ */
+function layout(n: number, seed: number, repeat: number) {
+  const next = mulberry32(seed);
+  const keys = new BigUint64Array(n);
+  for (let i = 0; i < n; i++) keys[i] = i > 0 && next() % 1000 < repeat ? keys[i - 1] : (BigInt(next()) << 32n) | BigInt(next());
+  const kp = probe.alloc(n * 8);
+  new BigUint64Array(probe.memory.buffer, kp, n).set(keys);
+  const idx = () => {
+    const p = probe.alloc(n * 4);
+    new Int32Array(probe.memory.buffer, p, n).set(Int32Array.from({ length: n }, (_, i) => i));
+    return p;
+  };
+  return { kp, idx };
+}
+
+describe('firstByU64Key against sortByU64Key', () => {
+  for (const [n, repeat] of [
+    [200_000, 0],
+    [300_000, 200],
+  ] as const) {
+    it(`gives the same first k of ${n.toLocaleString('en-US')} indices (${repeat / 10}% repeated keys)`, () => {
+      const { kp, idx } = layout(n, n + repeat, repeat);
+      const all = idx();
+      probe.sortAll(all, n, kp);
+      const full = Int32Array.from(new Int32Array(probe.memory.buffer, all, n));
+      for (const k of [1, 7, 1000, 8000, 33_000, Math.floor(n / 4), Math.floor(n / 4) + 1, n]) {
+        const some = idx();
+        probe.sortFirst(some, n, k, kp);
+        const got = new Int32Array(probe.memory.buffer, some, n);
+        let firstDiffers = -1;
+        for (let i = 0; i < k && firstDiffers < 0; i++) if (got[i] !== full[i]) firstDiffers = i;
+        expect(firstDiffers, `k = ${k}: first position that differs`).toBe(-1);
+        // the others are the rest, each once
+        const rest = Int32Array.from(got.subarray(k)).sort();
+        const want = Int32Array.from(full.subarray(k)).sort();
+        let restDiffers = rest.length === want.length ? -1 : 0;
+        for (let i = 0; i < rest.length && restDiffers < 0; i++) if (rest[i] !== want[i]) restDiffers = i;
+        expect(restDiffers, `k = ${k}: the rest`).toBe(-1);
+      }
+    });
+  }
+});
