@@ -55,7 +55,7 @@ export const CAT_SMOOTH: f64 = 10;
 export const MIN_ROWS_PER_BIN: i32 = 5;
 export const MIN_VALUE_BINS: i32 = 16;
 // A categorical value needs this many training rows for a level of its own (engine.md step 4); rarer values share
-// the "other" level, which also scores values the fit never saw (docs/decisions/0064-unseen-categories.md).
+// the "other" level, which also scores values the fit never saw (docs/decisions/0067-unseen-categories.md).
 export const MIN_CATEGORY_COUNT: i32 = 10;
 
 // ---- pair terms (pairs.ts; engine.md step 7) ----

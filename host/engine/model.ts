@@ -85,7 +85,7 @@ export class Model {
    * Whether categorical column j scores a value its fit never saw: the engine puts such a value in the
    * column's "other" bin (assembly/binning.ts categoricalBin, bin 1), and that bin is a learned level only
    * when training rows fell in it (values seen fewer than 10 times). Without such rows the bin says nothing,
-   * and a case with a new value is not_scoreable (docs/decisions/0064-unseen-categories.md).
+   * and a case with a new value is not_scoreable (docs/decisions/0067-unseen-categories.md).
    */
   scoresUnseen(j: number): boolean {
     return this.columns[j].kind === 'categorical' && this.counts(j)[1] > 0;

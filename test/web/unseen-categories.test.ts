@@ -1,4 +1,4 @@
-// A category the fit never saw (docs/decisions/0064-unseen-categories.md): where the column's term has a learned
+// A category the fit never saw (docs/decisions/0067-unseen-categories.md): where the column's term has a learned
 // level for rare values (its "other" bin held training rows), the case is scored in that level and the reason's
 // range says `unseen`; where it has none, the case stays not_scoreable naming the value. The engine, the
 // service (REST, by model_ref) and the browser page's scorer (host/web/core/score.ts, run here in Node on the
