@@ -8,6 +8,7 @@ import { inputBuffers, type FitInput, type RawFitOutput } from './fit-core.ts';
 import type { ProgressListener } from './wasm.ts';
 import { EngineError } from './errors.ts';
 import type { FromWorker, ToWorker } from './worker.ts';
+import { RUNNING_BUILT } from '../lib/built.ts';
 
 /** Runs one fit somewhere: a FitPool, or (in a task thread) the request thread's pool through messages. */
 export interface FitRunner {
@@ -39,7 +40,8 @@ interface Phase {
 
 type Busy = { kind: 'fit'; job: Job } | { kind: 'help'; phase: Phase };
 
-const WORKER_URL = new URL('./worker-entry.mjs', import.meta.url);
+/** Built (dist/), the compiled worker body; from source, an entry that first registers the TypeScript loader. */
+const WORKER_URL = RUNNING_BUILT ? new URL('./worker.js', import.meta.url) : new URL('./worker-entry.mjs', import.meta.url);
 
 export class FitPool implements FitRunner {
   private readonly size: number;
@@ -98,7 +100,6 @@ export class FitPool implements FitRunner {
   }
 
   private spawn(): Worker {
-    // Workers run TypeScript through tsx's loader, like the main process.
     const w = new Worker(WORKER_URL);
     this.live++;
     w.on('message', (msg: FromWorker) => this.onMessage(w, msg));

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, tempDir, type TestService } from '../helpers/service.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const START_LINE = 'npm ci --omit=dev && npm start &';
+const START_LINE = 'npm ci && npm run build && npm start &';
 
 interface Snippet {
   file: string;
