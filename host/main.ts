@@ -75,6 +75,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
     usageFlushMs: 1000,
   });
   const { services } = opened;
+  pool.onFit = (seconds, outcome) => services.metrics.fitSeconds.observe({ outcome }, seconds);
   try {
     const app = createApp(services, OPERATIONS);
 

@@ -60,12 +60,22 @@ export class FitPool implements FitRunner {
   }
 
   /** Runs one fit; `onProgress` hears the engine's progress reports as the coordinating worker posts them. */
+  /** Sees each fit's time from queued to done, in seconds (main.ts gives it to GET /metrics). */
+  onFit?: (seconds: number, outcome: 'done' | 'failed') => void;
+
   run(input: FitInput, onProgress?: ProgressListener, opts: { give?: boolean } = {}): Promise<RawFitOutput> {
     if (this.closed) return Promise.reject(new EngineError('pool_closed', 'the fit pool is closed (the server is shutting down)'));
-    return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const fitted = new Promise<RawFitOutput>((resolve, reject) => {
       this.queue.push({ id: this.nextId++, input, give: opts.give === true, onProgress, resolve, reject });
       this.pump();
     });
+    const seen = this.onFit;
+    if (!seen) return fitted;
+    return fitted.then(
+      (out) => (seen((performance.now() - started) / 1000, 'done'), out),
+      (err: unknown) => (seen((performance.now() - started) / 1000, 'failed'), Promise.reject(err)),
+    );
   }
 
   /** Workers alive now (started and not ended). */
