@@ -73,7 +73,7 @@ function textOrBytes(b: Uint8Array | undefined): string | Uint8Array | undefined
  * it is. A column of raw bytes is read as text whether or not its writer annotated it as UTF-8 (Hive,
  * Impala and older Spark write text without the annotation), value by value: a value that is not UTF-8
  * stays bytes, and field() refuses its column by name (upload_unreadable), never a guess at an encoding
- * (docs/decisions/0061-parquet-raw-bytes.md).
+ * (docs/decisions/0062-parquet-raw-bytes.md).
  */
 const PARSERS: Partial<ParquetParsers> = {
   dateFromDays: isoDate,
