@@ -50,10 +50,12 @@ const LAYER: Record<string, number> = {
 const HOMES: Array<[RegExp, string[]]> = [
   [/^arquero$/, ['table']],
   [/^jose$/, ['signing']],
+  [/^@noble\/hashes\//, ['signing']],
   [/^hyparquet(-compressors)?$/, ['table']],
   [/^(better-sqlite3|pg)$/, ['store']],
   [/^hono(\/|$)|^@hono\//, ['http', 'mcp', 'openapi', 'web', 'app.ts', 'main.ts']],
   [/^@modelcontextprotocol\//, ['mcp']],
+  [/^prom-client$/, ['runtime']],
   [/^(markdown-it|swagger-ui-dist)(\/|$)/, ['web']],
 ];
 
