@@ -8,25 +8,14 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bigRows } from '../helpers/big-rows.ts';
+import { ensureDist, ROOT } from '../helpers/dist.ts';
 import { createLiveKey } from '../../host/runtime/keys.ts';
 import { openSqliteStore } from '../../host/store/index.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const RUNTIME = new Set(Object.keys(pkg.dependencies));
-
-/** Newest modification time under `dir`. */
-function newest(dir: string): number {
-  let t = 0;
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, e.name);
-    t = Math.max(t, e.isDirectory() ? newest(full) : fs.statSync(full).mtimeMs);
-  }
-  return t;
-}
 
 function filesUnder(dir: string, pattern: RegExp): string[] {
   return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => pattern.test(f));
@@ -51,16 +40,8 @@ function runtimePackageDirs(): string[] {
 
 let tree: string;
 
-beforeAll(() => {
-  // CI builds before the tests; a checkout whose dist/ is missing or older than its sources builds here.
-  const built = path.join(ROOT, 'dist', 'main.js');
-  const sources = Math.max(newest(path.join(ROOT, 'host')), newest(path.join(ROOT, 'assembly')), newest(path.join(ROOT, 'docs')));
-  if (!fs.existsSync(built) || fs.statSync(built).mtimeMs < sources) {
-    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'host/cli/build.ts'], {
-      cwd: ROOT,
-      stdio: 'inherit',
-    });
-  }
+beforeAll(async () => {
+  await ensureDist();
   tree = fs.mkdtempSync(path.join(os.tmpdir(), 'oq-dist-'));
   fs.cpSync(path.join(ROOT, 'dist'), path.join(tree, 'dist'), { recursive: true });
   fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(tree, 'package.json'));

@@ -8,13 +8,12 @@ import fs from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startHaproxy, type RunningHaproxy } from '../../deploy/haproxy.ts';
 import { freePort } from '../helpers/postgres.ts';
 import { fileDatabase } from '../helpers/postgres-database.ts';
+import { ensureDist, ROOT } from '../helpers/dist.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const METRICS_TOKEN = 'compose-metrics-token-0123456789';
 let dir: string;
 let app: string;
@@ -59,9 +58,7 @@ function call(url: string, method: string, body?: unknown, key?: string): Promis
 }
 
 beforeAll(async () => {
-  const built = path.join(ROOT, 'dist', 'main.js');
-  if (!fs.existsSync(built))
-    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'host/cli/build.ts'], { cwd: ROOT });
+  await ensureDist();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'oq-image-'));
   app = path.join(dir, 'app');
   execFileSync(path.join(ROOT, 'deploy/image.sh'), ['assemble', app], { cwd: ROOT, stdio: 'inherit' });
