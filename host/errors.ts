@@ -273,6 +273,12 @@ export const PROBLEM_CODES = {
     title: 'Request headers too large',
     remedy: 'Send the request with smaller headers: an Authorization header holds only the key or access token.',
   },
+  request_timeout: {
+    status: 408,
+    title: 'The request did not arrive in time',
+    remedy:
+      'Nothing was done: send the request again on a new connection, its headers at once and its body without pausing; a file too large to send within the limit goes up in pieces (POST /v1/uploads/{token}/{index}).',
+  },
   bad_request: {
     status: 400,
     title: 'Malformed HTTP request',

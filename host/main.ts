@@ -2,7 +2,7 @@
 // `startService` does the same for tests (port 0, a temp DATA_DIR) and hands back a close().
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import type { Server, ServerOptions } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
 import { pino, type Logger } from 'pino';
@@ -18,6 +18,7 @@ import { openServices } from './runtime/services-open.ts';
 import { TaskThreads } from './runtime/task-threads.ts';
 import { answerClientErrors } from './http/client-errors.ts';
 import { RUNNING_BUILT } from './lib/built.ts';
+import { CONNECTION_TIMEOUTS, type ConnectionTimeouts } from './http/connection-timeouts.ts';
 
 /**
  * Cells of sealed datasets the request thread keeps parsed: it reads only records small enough to read
@@ -33,15 +34,14 @@ const TASK_THREAD_ENTRY = RUNNING_BUILT
   ? new URL('./task-thread-main.js', import.meta.url)
   : new URL('./task-thread-entry.mjs', import.meta.url);
 
-/** Idle keep-alive lifetime of a connection (see where the server is made). */
-const KEEP_ALIVE_MS = 65_000;
-
 export interface StartOptions {
   log?: Logger;
   now?: () => number;
   /** Interface to bind; default all. */
   hostname?: string;
   env?: NodeJS.ProcessEnv;
+  /** The connection timeouts (host/http/connection-timeouts.ts); tests shorten them to watch them fire. */
+  connectionTimeouts?: ConnectionTimeouts;
 }
 
 export interface RunningService {
@@ -78,17 +78,13 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
   pool.onFit = (seconds, outcome) => services.metrics.fitSeconds.observe({ outcome }, seconds);
   try {
     const app = createApp(services, OPERATIONS);
+    const timeouts = opts.connectionTimeouts ?? CONNECTION_TIMEOUTS;
 
     const server = await new Promise<Server>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, port: config.port, hostname: opts.hostname }) as Server;
+      const s = serve({ fetch: app.fetch, port: config.port, hostname: opts.hostname, serverOptions: serverOptionsOf(timeouts) }) as Server;
       s.once('listening', () => resolve(s));
       s.once('error', reject);
     });
-    // Idle keep-alive connections stay open longer than any client or load balancer keeps them (HAProxy's
-    // and undici's defaults are shorter), so the server is never the side that closes a connection just as
-    // a client sends on it (a reset the client cannot retry for a POST).
-    server.keepAliveTimeout = KEEP_ALIVE_MS;
-    server.headersTimeout = KEEP_ALIVE_MS + 1000;
     answerClientErrors(server, () => config.baseUrl);
     const { port } = server.address() as AddressInfo;
     const host = !opts.hostname || opts.hostname === '0.0.0.0' || opts.hostname === '::' ? 'localhost' : opts.hostname;
@@ -135,6 +131,16 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
     await pool.close();
     throw err;
   }
+}
+
+/** The node:http options that set the connection timeouts, each chosen in host/http/connection-timeouts.ts. */
+function serverOptionsOf(t: ConnectionTimeouts): ServerOptions {
+  return {
+    keepAliveTimeout: t.keepAliveMs,
+    headersTimeout: t.headersMs,
+    requestTimeout: t.requestMs,
+    connectionsCheckingInterval: t.checkEveryMs,
+  };
 }
 
 async function main(): Promise<void> {

@@ -1,16 +1,28 @@
 // Requests Node's HTTP parser refuses before any route sees them (a header block past its size limit, a
-// malformed request line): answered as a Problem like every other error (issue 21), not Node's bare
-// plain-text 431 or 400, then the connection is closed.
+// malformed request line, a request whose headers or body took longer than the connection timeouts of
+// host/http/connection-timeouts.ts): answered as a Problem like every other error, not Node's bare
+// plain-text 431, 400 or 408, then the connection is closed.
 import { maxHeaderSize, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ServiceError, toProblem } from '../errors.ts';
 import { PROBLEM_CONTENT_TYPE } from './errors.ts';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts';
+import { CONNECTION_TIMEOUTS } from './connection-timeouts.ts';
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 431: 'Request Header Fields Too Large' };
+const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
-/** The Problem for a parser error: 431 headers_too_large for too many header bytes, else 400 bad_request. */
+/**
+ * The Problem for a parser error: 431 headers_too_large for too many header bytes, 408 request_timeout for
+ * headers or a body that did not arrive in time, else 400 bad_request.
+ */
 export function clientErrorOf(err: { code?: string; message?: string }, maxHeaderSize: number): ServiceError {
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return new ServiceError(
+      'request_timeout',
+      `The request did not arrive in time (its headers within ${Math.round(CONNECTION_TIMEOUTS.headersMs / 1000)} s, ` +
+        `the whole of it within ${Math.round(CONNECTION_TIMEOUTS.requestMs / 1000)} s); nothing was done.`,
+    );
+  }
   if (err.code === 'HPE_HEADER_OVERFLOW') {
     return new ServiceError(
       'headers_too_large',

@@ -8,6 +8,7 @@ import { pino, type Logger } from 'pino';
 import { startService, type RunningService } from '../../host/main.ts';
 import { createLiveKey, issueApiKey } from '../../host/runtime/keys.ts';
 import type { Config, OpContext } from '../../host/runtime/services.ts';
+import type { ConnectionTimeouts } from '../../host/http/connection-timeouts.ts';
 
 export interface TestServiceOptions {
   /** The service's clock reads `clock.now` (epoch ms), which the test moves; default: the real clock. */
@@ -18,6 +19,8 @@ export interface TestServiceOptions {
   env?: NodeJS.ProcessEnv;
   /** Where the service logs; default silent. */
   log?: Logger;
+  /** Connection timeouts other than the service's own (a test watching them fire). */
+  connectionTimeouts?: ConnectionTimeouts;
 }
 
 export interface TestService extends RunningService {
@@ -51,7 +54,13 @@ export async function startTestService(overrides: Partial<Config> = {}, opts: Te
   const running = await startService(
     // Threads start when first needed unless a test warms them (most tests start many services).
     { port: 0, pendingWaitMs: 60_000, warmThreads: false, ...overrides, dataDir },
-    { hostname: '127.0.0.1', log: opts.log ?? pino({ level: 'silent' }), env: opts.env ?? {}, now },
+    {
+      hostname: '127.0.0.1',
+      log: opts.log ?? pino({ level: 'silent' }),
+      env: opts.env ?? {},
+      now,
+      connectionTimeouts: opts.connectionTimeouts,
+    },
   );
   const { store } = running.services;
   const post = async (pathname: string, body: unknown, key?: string) => {
