@@ -2,6 +2,7 @@
 // benchmarks): the shipped file itself, its addresses from the environment; other than 3 nodes, its server
 // lines are repeated or cut to the number of nodes.
 import { spawn, type ChildProcess } from 'node:child_process';
+import https from 'node:https';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,20 +48,25 @@ export interface RunningHaproxy {
  * Starts `haproxy -W -db` (master-worker, in the foreground) on 127.0.0.1:`port` in front of `nodes`
  * (host:port each); resolves when it answers /healthz through a node that is up.
  */
-export async function startHaproxy(port: number, nodes: string[], opts: { readyTimeoutMs?: number } = {}): Promise<RunningHaproxy> {
+export async function startHaproxy(
+  port: number,
+  nodes: string[],
+  opts: { readyTimeoutMs?: number; /** a PEM with certificate and key: HAProxy terminates TLS (https://) */ tlsCert?: string } = {},
+): Promise<RunningHaproxy> {
   const bin = haproxyBinary();
   if (!bin) throw new Error(haproxyMissing()!);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'haproxy-'));
   const cfg = path.join(dir, 'haproxy.cfg');
   fs.writeFileSync(cfg, haproxyConfigFor(nodes.length));
   const env: NodeJS.ProcessEnv = { ...process.env, LISTEN: `127.0.0.1:${port}` };
+  if (opts.tlsCert) env.TLS_CERT = opts.tlsCert;
   nodes.forEach((n, i) => (env[`NODE${i + 1}`] = n));
   const child = spawn(bin, ['-W', '-db', '-f', cfg], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${opts.tlsCert ? 'https' : 'http'}://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
@@ -72,7 +78,7 @@ export async function startHaproxy(port: number, nodes: string[], opts: { readyT
       await stop();
       throw new Error(`haproxy exited with ${child.exitCode}: ${out.trim()}`);
     }
-    if (await answers(`${url}/healthz`)) break;
+    if (await answers(`${url}/healthz`, opts.tlsCert)) break;
     if (Date.now() > deadline) {
       await stop();
       throw new Error(`haproxy did not answer on ${url} in time: ${out.trim()}`);
@@ -82,7 +88,8 @@ export async function startHaproxy(port: number, nodes: string[], opts: { readyT
   return { url, port, child, output: () => out, stop };
 }
 
-async function answers(url: string): Promise<boolean> {
+async function answers(url: string, tlsCert?: string): Promise<boolean> {
+  if (tlsCert) return httpsAnswers(url, fs.readFileSync(tlsCert, 'utf8'));
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
     await res.arrayBuffer();
@@ -90,4 +97,16 @@ async function answers(url: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** GET `url` over TLS trusting `pem`'s certificate (fetch takes no CA of its own). */
+function httpsAnswers(url: string, pem: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = https.get(url, { ca: pem, timeout: 2000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode === 200));
+    });
+    req.on('error', () => resolve(false));
+    req.on('timeout', () => req.destroy());
+  });
 }

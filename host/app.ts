@@ -1,7 +1,8 @@
 // createApp(services): the Hono app — request ids, client address, the operation table mounted as REST
 // routes, MCP tools and an OpenAPI document, the pages, and one error mapper that makes every failure
 // application/problem+json.
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
 import type { AppEnv } from './http/env.ts';
 import { requestId } from './http/request-id.ts';
 import { clientAddress } from './http/client-address.ts';
@@ -13,13 +14,26 @@ import { mountOpenApi } from './openapi/index.ts';
 import { mountPreviewPage } from './web/serve.ts';
 import { mountDocsPages } from './web/docs.ts';
 import { mountDocsSite } from './web/docs-site.ts';
+import { mountOperatorEndpoints } from './http/operator.ts';
 import { OPERATIONS, type Operation } from './operations/index.ts';
 import type { Services } from './runtime/services.ts';
+
+/** The route a request matched (`/v1/tasks/:task_id`, never the id itself), `other` for none (404s). */
+function routeOf(c: Context<AppEnv>): string {
+  const route = routePath(c, -1);
+  return route === '*' || route === '/*' ? 'other' : route;
+}
 
 function accessLog(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
     await next();
+    const { metrics } = c.get('services');
+    const operation = routeOf(c);
+    const status = c.res.status;
+    metrics.requests.inc({ operation, status });
+    if (status === 429 || status === 503) metrics.refusals.inc({ operation, status });
+    if (operation === '/v1/ask' && c.req.method === 'POST') metrics.askSeconds.observe({ status }, (performance.now() - started) / 1000);
     c.get('services').log.info(
       {
         request_id: c.get('requestId'),
@@ -44,6 +58,8 @@ export function createApp(services: Services, ops: readonly Operation[] = OPERAT
   app.use('*', requestId(), clientAddress(services.config.trustProxy), accessLog());
 
   const methodsByPath = mountOperations(app, ops);
+  // GET /readyz and GET /metrics (host/http/operator.ts).
+  mountOperatorEndpoints(app);
   // The same operations as MCP tools and as an OpenAPI document (spec 4.13).
   mountMcp(app, ops);
   mountOpenApi(app, ops);

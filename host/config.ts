@@ -29,6 +29,8 @@ export interface Config {
   baseUrl: string;
   /** {keys_url}: where an operator tells users to get live keys. */
   keysUrl: string;
+  /** METRICS_TOKEN: GET /metrics answers only `Authorization: Bearer <this>`; null: /metrics is off (403). */
+  metricsToken: string | null;
   /** pino level. */
   logLevel: string;
   /** wire.md: a fit not finished after this wait turns the ask into 202 pending. */
@@ -139,6 +141,15 @@ function databaseUrlFrom(env: Env): string | null {
 }
 
 /** OAUTH_ISSUERS (README "OAuth access tokens"): a JSON array of trusted issuers, parsed in host/signing/oauth-config.ts. */
+/** A bearer token a scraper can send: 16 to 256 visible ASCII characters, no spaces. */
+function metricsTokenFrom(env: Env): string | null {
+  if (!isSet(env, 'METRICS_TOKEN')) return null;
+  const token = env.METRICS_TOKEN!.trim();
+  if (!/^[\x21-\x7e]{16,256}$/.test(token))
+    throw new ConfigError('METRICS_TOKEN must be 16 to 256 visible ASCII characters without spaces (for example: openssl rand -hex 24)');
+  return token;
+}
+
 function oauthIssuersFrom(env: Env): TrustedIssuer[] {
   try {
     return parseOAuthIssuers(env.OAUTH_ISSUERS);
@@ -178,6 +189,7 @@ export function configFromEnv(env: Env = process.env): Config {
     databasePoolSize: intFrom(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     baseUrl,
     keysUrl: env.KEYS_URL || `${baseUrl}/keys`,
+    metricsToken: metricsTokenFrom(env),
     logLevel,
     pendingWaitMs: intFrom(env, 'PENDING_WAIT_MS', 2000, 0, MAX_TIMER_MS),
     rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 600, 1),

@@ -227,7 +227,17 @@ export const PROBLEM_CODES = {
   preview_not_built: {
     status: 503,
     title: 'The preview page is not built',
-    remedy: 'The operator runs npm run build:web (or npm run build), which writes build/web/preview.js.',
+    remedy: 'The operator runs npm run build, which writes the page script beside the built service.',
+  },
+  metrics_off: {
+    status: 403,
+    title: 'Metrics are off on this node',
+    remedy: 'The operator starts the node with METRICS_TOKEN set; the scraper then sends it as a bearer token.',
+  },
+  metrics_token: {
+    status: 401,
+    title: 'Metrics need the operator token',
+    remedy: 'Send Authorization: Bearer <METRICS_TOKEN>, the token this node was started with.',
   },
   store_unavailable: {
     status: 503,

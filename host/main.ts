@@ -4,7 +4,6 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server, ServerOptions } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { buildWasm, wasmIsStale } from './cli/build.ts';
 import { serve } from '@hono/node-server';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app.ts';
@@ -18,6 +17,7 @@ import { OPERATIONS } from './operations/index.ts';
 import { openServices } from './runtime/services-open.ts';
 import { TaskThreads } from './runtime/task-threads.ts';
 import { answerClientErrors } from './http/client-errors.ts';
+import { RUNNING_BUILT } from './lib/built.ts';
 import { CONNECTION_TIMEOUTS, type ConnectionTimeouts } from './http/connection-timeouts.ts';
 
 /**
@@ -26,8 +26,13 @@ import { CONNECTION_TIMEOUTS, type ConnectionTimeouts } from './http/connection-
  */
 const REQUEST_THREAD_RECORD_CELLS = 2_000_000;
 
-/** What each task thread runs: the thread body with the operation table's task executors. */
-const TASK_THREAD_ENTRY = new URL('./task-thread-entry.mjs', import.meta.url);
+/**
+ * What each task thread runs: the thread body with the operation table's task executors. Built (dist/),
+ * the compiled module itself; from source, an entry that first registers the TypeScript loader in the thread.
+ */
+const TASK_THREAD_ENTRY = RUNNING_BUILT
+  ? new URL('./task-thread-main.js', import.meta.url)
+  : new URL('./task-thread-entry.mjs', import.meta.url);
 
 /** A busy port is the operator's to fix (docs/guides/configuration.md): one line naming PORT, no stack trace. */
 function portInUse(port: number): ConfigError {
@@ -76,6 +81,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
     usageFlushMs: 1000,
   });
   const { services } = opened;
+  pool.onFit = (seconds, outcome) => services.metrics.fitSeconds.observe({ outcome }, seconds);
   try {
     const app = createApp(services, OPERATIONS);
     const timeouts = opts.connectionTimeouts ?? CONNECTION_TIMEOUTS;
@@ -144,9 +150,7 @@ function serverOptionsOf(t: ConnectionTimeouts): ServerOptions {
 }
 
 async function main(): Promise<void> {
-  // `npm start`: build the engine only when its sources changed (host/cli/build.ts); the page's script is
-  // bundled by the server itself on first request (host/web/serve.ts).
-  if (wasmIsStale()) buildWasm();
+  // Nothing is built here: `npm run build` (host/cli/build.ts) made the engine, the page and dist/ before.
   const running = await startService();
   const log = running.services.log;
   const stop = (signal: string) => {
@@ -163,10 +167,13 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => stop('SIGTERM'));
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  main().catch((err: unknown) => {
+/** `node dist/main.js` (`npm start`), or `tsx host/main.ts` from source. */
+export async function runMain(): Promise<void> {
+  await main().catch((err: unknown) => {
     // A bad setting is the operator's to fix: say which, without a stack trace.
     console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err instanceof StoreError ? err.message : err);
     process.exit(1);
   });
 }
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) await runMain();

@@ -5,7 +5,7 @@
 //
 // Runtime sits below the operations: operations use the runtime's services (tasks, leases, idempotency,
 // caches, event streams), and the runtime never names an operation. What it needs of them, the task
-// executors of the operation table, is handed to it by the program (host/task-thread-entry.mjs gives them
+// executors of the operation table, is handed to it by the program (host/task-thread-main.ts gives them
 // to the task thread body; main.ts gives TaskThreads that entry). Core is what the preview page shares with
 // the service (ask planning, cases, outcomes, scoring, answers): below the runtime, so the page never pulls
 // in a service object.
@@ -45,16 +45,19 @@ const LAYER: Record<string, number> = {
   'app.ts': 6,
   'main.ts': 6,
   'task-thread-entry.mjs': 6,
+  'task-thread-main.ts': 6,
 };
 
 /** Only these folders may import these packages (one home per library). */
 const HOMES: Array<[RegExp, string[]]> = [
   [/^arquero$/, ['table']],
   [/^jose$/, ['signing']],
+  [/^@noble\/hashes\//, ['signing']],
   [/^hyparquet(-compressors)?$/, ['table']],
   [/^(better-sqlite3|pg)$/, ['store']],
   [/^hono(\/|$)|^@hono\//, ['http', 'mcp', 'openapi', 'web', 'app.ts', 'main.ts']],
   [/^@modelcontextprotocol\//, ['mcp']],
+  [/^prom-client$/, ['runtime']],
   [/^(markdown-it|swagger-ui-dist)(\/|$)/, ['web']],
 ];
 
@@ -128,6 +131,7 @@ describe('host/ layering', () => {
     expect(reachesUp(at('schemas/ask.ts'), at('operations/ask/ask.schema.ts'))).toBe(true);
     expect(reachesUp(at('lib/lru.ts'), at('core/plan.ts'))).toBe(true);
     expect(reachesUp(at('operations/ask/ask.ts'), at('runtime/tasks.ts'))).toBe(false);
-    expect(importsOf(at('task-thread-entry.mjs'))).toEqual(['tsx/esm/api', './operations/index.ts', './runtime/task-thread.ts']);
+    expect(importsOf(at('task-thread-entry.mjs'))).toEqual(['tsx/esm/api', './task-thread-main.ts']);
+    expect(importsOf(at('task-thread-main.ts'))).toEqual(['./operations/index.ts', './runtime/task-thread.ts']);
   });
 });

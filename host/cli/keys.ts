@@ -1,5 +1,5 @@
-// Operator CLI for live keys (wire.md "Keys, workspaces, scopes"): `npm run keys -- create --workspace NAME
-// [--can-report-outcomes]`, `list [--workspace NAME]`, `revoke KEY_ID`, and `rotate-signing-key` for the
+// Operator CLI for live keys (docs/reference/auth.md): `node dist/cli/keys.js create --workspace NAME
+// [--can-report-outcomes]` on a built install (`npm run keys -- ...` in a checkout), `list [--workspace NAME]`, `revoke KEY_ID`, and `rotate-signing-key` for the
 // Verdict signing key; add --json for machine-readable output.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -16,7 +16,7 @@ export interface CliIo {
 }
 
 const USAGE = [
-  'usage: npm run keys -- <command> [--json]',
+  'usage: node dist/cli/keys.js <command> [--json]   (in a checkout: npm run keys -- <command> [--json])',
   '  create --workspace NAME [--can-report-outcomes]   make a live key (printed once)',
   '  list [--workspace NAME]                           list keys (never the keys themselves)',
   '  revoke KEY_ID                                     revoke a key at once',
@@ -125,10 +125,13 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  main().catch((err: unknown) => {
+/** The command line: `node dist/cli/keys.js ...` on a built install, `npm run keys -- ...` in a checkout. */
+export async function runKeys(): Promise<void> {
+  await main().catch((err: unknown) => {
     // A bad setting is the operator's to fix: say which, without a stack trace (as the server does).
     console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err instanceof StoreError ? err.message : err);
     process.exit(1);
   });
 }
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) await runKeys();

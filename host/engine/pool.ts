@@ -8,6 +8,7 @@ import { inputBuffers, type FitInput, type RawFitOutput } from './fit-core.ts';
 import type { ProgressListener } from './wasm.ts';
 import { EngineError } from './errors.ts';
 import type { FromWorker, ToWorker } from './worker.ts';
+import { RUNNING_BUILT } from '../lib/built.ts';
 
 /** Runs one fit somewhere: a FitPool, or (in a task thread) the request thread's pool through messages. */
 export interface FitRunner {
@@ -39,7 +40,8 @@ interface Phase {
 
 type Busy = { kind: 'fit'; job: Job } | { kind: 'help'; phase: Phase };
 
-const WORKER_URL = new URL('./worker-entry.mjs', import.meta.url);
+/** Built (dist/), the compiled worker body; from source, an entry that first registers the TypeScript loader. */
+const WORKER_URL = RUNNING_BUILT ? new URL('./worker.js', import.meta.url) : new URL('./worker-entry.mjs', import.meta.url);
 
 export class FitPool implements FitRunner {
   private readonly size: number;
@@ -58,12 +60,22 @@ export class FitPool implements FitRunner {
   }
 
   /** Runs one fit; `onProgress` hears the engine's progress reports as the coordinating worker posts them. */
+  /** Sees each fit's time from queued to done, in seconds (main.ts gives it to GET /metrics). */
+  onFit?: (seconds: number, outcome: 'done' | 'failed') => void;
+
   run(input: FitInput, onProgress?: ProgressListener, opts: { give?: boolean } = {}): Promise<RawFitOutput> {
     if (this.closed) return Promise.reject(new EngineError('pool_closed', 'the fit pool is closed (the server is shutting down)'));
-    return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const fitted = new Promise<RawFitOutput>((resolve, reject) => {
       this.queue.push({ id: this.nextId++, input, give: opts.give === true, onProgress, resolve, reject });
       this.pump();
     });
+    const seen = this.onFit;
+    if (!seen) return fitted;
+    return fitted.then(
+      (out) => (seen((performance.now() - started) / 1000, 'done'), out),
+      (err: unknown) => (seen((performance.now() - started) / 1000, 'failed'), Promise.reject(err)),
+    );
   }
 
   /** Workers alive now (started and not ended). */
@@ -98,7 +110,6 @@ export class FitPool implements FitRunner {
   }
 
   private spawn(): Worker {
-    // Workers run TypeScript through tsx's loader, like the main process.
     const w = new Worker(WORKER_URL);
     this.live++;
     w.on('message', (msg: FromWorker) => this.onMessage(w, msg));

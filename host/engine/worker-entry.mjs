@@ -1,5 +1,6 @@
-// Worker thread entry in plain JS: registers tsx's loader inside the worker (loader hooks from the
-// parent's --import do not reach worker threads on Node 20), then runs the TypeScript worker body.
+// Fit worker entry when running the TypeScript source (tests, tsx): registers tsx's loader inside the
+// worker (loader hooks from the parent's --import do not reach worker threads), then runs the worker body.
+// The built service (dist/) starts worker.js itself (pool.ts).
 import { register } from 'tsx/esm/api';
 
 register();

@@ -32,6 +32,8 @@ export class LeaseKeeper {
     /** How long a lease lasts unrenewed (config.taskLeaseMs). */
     readonly leaseMs: number,
     private readonly log: LeaseLog,
+    /** Sees every renewal (GET /metrics counts them by how they ended). */
+    private readonly observe: <T>(renewing: Promise<T>) => Promise<T> = (p) => p,
   ) {}
 
   /** Renewal period: a third of the lease, so two renewals can fail before it lapses. */
@@ -47,7 +49,7 @@ export class LeaseKeeper {
   hold(renew: () => Promise<unknown>, release: () => Promise<unknown>): HeldLease {
     const held: Held = {
       abandoned: false,
-      timer: setInterval(() => void renew().catch(() => undefined), this.renewMs),
+      timer: setInterval(() => void this.observe(renew()).catch(() => undefined), this.renewMs),
       release,
       done: () => {
         clearInterval(held.timer);

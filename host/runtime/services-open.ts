@@ -20,6 +20,7 @@ import { TaskEventHub } from './events/hub.ts';
 import { StoredAnswerCache } from './stored-answers.ts';
 import { DatabaseClock } from './clock.ts';
 import { loadTokenSecrets } from '../signing/hmac-token.ts';
+import { ServiceMetrics } from './metrics.ts';
 
 export interface OpenOptions {
   log: Logger;
@@ -47,12 +48,16 @@ export interface OpenServices {
 export async function openServices(config: Config, opts: OpenOptions): Promise<OpenServices> {
   const { log } = opts;
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const store = await openStore({
-    dataDir: config.dataDir,
-    databaseUrl: config.databaseUrl,
-    poolSize: config.databasePoolSize,
-    now: opts.now,
-  });
+  const metrics = new ServiceMetrics();
+  // Every store call timed and its failures counted, from the first (GET /metrics).
+  const store = metrics.instrumentStore(
+    await openStore({
+      dataDir: config.dataDir,
+      databaseUrl: config.databaseUrl,
+      poolSize: config.databasePoolSize,
+      now: opts.now,
+    }),
+  );
   let clock: DatabaseClock | undefined;
   let keyRing: KeyRing | undefined;
   try {
@@ -79,7 +84,7 @@ export async function openServices(config: Config, opts: OpenOptions): Promise<O
       secrets,
       usage,
       keptAnswers,
-      leases: new LeaseKeeper(config.taskLeaseMs, log),
+      leases: new LeaseKeeper(config.taskLeaseMs, log, (renewing) => metrics.renewal(renewing)),
       tasks: new TaskRunner(opts.taskHost),
       limits: new RateLimits(config, now, store),
       admission: new Admission(config, store),
@@ -87,7 +92,13 @@ export async function openServices(config: Config, opts: OpenOptions): Promise<O
       fitCache: new FitCache(),
       records: new RecordCache(opts.recordCacheCells),
       storedAnswers: new StoredAnswerCache(),
+      metrics,
     };
+    metrics.watch({
+      tasksRunning: () => services.tasks.running,
+      eventClients: () => services.events.openStreams,
+      tasksQueued: () => store.countQueuedTasks(),
+    });
     const ring = keyRing;
     return {
       services,

@@ -16,6 +16,7 @@ import type { RecordCache } from './record-cache.ts';
 import type { TokenSecrets } from '../signing/hmac-token.ts';
 import type { TaskEventHub } from './events/hub.ts';
 import type { StoredAnswerCache } from './stored-answers.ts';
+import type { ServiceMetrics } from './metrics.ts';
 
 export type { Config } from '../config.ts';
 
@@ -55,6 +56,8 @@ export interface Services {
   events: TaskEventHub;
   /** Stored answers kept parsed while they are paged (additions 2.3 svc_page). */
   storedAnswers: StoredAnswerCache;
+  /** What GET /metrics reports (host/runtime/metrics.ts). */
+  metrics: ServiceMetrics;
 }
 
 export interface Caller {

@@ -296,6 +296,8 @@ export class TaskRunner {
             this.inUse--;
             break;
           }
+          // A claim counts an attempt; more than one: the task's last holder stopped renewing (a crash).
+          services.metrics.tasksClaimed.inc({ from: task.attempts > 1 ? 'lapsed_lease' : 'pending' });
           if (this.stopped) {
             this.inUse--;
             await services.store.releaseTask(task.id, OWNER, services.now());

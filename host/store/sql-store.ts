@@ -56,6 +56,15 @@ export function createSqlStore(db: SqlClient): Store {
       return { idempotency, tasks, datasets: deleted, answers };
     },
 
+    async ping() {
+      await db.get('SELECT 1 AS one');
+    },
+
+    async countQueuedTasks() {
+      const r = await db.get<{ n: number | string }>("SELECT COUNT(*) AS n FROM tasks WHERE status = 'pending'");
+      return Number(r?.n ?? 0);
+    },
+
     close: () => db.close(),
   };
 }

@@ -284,5 +284,9 @@ export interface Store
    * lease ran out.
    */
   sweep(now: number, retention_ms?: number): Promise<SweepResult>;
+  /** One round trip to the database (GET /readyz); throws when it cannot answer. */
+  ping(): Promise<void>;
+  /** Tasks waiting for any process to claim them (pending), across the cluster (GET /metrics). */
+  countQueuedTasks(): Promise<number>;
   close(): Promise<void>;
 }

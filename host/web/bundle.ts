@@ -1,12 +1,13 @@
 // Bundles the preview page's script (host/web/preview.ts) with esbuild for the browser. Run as a
-// script it writes build/web/preview.js (`npm run build:web`); the server calls buildPreviewBundle().
+// script it writes build/web/preview.js (`npm run build:web`); the server run from source calls
+// buildPreviewBundle(), the built one serves the file (serve.ts).
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUNDLE_PATH } from './bundle-path.ts';
 
 const HOST = fileURLToPath(new URL('..', import.meta.url));
 export const ENTRY = path.join(HOST, 'web/preview.ts');
-export const BUNDLE_PATH = fileURLToPath(new URL('../../build/web/preview.js', import.meta.url));
 
 type EsbuildPlugin = import('esbuild').Plugin;
 

@@ -8,7 +8,8 @@ import type { AppEnv } from '../http/env.ts';
 import { ServiceError } from '../errors.ts';
 import { ENGINE_WASM_PATH } from '../engine/load-node.ts';
 import { getSample, loadSampleCsv } from '../../samples/catalog.ts';
-import { BUNDLE_PATH, buildPreviewBundle } from './bundle.ts';
+import { BUNDLE_PATH } from './bundle-path.ts';
+import { RUNNING_BUILT } from '../lib/built.ts';
 
 /** The page talks to its own origin only; wasm compilation needs 'wasm-unsafe-eval', nothing inline. */
 export const PAGE_CSP = [
@@ -55,20 +56,20 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
   return () => (p ??= make().catch((err) => ((p = null), Promise.reject(err))));
 }
 
-/** esbuild when it is installed (always current); else the file `npm run build:web` wrote; else 503. */
+/**
+ * Built (dist/), the file `npm run build` wrote, never bundled here; from source (tests, tsx), bundled with
+ * esbuild so it is always current.
+ */
 async function loadBundle(): Promise<Asset> {
   let js: string;
-  try {
+  if (!RUNNING_BUILT) {
+    const { buildPreviewBundle } = await import('./bundle.ts');
     js = await buildPreviewBundle();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+  } else {
     try {
       js = readFileSync(BUNDLE_PATH, 'utf8');
     } catch {
-      throw new ServiceError(
-        'preview_not_built',
-        `the preview script is not built and esbuild is not installed: run npm run build:web (writes ${BUNDLE_PATH})`,
-      );
+      throw new ServiceError('preview_not_built', `the preview script is not built: run npm run build (writes ${BUNDLE_PATH})`);
     }
   }
   return asset(js, 'text/javascript; charset=utf-8');

@@ -77,7 +77,7 @@ describe('npm run keys', () => {
     for (const argv of [[], ['create'], ['revoke'], ['frobnicate'], ['list', '--bogus']]) {
       const r = await cli(...argv);
       expect(r.code).toBe(2);
-      expect(r.err.join('\n')).toContain('usage: npm run keys');
+      expect(r.err.join('\n')).toContain('usage: node dist/cli/keys.js');
     }
   });
 

@@ -13,10 +13,14 @@ import { createDatabase, freePort, startPostgres, type PostgresServer } from '..
 const root = path.resolve(import.meta.dirname, '../..');
 let server: PostgresServer;
 let c: TestCluster;
+const METRICS_TOKEN = 'outage-metrics-token-0123456789';
 
 beforeAll(async () => {
   server = await startPostgres();
-  c = await startCluster({ databaseUrl: await createDatabase(server.url, 'outage'), env: { PENDING_WAIT_MS: '60000', FIT_WORKERS: '1' } });
+  c = await startCluster({
+    databaseUrl: await createDatabase(server.url, 'outage'),
+    env: { PENDING_WAIT_MS: '60000', FIT_WORKERS: '1', METRICS_TOKEN },
+  });
 });
 afterAll(async () => {
   await c?.close();
@@ -67,7 +71,17 @@ it('answers 503 store_unavailable with a remedy while PostgreSQL is down, crashe
     expect(added.body.code).toBe('store_unavailable');
     // still alive: the process answers its health check (and HAProxy keeps sending it the calls)
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    // but not ready: /readyz asks the store
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(ready.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect((await ready.json()).status).toBe('not_ready');
   }
+  // what the operator's scraper sees: the store's failed calls
+  const metrics = await (await fetch(`${c.nodes[0].url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+  const storeErrors = metrics.split('\n').filter((l) => l.startsWith('oq_store_errors_total{'));
+  expect(storeErrors.reduce((n, l) => n + Number(l.split(' ')[1]), 0)).toBeGreaterThan(0);
+  expect(metrics).toMatch(/^oq_refusals_total\{operation="\/v1\/ask",status="503"\} [1-9]/m);
   for (const n of c.nodes) expect(n.child.exitCode).toBeNull();
 
   await server.start();
@@ -78,6 +92,7 @@ it('answers 503 store_unavailable with a remedy while PostgreSQL is down, crashe
       if (status !== 200) await new Promise((r) => setTimeout(r, 100));
     }
     expect(status).toBe(200);
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
   }
   // the add-dataset calls refused during the outage left no dataset and no piece behind
   const db = new pg.Client({ connectionString: c.databaseUrl });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, tempDir, type TestService } from '../helpers/service.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const START_LINE = 'npm ci && npm start &';
+const START_LINE = 'npm ci && npm run build && npm start &';
 
 interface Snippet {
   file: string;
@@ -38,7 +38,8 @@ function notRunnable(code: string): string | null {
   const body = lines.map((l) => l.replace(/\s+#.*$/, '')).join('\n');
   if (!body.includes('localhost:8787')) return 'does not call the service';
   if (/\.\.\.|<[a-z_ ]+>|mp_|sc_|ds_|mr1_/.test(body)) return 'has a value to fill in';
-  if (/\$(LIVE_KEY|TOKEN)\b|https:\/\//.test(body)) return 'needs a live key, a token or another host';
+  if (/\$(LIVE_KEY|TOKEN|METRICS_TOKEN)\b|https:\/\//.test(body)) return 'needs a live key, a token or another host';
+  if (/^\s*(systemctl|tar|useradd|pg_dump|pg_restore)\b/m.test(body)) return 'operates a server';
   if (/^\s*(npm|npx|haproxy|[A-Z_]+=\S+ (npm|haproxy))\b/m.test(body)) return 'starts something';
   return null;
 }

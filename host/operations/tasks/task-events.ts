@@ -30,6 +30,7 @@ export async function streamTask(
   onClose?: () => void,
   stillAllowed?: () => Promise<ServiceError | null>,
 ): Promise<OpResult> {
+  onClose = services.events.countStream(onClose);
   try {
     const after = lastEventIdOf(req.header('last-event-id'), req.query('last_event_id'));
     if (after !== null) {

@@ -14,9 +14,27 @@ export class TaskEventHub {
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly openWatches = new Map<string, number>();
   private readonly watchOpens: FixedWindowLimiter;
+  private streams = 0;
 
   constructor(now: () => number) {
     this.watchOpens = new FixedWindowLimiter('watch', WATCH_OPENS_PER_MINUTE, 60_000, now);
+  }
+
+  /** Event streams open on this process now (GET /metrics). */
+  get openStreams(): number {
+    return this.streams;
+  }
+
+  /** Counts an event stream as open until the returned function runs (once; it runs `onClose` too). */
+  countStream(onClose?: () => void): () => void {
+    this.streams++;
+    let closed = false;
+    return () => {
+      if (closed) return;
+      closed = true;
+      this.streams--;
+      onClose?.();
+    };
   }
 
   /** New events of `taskId` are in the store. */

@@ -1,0 +1,22 @@
+# The service's image: a build stage (every package, npm run build) and a slim runtime stage holding dist/
+# and the runtime packages only, run by an unprivileged user. The steps are deploy/image.sh's, which a
+# test runs too. Build: docker build -t outcome-question . ; run: see deploy/compose.yaml.
+FROM node:24-bookworm-slim AS build
+# better-sqlite3 compiles when no prebuilt binary fits
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY . .
+RUN deploy/image.sh install && deploy/image.sh assemble /app
+
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production PORT=8787 DATA_DIR=/data
+WORKDIR /app
+COPY --from=build /app /app
+RUN mkdir -p /data && chown node:node /data
+USER node
+EXPOSE 8787
+VOLUME ["/data"]
+HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 CMD ["deploy/image.sh", "healthcheck"]
+# The script execs node, so node is PID 1 and gets SIGTERM (docker stop) itself: the server hands its tasks
+# back and exits within its 10 s grace (compose gives it 30 s: stop_grace_period).
+CMD ["deploy/image.sh", "start"]
