@@ -1,4 +1,4 @@
-// vitest setup: real parts only (compiled wasm, SQLite files, loopback HTTP); see DEVELOPERS.md.
+// vitest setup: real parts only (compiled wasm, SQLite files, loopback HTTP); see docs/design/house-rules.md.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({

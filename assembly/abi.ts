@@ -1,5 +1,5 @@
 // The engine ABI in one place: column kinds, status codes, metric slots and the model layout.
-// Only numbers cross the boundary (engine.md, style.md "Engine ABI"). host/engine/abi.ts mirrors this
+// Only numbers cross the boundary (docs/design/engine.md, docs/design/house-rules.md#rules). host/engine/abi.ts mirrors this
 // file and test/engine/abi.test.ts fails when the two disagree, so every constant here is a plain
 // `export const NAME: type = literal;` line that the test can read.
 
@@ -19,12 +19,12 @@ export const PHASE_BAGS: i32 = 1; // boost each bag's main terms
 export const PHASE_PAIRS: i32 = 2; // boost the selected pairs on top of each bag's main terms
 export const PHASE_TREES: i32 = 3; // boost residual trees on top of each bag's main terms and kept pairs
 
-// Answer states (spec 3.1).
+// Answer states (docs/reference/ask.md#states).
 export const STATE_ANSWERED: i32 = 0;
 export const STATE_REFUSED: i32 = 1;
 export const STATE_NOT_YET: i32 = 2;
 
-// Reason code bits (wire.md "Answers").
+// Reason code bits (docs/reference/ask.md#answer).
 export const R_NO_FINDING_CLEARED: i32 = 1;
 export const R_TOO_FEW_PREDICTORS: i32 = 2;
 export const R_TOO_FEW_LABELED_ROWS: i32 = 4;
@@ -32,7 +32,7 @@ export const R_TOO_FEW_POSITIVES: i32 = 8;
 export const R_NO_POSITIVES: i32 = 16;
 export const R_TOO_FEW_TO_HOLD_OUT: i32 = 32;
 
-// Per-column exclusion codes written by a fit (wire.md quality.excluded_columns `why`).
+// Per-column exclusion codes written by a fit (docs/reference/ask.md#quality quality.excluded_columns `why`).
 export const EXCL_NONE: i32 = 0;
 export const EXCL_CONSTANT: i32 = 1;
 export const EXCL_RESTATES: i32 = 2;

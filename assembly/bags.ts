@@ -1,4 +1,4 @@
-// The model steps of a fit (engine.md steps 5-8 and 10) over its FitState: bags (cross-fitted: one
+// The model steps of a fit (docs/design/engine.md#steps) over its FitState: bags (cross-fitted: one
 // calibrated fold model per fold, scoring its own rows), gated pairs, combining the bags into one
 // additive model, and the calibration check of a single split.
 import * as A from './abi';
@@ -97,7 +97,7 @@ export function afterBags(s: FitState): void {
 }
 
 /**
- * Cross-fitted pair terms, per fold model (engine.md step 7 inside each fold): the pairs are ranked on the
+ * Cross-fitted pair terms, per fold model (docs/design/engine.md#step-7 inside each fold): the pairs are ranked on the
  * fold model's training rows (the other folds) minus its bags' gate rows, against its bags' averaged main
  * terms; boosted in each of its bags on top of that bag's main terms; and kept for the fold only when a
  * majority of its bags' gates agree (their odd validation rows, which neither the ranking nor that bag's
@@ -429,7 +429,7 @@ function addOutOfBag(s: FitState, bg0: i32, nB: i32, oobSum: usize, oobCount: us
   }
 }
 
-/** Platt slope and offset of the mean out-of-bag logit (engine.md step 10). */
+/** Platt slope and offset of the mean out-of-bag logit (docs/design/engine.md#step-10). */
 function calibration(oobSum: usize, oobCount: usize, ys: usize, nR: i32): LogisticFit {
   const x = allocF64(nR > 0 ? nR : 1);
   for (let q = 0; q < nR; q++) {

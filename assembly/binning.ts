@@ -1,4 +1,4 @@
-// Column binning on the training part (engine.md step 4): numeric quantile bins with bin 0 for
+// Column binning on the training part (docs/design/engine.md#step-4): numeric quantile bins with bin 0 for
 // missing; categorical one bin per frequent value, an "other" bin (1) and a missing bin (0).
 import { ldf, ldi, sti, allocF64, allocI32, release } from './mem';
 import { sortF64 } from './sort';

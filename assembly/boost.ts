@@ -1,4 +1,4 @@
-// Boosting of additive main terms for one bag (engine.md step 6), in two schedules:
+// Boosting of additive main terms for one bag (docs/design/engine.md#step-6), in two schedules:
 // - cyclic (boostMains, records with a single held-out split): round after round, every column gets
 //   the single best cut of its per-bin gradient histogram and a shrunken Newton step on each side;
 // - stagewise (boostStagewise, small cross-fitted records): a linear start (linear.ts) or a few smoothing

@@ -1,4 +1,4 @@
-// One fit, start to finish (engine.md "Steps of a fit"), as named steps over one FitState: canonical
+// One fit, start to finish (docs/design/engine.md#steps), as named steps over one FitState: canonical
 // order, held-out split, binning and guards, the not-yet check, bags, pairs, combine, calibration and
 // the held-out decision. The steps of the model itself (bags to calibration) are in bags.ts.
 import * as A from './abi';
@@ -529,7 +529,7 @@ function noPredictors(s: FitState): bool {
 // ---- 9b. the held-out decision ----
 
 /**
- * Answered only when the held-out logits beat chance on AUC and the base rate on log loss (engine.md
+ * Answered only when the held-out logits beat chance on AUC and the base rate on log loss (docs/design/engine.md
  * step 9); writes the held-out quality numbers and each held-out row's logit.
  */
 function decide(s: FitState): void {

@@ -1,5 +1,5 @@
 // Fixed, well-known hashing and an integer PRNG: FNV-1a 64 for entity ids, splitmix64 for seeded draws
-// (engine.md step 1 and 5: no host randomness, no clock).
+// (docs/design/engine.md#step-1: no host randomness, no clock).
 
 const FNV_OFFSET: u64 = 0xcbf29ce484222325;
 const FNV_PRIME: u64 = 0x100000001b3;

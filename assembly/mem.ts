@@ -1,5 +1,5 @@
 // Raw memory helpers: hot loops use these loads/stores on unmanaged blocks (about 8x faster than
-// managed typed-array access under the incremental runtime; engine.md "Speed notes").
+// managed typed-array access under the incremental runtime; docs/design/engine.md#speed).
 
 @inline export function ldf(p: usize, i: i32): f64 { return load<f64>(p + (<usize>i << 3)); }
 @inline export function stf(p: usize, i: i32, v: f64): void { store<f64>(p + (<usize>i << 3), v); }

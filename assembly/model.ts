@@ -1,5 +1,5 @@
 // The served model as one flat f64 array (layout in abi.ts), and scoring with per-column
-// contributions and reasons (engine.md "Scoring and reasons").
+// contributions and reasons (docs/design/engine.md#scoring).
 import * as A from './abi';
 import { ldf, stf, ldi, sti, allocF64 } from './mem';
 import { numericBin, categoricalBin } from './binning';

@@ -1,4 +1,4 @@
-// Gated pair terms (engine.md step 7): pairs ranked by the gain of a 4-quadrant split of the main
+// Gated pair terms (docs/design/engine.md#step-7): pairs ranked by the gain of a 4-quadrant split of the main
 // model's residuals (FAST), the top few boosted per bag on coarse bins, and kept only when rows the
 // early stopping never saw agree across bags. A pair of few enough fine cells (fullStride) keeps them all
 // instead, ranked and stepped by a categorical cut of its cells.

@@ -1,5 +1,5 @@
 // Stable bottom-up merge sort of i32 index arrays with a comparator; every tie is broken by the
-// index itself so the order never depends on anything but the keys (engine.md "Determinism rules").
+// index itself so the order never depends on anything but the keys (docs/design/engine.md#determinism).
 import { ldi, sti, allocI32, release } from './mem';
 
 /** Sorts `n` indices at `idx` by `cmp(a, b)` (negative: a first); equal keys keep ascending index. */

@@ -1,4 +1,4 @@
-// The split search of the boosting (engine.md step 6): the best single cut of one column's per-bin gradient
+// The split search of the boosting (docs/design/engine.md#step-6): the best single cut of one column's per-bin gradient
 // histogram. A Histogram says where the sums are and what they total; findSplit answers with a Split (the cut's
 // side sums, its score and, when asked, each bin's side). boost.ts steps main terms by it, pairs.ts and
 // cell-trees.ts cut a pair's cells with cellCut.

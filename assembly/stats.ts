@@ -1,5 +1,5 @@
 // Held-out statistics: AUC with DeLong variance, log loss, Brier, lifts, and a two-parameter
-// logistic fit for the calibration check (engine.md steps 9 and 10). All f64, AS Math only.
+// logistic fit for the calibration check (docs/design/engine.md#steps). All f64, AS Math only.
 import { ldf, stf, ldi, sti, allocI32, allocF64, release } from './mem';
 import { sortIndices } from './sort';
 
@@ -134,7 +134,7 @@ export function clusteredMeanSe(d: usize, n: i32, cluster: usize, k: i32, mean: 
 }
 
 /**
- * z of "the AUC beats 0.5" (engine.md step 9): (auc - 0.5) over the larger of DeLong's standard
+ * z of "the AUC beats 0.5" (docs/design/engine.md#step-9): (auc - 0.5) over the larger of DeLong's standard
  * error and the AUC's exact spread when scores and labels are independent (the Mann-Whitney null,
  * Hanley-McNeil at 0.5, no tie correction). DeLong's estimate comes from the sample and on a small
  * held-out part can come out small just when chance has lifted the AUC; the null spread cannot.

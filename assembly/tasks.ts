@@ -1,7 +1,7 @@
 // The independent units of a fit (one bag's boosting, one bag's pair boosting) and their inputs and
 // outputs as flat blocks, so the host can run them on other engine instances (worker threads) and put
 // the results back in a fixed order: a task reads only its block and its index, so its result is the
-// same bits whichever instance ran it (engine.md "Determinism rules").
+// same bits whichever instance ran it (docs/design/engine.md#determinism).
 import { PHASE_DONE, PHASE_BAGS, PHASE_PAIRS, PHASE_TREES } from './abi';
 import { ldf, stf, ldi, sti, ldb, stb, ldl, stl, allocF64, allocI32, allocU8, release } from './mem';
 import { mix64 } from './hash';

@@ -1,16 +1,16 @@
-// Every tuned constant of the fit in one place (engine.md "Steps of a fit"), with the range it was tried or can
+// Every tuned constant of the fit in one place (docs/design/engine.md#steps), with the range it was tried or can
 // sensibly take and why it has its value. What was measured when one was chosen is in docs/engine-history.md
 // ("Engine history", and "Engine changes measured on the bench splits"); the layout constants (a bin is a u8:
 // binning.ts BIN_STRIDE, MAX_VALUE_BINS, MAX_CATEGORY_BINS) are not tunables and live where bins are made.
 
 // ---- held-out part and bags ----
 
-// 8 bags (engine.md step 5): averaged, they smooth each term; a reason's sign must hold across them (REASON_*) and
-// pairs must help in most of them (MIN_BAGS_AGREE). Not tuned since engine.md; fewer would weaken both checks.
+// 8 bags (docs/design/engine.md#step-5): averaged, they smooth each term; a reason's sign must hold across them (REASON_*) and
+// pairs must help in most of them (MIN_BAGS_AGREE). Not tuned since docs/design/engine.md; fewer would weaken both checks.
 export const N_BAGS: i32 = 8;
-// About 25% of entities held out for the final test (engine.md step 2); fold 0 of CROSS_FOLDS = 4 is the same part.
+// About 25% of entities held out for the final test (docs/design/engine.md#step-2); fold 0 of CROSS_FOLDS = 4 is the same part.
 export const HELD_OUT_FRACTION: f64 = 0.25;
-export const BAG_VALID_FRACTION: f64 = 0.15; // each bag's early-stopping rows (engine.md step 5)
+export const BAG_VALID_FRACTION: f64 = 0.15; // each bag's early-stopping rows (docs/design/engine.md#step-5)
 // Large records: each bag boosts on a stratified random subset of at most this many rows and stops
 // early on at most MAX_BAG_VALID rows (8 bags of different subsets still see nearly every row). Range tried:
 // 12,500-40,000; 12,500 and 17,000 lost flights 0.011 and 0.005 of AUC, 40,000 changed nothing on flights.
@@ -19,7 +19,7 @@ export const MAX_BAG_VALID: f64 = 8000;
 
 // ---- cyclic boosting of main terms (single splits) ----
 
-// Shrinkage of each cut's Newton step (engine.md step 6 started at 0.05). Range tried 0.05-0.3: at 0.2 diamonds
+// Shrinkage of each cut's Newton step (docs/design/engine.md#step-6 started at 0.05). Range tried 0.05-0.3: at 0.2 diamonds
 // stopped in half the rounds but 0.0014 of AUC worse; at 0.3 its pairs no longer passed their gate.
 export const LEARNING_RATE: f64 = 0.1;
 // Rounds without a better validation loss before a bag stops (the best round is kept); MAX_ROUNDS only bounds a
@@ -54,11 +54,11 @@ export const CAT_SMOOTH: f64 = 10;
 // 1 (a bin per value), 5, 8, 10, 20: penguins 0.967, 0.978, worse, 0.976, 0.973; large tables keep 255 bins.
 export const MIN_ROWS_PER_BIN: i32 = 5;
 export const MIN_VALUE_BINS: i32 = 16;
-// A categorical value needs this many training rows for a level of its own (engine.md step 4); rarer values share
+// A categorical value needs this many training rows for a level of its own (docs/design/engine.md#step-4); rarer values share
 // the "other" level, which also scores values the fit never saw (docs/decisions/0067-unseen-categories.md).
 export const MIN_CATEGORY_COUNT: i32 = 10;
 
-// ---- pair terms (pairs.ts; engine.md step 7) ----
+// ---- pair terms (pairs.ts; docs/design/engine.md#step-7) ----
 
 // Pairs tried: one per 2 usable columns, from MIN_PAIRS up to MAX_PAIRS. Wide tables hold more interactions
 // worth a term (DNA's 180 indicator columns: 10 -> 30 pairs lifted AUC 0.987 -> 0.989, spam's 57 columns
@@ -66,13 +66,13 @@ export const MIN_CATEGORY_COUNT: i32 = 10;
 // 0.617, 10 pairs 0.619).
 export const MIN_PAIRS: i32 = 10;
 export const MAX_PAIRS: i32 = 30;
-// Coarse bins per column of a pair's table (engine.md step 7: 16 x 16 cells cut in quadrants); a cell index of a
+// Coarse bins per column of a pair's table (docs/design/engine.md#step-7: 16 x 16 cells cut in quadrants); a cell index of a
 // coarse pair is then a u8.
 export const PAIR_COARSE: i32 = 16;
 // Each of a quadrant cut's four parts must keep this many rows (as MIN_CHILD_ROWS for a cut of one column).
 export const MIN_QUADRANT_ROWS: f64 = 10;
 // Pairs are kept when they lower the gate rows' log loss in at least MIN_BAGS_AGREE of the N_BAGS bags (and on the
-// whole): engine.md's "consistently across bags". Pairs ranked on the gate's own rows need more than a majority.
+// whole): docs/design/engine.md "consistently across bags". Pairs ranked on the gate's own rows need more than a majority.
 export const MIN_BAGS_AGREE: i32 = 6;
 export const PAIR_PATIENCE: i32 = 25; // pair tables are few and coarse: they settle sooner
 export const PAIR_MAX_ROUNDS: i32 = 400;
@@ -99,7 +99,7 @@ export const TREE_LEAVES: i32 = 32;
 // 8 leaves (no difference); 1 keeps a leaf of few rows from a large step.
 export const TREE_L2: f64 = 1;
 
-// ---- the held-out decision (fit.ts decide; engine.md step 9) ----
+// ---- the held-out decision (fit.ts decide; docs/design/engine.md#step-9) ----
 
 export const MIN_HELD_CLASS: i32 = 20; // positives and negatives needed in the held-out part
 // and 50 of the rarer class in training, however many columns: not_yet means too few to test at all, and
@@ -159,7 +159,7 @@ export const CROSS_PAIR_AGREE: i32 = 5;
 export const TEMPER_LOW: f64 = 0.25;
 export const TEMPER_HIGH: f64 = 2;
 
-// ---- reasons (model.ts; engine.md "Scoring and reasons") ----
+// ---- reasons (model.ts; docs/design/engine.md#scoring) ----
 
 // A column is a reason when its contribution moves the odds by at least a quarter (ln 1.25) and its sign holds in
 // at least REASON_SIGN_AGREEMENT of the bags; `strong` from a doubling or halving of the odds (ln 2).

@@ -1,4 +1,4 @@
-// More than one machine (issue 15), measured in one run on one machine: cached 1-case ask latency on SQLite
+// More than one machine, measured in one run on one machine: cached 1-case ask latency on SQLite
 // and on PostgreSQL (one node each, interleaved); cold fits per minute and cached asks per second with 1, 2
 // and 3 nodes on one PostgreSQL database behind HAProxy (deploy/haproxy.cfg); a ~100 MB presigned upload
 // and the first ask on it, on each store. `npm run bench:cluster` runs this part alone and replaces its

@@ -1,5 +1,5 @@
 // Permuted-label honesty of small wide records (cross-fitted): the first rows of the indicator-heavy tables
-// (issue 19 item 1: "on wide tables too"). Usage: npx tsx bench/honesty-wide.ts [rows] [permutations] [tables]
+// (docs/engine-history.md: "on wide tables too"). Usage: npx tsx bench/honesty-wide.ts [rows] [permutations] [tables]
 import { realTables } from './datasets.ts';
 import { runHonesty, formatHonestyMarkdown } from './honesty.ts';
 

@@ -1,4 +1,4 @@
-// Honesty bench (engine.md step 9): real tables with their labels permuted by a seeded shuffle hold
+// Honesty bench (docs/design/engine.md#step-9): real tables with their labels permuted by a seeded shuffle hold
 // no pattern, so every fit should come back refused or not_yet. Target: >= 99% per table.
 import { performance } from 'node:perf_hooks';
 import { encodeTable, fitEncoded, type FitPool } from '../host/engine/index.ts';

@@ -1,4 +1,4 @@
-// Overload soak (issue 21): cold asks of inline 10,000 x 30 rows sent at a steady rate well above what the fit
+// Overload soak: cold asks of inline 10,000 x 30 rows sent at a steady rate well above what the fit
 // threads can take, for minutes, to a service in its own process with the default settings, beside a steady
 // probe of cached 1-case asks. Every request must be answered 200, 202, or 503/429 with Retry-After; the
 // process's peak RSS must stay under the documented bound; it must be alive after, and every ask it accepted

@@ -1,4 +1,4 @@
-// Contract 1.1 "ship a product" benchmarks (issue 16): scoring 10,000 new rows by model_ref end to end (no
+// Contract 1.1 "ship a product" benchmarks: scoring 10,000 new rows by model_ref end to end (no
 // fit), beside the cached ask of 10,000 cases by ids in the same run on the same server; and the CSV export
 // of a 100,000-case rank (the ask that writes it, the download that streams it) with the server's peak
 // memory. The server runs in its own process (npm start's code, info logging) on SQLite.

@@ -712,13 +712,13 @@ if (OPTIONS.BENCH_SCALE !== 0 && scaleSizes.length) {
     scale.points.push(...realistic.points);
   }
 }
-// issue 16: model_ref scoring beside the cached ask by ids, and the export of a 100,000-case rank
+// docs/guides/ship-a-product.md: model_ref scoring beside the cached ask by ids, and the export of a 100,000-case rank
 let product: ProductBench | undefined;
 if (OPTIONS.BENCH_PRODUCT !== 0) {
   log('product: scoring by model_ref, exports');
   product = await runProductBench((l) => log(`product: ${l}`));
 }
-// issue 21: cold asks above capacity for minutes beside cached asks, on the service's default settings
+// docs/guides/overload.md: cold asks above capacity for minutes beside cached asks, on the service's default settings
 let overload: OverloadBench | undefined;
 if (OPTIONS.BENCH_OVERLOAD !== 0) {
   log('overload: 150 s of cold asks above capacity, cached asks beside');

@@ -1,4 +1,4 @@
-// The cost of keeping answers for the track record (additions 2.1), measured beside the ask it rides on:
+// The cost of keeping answers for the track record (docs/reference/outcomes.md#track-record), measured beside the ask it rides on:
 // a 10,000-case yesno ask by model_ref (no fit) through a real service on loopback (SQLite), median of 7;
 // then the store's keep alone (the same 10,000 told cases, one packed row) on a fresh SQLite store and a
 // fresh PostgreSQL 15 database, median of 7 each; a 1-case keep, 300 times (what each cached ask would wait

@@ -1,5 +1,5 @@
-// `npm run bench:uploads-events` (issue 17): peak memory of a server process receiving a 500 MB gzip CSV in
-// pieces (spec 3.8) and checking it at /complete, and the latency of task events from the engine's progress
+// `npm run bench:uploads-events`: peak memory of a server process receiving a 500 MB gzip CSV in
+// pieces (docs/reference/datasets.md#uploads) and checking it at /complete, and the latency of task events from the engine's progress
 // report to an SSE client, on the process running the fit (woken at once) and on another process reading
 // the same store (polled). Prints the markdown section of docs/benchmark-results.md it heads (bench/run.ts keeps it).
 import { randomBytes } from 'node:crypto';
@@ -206,7 +206,7 @@ const ev = await eventLatency(asks);
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 process.stdout.write(
   [
-    '## Uploads in pieces and task events (issue 17)',
+    '## Uploads in pieces and task events',
     '',
     `\`npm run bench:uploads-events\`, ${new Date().toISOString().slice(0, 10)}; load average at the start ${load} on the shared 2-core machine.`,
     '',

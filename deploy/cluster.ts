@@ -1,4 +1,4 @@
-// `npm run cluster`: a local cluster for trying the multi-node mode (README "More than one machine"): a
+// `npm run cluster`: a local cluster for trying the multi-node mode (docs/guides/more-than-one-machine.md): a
 // temporary PostgreSQL server from Debian's binaries, N nodes of the service (3 by default) on it, and
 // HAProxy with deploy/haproxy.cfg in front on PORT (default 8787). Ctrl-C (or SIGTERM) stops it all and
 // removes every file it made. Options: --nodes N, --keep (keep the data directory on exit).

@@ -60,7 +60,7 @@ export function createApp(services: Services, ops: readonly Operation[] = OPERAT
   const methodsByPath = mountOperations(app, ops);
   // GET /readyz and GET /metrics (host/http/operator.ts).
   mountOperatorEndpoints(app);
-  // The same operations as MCP tools and as an OpenAPI document (spec 4.13).
+  // The same operations as MCP tools and as an OpenAPI document (docs/reference/mcp.md).
   mountMcp(app, ops);
   mountOpenApi(app, ops);
 

@@ -1,5 +1,5 @@
 // Every setting of the service in one place: the Config type, its defaults, and how each is read from the
-// environment (README "Configuration"). The server, the keys CLI and the tests all resolve it here, once.
+// environment (docs/guides/configuration.md). The server, the keys CLI and the tests all resolve it here, once.
 import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,7 @@ const DAY_MS = 86_400_000;
 const MAX_TIMER_MS = 2_147_483_647;
 
 /**
- * 64 MiB: admits an 8,000,000-character csv (spec 8) however the client writes JSON: with every
+ * 64 MiB: admits an 8,000,000-character csv (docs/reference/limits.md#limits) however the client writes JSON: with every
  * character escaped as \uXXXX (Python's json.dumps default for non-ASCII text) it is 48,000,000
  * bytes, leaving 16 MiB for the rest of the ask.
  */
@@ -21,7 +21,7 @@ export interface Config {
   port: number;
   /** The SQLite file, uploads and token secrets live here. */
   dataDir: string;
-  /** postgres://... selects the PostgreSQL store (architecture.md "PostgreSQL mode"); null: SQLite under dataDir. */
+  /** postgres://... selects the PostgreSQL store (docs/design/architecture.md#postgresql); null: SQLite under dataDir. */
   databaseUrl: string | null;
   /** Connections this node opens to PostgreSQL at most (its share of the server's max_connections). */
   databasePoolSize: number;
@@ -33,13 +33,13 @@ export interface Config {
   metricsToken: string | null;
   /** pino level. */
   logLevel: string;
-  /** wire.md: a fit not finished after this wait turns the ask into 202 pending. */
+  /** docs/reference/tasks.md#pending: a fit not finished after this wait turns the ask into 202 pending. */
   pendingWaitMs: number;
   /** Requests per minute per workspace. */
   rateLimitPerMinute: number;
-  /** Registrations per hour per client address (spec 4.12). */
+  /** Registrations per hour per client address (docs/reference/auth.md#test-keys). */
   registerLimitPerHour: number;
-  /** Verdict lifetime (wire.md: 90 days). */
+  /** Verdict lifetime (docs/reference/verdicts.md: 90 days). */
   verdictTtlMs: number;
   /** Largest accepted JSON body in bytes. */
   maxBodyBytes: number;
@@ -63,26 +63,26 @@ export interface Config {
   workspaceTasksMax: number;
   /** Bytes of request bodies being read and worked on at once; past it, 503 server_busy. */
   bodyMemoryBytes: number;
-  /** How often expired datasets, tasks and idempotency records are swept (spec 8 retention). */
+  /** How often expired datasets, tasks and idempotency records are swept (docs/reference/limits.md#limits retention). */
   sweepEveryMs: number;
-  /** additions 2.9 "Dispatch hourly": how often each node looks for schedules whose run is due. */
+  /** docs/reference/schedules.md#runs "Dispatch hourly": how often each node looks for schedules whose run is due. */
   scheduleTickMs: number;
-  /** wire.md "Datasets": largest presigned upload in bytes. */
+  /** docs/reference/datasets.md: largest presigned upload in bytes. */
   maxUploadBytes: number;
   /**
    * An upload is stored in parts of about this many bytes, cut at row boundaries: SQLite holds a few copies
    * of a part while storing it (measured: 4 MiB parts peak ~15 MB higher than 1 MiB parts).
    */
   uploadPartBytes: number;
-  /** Longest row an upload may hold (the inline csv cap of spec 8 read as bytes); with uploadPartBytes it bounds memory. */
+  /** Longest row an upload may hold (the inline csv cap of docs/reference/limits.md#limits read as bytes); with uploadPartBytes it bounds memory. */
   maxUploadRowBytes: number;
-  /** wire.md "fetch_url": deadline for a whole download. */
+  /** docs/reference/datasets.md#fetch-url: deadline for a whole download. */
   fetchTimeoutMs: number;
   /** Extra CA (PEM) trusted by fetch_url besides the system roots (tests: a self-signed CA). Never from the environment. */
   fetchCaPem: string | null;
   /** Test-only: lets fetch_url reach loopback https hosts (still https, no redirects). Never from the environment. */
   allowLoopbackFetchForTests: boolean;
-  /** Spec 5.1: identity providers whose access tokens are accepted (OAUTH_ISSUERS); empty: svck_ keys only. */
+  /** docs/reference/auth.md#oauth: identity providers whose access tokens are accepted (OAUTH_ISSUERS); empty: svck_ keys only. */
   oauthIssuers: TrustedIssuer[];
   /** How often the signing keys are read again from the store, so a key rotated elsewhere is signed with here. */
   signingKeyReloadMs: number;
@@ -92,13 +92,13 @@ export interface Config {
    */
   trustProxy: string[];
   /**
-   * How often an event stream reads the store for a task running on another process (spec 2.12); events
+   * How often an event stream reads the store for a task running on another process (docs/reference/tasks.md#events); events
    * written by this process wake its streams at once.
    */
   eventPollMs: number;
-  /** Spec 2.12: a comment line this often on a quiet event stream. */
+  /** docs/reference/tasks.md#events: a comment line this often on a quiet event stream. */
   eventHeartbeatMs: number;
-  /** Spec 2.12: an event stream is closed after this long (the client reconnects with Last-Event-ID). */
+  /** docs/reference/tasks.md#events: an event stream is closed after this long (the client reconnects with Last-Event-ID). */
   eventStreamMaxMs: number;
 }
 
@@ -140,7 +140,7 @@ function databaseUrlFrom(env: Env): string | null {
   return raw;
 }
 
-/** OAUTH_ISSUERS (README "OAuth access tokens"): a JSON array of trusted issuers, parsed in host/signing/oauth-config.ts. */
+/** OAUTH_ISSUERS (docs/guides/oauth.md): a JSON array of trusted issuers, parsed in host/signing/oauth-config.ts. */
 /** A bearer token a scraper can send: 16 to 256 visible ASCII characters, no spaces. */
 function metricsTokenFrom(env: Env): string | null {
   if (!isSet(env, 'METRICS_TOKEN')) return null;
@@ -175,7 +175,7 @@ function trustProxyFrom(env: Env): string[] {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-/** The Config for this environment (README "Configuration"); unset or empty variables take the defaults. */
+/** The Config for this environment (docs/guides/configuration.md); unset or empty variables take the defaults. */
 export function configFromEnv(env: Env = process.env): Config {
   const port = intFrom(env, 'PORT', 8787, 0, 65_535);
   const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, '');
@@ -201,7 +201,7 @@ export function configFromEnv(env: Env = process.env): Config {
     // One worker per core, at most 4 by default: each fit of a large record holds its own copy of the table.
     fitWorkers: intFrom(env, 'FIT_WORKERS', Math.max(1, Math.min(os.availableParallelism(), 4)), 1, 64),
     // 2 GiB of heap holds the reading, typing and encoding of a 1,000,000 x 13 record with room to spare
-    // (BENCHMARKS.md "Overload"); a thread's wasm memory comes on top.
+    // (docs/benchmark-results.md#overload); a thread's wasm memory comes on top.
     taskMemoryMb: intFrom(env, 'TASK_MEMORY_MB', 2048, 64, 1_048_576),
     warmThreads: intFrom(env, 'WARM_THREADS', 1, 0, 1) === 1,
     taskQueueMax: intFrom(env, 'TASK_QUEUE_MAX', 64, 0, 1_000_000),
@@ -242,7 +242,7 @@ export function withListeningPort(config: Config, env: Env, overrides: Partial<C
 
 /**
  * What the request thread holds besides request bodies, MiB: its code and heap at rest, the records it keeps
- * parsed (at most 2,000,000 cells) and the fitted models it keeps (README "Overload and memory").
+ * parsed (at most 2,000,000 cells) and the fitted models it keeps (docs/guides/overload.md).
  */
 const REQUEST_THREAD_MB = 600;
 /** A parsed JSON body takes up to about this many times its bytes (objects and strings of the rows). */
@@ -250,7 +250,7 @@ const PARSED_BODY_FACTOR = 3;
 /**
  * Per FIT_WORKERS beyond a task thread's capped heap, MiB: the thread's code and native buffers, and a fit
  * worker's wasm memory during a fit, which no heap cap counts (measured with a 1,000,000 x 13 record:
- * BENCHMARKS.md "Overload").
+ * docs/benchmark-results.md#overload).
  */
 const TASK_THREAD_EXTRA_MB = 700;
 

@@ -1,4 +1,4 @@
-// One domain error type and one table of codes (wire.md "Problems"): the only place statuses, titles and
+// One domain error type and one table of codes (docs/reference/errors.md#problem): the only place statuses, titles and
 // remedies live. Below the transports everything throws ServiceError (or a typed engine or store error that
 // `serviceErrorOf` maps here); host/http and host/mcp only turn them into responses.
 import { EngineError } from './engine/errors.ts';
@@ -10,7 +10,7 @@ interface CodeInfo {
   remedy: string;
 }
 
-/** wire.md: status per code, a stable title, and what the caller should do. */
+/** docs/reference/errors.md#problem: status per code, a stable title, and what the caller should do. */
 export const PROBLEM_CODES = {
   invalid_json: { status: 400, title: 'Body is not valid JSON', remedy: 'Send a JSON object as the request body.' },
   unauthorized: {
@@ -284,7 +284,7 @@ export const PROBLEM_CODES = {
     title: 'Malformed HTTP request',
     remedy: 'Send a well-formed HTTP/1.1 request (a request line, headers, then the body its Content-Length or chunking declares).',
   },
-  // additions 2.7, decided (README "Contract 1.1 decisions"): map codes are 422, an expired mapping 410, an unknown one 404
+  // docs/reference/map.md#map, decided (docs/decisions/README.md): map codes are 422, an expired mapping 410, an unknown one 404
   mapping_answers_incomplete: {
     status: 422,
     title: 'A mapping answer is missing or wrong',
@@ -305,7 +305,7 @@ export const PROBLEM_CODES = {
     title: 'Unknown mapping',
     remedy: 'Replay a mapping_id svc_map gave in this workspace and namespace, or map the sources again.',
   },
-  // additions 2.8 (contract 1.1 decision on additions 4.1: 422, naming the field)
+  // docs/reference/map.md#backtest (contract 1.1 decision on docs/decisions/README.md: 422, naming the field)
   dataset_not_built: {
     status: 422,
     title: 'Not a record built by svc_map',
@@ -319,7 +319,7 @@ export const PROBLEM_CODES = {
     remedy:
       "Send cutoffs.every equal to the record's snapshot_every or a multiple of it (1d: any; 1w: 1w or 4w; 4w: 4w), and cutoffs.last from 3 to 12.",
   },
-  // additions 2.9, 2.10 (contract 1.1 decision on additions 4.1: 403, 422 and 404, naming the field)
+  // docs/reference/schedules.md#schedule, docs/reference/schedules.md#delete (contract 1.1 decision on docs/decisions/README.md: 403, 422 and 404, naming the field)
   schedule_key_required: {
     status: 403,
     title: 'A schedule needs a live API key',
@@ -389,7 +389,7 @@ export interface Problem {
   [extra: string]: unknown;
 }
 
-/** Builds the spec 2.13 Problem object for an error; `baseUrl` prefixes `type`. */
+/** Builds the docs/reference/errors.md#problem Problem object for an error; `baseUrl` prefixes `type`. */
 export function toProblem(err: ServiceError, baseUrl: string, requestId?: string): Problem {
   const info = PROBLEM_CODES[err.code];
   const problem: Problem = {

@@ -100,9 +100,9 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
     // The first ask need not wait about a second for a task thread and the fit workers to start.
     const warmed = config.warmThreads ? Promise.all([pool.warm(), threads.warm()]).then(() => undefined) : Promise.resolve();
     const stopSweeper = startSweeper(services, config.sweepEveryMs);
-    // Tasks left unfinished by a stopped process are claimed again and finished (spec 3.2).
+    // Tasks left unfinished by a stopped process are claimed again and finished (docs/reference/tasks.md#pending).
     services.tasks.start(services);
-    // additions 2.9: scheduled runs due now (a period missed while down runs once) and every tick after
+    // docs/reference/schedules.md#runs: scheduled runs due now (a period missed while down runs once) and every tick after
     const stopScheduler = startScheduler(services, config.scheduleTickMs);
 
     let closing: Promise<void> | undefined;
@@ -118,7 +118,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
         await closed;
         // Before the threads go: tasks and in-flight idempotent calls still running are handed back
         // (leases released), so the tasks the threads are about to drop are not recorded as failures and
-        // another process takes them over at once (spec 3.2).
+        // another process takes them over at once (docs/reference/tasks.md#pending).
         services.tasks.stop();
         await services.leases.stop();
         await threads.close();

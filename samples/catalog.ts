@@ -1,4 +1,4 @@
-// Sample dataset metadata for svc_describe (spec 4.8, wire.md "svc_describe") and loaders for the committed CSVs.
+// Sample dataset metadata for svc_describe (docs/reference/journeys.md#describe, docs/reference/datasets.md "svc_describe") and loaders for the committed CSVs.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SHAPE_SAMPLES } from './shape-catalog.ts';
@@ -12,14 +12,14 @@ export interface SampleColumn {
   description: string;
 }
 
-/** A complete ask body (spec 2.6) whose one question key is `q`. */
+/** A complete ask body (docs/reference/ask.md#request) whose one question key is `q`. */
 export interface SampleAsk {
   data: { dataset_id: string };
   entity_column: string;
   subject_kind: 'person' | 'org' | 'object' | 'event' | 'other';
   questions: { q: Record<string, unknown> };
   cases?: { ids: string[] };
-  /** Shape samples (spec 2.5, 2.6): the time column and the shape the record is read through. */
+  /** Shape samples (docs/reference/ask.md#shapes, docs/reference/ask.md#request): the time column and the shape the record is read through. */
   time_column?: string;
   shape?: Record<string, unknown>;
 }
@@ -33,7 +33,7 @@ export interface Sample {
   outcome_column: string;
   columns: SampleColumn[];
   rows: number;
-  /** State the `try` ask must give every time (design/samples.md). */
+  /** State the `try` ask must give every time (docs/design/samples.md#catalogue). */
   expected_state: 'answered' | 'refused';
   /** Refusal code when expected_state is refused. */
   expected_refusal?: string;
@@ -170,7 +170,7 @@ export const SAMPLES: readonly Sample[] = [
       cases: { ids: ['flip_0001'] },
     },
   },
-  // Spec 2.5 shape samples (samples.md): each `try` carries time_column and shape.
+  // docs/reference/ask.md#shapes shape samples (docs/design/samples.md#catalogue): each `try` carries time_column and shape.
   ...SHAPE_SAMPLES,
 ];
 

@@ -1,4 +1,4 @@
-// Deterministic generators for the shape samples (design/samples.md: customer_events, store_weekly,
+// Deterministic generators for the shape samples (docs/design/samples.md#catalogue: customer_events, store_weekly,
 // usage_panel, sensor_stream, agent_traces, coin_flip_events); `npx tsx samples/generate.ts` writes them with the rest.
 import { Prng, clamp, logistic } from './prng.ts';
 
@@ -252,7 +252,7 @@ export function generateAgentTraces(): string {
 /**
  * 800 players over 2024: they play and deposit at rates of their own, and win on any day with the same
  * small chance whatever they did before, like a coin flip. Nothing in the log says who wins next: a
- * backtest of `won within 30 days` must not be supported (additions 2.8), and an ask must refuse.
+ * backtest of `won within 30 days` must not be supported (docs/reference/map.md#backtest), and an ask must refuse.
  */
 export function generateCoinFlipEvents(): string {
   const rng = new Prng(7117);

@@ -1,4 +1,4 @@
-// Deterministic generators for the table samples (design/samples.md); `npx tsx samples/generate.ts` rewrites the CSVs.
+// Deterministic generators for the table samples (docs/design/samples.md#catalogue); `npx tsx samples/generate.ts` rewrites the CSVs.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Prng, clamp, logistic } from './prng.ts';
@@ -43,7 +43,7 @@ export function saasChurnChance(c: SaasCustomer): number {
 }
 
 /** cust_0001 is fixed so the reference `try` ask shows a clearly high-risk customer: short tenure, many
- * tickets and few logins (true chance about 0.95; the service answers about 0.87, samples.md asks around 0.6-0.8). */
+ * tickets and few logins (true chance about 0.95; the service answers about 0.87, docs/design/samples.md#catalogue asks around 0.6-0.8). */
 const SAAS_CASE_0001 = { tenure_months: 6, support_tickets: 7, logins_last_30d: 6, plan: 'pro', seats: 6, cents: 6490 } as const;
 
 export function generateSaasChurn(): string {

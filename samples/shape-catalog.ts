@@ -1,4 +1,4 @@
-// Catalog entries of the shape samples (design/samples.md, spec 2.5): each `try` reads the log through its shape.
+// Catalog entries of the shape samples (docs/design/samples.md#catalogue, docs/reference/ask.md#shapes): each `try` reads the log through its shape.
 import type { Sample, SampleColumn, SampleColumnType } from './catalog.ts';
 
 const col = (name: string, type: SampleColumnType, description: string): SampleColumn => ({ name, type, description });

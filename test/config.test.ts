@@ -1,4 +1,4 @@
-// configFromEnv (host/config.ts, README "Configuration"): defaults, every variable read, nonsense refused
+// configFromEnv (host/config.ts, docs/guides/configuration.md): defaults, every variable read, nonsense refused
 // naming the variable; UPLOAD_MAX_BYTES taking effect on a real upload; a bad value stops a real start.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

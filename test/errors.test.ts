@@ -1,4 +1,4 @@
-// host/errors.ts: every thrown value maps to one Problem code (wire.md "Problems"), engine and store faults
+// host/errors.ts: every thrown value maps to one Problem code (docs/reference/errors.md#problem), engine and store faults
 // included, so REST, MCP and stored task problems answer the same thing for the same failure.
 import { describe, expect, it } from 'vitest';
 import { answerFor, reviveProblem, serviceErrorOf, ServiceError, storeProblem, toProblem } from '../host/errors.ts';

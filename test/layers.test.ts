@@ -1,4 +1,4 @@
-// The layering of host/ (style.md "Our rules of thumb", architecture.md): imports point down only,
+// The layering of host/ (docs/design/house-rules.md#rules, docs/design/architecture.md#layout): imports point down only,
 // program -> transports -> operations -> runtime -> core -> store / engine / table / signing / schemas / lib,
 // and each third-party library has one home. A file that reaches up a layer, or a library imported outside
 // its home, fails here.

@@ -11,7 +11,7 @@ export interface paths {
     };
     /**
      * Public Verdict keys
-     * @description The Ed25519 keys Verdicts are signed with, retired ones included (spec 2.11); verify offline with them.
+     * @description The Ed25519 keys Verdicts are signed with, retired ones included (docs/reference/verdicts.md); verify offline with them.
      */
     get: operations['jwks'];
     put?: never;
@@ -1447,7 +1447,7 @@ export interface components {
       grain: Record<string, never>;
       resolutions: Record<string, never>;
     };
-    /** @description RFC 9457 problem details (spec 2.13, 7); read `code` and `remedy`, `field` names the argument at fault. */
+    /** @description RFC 9457 problem details (docs/reference/errors.md#problem, docs/reference/errors.md); read `code` and `remedy`, `field` names the argument at fault. */
     Problem: {
       code: string;
       detail: string;
@@ -1671,7 +1671,7 @@ export interface components {
   };
   responses: {
     /**
-     * @description A Problem (spec 2.13). Codes with status 400:
+     * @description A Problem (docs/reference/errors.md#problem). Codes with status 400:
      *     - `invalid_json`: Body is not valid JSON. Send a JSON object as the request body.
      *     - `bad_request`: Malformed HTTP request. Send a well-formed HTTP/1.1 request (a request line, headers, then the body its Content-Length or chunking declares).
      */
@@ -1695,7 +1695,7 @@ export interface components {
       };
     };
     /**
-     * @description A Problem (spec 2.13). Codes with status 401:
+     * @description A Problem (docs/reference/errors.md#problem). Codes with status 401:
      *     - `unauthorized`: Missing or unknown API key. Send Authorization: Bearer <key>. Get a test key from POST /v1/agents/register.
      *     - `invalid_token`: Access token not accepted. Get a new access token for this service from your identity provider; `failed_check` names the check this one failed (iss, aud, exp, nbf, alg, typ, kid, signature, sub, workspace or format).
      */
@@ -1721,7 +1721,7 @@ export interface components {
       };
     };
     /**
-     * @description A Problem (spec 2.13). Codes with status 403:
+     * @description A Problem (docs/reference/errors.md#problem). Codes with status 403:
      *     - `test_key_samples_only`: Test keys work on sample datasets only. Use a sample (dataset_id "sample:<name>", listed by /v1/describe) or a live key.
      *     - `scope_required`: The key lacks a required capability. Use a key created with the write:outcomes capability (Can report outcomes).
      *     - `schedule_key_required`: A schedule needs a live API key. Call svc_schedule with a live API key (svck_live_) holding write:outcomes: the runs act as that key, which an OAuth sign-in cannot lend.
@@ -1746,7 +1746,7 @@ export interface components {
       };
     };
     /**
-     * @description A Problem (spec 2.13). Codes with status 404:
+     * @description A Problem (docs/reference/errors.md#problem). Codes with status 404:
      *     - `unknown_dataset`: Unknown dataset. The dataset was deleted (24 hours after last use) or belongs to another workspace. Store it again.
      *     - `unknown_task`: Unknown task. Poll a task_id returned by an ask of this workspace within the last 24 hours.
      *     - `model_ref_missing`: Unknown model_ref. Use a model_ref returned by an answered ask of this workspace, with the namespace that ask named (a model of another namespace or workspace is unknown here).
@@ -1775,7 +1775,7 @@ export interface components {
       };
     };
     /**
-     * @description A Problem (spec 2.13). Codes with status 405:
+     * @description A Problem (docs/reference/errors.md#problem). Codes with status 405:
      *     - `method_not_allowed`: Method not allowed. Operations are POST with a JSON body.
      */
     Problem405: {
@@ -1800,7 +1800,7 @@ export interface components {
       };
     };
     /**
-     * @description A Problem (spec 2.13). Codes with status 408:
+     * @description A Problem (docs/reference/errors.md#problem). Codes with status 408:
      *     - `request_timeout`: The request did not arrive in time. Nothing was done: send the request again on a new connection, its headers at once and its body without pausing; a file too large to send within the limit goes up in pieces (POST /v1/uploads/{token}/{index}).
      */
     Problem408: {
@@ -1823,7 +1823,7 @@ export interface components {
       };
     };
     /**
-     * @description A Problem (spec 2.13). Codes with status 409:
+     * @description A Problem (docs/reference/errors.md#problem). Codes with status 409:
      *     - `dataset_sealed`: Dataset is sealed. An ask or preflight sealed this dataset. Store the new rows as a new dataset.
      *     - `upload_piece_out_of_order`: Piece out of order. Send the pieces 0, 1, 2, ... in order: resend from next_piece (a piece sent twice is ignored).
      *     - `upload_session_mismatch`: Another upload session. Send every piece and /complete with the x-upload-session of piece 0; to start the upload over, send piece 0 with a new session.
@@ -1852,7 +1852,7 @@ export interface components {
       };
     };
     /**
-     * @description A Problem (spec 2.13). Codes with status 410:
+     * @description A Problem (docs/reference/errors.md#problem). Codes with status 410:
      *     - `watch_link_expired`: The watch link expired. A watch link works for 24 hours, as long as its answer is kept. Ask again for a new task and link.
      *     - `model_expired`: The model expired. An expired model cannot be renewed: ask again on the record (with model_ttl_days) to get a model, then score with it.
      *     - `model_deleted`: The model was deleted. A deleted model answers nothing: ask again on the record to fit a new one (billed as a fit).
@@ -1879,7 +1879,7 @@ export interface components {
       };
     };
     /**
-     * @description A Problem (spec 2.13). Codes with status 413:
+     * @description A Problem (docs/reference/errors.md#problem). Codes with status 413:
      *     - `request_too_large`: Request body too large. Send at most 10,000 rows per call, or store large tables with add-dataset (upload: true).
      */
     Problem413: {
@@ -1902,7 +1902,7 @@ export interface components {
       };
     };
     /**
-     * @description A Problem (spec 2.13). Codes with status 415:
+     * @description A Problem (docs/reference/errors.md#problem). Codes with status 415:
      *     - `unsupported_media_type`: Unsupported media type. Send Content-Type: application/json.
      */
     Problem415: {
@@ -1925,7 +1925,7 @@ export interface components {
       };
     };
     /**
-     * @description A Problem (spec 2.13). Codes with status 422:
+     * @description A Problem (docs/reference/errors.md#problem). Codes with status 422:
      *     - `invalid_request`: Invalid request. Fix the field named in `field`; see POST /v1/describe for shapes and limits.
      *     - `unknown_case_id`: Unknown case id. Send ids that appear in the entity column, or send the cases as rows.
      *     - `positive_values_required`: Which outcome values mean yes?. The outcome column does not have two recognisable values. Say which values mean yes in positive_values.
@@ -1967,7 +1967,7 @@ export interface components {
       };
     };
     /**
-     * @description A Problem (spec 2.13). Codes with status 429:
+     * @description A Problem (docs/reference/errors.md#problem). Codes with status 429:
      *     - `watch_streams_limited`: Too many watchers of this task. At most 5 streams of one task are open at once and 60 open a minute: wait retry_after_ms, then reconnect.
      *     - `rate_limited`: Too many requests. Wait retry_after_ms, then try again.
      *     - `workspace_busy`: This workspace has as many fits running or queued as it may. Wait for a pending ask to finish (follow its task_id with svc_poll), then send this call again after retry_after_ms; asks whose fits are already made are still answered at once.
@@ -1998,7 +1998,7 @@ export interface components {
       };
     };
     /**
-     * @description A Problem (spec 2.13). Codes with status 431:
+     * @description A Problem (docs/reference/errors.md#problem). Codes with status 431:
      *     - `headers_too_large`: Request headers too large. Send the request with smaller headers: an Authorization header holds only the key or access token.
      */
     Problem431: {
@@ -2021,7 +2021,7 @@ export interface components {
       };
     };
     /**
-     * @description A Problem (spec 2.13). Codes with status 500:
+     * @description A Problem (docs/reference/errors.md#problem). Codes with status 500:
      *     - `engine_fault`: The engine failed on this request. This is a fault in the service, not in your request, and the same call will fail the same way: report the request_id.
      *     - `internal`: Internal error. Retry; if it persists, report the request_id.
      */
@@ -2045,7 +2045,7 @@ export interface components {
       };
     };
     /**
-     * @description A Problem (spec 2.13). Codes with status 502:
+     * @description A Problem (docs/reference/errors.md#problem). Codes with status 502:
      *     - `fetch_failed`: Download failed. Check that fetch_url answers 200 with CSV text, then try again.
      */
     Problem502: {
@@ -2068,7 +2068,7 @@ export interface components {
       };
     };
     /**
-     * @description A Problem (spec 2.13). Codes with status 503:
+     * @description A Problem (docs/reference/errors.md#problem). Codes with status 503:
      *     - `engine_unavailable`: Engine unavailable. A fit worker stopped (it ran out of memory or the server is shutting down). Retry after Retry-After seconds.
      *     - `engine_changed`: The engine changed since this server started. build/engine.wasm was rebuilt while the server ran: the operator restarts the server so the page and the service run one engine.
      *     - `preview_not_built`: The preview page is not built. The operator runs npm run build:web (or npm run build), which writes build/web/preview.js.
@@ -2250,7 +2250,7 @@ export interface operations {
           'application/json': components['schemas']['AskResponse'];
         };
       };
-      /** @description Pending: the fit is still running (spec 3.2). */
+      /** @description Pending: the fit is still running (docs/reference/tasks.md#pending). */
       202: {
         headers: {
           [name: string]: unknown;
@@ -2347,7 +2347,7 @@ export interface operations {
           'application/json': components['schemas']['BacktestResponse'];
         };
       };
-      /** @description Pending: the fit is still running (spec 3.2). */
+      /** @description Pending: the fit is still running (docs/reference/tasks.md#pending). */
       202: {
         headers: {
           [name: string]: unknown;
@@ -2822,7 +2822,7 @@ export interface operations {
           'application/json': components['schemas']['AskResponse'];
         };
       };
-      /** @description Pending: the fit is still running (spec 3.2). */
+      /** @description Pending: the fit is still running (docs/reference/tasks.md#pending). */
       202: {
         headers: {
           [name: string]: unknown;
@@ -3073,7 +3073,7 @@ export interface operations {
           'application/json': Record<string, never>;
         };
       };
-      /** @description Pending: the fit is still running (spec 3.2). */
+      /** @description Pending: the fit is still running (docs/reference/tasks.md#pending). */
       202: {
         headers: {
           [name: string]: unknown;

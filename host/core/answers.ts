@@ -1,7 +1,7 @@
-// Builds each question's answer from its fit(s) and the scored cases (spec 2.8-2.10, 4.1 rules
+// Builds each question's answer from its fit(s) and the scored cases (docs/reference/ask.md#answer, docs/reference/ask.md rules
 // 3-6): yesno, score levels, choice over options, rank; refusals and not_yet; band; Verdicts. Contract
 // 1.1 adds per-case not_scoreable results, p_display, decision and next[], model_expires_at,
-// model_columns and a namespace profile's sentences (additions 3.4, 3.5, 2.2).
+// model_columns and a namespace profile's sentences (docs/reference/ask.md#answer, docs/reference/ask.md#case-result, docs/reference/models.md#profile).
 import { ServiceError } from '../errors.ts';
 import { DEFAULT_CUTS, DEFAULT_LEVELS, DEFAULT_TOP_K, type Question, type SubjectKind } from '../schemas/index.ts';
 import { parseNumber } from '../table/typing.ts';
@@ -25,9 +25,9 @@ import { setOwn } from '../schemas/record.ts';
  */
 export interface AnswerDeps {
   engine: EngineModule;
-  /** Signs one Verdict (wire.md "Verdicts and signatures"); null where nothing may sign: answers then carry no verdicts. */
+  /** Signs one Verdict (docs/reference/verdicts.md); null where nothing may sign: answers then carry no verdicts. */
   sign: ((v: VerdictInput) => Promise<SignedVerdict>) | null;
-  /** The opaque token of a lever, for svc_attest (wire.md "Answers"). */
+  /** The opaque token of a lever, for svc_attest (docs/reference/ask.md#answer). */
   leverToken: (g: LeverGrant) => string;
 }
 
@@ -43,9 +43,9 @@ export interface AnswerInput {
   subjectKind: SubjectKind;
   acknowledged: boolean;
   band: boolean;
-  /** additions 2.2: the namespace's profile (sentences, fixed columns, its hash in Verdicts). */
+  /** docs/reference/models.md#profile: the namespace's profile (sentences, fixed columns, its hash in Verdicts). */
   profile?: AnswerProfile;
-  /** additions 3.4 next[]: what the caller may do next (the service only; the page has none). */
+  /** docs/reference/ask.md#answer next[]: what the caller may do next (the service only; the page has none). */
   next?: NextContext;
 }
 
@@ -56,7 +56,7 @@ export interface BuiltAnswer {
   /** Cases the answer covers, answered or not (0 for refused and not_yet). */
   asked: number;
   /**
-   * additions 3.2 export: every case of the answer in order, for the CSV (a rank: every ranked case, not
+   * docs/reference/ask.md#request-fields export: every case of the answer in order, for the CSV (a rank: every ranked case, not
    * only its top_k, then the unreadable ones). Built lazily, one case at a time.
    */
   allCases?: () => Iterable<Record<string, unknown>>;
@@ -69,7 +69,7 @@ function polarityOf(q: Question): 'desirable' | 'undesirable' | null {
   return q.outcome_is_desirable ? 'desirable' : 'undesirable';
 }
 
-/** Spec 3.1: refused and not_yet are answers; retrying the same call cannot change them. */
+/** docs/reference/ask.md#states: refused and not_yet are answers; retrying the same call cannot change them. */
 function unansweredBody(q: Question, fit: FitOutcome, extra: Record<string, unknown> = {}): Record<string, unknown> {
   const body: Record<string, unknown> = { type: q.type, state: fit.state, cache: fit.cache, polarity: polarityOf(q), outcome: fit.outcome };
   body.reasons = fit.reasons;
@@ -88,7 +88,7 @@ function unansweredBody(q: Question, fit: FitOutcome, extra: Record<string, unkn
 export async function buildAnswer(a: AnswerInput): Promise<BuiltAnswer> {
   const built = await buildBody(a);
   const body = built.body;
-  // additions 3.4: model_expires_at (choice: the earliest of its models) and model_columns
+  // docs/reference/ask.md#answer: model_expires_at (choice: the earliest of its models) and model_columns
   const expiries = a.fits.map((f) => f.modelExpiresAt).filter((x): x is number => typeof x === 'number');
   if (expiries.length > 0) body.model_expires_at = new Date(Math.min(...expiries)).toISOString();
   const model = a.fits.length === 1 ? a.fits[0].model : null;
@@ -96,7 +96,7 @@ export async function buildAnswer(a: AnswerInput): Promise<BuiltAnswer> {
   if (a.profile) {
     body.profile = { hash: a.profile.hash, display: a.profile.display, exclusions_applied: a.profile.exclusionsApplied };
     if (model && a.profile.fixed.size > 0) {
-      // additions 2.2: fixed columns stay in the model, get no lever, and are listed as fixed_by_caller
+      // docs/reference/models.md#profile: fixed columns stay in the model, get no lever, and are listed as fixed_by_caller
       const fixed = model.usedColumns().filter((c) => a.profile!.fixed.has(c));
       if (fixed.length > 0 && body.quality) {
         const q = body.quality as { excluded_columns?: unknown[] };
@@ -107,7 +107,7 @@ export async function buildAnswer(a: AnswerInput): Promise<BuiltAnswer> {
       }
     }
   }
-  // additions 3.4: decision restates state; next[] says what to do from the answer alone
+  // docs/reference/ask.md#answer: decision restates state; next[] says what to do from the answer alone
   body.decision = decisionOf(body.state as string);
   // a refusal or not_yet says why in words, with its numbers, as the page does (core/explain.ts)
   const explanation = explanationOf(body as unknown as Parameters<typeof explanationOf>[0]);
@@ -132,7 +132,7 @@ async function buildBody(a: AnswerInput): Promise<BuiltAnswer> {
   }
 }
 
-/** additions 3.5 p_display: whole percent, `<1%` below 0.005, `>99%` from 0.995. */
+/** docs/reference/ask.md#case-result p_display: whole percent, `<1%` below 0.005, `>99%` from 0.995. */
 export function pDisplayOf(p: number): string {
   if (p < 0.005) return '<1%';
   if (p >= 0.995) return '>99%';
@@ -146,7 +146,7 @@ function answeredBase(q: Question, fit: FitOutcome): Record<string, unknown> {
     cache: fit.cache,
     model_ref: fit.modelRef,
     polarity: polarityOf(q),
-    // which column was learned and which of its values were read as yes (spec 2.3 positive_values)
+    // which column was learned and which of its values were read as yes (docs/reference/ask.md#questions positive_values)
     outcome: fit.outcome,
     quality: fit.quality,
   };
@@ -157,7 +157,7 @@ export function levelOf(q: Question, p: number): string | undefined {
   const levels = q.levels ?? [...DEFAULT_LEVELS];
   const cuts = q.cuts ?? [...DEFAULT_CUTS];
   let i = 0;
-  while (i < cuts.length && p >= cuts[i]) i++; // spec 4.1 rule 5: very_likely is "from 0.75"
+  while (i < cuts.length && p >= cuts[i]) i++; // docs/reference/ask.md#questions: very_likely is "from 0.75"
   return levels[i];
 }
 
@@ -194,7 +194,7 @@ function signedCases(cases: CaseResult[], a: AnswerInput, levers: Lever[][] | nu
   return levers || a.band || a.profile ? cases.map(verdictCase) : (cases as unknown as VerdictCase[]);
 }
 
-/** The Verdict's fields of a case result (spec 2.9 subset signed by wire.md), in canonical key order. */
+/** The Verdict's fields of a case result (docs/reference/ask.md#case-result subset signed by docs/reference/verdicts.md), in canonical key order. */
 function verdictCase(c: CaseResult): VerdictCase {
   const v = {} as VerdictCase;
   if (c.choice !== undefined) v.choice = c.choice as string;
@@ -208,7 +208,7 @@ function verdictCase(c: CaseResult): VerdictCase {
 }
 
 /**
- * The cases of one option's Verdict (choice, wire.md: one Verdict per option): each case's chance
+ * The cases of one option's Verdict (choice, docs/reference/verdicts.md: one Verdict per option): each case's chance
  * of that option and that option's own reasons, with the case's choice.
  */
 function optionCases(cases: CaseResult[], option: string, scored: ScoredCase[]): VerdictCase[] {
@@ -245,7 +245,7 @@ async function sign(a: AnswerInput, fit: FitOutcome, cases: VerdictCase[], optio
   });
 }
 
-/** wire.md levers: only when outcome_is_desirable says which way is better (spec 1.5). */
+/** docs/reference/ask.md#reasons levers: only when outcome_is_desirable says which way is better (docs/reference/ask.md#reasons). */
 function leversOf(
   a: AnswerInput,
   fit: FitOutcome,
@@ -278,7 +278,7 @@ async function simpleAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswe
   };
 }
 
-/** additions 3.4: a rank lists its first 100 unreadable cases, and their count. */
+/** docs/reference/ask.md#answer: a rank lists its first 100 unreadable cases, and their count. */
 const NOT_SCOREABLE_LISTED = 100;
 
 async function rankAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer> {
@@ -286,7 +286,7 @@ async function rankAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswer>
   const cs = readableCases(a.cases, [fit.model!]);
   const scored = scoreTable(a.deps.engine, fit.model!, cs.table);
   const order = scored.map((_, r) => r);
-  // spec 4.1 rule 6: highest chance first; ties by entity id so the order is deterministic
+  // docs/reference/ask.md#questions: highest chance first; ties by entity id so the order is deterministic
   order.sort((x, y) => scored[y].p - scored[x].p || compareIds(cs.entityIds[x], cs.entityIds[y]));
   const topK = Math.min(q.top_k ?? DEFAULT_TOP_K, order.length);
   const top = order.slice(0, topK);
@@ -338,7 +338,7 @@ function pick(options: string[], p: Record<string, number>, best: 'max' | 'min')
 }
 
 /**
- * Spec 2.9 choice results: each option's chance, most_likely, least_likely and the choice (the most
+ * docs/reference/ask.md#case-result choice results: each option's chance, most_likely, least_likely and the choice (the most
  * likely option for a wanted outcome, the least likely for one to avoid), with the chosen option's
  * reasons (and band, judged on the chosen option's fit).
  */

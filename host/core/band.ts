@@ -1,4 +1,4 @@
-// spec 2.6 `band` (wire.md "Case result"): how far an agent may go on its own with one case.
+// docs/reference/ask.md#bands `band` (docs/reference/ask.md#case-result): how far an agent may go on its own with one case.
 // refuse: the case lies outside what the record showed; act: a clear chance from a model whose
 // held-out AUC is solidly good; escalate: everything else. subject_kind person never passes L1.
 import type { Quality } from '../engine/index.ts';

@@ -1,6 +1,6 @@
-// The cases an ask answers about (spec 2.4): ids resolved to each id's latest row, new rows as
+// The cases an ask answers about (docs/reference/ask.md#cases): ids resolved to each id's latest row, new rows as
 // given, or (rank without cases) every entity of the record. Produces one table of case rows, and the
-// cases no model could read whatever it is (additions 3.5: an unknown id is a per-case result).
+// cases no model could read whatever it is (docs/reference/ask.md#case-result: an unknown id is a per-case result).
 import { ServiceError } from '../errors.ts';
 import { rowsToTable } from '../table/rows.ts';
 import { entityKey, latestRowPerEntity } from '../table/select.ts';
@@ -10,7 +10,7 @@ import { cellText, compareCodePoints, isMissing } from '../table/typing.ts';
 import { unreadableRows } from '../engine/scorer.ts';
 import type { Model } from '../engine/model.ts';
 
-/** additions 3.5: why a case cannot be scored. */
+/** docs/reference/ask.md#case-result: why a case cannot be scored. */
 export interface NotScoreable {
   missing_columns?: string[];
   unseen_values?: Record<string, Cell[]>;
@@ -46,7 +46,7 @@ export function pickRows(table: RawTable, idx: number[]): RawTable {
   return { columns: table.columns, data: table.data.map((col) => idx.map((r) => col[r])), rowCount: idx.length };
 }
 
-/** additions 3.2: cases given as rows, read with no record (a model_ref question without data). */
+/** docs/reference/ask.md#by-model-ref: cases given as rows, read with no record (a model_ref question without data). */
 export function caseRowsOf(rows: readonly object[], entityColumn: string): CaseSet {
   const table = rowsToTable(rows, 'cases.rows');
   const e = table.columns.indexOf(entityColumn);
@@ -56,7 +56,7 @@ export function caseRowsOf(rows: readonly object[], entityColumn: string): CaseS
   for (let r = 0; r < table.rowCount; r++) {
     const id = e >= 0 ? entityKey(table.data[e][r] as Cell) : null;
     if (id === null) {
-      // additions 3.5: an unreadable row is a per-case result; without its id it is named by its row.
+      // docs/reference/ask.md#case-result: an unreadable row is a per-case result; without its id it is named by its row.
       skipped.push({
         position: r,
         result: { entity_id: '', state: 'not_scoreable', not_scoreable: { missing_columns: [entityColumn] }, row: r },
@@ -78,7 +78,7 @@ export function caseRowsOf(rows: readonly object[], entityColumn: string): CaseS
 }
 
 /**
- * additions 3.2 `cases.open`: what "open" means on this record. `outcomeColumn`: rows whose outcome is
+ * docs/reference/ask.md#cases `cases.open`: what "open" means on this record. `outcomeColumn`: rows whose outcome is
  * blank are open; `at`: on a snapshots grid, only the readings taken at as_of (their time cell as written).
  */
 export interface OpenCases {
@@ -113,7 +113,7 @@ export function selectCases(
     const map = cases.ids.length <= FEW_IDS ? latestRowsOf(record, entityColumn, timeColumn, cases.ids) : latest();
     const unknown = cases.ids.filter((id) => !map.has(id));
     if (unknown.length === cases.ids.length) {
-      // 1.0's problem stays where not one case of the call can be answered (decision on additions 4.3).
+      // 1.0's problem stays where not one case of the call can be answered (decision on docs/decisions/0008-per-case-results.md).
       const listed = unknown
         .slice(0, MAX_LISTED)
         .map((id) => JSON.stringify(id))
@@ -143,7 +143,7 @@ export function selectCases(
         total: cases.ids.length,
       };
     }
-    // additions 3.5: an unknown id is a per-case not_scoreable {unknown_id: true}; the other ids are answered.
+    // docs/reference/ask.md#case-result: an unknown id is a per-case not_scoreable {unknown_id: true}; the other ids are answered.
     const rows: number[] = [];
     const ids: string[] = [];
     const positions: number[] = [];
@@ -164,7 +164,7 @@ export function selectCases(
 }
 
 /**
- * additions 3.2: one row per case with its outcome still unknown: on a grid the readings at as_of, otherwise
+ * docs/reference/ask.md#request: one row per case with its outcome still unknown: on a grid the readings at as_of, otherwise
  * the latest blank-outcome row per case; ids in code point order. None open = no cases (an answer with none).
  */
 function openCases(record: RawTable, entityColumn: string, timeColumn: string | undefined, open: OpenCases | undefined): CaseSet {
@@ -206,7 +206,7 @@ export function inRequestOrder<T>(cs: CaseSet, answered: readonly T[]): Array<T 
 }
 
 /**
- * The cases every one of `models` can read (additions 3.5): the rest become not_scoreable results with
+ * The cases every one of `models` can read (docs/reference/ask.md#case-result): the rest become not_scoreable results with
  * their missing columns and unseen values. `ignore`: columns the answer sets itself (a choice's option column).
  */
 export function readableCases(cs: CaseSet, models: readonly Model[], ignore?: ReadonlySet<string>): CaseSet {

@@ -1,5 +1,5 @@
 // What a fit is called and what an answer needs of it, the same in the service and in the browser page:
-// the fit key and model_ref (spec 4.1 rule 1, wire.md "Answers": mr1_ + 32 hex of core hash + record
+// the fit key and model_ref (docs/reference/ask.md#fits, docs/reference/ask.md#answer: mr1_ + 32 hex of core hash + record
 // content hash + fit key), the stored meta of a fit, and the FitOutcome built from it.
 import { canonicalJson } from '../signing/canonical-json.ts';
 import { sha256Hex } from '../signing/sha256.ts';
@@ -14,7 +14,7 @@ export interface FitRequest {
   recordHash: string;
   entityColumn: string;
   timeColumn?: string;
-  /** additions 3.2 group_column, when it is not the entity column: the held-out split keeps its cases whole; part of the fit key. */
+  /** docs/decisions/0001-group-column.md group_column, when it is not the entity column: the held-out split keeps its cases whole; part of the fit key. */
   groupColumn?: string;
   /** A reading time column left out of the features, not used to hold out (a snapshots grid's); part of the fit key. */
   readingTimeColumn?: string;
@@ -22,7 +22,7 @@ export interface FitRequest {
   shapeKey?: string;
   outcome: ResolvedOutcome;
   desirable: boolean | null;
-  /** additions 2.2 profile `exclude`: columns this fit leaves out (applied ones only, sorted); part of the fit key. */
+  /** docs/reference/models.md#profile profile `exclude`: columns this fit leaves out (applied ones only, sorted); part of the fit key. */
   exclude?: readonly string[];
 }
 
@@ -41,13 +41,13 @@ export interface FitOutcome {
   ran: boolean;
   /** How long the fit took when it ran (ms), when known. */
   fitMs?: number;
-  /** How long this ask is held for a fit it took over from another workspace (issue 21); 0 or absent otherwise. */
+  /** How long this ask is held for a fit it took over from another workspace; 0 or absent otherwise. */
   holdMs?: number;
   /** The stored diagnostics (column AUCs, the packed held-out rows for drift). */
   diagnostics: Record<string, unknown>;
   /** The outcome column and the values read as yes (an answer says which). */
   outcome: { column: string; positive_values: string[] };
-  /** additions 3.4 model_expires_at: when the caller's link to this model expires (the service only). */
+  /** docs/reference/ask.md#answer model_expires_at: when the caller's link to this model expires (the service only). */
   modelExpiresAt?: number | null;
 }
 
@@ -94,7 +94,7 @@ export function encodeOptionsOf(req: FitRequest): EncodeOptions {
     outcome: req.outcome.values,
     timeColumn: req.timeColumn,
     ...(req.groupColumn !== undefined ? { groupColumn: req.groupColumn } : {}),
-    // additions 2.2: columns the namespace's profile excludes from new fits, and a grid's reading time (part of the fit key)
+    // docs/reference/models.md#profile: columns the namespace's profile excludes from new fits, and a grid's reading time (part of the fit key)
     skip: skippedColumnsOf(req),
   };
 }
@@ -106,13 +106,13 @@ function skippedColumnsOf(req: FitRequest): Map<string, ExclusionWhy> | undefine
   return skip.size > 0 ? skip : undefined;
 }
 
-/** wire.md: mr1_ + 32 hex of a hash of core hash + record content hash + fit key. */
+/** docs/reference/auth.md: mr1_ + 32 hex of a hash of core hash + record content hash + fit key. */
 export function modelRefOf(coreHash: string, recordHash: string, fitKey: string): string {
   return 'mr1_' + sha256Hex(`mr1|${coreHash}|${recordHash}|${fitKey}`).slice(0, 32);
 }
 
 /**
- * additions 3.1: a model fitted inside a namespace serves only that namespace, under its own ref (a hash
+ * docs/reference/ask.md#namespace: a model fitted inside a namespace serves only that namespace, under its own ref (a hash
  * of the fit's ref and the namespace); the workspace's own models ('' namespace) keep the fit's ref, so
  * 1.0 refs and every golden answer are unchanged.
  */

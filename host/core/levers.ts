@@ -1,8 +1,8 @@
-// Levers on answered cases (wire.md "Answers": one per reason a caller could act on) and the target
+// Levers on answered cases (docs/reference/ask.md#answer: one per reason a caller could act on) and the target
 // bins a lever points at, which svc_attest uses to judge compliance with the same model.
 //
 // Rules (main terms of the model; pair terms are left out of the lever's aim):
-// - Only with outcome_is_desirable given (spec 1.5: the service never decides what is good). A
+// - Only with outcome_is_desirable given (docs/reference/ask.md#reasons: the service never decides what is good). A
 //   reason is actionable when it pushes the chance the unwanted way: `higher` for an outcome to
 //   avoid, `lower` for a wanted one.
 // - A target bin of the column is a bin training rows fell in (count > 0), not the missing bin nor
@@ -107,7 +107,7 @@ export function leversForCases(
   cases: RawTable,
   entityIds: readonly string[],
   scored: readonly CaseReasons[],
-  /** additions 2.2 profile `fixed`: columns an action cannot change get no lever. */
+  /** docs/reference/models.md#profile profile `fixed`: columns an action cannot change get no lever. */
   fixed?: ReadonlySet<string>,
 ): Lever[][] {
   const out = scoreCases(deps.engine, model, cases);

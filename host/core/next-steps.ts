@@ -1,5 +1,5 @@
-// additions 3.4: `decision` (a restatement of `state`) and `next[]`, the follow-ups an answer allows, as
-// data, so a caller or an agent knows what to do from the answer alone. Costs as spec 1 "Cost".
+// docs/reference/ask.md#answer: `decision` (a restatement of `state`) and `next[]`, the follow-ups an answer allows, as
+// data, so a caller or an agent knows what to do from the answer alone. Costs as docs/reference/limits.md#cost.
 export type Decision = 'actionable' | 'not_yet' | 'refused';
 
 export interface NextStep {
@@ -74,7 +74,7 @@ export function nextSteps(ctx: NextContext, question: string, answer: Record<str
     steps.push({ operation: 'svc_ask', cost: FIT_AND_DECISIONS, gives: `an answer once the record holds ${more}` });
     return steps;
   }
-  // refused: the same call refuses again (spec 3.1); another question or more columns may not
+  // refused: the same call refuses again (docs/reference/ask.md#states); another question or more columns may not
   if (ctx.datasetId !== undefined) {
     steps.push({
       operation: 'svc_preflight',

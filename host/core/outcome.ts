@@ -1,5 +1,5 @@
 // Which rows say yes: positive_values when given, else a two-valued column whose meaning is
-// recognisable (0/1, true/false, yes/no in any case); otherwise positive_values_required (spec 7).
+// recognisable (0/1, true/false, yes/no in any case); otherwise positive_values_required (docs/reference/errors.md).
 import { ServiceError } from '../errors.ts';
 import { cellText, isMissing, parseNumber, yesNoMeaning } from '../table/typing.ts';
 import type { RawTable } from '../table/types.ts';
@@ -77,7 +77,7 @@ function resolveOutcomeOnce(table: RawTable, column: string, positiveValues: str
   const cells = table.data[c];
   const { values: distinct, more } = distinctValues(cells, 20);
   if (distinct.length < 2) {
-    // spec 2.3: a yes/no outcome needs rows of both kinds; naming which value means yes cannot fix one value
+    // docs/reference/ask.md#questions: a yes/no outcome needs rows of both kinds; naming which value means yes cannot fix one value
     const what = distinct.length === 0 ? 'has no values (every row is blank)' : `has only one value, ${JSON.stringify(distinct[0])}`;
     throw new ServiceError('outcome_one_value', `${field}.outcome_column: ${column} ${what}; a yes/no outcome needs rows of both kinds`, {
       field: `${field}.outcome_column`,

@@ -1,5 +1,5 @@
 // The planning of an ask, shared by the service and the browser page: which fits its questions need (one
-// per distinct fit key, spec 4.1 rule 1), which view of the record each is fitted on and answered from,
+// per distinct fit key, docs/reference/ask.md#fits), which view of the record each is fitted on and answered from,
 // and the checks of the columns it names. No fit runs here, and nothing here reads the store.
 import { ServiceError } from '../errors.ts';
 import type { AskRequest, Question } from '../schemas/index.ts';
@@ -25,7 +25,7 @@ export interface PlannedQuestion {
   options?: string[];
   /** The record (or its shaped reading) this question is fitted on and answered from. */
   view: RecordView;
-  /** additions 2.2: the profile's `exclude` columns its fits left out. */
+  /** docs/reference/models.md#profile: the profile's `exclude` columns its fits left out. */
   exclusionsApplied: string[];
 }
 
@@ -46,7 +46,7 @@ export function tableViewOf(
     table: record,
     entityColumn: entity_column,
     timeColumn: time_column,
-    // additions 3.2: held out whole; the entity column itself needs no naming twice
+    // docs/reference/ask.md#request: held out whole; the entity column itself needs no naming twice
     ...(group_column !== undefined && group_column !== entity_column ? { groupColumn: group_column } : {}),
     cases: selectCases(record, cases, entity_column, time_column, open),
   };
@@ -142,7 +142,7 @@ export function checkFramingColumns(ask: AskRequest, columns: string[]): void {
 }
 
 /**
- * additions 2.2: the profile's `exclude` as one fit applies it: table records only (a shape's features are
+ * docs/reference/models.md#profile: the profile's `exclude` as one fit applies it: table records only (a shape's features are
  * its own), never a framing column (outcome, entity, time), and only columns the record has. Sorted.
  */
 export function appliedExclusions(view: RecordView, outcomeColumn: string, exclude: readonly string[] | undefined): string[] {
@@ -163,7 +163,7 @@ export function planAsk(
   exclude?: readonly string[],
 ): AskPlan {
   checkFramingColumns(ask, record.columns);
-  // additions 3.2: group_column = entity_column says each case has several rows, held out whole
+  // docs/decisions/0001-group-column.md: group_column = entity_column says each case has several rows, held out whole
   if (record.table && (!ask.shape || ask.shape.kind === 'table') && ask.time_column === undefined && ask.group_column !== ask.entity_column)
     checkEntityIsAnId(record.table, ask.entity_column);
   const requests = new Map<string, FitRequest>();

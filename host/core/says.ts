@@ -1,4 +1,4 @@
-// additions 2.2: a namespace profile's words on answers: one sentence per case (`says`) from the words
+// docs/reference/models.md#profile: a namespace profile's words on answers: one sentence per case (`says`) from the words
 // and the engine's own values, the chance as p_display, or with display "bands" the case's band (its
 // level: the question's levels for score, the default levels otherwise) in place of the chance.
 import { DEFAULT_CUTS, DEFAULT_LEVELS, type Question } from '../schemas/index.ts';

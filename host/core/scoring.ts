@@ -1,5 +1,5 @@
 // Scores a case table with a fit's model and reads out rounded chances, reasons and support:
-// the numbers every question type is built from (spec 2.9, 2.10; engine.md "Scoring and reasons").
+// the numbers every question type is built from (docs/reference/ask.md#case-result, docs/reference/ask.md#reasons; docs/design/engine.md#scoring).
 import { ServiceError } from '../errors.ts';
 import { NotScoreable, reasonsOf, scoreCases, type ReasonOut } from '../engine/scorer.ts';
 import type { Model } from '../engine/model.ts';
@@ -7,7 +7,7 @@ import type { EngineModule } from '../engine/wasm.ts';
 import type { RawTable } from '../table/types.ts';
 
 export interface ScoredCase {
-  p: number; // rounded to 6 decimals (wire.md): every decision uses this value
+  p: number; // rounded to 6 decimals (docs/reference/ask.md#case-result): every decision uses this value
   reasons: ReasonOut[];
   /** Columns whose value fell in a bin no training row had (outside the record's support). */
   unsupported: string[];

@@ -1,4 +1,4 @@
-// Verdicts (wire.md "Verdicts and signatures"): one per answered question (per option for choice),
+// Verdicts (docs/reference/verdicts.md): one per answered question (per option for choice),
 // covering all its cases with the same numbers as the answer, signed as a detached RFC 7797 JWS.
 import { newVerdictId, signVerdict, signedPiecesOf, type KeyRing } from '../signing/index.ts';
 import type { Quality } from '../engine/result.ts';
@@ -10,7 +10,7 @@ import type { SubjectKind } from '../schemas/index.ts';
 export interface VerdictCase {
   entity_id: string;
   p: number;
-  /** additions 3.5 (signed with the case, so an answer's cases and its Verdict's stay one array). */
+  /** docs/reference/ask.md#case-result (signed with the case, so an answer's cases and its Verdict's stay one array). */
   p_display?: string;
   level?: string;
   choice?: string;
@@ -32,7 +32,7 @@ export interface VerdictInput {
   acknowledged: boolean;
   quality: Quality;
   cases: VerdictCase[];
-  /** additions 2.2: Verdicts name the profile hash of the namespace the answer was made in. */
+  /** docs/reference/models.md#profile: Verdicts name the profile hash of the namespace the answer was made in. */
   profileHash?: string;
 }
 

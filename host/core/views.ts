@@ -1,5 +1,5 @@
 // What each question's fit is fitted on and its cases are scored from: the record itself, or the
-// record read through its `shape` (spec 2.5). A shaped view names its own entity/time columns and,
+// record read through its `shape` (docs/reference/ask.md#shapes). A shaped view names its own entity/time columns and,
 // for events and panel windows, the rows read at as_of that the cases are scored from.
 import { ServiceError } from '../errors.ts';
 import { canonicalJson } from '../signing/index.ts';
@@ -14,7 +14,7 @@ export interface RecordView {
   table: RawTable;
   entityColumn: string;
   timeColumn?: string;
-  /** additions 3.2 group_column (tables only, when it is not the entity column): rows held out whole by its value. */
+  /** docs/decisions/0001-group-column.md group_column (tables only, when it is not the entity column): rows held out whole by its value. */
   groupColumn?: string;
   /** A snapshots grid's reading time: left out of the features (ShapedRecord.readingTimeColumn). */
   readingTimeColumn?: string;
@@ -52,7 +52,7 @@ export class RecordViews {
   constructor(
     private readonly record: RawTable,
     private readonly ask: AskRequest,
-    /** additions 3.2 snapshots table form: the snapshot table read from shape.snapshots, and its content hash. */
+    /** docs/reference/map.md#snapshots snapshots table form: the snapshot table read from shape.snapshots, and its content hash. */
     private readonly snapshots?: { table: RawTable; contentHash: string },
   ) {}
 
@@ -60,13 +60,13 @@ export class RecordViews {
   viewFor(outcomeColumn: string, positiveValues: string[] | undefined, field: string): RecordView {
     const shape = this.ask.shape;
     if (!shape || shape.kind === 'table') {
-      // additions 3.2: open cases of a table are its blank-outcome rows, so they depend on the outcome
+      // docs/reference/ask.md#cases: open cases of a table are its blank-outcome rows, so they depend on the outcome
       const open = this.ask.cases?.open === true;
       return this.cached(open ? canonicalJson(['open', outcomeColumn]) : '', () =>
         tableViewOf(this.record, this.ask, open ? { outcomeColumn } : undefined),
       );
     }
-    // additions 3.2: a snapshot table carries its outcome (the question names it), so its open cases depend on it
+    // docs/reference/map.md#snapshots: a snapshot table carries its outcome (the question names it), so its open cases depend on it
     const tableForm = shape.kind === 'snapshots' && shape.snapshots !== undefined;
     const key = OUTCOME_DEPENDENT.has(shape.kind)
       ? canonicalJson([outcomeColumn, positiveValues ?? null])
@@ -105,7 +105,7 @@ export class RecordViews {
           this.ask.cases,
           shaped.entityColumn,
           shaped.current ? undefined : shaped.timeColumn,
-          // additions 3.2: on a snapshots grid the open cases are the readings at as_of; a snapshot table's
+          // docs/reference/map.md#snapshots: on a snapshots grid the open cases are the readings at as_of; a snapshot table's
           // are its snapshots whose outcome (the question's column) is blank
           {
             outcomeColumn: shaped.outcomeColumn || outcomeColumn,
@@ -128,7 +128,7 @@ export class RecordViews {
     return view;
   }
 
-  /** spec 2.7 `shape`: the kind, the as_of the record was read at and its row counts. */
+  /** docs/reference/ask.md#response `shape`: the kind, the as_of the record was read at and its row counts. */
   summary(): Record<string, unknown> | undefined {
     const shaped = [...this.views.values()].find((v) => v.shaped)?.shaped;
     if (!shaped || !this.ask.shape) return undefined;

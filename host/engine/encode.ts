@@ -1,4 +1,4 @@
-// Encodes a table of cases into the engine's typed arrays (engine.md step 3): column typing,
+// Encodes a table of cases into the engine's typed arrays (docs/design/engine.md#step-3): column typing,
 // sorted dictionaries, and the columns the host excludes with their reason. Strings stay here.
 import type { Cell, RawTable } from '../table/types.ts';
 import { encodeCategorical, isMissing, parseNumber } from '../table/typing.ts';
@@ -7,14 +7,14 @@ import { entityKey, timeReaderFor } from '../table/select.ts';
 export type ExclusionWhy =
   | 'entity'
   | 'time'
-  // additions 3.2 group_column: the case each row belongs to
+  // docs/decisions/0001-group-column.md group_column: the case each row belongs to
   | 'group'
   | 'identifier'
   | 'constant'
   | 'restates_outcome'
   | 'unusable'
   | 'outcome'
-  // additions 2.2: a namespace profile's `exclude`
+  // docs/reference/models.md#profile: a namespace profile's `exclude`
   | 'excluded_by_caller';
 
 export interface EncodedColumn {
@@ -44,7 +44,7 @@ export interface EncodeOptions {
   outcome: Float64Array;
   timeColumn?: string;
   /**
-   * additions 3.2: the column naming the case each row belongs to, when it is not the entity column. The
+   * docs/reference/ask.md#request: the column naming the case each row belongs to, when it is not the entity column. The
    * engine orders, holds out and folds rows by its value instead of the entity's, so a case's rows are never
    * split between training and the held-out test.
    */

@@ -84,7 +84,7 @@ interface Started {
   status: number;
 }
 
-/** `onProgress` hears the engine's own progress reports (wasm.ts ProgressListener; spec 2.12). */
+/** `onProgress` hears the engine's own progress reports (wasm.ts ProgressListener; docs/reference/tasks.md#events). */
 function startFit(mod: EngineModule, input: FitInput, onProgress?: ProgressListener): Started {
   const ex = instantiate(mod, onProgress);
   const n = input.nRows;
@@ -231,7 +231,7 @@ function failedOutput(f: Started): RawFitOutput {
 }
 
 function readOutput({ ex, n, m, status }: Started): RawFitOutput {
-  // Views are re-created after the call: memory growth detaches earlier ones (toolchain.md).
+  // Views are re-created after the call: memory growth detaches earlier ones (docs/design/house-rules.md#toolchain).
   const buf = ex.memory.buffer;
   const metrics = new Float64Array(buf, ex.fitMetrics(), METRIC_COUNT).slice();
   const exclusions = new Int32Array(buf, ex.fitExclusions(), m).slice();

@@ -9,7 +9,7 @@ export interface ModelColumn {
   dictionary?: string[];
 }
 
-/** A bin in words and bounds (wire.md Reason `range`); keys in canonical order. */
+/** A bin in words and bounds (docs/reference/verdicts.md Reason `range`); keys in canonical order. */
 export interface BinRange {
   readonly text: string;
   readonly [k: string]: unknown;
@@ -122,7 +122,7 @@ export class Model {
   }
 
   /**
-   * Words and bounds for bin `bin` of column j (wire.md Reason `range`). Given the case's numeric
+   * Words and bounds for bin `bin` of column j (docs/reference/ask.md#reasons Reason `range`). Given the case's numeric
    * value `x`, the words are true of that value: the training span of the bin ("9 to 12", "is 9")
    * only when x lies inside it, else the bin's own bounds ("8.5 or more"), since a bin also holds
    * values no training row had. Without `x` the bin is described by its training span.

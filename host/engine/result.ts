@@ -1,5 +1,5 @@
 // Turns a fit's raw numbers into the typed result the operations use: state, reason codes,
-// needs/have, quality (wire.md "Answers") and the Model.
+// needs/have, quality (docs/reference/ask.md#answer) and the Model.
 import { EXCL_CONSTANT, EXCL_RESTATES, M, REASON_BITS, STATE_NAMES, type AnswerState } from './abi.ts';
 import type { EncodedTable, ExclusionWhy } from './encode.ts';
 import type { RawFitOutput } from './fit-core.ts';
@@ -7,7 +7,7 @@ import { Model, type ModelColumn } from './model.ts';
 
 export interface Quality {
   /**
-   * How the held-out check was made (engine.md step 2): one 25% part by entity hash or by time, or,
+   * How the held-out check was made (docs/design/engine.md#step-2): one 25% part by entity hash or by time, or,
    * on records too small for that to be fair (assembly/tunables.ts CROSS_FOLDS), `folds` folds by entity
    * hash, each held out once from a model fitted on the others. Read from the fit (M_FOLDS).
    */

@@ -9,7 +9,7 @@ import type { Cell, RawTable } from '../table/types.ts';
 import { cellText, isMissing, parseNumber } from '../table/typing.ts';
 
 /**
- * A reason as the wire carries it (spec 2.10, wire.md), keys in canonical (sorted) order so the
+ * A reason as the wire carries it (docs/reference/ask.md#reasons, docs/reference/verdicts.md), keys in canonical (sorted) order so the
  * same object goes into the answer and, unchanged, into the signed Verdict.
  */
 export interface ReasonOut {
@@ -45,7 +45,7 @@ export class NotScoreable extends Error {
   }
 }
 
-/** additions 3.5: what keeps one case from being scored (blanks are scored as the record's blanks). */
+/** docs/reference/ask.md#case-result: what keeps one case from being scored (blanks are scored as the record's blanks). */
 export interface CaseProblem {
   missing_columns?: string[];
   /** column -> the values the model never saw: new categories, or non-numbers in a numeric column. */
@@ -176,7 +176,7 @@ export function scoreEncoded(mod: EngineModule, model: Model, cols: Array<Float6
       reasonStrengths: new Int32Array(buf, sp, n * 4).slice(),
     };
   } catch (err) {
-    instances.delete(mod); // a trapped instance is never reused (toolchain.md)
+    instances.delete(mod); // a trapped instance is never reused (docs/design/house-rules.md#toolchain)
     throw err;
   } finally {
     if (instances.get(mod) === ex) for (const p of ptrs) ex.release(p);

@@ -5,7 +5,7 @@ import { EngineError } from './errors.ts';
 
 export interface EngineModule {
   module: WebAssembly.Module;
-  /** spec 9 / engine.md: SHA-256 of the .wasm bytes, part of every fit key and model_ref. */
+  /** docs/reference/README.md#conventions / docs/design/engine.md: SHA-256 of the .wasm bytes, part of every fit key and model_ref. */
   coreHash: string;
   /** Folds of a cross-fitted held-out check, as the engine counts them (for records that get no fit). */
   crossFolds: number;
@@ -71,7 +71,7 @@ export function instantiate(mod: EngineModule, onProgress: ProgressListener = ig
       abort(_msg: number, _file: number, line: number, col: number) {
         throw new EngineTrap(`engine aborted at ${line}:${col}`);
       },
-      // Spec 2.12: progress is real, reported by the fit itself; a listener's fault never reaches the fit.
+      // docs/reference/tasks.md#events: progress is real, reported by the fit itself; a listener's fault never reaches the fit.
       reportProgress(stage: number, done: number, total: number) {
         try {
           onProgress(stage, done, total);

@@ -1,8 +1,8 @@
 // Worker thread body: compiles the engine once, then either coordinates a fit it is sent (fresh instance,
 // its phases' tasks shared through the pool with idle workers) or helps with another fit's phase (its
 // helper instance loads the task block and runs the tasks it claims), so the service's event loop never runs a
-// fit (architecture.md "Runtime pieces"). Task outputs go back by index: the bits never depend on which
-// worker ran which task (engine.md "Determinism rules").
+// fit (docs/design/architecture.md#runtime). Task outputs go back by index: the bits never depend on which
+// worker ran which task (docs/design/engine.md#determinism).
 import { parentPort } from 'node:worker_threads';
 import { loadEngine } from './load-node.ts';
 import { outputBuffers, runFitShared, runHelperTasks, type FitInput, type PhaseWork, type RawFitOutput } from './fit-core.ts';
@@ -40,7 +40,7 @@ let phaseSeq = 0;
 async function coordinate(id: number, held: { input: FitInput | null }): Promise<void> {
   try {
     const mod = await loadEngine();
-    // Spec 2.12: the engine's own progress reports cross to the pool as they happen (pool.ts forwards them).
+    // docs/reference/tasks.md#events: the engine's own progress reports cross to the pool as they happen (pool.ts forwards them).
     const out = await runFitShared(
       mod,
       held,

@@ -1,4 +1,4 @@
-// Bearer authentication (spec 5.1) and capabilities (spec 5.4): the key resolves to a Caller or 401; an
+// Bearer authentication (docs/reference/auth.md#scheme) and capabilities (docs/reference/auth.md#capabilities): the key resolves to a Caller or 401; an
 // operation that needs a capability the key lacks is 403 scope_required, before its body is read.
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './env.ts';

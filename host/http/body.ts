@@ -84,7 +84,7 @@ export function parseJsonBytes(bytes: Uint8Array): unknown {
 async function readJson(c: Context<AppEnv>, mode: BodyMode, guard: boolean, hold: (bytes: number) => void): Promise<unknown> {
   const limit = c.get('services').config.maxBodyBytes;
   const declared = c.req.header('content-length');
-  // spec 4.8: describe takes an empty object; an empty body (any or no content type) means the same.
+  // docs/reference/journeys.md#describe: describe takes an empty object; an empty body (any or no content type) means the same.
   if (mode === 'optional' && (declared === '0' || (declared === undefined && !c.req.header('transfer-encoding')))) {
     return {};
   }
@@ -95,7 +95,7 @@ async function readJson(c: Context<AppEnv>, mode: BodyMode, guard: boolean, hold
     throw new ServiceError('invalid_json', 'The body is empty; send a JSON object.');
   }
   const body = parseJsonBytes(bytes);
-  // Issue 21: a non-finite number or a stack-deep value is refused before anything stringifies or hashes it.
+  // docs/guides/overload.md: a non-finite number or a stack-deep value is refused before anything stringifies or hashes it.
   if (guard) assertPlainJson(body);
   return body;
 }
@@ -110,7 +110,7 @@ export function jsonBody(mode: BodyMode, opts: { guard?: boolean } = {}): Middle
     // Read once: a request path that spells a route with its own `:param` text matches that route twice in
     // Hono's router, which runs this middleware twice on one body.
     if (c.get('body') !== undefined) return next();
-    // Issue 21: the body's bytes count against the process's body budget until the reply is made.
+    // docs/guides/overload.md: the body's bytes count against the process's body budget until the reply is made.
     const held = c.get('services').admission.reserveBody();
     try {
       c.set('body', await readJson(c, mode, guard, held.grow));

@@ -3,11 +3,11 @@ import type { Caller, Services } from '../runtime/services.ts';
 
 export interface AppVariables {
   services: Services;
-  /** Echoed as x-request-id and in every Problem (wire.md "Problems"). */
+  /** Echoed as x-request-id and in every Problem (docs/reference/errors.md#problem). */
   requestId: string;
-  /** The peer address of the connection (spec 4.12: register_agent is limited per address). */
+  /** The peer address of the connection (docs/reference/auth.md#test-keys: register_agent is limited per address). */
   clientAddress: string;
-  /** Set by the bearer middleware on keyed routes; null on no-key routes (spec 5.5). */
+  /** Set by the bearer middleware on keyed routes; null on no-key routes (docs/reference/auth.md#scheme). */
   caller: Caller | null;
   /** The parsed JSON body, set by the body reader. */
   body: unknown;

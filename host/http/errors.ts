@@ -1,4 +1,4 @@
-// The one place errors become responses: ServiceError -> application/problem+json (spec 2.13, 7);
+// The one place errors become responses: ServiceError -> application/problem+json (docs/reference/errors.md#problem, docs/reference/errors.md);
 // anything else -> 500 internal with no internals, logged with the request id.
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';

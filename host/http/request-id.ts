@@ -1,4 +1,4 @@
-// Request ids: a caller's sane x-request-id is kept, otherwise one is made; always echoed (wire.md "Problems").
+// Request ids: a caller's sane x-request-id is kept, otherwise one is made; always echoed (docs/reference/errors.md#problem).
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './env.ts';

@@ -1,6 +1,6 @@
 // The REST transport: one route per operation of the table (host/operations/index.ts), with the middleware
 // its declaration asks for (key, rate limit, scope, body) and the one handler that runs it and sends the
-// reply. No behaviour lives here (architecture.md).
+// reply. No behaviour lives here (docs/design/architecture.md#layout).
 import type { Context, Handler, Hono, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from './env.ts';
@@ -20,7 +20,7 @@ export function opContextOf(c: Context<AppEnv>): OpContext {
 }
 
 export function sendResult(c: Context<AppEnv>, result: OpResult): Response {
-  // No content (spec 2.12: a finished task's stream whose last event the client holds).
+  // No content (docs/reference/tasks.md#events: a finished task's stream whose last event the client holds).
   if (result.status === 204) return c.body(null, 204, result.headers);
   if (result.stream) {
     return c.body(result.stream.bytes, result.status as ContentfulStatusCode, {

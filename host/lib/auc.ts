@@ -1,6 +1,6 @@
 // AUC with DeLong's structural components (DeLong, DeLong & Clarke-Pearson 1988): one model's AUC
 // and its standard error, and the paired test of two models scored on the same rows. Used by drift
-// (spec 3.4) and preflight (a column's own AUC). O(n log n) by sorting, not O(positives x negatives).
+// (docs/reference/outcomes.md#drift) and preflight (a column's own AUC). O(n log n) by sorting, not O(positives x negatives).
 
 export interface AucComponents {
   auc: number;

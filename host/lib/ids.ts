@@ -1,4 +1,4 @@
-// Random public ids: a prefix and lowercase base32 of crypto randomness (wire.md: ds_ + 26 chars).
+// Random public ids: a prefix and lowercase base32 of crypto randomness (docs/reference/datasets.md#fetch-url: ds_ + 26 chars).
 import { randomBytes } from 'node:crypto';
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';

@@ -25,7 +25,7 @@ export const MCP_UNAUTHORIZED_REMEDY =
   'then set it as the HTTP header Authorization: Bearer <key> in your MCP client configuration for this server and reconnect. ' +
   'A key is never a tool argument.';
 
-/** Spec 5: the same key check as the REST bearer middleware, then the same per-workspace limit. */
+/** docs/reference/auth.md: the same key check as the REST bearer middleware, then the same per-workspace limit. */
 async function admit(cc: CallContext): Promise<Caller> {
   const caller = await authenticate(cc.services, cc.authorization).catch((err: unknown) => {
     const e = serviceErrorOf(err);
@@ -56,7 +56,7 @@ function resultOf(body: unknown, isError: boolean): CallToolResult {
   return result;
 }
 
-/** The same mapping as REST (host/errors.ts answerFor): the Problem (spec 2.13) as an isError result. */
+/** The same mapping as REST (host/errors.ts answerFor): the Problem (docs/reference/errors.md#problem) as an isError result. */
 function failureOf(err: unknown, op: Operation, cc: CallContext): CallToolResult {
   const answered = answerFor(err, cc.services.log, { request_id: cc.requestId, tool: op.name });
   return resultOf(toProblem(answered, cc.services.config.baseUrl, cc.requestId), true);
@@ -64,7 +64,7 @@ function failureOf(err: unknown, op: Operation, cc: CallContext): CallToolResult
 
 /**
  * Runs `op` with the tool arguments as its body (absent arguments are the empty object). A 202 pending
- * ask is a result like any other: the pending object, not an error (spec 3.2).
+ * ask is a result like any other: the pending object, not an error (docs/reference/tasks.md#pending).
  */
 export async function callTool(op: Operation, args: unknown, cc: CallContext): Promise<CallToolResult> {
   try {

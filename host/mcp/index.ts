@@ -1,4 +1,4 @@
-// POST /mcp (spec 4.13): MCP streamable HTTP, stateless — a fresh server and transport per request, JSON
+// POST /mcp (docs/reference/mcp.md): MCP streamable HTTP, stateless — a fresh server and transport per request, JSON
 // replies, the body read like every REST body (size limit, problem+json); GET and DELETE answer 405.
 import type { Hono } from 'hono';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';

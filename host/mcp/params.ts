@@ -1,4 +1,4 @@
-// JSON-RPC "Invalid params" (issue 21): a tools/call whose params are not {name: string, arguments?: object}
+// JSON-RPC "Invalid params": a tools/call whose params are not {name: string, arguments?: object}
 // is answered -32602 "Invalid params" with our Problem (code, field, remedy) in `error.data` before the SDK
 // sees it; any other request whose params the SDK's schemas refuse (it answers -32603 "Internal error" with
 // a raw issue list) gets the same -32602 with its Problem instead. Arguments the operation refuses stay

@@ -11,7 +11,7 @@ export interface ToolCatalog {
   byName: Map<string, Operation>;
 }
 
-/** Spec 9: the interface description version. */
+/** docs/reference/README.md#conventions: the interface description version. */
 export const SERVER_INFO = { name: 'outcome-question-service', version: INTERFACE_VERSION } as const;
 
 const INSTRUCTIONS =

@@ -1,4 +1,4 @@
-// The MCP tool list (spec 1, 4.13): one tool per implemented operation, with its JSON Schemas converted
+// The MCP tool list (docs/reference/mcp.md): one tool per implemented operation, with its JSON Schemas converted
 // from the same valibot schemas REST validates with, and its hints from the registry.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ProblemSchema } from '../schemas/index.ts';
@@ -9,8 +9,9 @@ const NO_KEY = 'Needs no API key.';
 const KEY =
   'Needs an API key: the MCP client sends the HTTP header Authorization: Bearer <key> (a test key from the register_agent tool works on samples).';
 
-/** Spec 4.12: register_agent has no body schema; REST never reads its body, so MCP ignores its arguments. */
-const NO_BODY_DESCRIPTION = 'No arguments: this operation has no request body (spec 4.12); any arguments given are ignored.';
+/** docs/reference/auth.md#test-keys: register_agent has no body schema; REST never reads its body, so MCP ignores its arguments. */
+const NO_BODY_DESCRIPTION =
+  'No arguments: this operation has no request body (docs/reference/auth.md#test-keys); any arguments given are ignored.';
 
 /** The request schema, with the cross-field rules JSON Schema cannot hold written into its description. */
 function inputSchemaOf(op: Operation): Tool['inputSchema'] {

@@ -1,4 +1,4 @@
-// The OpenAPI 3.1 document (spec 4, 5, 7): one entry per operation of the table, with its request, reply,
+// The OpenAPI 3.1 document (docs/reference/README.md, docs/reference/auth.md, docs/reference/errors.md): one entry per operation of the table, with its request, reply,
 // 202 pending reply (ask, poll), Problems per status and bearer security; a GET route without a reply
 // schema (JWKS, health) gets a plain object reply.
 import type { Operation, OperationExample, ToolHints } from '../operations/operation.ts';
@@ -12,7 +12,8 @@ const PENDING_EXAMPLE = { status: 'pending', task_id: 'tk_01jaaaaaaaaaaaaaaaaaaa
 
 function pendingSchema(replyRef: Json): Json {
   return {
-    description: 'Spec 3.2: the fit is still running. Wait retry_after_ms, then call svc_poll with task_id; do not re-send the ask.',
+    description:
+      'docs/reference/tasks.md#pending: the fit is still running. Wait retry_after_ms, then call svc_poll with task_id; do not re-send the ask.',
     allOf: [replyRef, { type: 'object', properties: { status: { const: 'pending' } }, required: ['status', 'task_id', 'retry_after_ms'] }],
   };
 }
@@ -28,12 +29,12 @@ interface DocOperation {
   request?: Json;
   reply: Json;
   examples: OperationExample[];
-  /** Spec 4.8: describe takes an empty object, and an empty body means the same. */
+  /** docs/reference/journeys.md#describe: describe takes an empty object, and an empty body means the same. */
   bodyOptional: boolean;
   tool?: ToolHints;
 }
 
-/** Spec 5.1: the schemes a keyed operation accepts; `oauth` only when the operator trusts an issuer. */
+/** docs/reference/auth.md#oauth: the schemes a keyed operation accepts; `oauth` only when the operator trusts an issuer. */
 type Security = Json[];
 
 function operationOf(op: DocOperation, security: Security): Json {
@@ -45,7 +46,7 @@ function operationOf(op: DocOperation, security: Security): Json {
   };
   if (op.pending) {
     responses['202'] = {
-      description: 'Pending: the fit is still running (spec 3.2).',
+      description: 'Pending: the fit is still running (docs/reference/tasks.md#pending).',
       content: { 'application/json': { schema: pendingSchema(op.reply), example: PENDING_EXAMPLE } },
     };
   }
@@ -55,7 +56,7 @@ function operationOf(op: DocOperation, security: Security): Json {
     operationId: op.operationId,
     summary: op.title,
     description: op.description,
-    // Spec 5.5: verify, describe and register_agent need no credential.
+    // docs/reference/auth.md#scheme: verify, describe and register_agent need no credential.
     security: op.auth === 'key' ? security : [],
     responses,
   };
@@ -106,7 +107,7 @@ function entryOf(op: Operation, components: SchemaComponents, security: Security
     entry.parameters = params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
   }
   if (op.produces) {
-    // not JSON: an event stream (spec 2.12), described in the operation's text
+    // not JSON: an event stream (docs/reference/tasks.md#events), described in the operation's text
     (entry.responses as Json)[String(op.status)] = { description: 'Success.', content: { [op.produces]: { schema: { type: 'string' } } } };
   }
   if (op.body === 'stream') {
@@ -149,7 +150,7 @@ function oauthSchemeOf(issuers: readonly TrustedIssuer[]): Json {
     scheme: 'bearer',
     bearerFormat: 'JWT',
     description:
-      'An OAuth access token (RFC 9068 JWT) from a trusted issuer, sent as Authorization: Bearer <token> (spec 5.1). ' +
+      'An OAuth access token (RFC 9068 JWT) from a trusted issuer, sent as Authorization: Bearer <token> (docs/reference/auth.md#oauth). ' +
       'Checked: signature against the issuer keys, iss, aud, exp and nbf (small clock skew), alg, sub and the workspace claim; ' +
       'a failed check is 401 invalid_token with failed_check. Trusted issuers:\n' +
       lines.join('\n'),
@@ -187,7 +188,8 @@ export function buildOpenApi({ operations, issuers = [] }: DocumentInput): Json 
         bearer: {
           type: 'http',
           scheme: 'bearer',
-          description: 'A live key (svck_live_...) or a test key (svck_test_..., samples only; POST /v1/agents/register) (spec 5).',
+          description:
+            'A live key (svck_live_...) or a test key (svck_test_..., samples only; POST /v1/agents/register) (docs/reference/auth.md).',
         },
         ...(issuers.length > 0 ? { oauth: oauthSchemeOf(issuers) } : {}),
       },

@@ -13,7 +13,7 @@ export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema
  */
 export const SKIPPED_ACTIONS: readonly string[] = ['raw_check'];
 
-/** JSON Schema's maxLength counts code points: exactly what host/schemas maxChars enforces (issue 21). */
+/** JSON Schema's maxLength counts code points: exactly what host/schemas maxChars enforces. */
 export const codePointLengths: NonNullable<ConversionConfig['overrideAction']> = ({ valibotAction, jsonSchema }) =>
   valibotAction.type === 'max_code_points'
     ? { ...jsonSchema, maxLength: (valibotAction as unknown as { requirement: number }).requirement }

@@ -1,5 +1,5 @@
 // Error responses of the OpenAPI document: one application/problem+json response per HTTP status, listing
-// the codes host/errors.ts gives that status (wire.md "Problems"), so a new code appears by itself.
+// the codes host/errors.ts gives that status (docs/reference/errors.md#problem), so a new code appears by itself.
 import { PROBLEM_CODES, type ProblemCode } from '../errors.ts';
 import type { Json } from './json-schema.ts';
 
@@ -40,7 +40,7 @@ export function problemResponses(): Record<string, Json> {
     const lines = codes.map((code) => `- \`${code}\`: ${PROBLEM_CODES[code].title}. ${PROBLEM_CODES[code].remedy}`);
     const first = codes[0];
     out[problemResponseName(status)] = {
-      description: `A Problem (spec 2.13). Codes with status ${status}:\n${lines.join('\n')}`,
+      description: `A Problem (docs/reference/errors.md#problem). Codes with status ${status}:\n${lines.join('\n')}`,
       ...(HEADERS[status] ? { headers: HEADERS[status] } : {}),
       content: {
         [PROBLEM_MEDIA_TYPE]: {

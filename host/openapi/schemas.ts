@@ -34,13 +34,13 @@ export class SchemaComponents {
   }
 }
 
-/** The components for these operations, plus Problem (spec 2.13). */
+/** The components for these operations, plus Problem (docs/reference/errors.md#problem). */
 export function schemaComponentsOf(ops: readonly Operation[]): SchemaComponents {
   const components = new SchemaComponents();
   components.ref(
     ProblemSchema,
     'Problem',
-    'RFC 9457 problem details (spec 2.13, 7); read `code` and `remedy`, `field` names the argument at fault.',
+    'RFC 9457 problem details (docs/reference/errors.md#problem, docs/reference/errors.md); read `code` and `remedy`, `field` names the argument at fault.',
   );
   for (const op of ops) {
     const base = pascalOf(op.name);

@@ -1,6 +1,6 @@
 // The operation table: every operation this service serves, each declared once in its own file. REST
-// routes, MCP tools, the OpenAPI document and the task executors are all derived from this list (spec 4
-// order first, so tools and documents list them as the spec does; then the routes beyond spec 4).
+// routes, MCP tools, the OpenAPI document and the task executors are all derived from this list (docs/reference/README.md
+// order first, so tools and documents list them as the spec does; then the routes beyond docs/reference/README.md).
 import type { Operation, TaskExecutor } from './operation.ts';
 import { askOperation } from './ask/ask.ts';
 import { addDatasetOperation } from './datasets/add-dataset.ts';
@@ -50,25 +50,25 @@ export const OPERATIONS: readonly Operation[] = [
   attestOperation,
   evidenceOperation,
   registerOperation,
-  // contract 1.1 (additions 2.2, 2.3, 2.5, 2.6, 2.11)
+  // contract 1.1 (docs/reference/models.md#profile, docs/reference/models.md#stored-answers, docs/reference/models.md#extend, docs/reference/models.md#delete)
   profileOperation,
   pageOperation,
   extendModelOperation,
   deleteModelOperation,
   downloadAnswerOperation,
   trackRecordOperation,
-  suggestOperation, // additions 2.4
-  mapOperation, // additions 2.7
-  backtestOperation, // additions 2.8
-  scheduleOperation, // additions 2.9
-  deleteScheduleOperation, // additions 2.10
+  suggestOperation, // docs/reference/map.md#suggest
+  mapOperation, // docs/reference/map.md#map
+  backtestOperation, // docs/reference/map.md#backtest
+  scheduleOperation, // docs/reference/schedules.md#schedule
+  deleteScheduleOperation, // docs/reference/schedules.md#delete
   exportModelOperation,
   uploadOperation,
   uploadCompleteOperation,
   uploadPieceOperation,
   taskEventsOperation,
   watchEventsOperation,
-  watchOperation, // additions 2.13: a watch_url's JSON, the calibration link of track record and drift
+  watchOperation, // docs/reference/outcomes.md#watch: a watch_url's JSON, the calibration link of track record and drift
   taskResultOperation,
   jwksOperation,
   healthzOperation,
@@ -79,7 +79,7 @@ export function taskExecutorsOf(ops: readonly Operation[]): Map<string, TaskExec
   return new Map(ops.flatMap((op) => (op.task ? [[op.name, op.task] as const] : [])));
 }
 
-/** The operations that are MCP tools (spec 1: every spec operation), in table order. */
+/** The operations that are MCP tools (docs/reference/mcp.md: every spec operation), in table order. */
 export function toolOperations(ops: readonly Operation[]): Operation[] {
   return ops.filter((op) => op.tool !== undefined);
 }

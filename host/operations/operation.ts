@@ -6,7 +6,7 @@ import type * as v from 'valibot';
 import type { OpContext, OpResult } from '../runtime/services.ts';
 import type { TaskExecutor } from '../runtime/tasks.ts';
 
-/** MCP tool annotations (spec 4.13); every hint is set explicitly. */
+/** MCP tool annotations (docs/reference/mcp.md); every hint is set explicitly. */
 export interface ToolHints {
   readOnlyHint: boolean;
   destructiveHint: boolean;
@@ -22,12 +22,12 @@ export interface OperationExample {
 
 /**
  * How the transport reads the request: `json` a JSON body is required; `json-optional` an empty body is {}
- * (spec 4.8 describe); `none` the body is never read (spec 4.12 register_agent, GET routes); `stream` the
+ * (docs/reference/journeys.md#describe describe); `none` the body is never read (docs/reference/auth.md#test-keys register_agent, GET routes); `stream` the
  * raw body is handed to the operation unread (a presigned upload).
  */
 export type BodyMode = 'json' | 'json-optional' | 'none' | 'stream';
 
-/** Which transport carried the call (additions 3.7: over MCP a large answer is paged; REST answers whole). */
+/** Which transport carried the call (docs/reference/ask.md#large-answers: over MCP a large answer is paged; REST answers whole). */
 export type Transport = 'rest' | 'mcp';
 
 /** What a transport knows of the request besides its JSON body (path parameters, headers, raw body). */
@@ -49,17 +49,17 @@ export interface Operation {
   /** The spec's operation name (svc_ask, register_agent), or a route's own (export_model, jwks). */
   name: string;
   method: 'GET' | 'POST' | 'PUT';
-  /** Hono path, `:param` for parameters (spec 4: POST {base_url}/v1/<path>). */
+  /** Hono path, `:param` for parameters (docs/reference/README.md: POST {base_url}/v1/<path>). */
   path: string;
-  /** Spec 5.5: verify, describe and register_agent need no key. */
+  /** docs/reference/auth.md#scheme: verify, describe and register_agent need no key. */
   auth: 'key' | 'none';
-  /** With auth none: a key sent anyway is checked and the caller given to `run` (additions 3.10 svc_describe lists its schedules). */
+  /** With auth none: a key sent anyway is checked and the caller given to `run` (docs/reference/journeys.md#describe svc_describe lists its schedules). */
   keyIfGiven?: boolean;
-  /** Spec 4.5 / 5.4: a capability the key must hold (checked before the body is read). */
+  /** docs/reference/outcomes.md#report, docs/reference/auth.md#capabilities: a capability the key must hold (checked before the body is read). */
   scope?: 'write:outcomes';
   body: BodyMode;
   title: string;
-  /** For an agent and a reader: when to use it, what comes back, what it costs (spec 1 "Cost"). */
+  /** For an agent and a reader: when to use it, what comes back, what it costs (docs/reference/limits.md#cost). */
   description: string;
   /** Cross-field rules the request schema holds but JSON Schema cannot express (raw checks are skipped). */
   rules?: string;
@@ -69,11 +69,11 @@ export interface Operation {
   response?: v.GenericSchema;
   /** The reply's content type when it is not JSON (an event stream); absent: application/json. */
   produces?: string;
-  /** The success status (spec 4.12: register_agent answers 201). */
+  /** The success status (docs/reference/auth.md#test-keys: register_agent answers 201). */
   status: 200 | 201;
-  /** Spec 3.2: may answer 202 with {status: "pending", task_id, retry_after_ms}. */
+  /** docs/reference/tasks.md#pending: may answer 202 with {status: "pending", task_id, retry_after_ms}. */
   pending?: boolean;
-  /** Spec 1: also an MCP tool of the same name, with these hints (spec 4.13); absent = REST only. */
+  /** docs/reference/mcp.md: also an MCP tool of the same name, with these hints (docs/reference/mcp.md); absent = REST only. */
   tool?: ToolHints;
   /**
    * Request bodies a reader can send: as they are when they need no earlier call; else with the ids
@@ -90,14 +90,14 @@ export function bodyOnlyRequest(signal: AbortSignal = new AbortController().sign
   return { transport, params: {}, header: () => undefined, query: () => undefined, stream: null, signal };
 }
 
-/** Spec 4.13 hints of a read-only operation. */
+/** docs/reference/mcp.md hints of a read-only operation. */
 export const READ_ONLY: ToolHints = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
-/** Spec 1 "Cost": supporting operations are free. */
+/** docs/reference/limits.md#cost: supporting operations are free. */
 export const FREE = 'Free.';
 
 /**
- * Ids the stateful examples name. They have the real formats (spec 2.2, 2.3, 4.3) but belong to no
+ * Ids the stateful examples name. They have the real formats (docs/reference/datasets.md#lifecycle, docs/reference/ask.md#questions, docs/reference/tasks.md#poll) but belong to no
  * workspace: a reader puts in the ones earlier calls gave, e.g. the model_ref of the saas_churn ask.
  */
 export const EXAMPLE_IDS = {

@@ -1,4 +1,4 @@
-// Admission control (issue 21): what this process takes on at once, so its memory stays under a bound
+// Admission control: what this process takes on at once, so its memory stays under a bound
 // whatever the load. Two budgets: bytes of request bodies being read and worked on (a 503 past it), and
 // tasks, counted in the store so every node sharing it counts the same: a workspace's queued and running
 // tasks (429 workspace_busy past WORKSPACE_TASKS_MAX) and tasks of all workspaces waiting for a thread

@@ -1,4 +1,4 @@
-// The writer of answers kept for the track record (additions 2.1), batched as the usage ledger's is: an
+// The writer of answers kept for the track record (docs/reference/outcomes.md#track-record), batched as the usage ledger's is: an
 // answer's told cases collect in memory and are written every 500 ms (or at once past 50,000 cases), and
 // when the service stops, so an answered ask never waits on a synced SQLite write (one 1-case keep took
 // p50 0.24 ms, p99 6.5 ms with synchronous=FULL). A track record read first writes this process's pending

@@ -1,4 +1,4 @@
-// Spec 5.1: resolves `Authorization: Bearer <token>` to the calling workspace: an svck_live_/svck_test_ key,
+// docs/reference/auth.md#scheme: resolves `Authorization: Bearer <token>` to the calling workspace: an svck_live_/svck_test_ key,
 // or an OAuth access token of a trusted issuer (host/runtime/oauth.ts).
 import { ServiceError } from '../errors.ts';
 import type { Caller, Services } from './services.ts';
@@ -28,7 +28,7 @@ export async function authenticate(services: Services, authorization: string | u
   if (token === undefined) throw unauthorized('The Authorization header must be "Bearer <key>".');
   const mode = modeOf(token);
   if (mode === undefined) {
-    // Spec 5.1: anything that is not an svck_ key is an OAuth access token, when the operator trusts an issuer.
+    // docs/reference/auth.md#oauth: anything that is not an svck_ key is an OAuth access token, when the operator trusts an issuer.
     const oauth = oauthOf(services);
     if (oauth) return authenticateAccessToken(services, oauth, token);
     throw unauthorized('The key is not an API key of this service (svck_live_... or svck_test_...); this server accepts no OAuth tokens.');
@@ -46,7 +46,7 @@ export async function authenticate(services: Services, authorization: string | u
   };
 }
 
-/** Spec 5.4 / wire.md: svc_report_outcomes and svc_attest need the write:outcomes capability (Can report outcomes). */
+/** docs/reference/auth.md#capabilities / docs/reference/outcomes.md#attest: svc_report_outcomes and svc_attest need the write:outcomes capability (Can report outcomes). */
 export function assertScope(caller: Caller | null, scope: string): void {
   if (caller?.scopes.includes(scope)) return;
   throw new ServiceError(

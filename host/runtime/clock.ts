@@ -1,6 +1,6 @@
 // The service's clock on PostgreSQL: this process's clock corrected by its offset to the database server's,
 // measured at start and again every few minutes, so leases written by one node and judged by another are
-// judged on one clock (issue 15: "leases are judged on the database clock, not each node's"). On SQLite the
+// judged on one clock (docs/guides/more-than-one-machine.md: "leases are judged on the database clock, not each node's"). On SQLite the
 // one node's own clock is the clock, unchanged.
 //
 // Why an offset rather than the database's time inside each lease statement: a lease is also judged in

@@ -1,4 +1,4 @@
-// idempotency_key (spec 2.6, wire.md "Idempotency"): per workspace + operation + key, the same body
+// idempotency_key (docs/reference/README.md#idempotency): per workspace + operation + key, the same body
 // within 24 hours gets the first reply again (no fit, no billing); a different body is refused.
 //
 // States of an idempotency record (status_code 0 = in flight; every move is one conditional statement):

@@ -1,14 +1,14 @@
-// API keys (spec 5, wire.md "Keys, workspaces, scopes"): minted with 160 random bits, stored only as a
+// API keys (docs/reference/auth.md): minted with 160 random bits, stored only as a
 // sha256 hash, one workspace each; live keys made by the operator, test keys by register_agent.
 import { createHash, randomBytes } from 'node:crypto';
 import type { ApiKeyRecord, KeyMode, Store, Workspace } from '../store/index.ts';
 
 export const KEY_PREFIX: Record<KeyMode, string> = { live: 'svck_live_', test: 'svck_test_' };
-/** Spec 5.4: "Can report outcomes"; needed by svc_report_outcomes and svc_attest. */
+/** docs/reference/auth.md#capabilities: "Can report outcomes"; needed by svc_report_outcomes and svc_attest. */
 export const SCOPE_WRITE_OUTCOMES = 'write:outcomes';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lowercase
-const RANDOM_CHARS = 32; // 32 x 5 = 160 bits (wire.md: at least 128)
+const RANDOM_CHARS = 32; // 32 x 5 = 160 bits (docs/reference/auth.md#live-keys: at least 128)
 /** How much of a key operators see in listings (the prefix and 4 random chars). */
 const SHOWN_CHARS = 14;
 

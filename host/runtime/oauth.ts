@@ -1,4 +1,4 @@
-// Spec 5.1 OAuth callers: a verified access token becomes a Caller in a workspace namespaced by its issuer,
+// docs/reference/auth.md#oauth OAuth callers: a verified access token becomes a Caller in a workspace namespaced by its issuer,
 // made on first use; a token that fails a check is 401 invalid_token naming the check, and an issuer whose
 // keys cannot be had is 503 issuer_unavailable (the token may be fine: retry, do not sign in again).
 import { createHash } from 'node:crypto';
@@ -79,7 +79,7 @@ export async function authenticateAccessToken(services: Services, state: OAuthSt
   }
   const workspaceId = oauthWorkspaceId(verified.issuer, verified.workspace);
   if (!state.ensured.has(workspaceId)) {
-    // Created on first use: the operator trusted this issuer to say who belongs where (README "OAuth").
+    // Created on first use: the operator trusted this issuer to say who belongs where (docs/guides/oauth.md).
     await services.store.ensureWorkspace(workspaceId, `${verified.workspace} @ ${verified.issuer}`, services.now());
     if (state.ensured.size >= ENSURED_MAX) state.ensured.clear();
     state.ensured.add(workspaceId);

@@ -1,5 +1,5 @@
-// Rate limits (wire.md "Keys, workspaces, scopes", spec 3.12): requests per workspace per minute, and
-// test-key registrations per client address per hour (spec 4.12). Fixed windows, counted in memory by the
+// Rate limits (docs/reference/auth.md, docs/reference/limits.md#rate-limits): requests per workspace per minute, and
+// test-key registrations per client address per hour (docs/reference/auth.md#test-keys). Fixed windows, counted in memory by the
 // one process of a SQLite store and in the store by the nodes of a PostgreSQL one; one RateLimits object per
 // running service, shared by REST and MCP.
 import { ServiceError } from '../errors.ts';
@@ -46,7 +46,7 @@ export abstract class WindowLimiter {
     return { 'RateLimit-Policy': policy, RateLimit: state };
   }
 
-  /** The 429 for a refused decision: Retry-After in seconds and retry_after_ms in the body (wire.md). */
+  /** The 429 for a refused decision: Retry-After in seconds and retry_after_ms in the body (docs/reference/README.md#idempotency). */
   refusal(d: LimitDecision, what: string): ServiceError {
     return new ServiceError('rate_limited', `${what}: at most ${this.limit} per ${describeWindow(this.windowMs)}.`, {
       extra: { retry_after_ms: d.resetMs },

@@ -64,7 +64,7 @@ export async function openServices(config: Config, opts: OpenOptions): Promise<O
     // Nodes sharing a PostgreSQL store keep time by its clock; an injected clock is left as it is.
     clock = opts.now ? undefined : await DatabaseClock.start(store, log);
     const now = opts.now ?? clock!.now;
-    // Signing keys are made on first start and kept in the store (architecture.md "Runtime pieces"), and
+    // Signing keys are made on first start and kept in the store (docs/design/architecture.md#runtime), and
     // read again now and then, so a key rotated on another node is signed with here too.
     keyRing = await KeyRing.open(store, { now });
     keyRing.startRefresh(config.signingKeyReloadMs, (err) => log.warn({ err }, 'reloading the signing keys'));

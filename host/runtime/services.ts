@@ -52,9 +52,9 @@ export interface Services {
   fitCache: FitCache;
   /** Parsed tables of sealed datasets. */
   records: RecordCache;
-  /** Wakes this process's task event streams when events are written here; watch link limits (spec 2.12, 2.13). */
+  /** Wakes this process's task event streams when events are written here; watch link limits (docs/reference/tasks.md#events, docs/reference/tasks.md#watch). */
   events: TaskEventHub;
-  /** Stored answers kept parsed while they are paged (additions 2.3 svc_page). */
+  /** Stored answers kept parsed while they are paged (docs/reference/models.md#stored-answers svc_page). */
   storedAnswers: StoredAnswerCache;
   /** What GET /metrics reports (host/runtime/metrics.ts). */
   metrics: ServiceMetrics;
@@ -62,13 +62,13 @@ export interface Services {
 
 export interface Caller {
   workspaceId: string;
-  /** Spec 5.1: how the caller proved who it is: an svck_ key, or an OAuth access token of a trusted issuer. */
+  /** docs/reference/auth.md#oauth: how the caller proved who it is: an svck_ key, or an OAuth access token of a trusted issuer. */
   via: 'key' | 'oauth';
   /** The API key's id; null for an OAuth caller. */
   keyId: string | null;
   /** Who calls, stable across requests: `key:<key id>`, or `oauth:<issuer>#<sub>` for a token (an issuer has no `#`). */
   subject: string;
-  /** An OAuth caller is live: tokens are not test keys (spec 5.2). */
+  /** An OAuth caller is live: tokens are not test keys (docs/reference/auth.md#test-keys). */
   mode: 'live' | 'test';
   scopes: string[];
 }

@@ -1,4 +1,4 @@
-// Answers kept 24 hours for links (additions 2.11, 3.6, 3.7): the full answer behind page.answer_url and
+// Answers kept 24 hours for links (docs/reference/models.md#stored-answers, docs/reference/ask.md#response-format, docs/reference/ask.md#large-answers): the full answer behind page.answer_url and
 // svc_page cursors, and the export CSV behind export.results_url. Written to the store in parts of about
 // 1 MiB as they are made and streamed back part by part, so neither side ever holds one whole. Links are
 // signed tokens (HMAC, as upload and lever tokens) naming the workspace, the stored answer and its expiry.
@@ -9,7 +9,7 @@ import { tokenCodec, type LinkSigning } from '../signing/hmac-token.ts';
 import { newId } from '../lib/ids.ts';
 import { WeightedLru } from '../lib/lru.ts';
 
-/** additions 2.11: valid 24 hours from the answer's completion. */
+/** docs/reference/models.md#stored-answers: valid 24 hours from the answer's completion. */
 export const ANSWER_TTL_MS = 24 * 60 * 60 * 1000;
 /** About this many bytes per stored part (as dataset uploads: SQLite holds a few copies of a part while storing it). */
 export const ANSWER_PART_BYTES = 1 << 20;
@@ -92,7 +92,7 @@ export async function storeAnswerText(ctx: OpContext, text: string, id: string =
   return ref;
 }
 
-/** `{base_url}/v1/exports/<token>` for a stored answer (additions 2.11). */
+/** `{base_url}/v1/exports/<token>` for a stored answer (docs/reference/models.md#stored-answers). */
 export function answerLink(s: LinkSigning, workspaceId: string, ref: StoredRef): string {
   const token = linkCodec.sign(s.secrets.answer, { w: workspaceId, a: ref.id, e: Math.floor(ref.expiresAt / 1000) });
   return `${s.config.baseUrl}/v1/exports/${token}`;
@@ -136,7 +136,7 @@ export function cursorOf(s: LinkSigning, workspaceId: string, ref: StoredRef, of
   return cursorCodec.sign(s.secrets.answer, { w: workspaceId, a: ref.id, e: Math.floor(ref.expiresAt / 1000), o: offset });
 }
 
-/** The position a cursor names, for this caller's workspace (decision on additions 4.6: an expired cursor is 410). */
+/** The position a cursor names, for this caller's workspace (decision on docs/decisions/0010-expired-page-cursor.md: an expired cursor is 410). */
 export function openCursor(ctx: OpContext, cursor: string): { ref: StoredRef; offset: number } {
   const payload = cursorCodec.open(ctx.services.secrets.answer, cursor) as { o?: unknown } | null;
   const opened = openToken(payload);

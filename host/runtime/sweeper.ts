@@ -1,4 +1,4 @@
-// The retention sweeper (spec 2.2, 8: stored datasets, poll results (tasks) and idempotency records go 24 hours
+// The retention sweeper (docs/reference/datasets.md#lifecycle, docs/reference/limits.md#limits: stored datasets, poll results (tasks) and idempotency records go 24 hours
 // after last use): calls store.sweep on a timer, once per period across all the nodes sharing the store, and
 // clears upload files a crashed process left behind on this node's own disk.
 import fs from 'node:fs/promises';
@@ -19,7 +19,7 @@ export async function sweepOnce(services: Services): Promise<void> {
 
 async function sweepStore(services: Services): Promise<void> {
   const result = await services.store.sweep(services.now());
-  // Swept datasets' parsed rows go from memory as well (spec 2.2: deleted, not just unreachable). Another
+  // Swept datasets' parsed rows go from memory as well (docs/reference/datasets.md#lifecycle: deleted, not just unreachable). Another
   // node's cache forgets them when it next reads the dataset from the store and finds it gone.
   for (const id of result.datasets) services.records.forget(id);
   services.log.info({ ...result, datasets: result.datasets.length }, 'retention sweep');
@@ -70,7 +70,7 @@ export async function removeStaleUploads(dir: string, now: number): Promise<void
 /** Sweeps every `intervalMs` (the timer never keeps the process alive); returns a stop function. */
 export function startSweeper(services: Services, intervalMs: number): () => void {
   let running = false;
-  // At start, the upload files of processes killed mid-upload go at once (issue 21).
+  // At start, the upload files of processes killed mid-upload go at once.
   void removeStaleUploads(path.join(services.config.dataDir, UPLOAD_DIR), Date.now()).catch((err: unknown) =>
     services.log.warn({ err }, 'clearing upload files'),
   );

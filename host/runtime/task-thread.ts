@@ -153,14 +153,14 @@ async function runTask(id: string, request: string, startedAt: number): Promise<
     const run = executors.get(req.operation);
     if (!run) throw new Error(`no task executor for ${req.operation}`);
     const ctx: OpContext = { services, caller: req.caller, requestId: `task-${id}`, clientAddress: 'task' };
-    // Spec 2.12: the task's events go to the request thread, which holds its lease and stores them.
+    // docs/reference/tasks.md#events: the task's events go to the request thread, which holds its lease and stores them.
     const progress = new TaskProgress(
       { stage: (data) => post({ type: 'stage', id, data }), answer: (data) => post({ type: 'answer', id, data }) },
       now,
       startedAt,
     );
     const result = await run(ctx, req.body, progress);
-    // additions 2.1: what the task's answers told is stored before its reply goes out (a thread may end)
+    // docs/reference/outcomes.md#track-record: what the task's answers told is stored before its reply goes out (a thread may end)
     await services.keptAnswers.flush();
     outcome = { ok: true, status: result.status, text: resultJson(result) };
   } catch (err) {

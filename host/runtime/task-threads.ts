@@ -1,4 +1,4 @@
-// The task threads of this process (the TaskHost of host/runtime/tasks.ts, issue 21): up to FIT_WORKERS
+// The task threads of this process (the TaskHost of host/runtime/tasks.ts, docs/guides/overload.md): up to FIT_WORKERS
 // worker threads, each with its own heap (capped at TASK_MEMORY_MB), event loop and services, each running
 // one task at a time. A task's record is read, typed and encoded there, and its fits run in this process's
 // fit pool (a thread sends the encoded table here; the pool's idle workers share each fit's bags), so the

@@ -1,4 +1,4 @@
-// Tasks (spec 3.2, wire.md "Ask: timing and pending", issue 21): every call that needs a fit (or a record
+// Tasks (docs/reference/tasks.md#pending, docs/guides/overload.md): every call that needs a fit (or a record
 // too large to read on the request thread) is a durable task from the start, run on one of this process's
 // task threads (TaskHost, host/runtime/task-threads.ts) so the request thread never stalls on it and its memory is
 // bounded per thread. The request waits up to PENDING_WAIT_MS for it: done by then, the reply goes out
@@ -69,7 +69,7 @@ export class RunAsTask extends Error {
 }
 
 /**
- * A call that may need a task (spec 3.2, issue 21): `quick` is tried on the request thread; when it throws
+ * A call that may need a task (docs/reference/tasks.md#pending, docs/guides/overload.md): `quick` is tried on the request thread; when it throws
  * RunAsTask the call is admitted as a task instead (`req`), and the whole waits up to config.pendingWaitMs
  * for a reply before 202. Single flight across threads: when the task would compute what a task of this
  * process is computing now (RunAsTask.key), that one is waited for (within the wait) and `quick` tried
@@ -99,8 +99,8 @@ export async function quickOrTask(ctx: OpContext, req: TaskRequest, quick: () =>
 }
 
 /**
- * Re-runs a stored request of an operation that went pending (spec 3.2), reporting its progress as it goes
- * (spec 2.12). The operation table declares them (Operation.task); the task threads are handed them.
+ * Re-runs a stored request of an operation that went pending (docs/reference/tasks.md#pending), reporting its progress as it goes
+ * (docs/reference/tasks.md#events). The operation table declares them (Operation.task); the task threads are handed them.
  */
 export type TaskExecutor = (ctx: OpContext, body: unknown, progress: TaskProgress) => Promise<OpResult>;
 
@@ -117,7 +117,7 @@ export interface TaskJob {
 /** What a task counted toward the usage ledger, for this process's meter (usage-meter.ts). */
 export interface UsageCount {
   workspace_id: string;
-  /** additions 3.1: usage is metered per namespace ('' = the workspace's own). */
+  /** docs/reference/ask.md#namespace: usage is metered per namespace ('' = the workspace's own). */
   namespace?: string;
   kind: UsageKind;
   count: number;
@@ -197,7 +197,7 @@ export class TaskRunner {
     const { services } = ctx;
     const { store, config } = services;
     const id = newId('tk_');
-    // Spec 3.3: where the call is now (its latest stage when the wait ends); a retry with the same
+    // docs/reference/tasks.md#pending: where the call is now (its latest stage when the wait ends); a retry with the same
     // idempotency_key replays the reply stored with the task (its first stage).
     const pendingOf = (d: Partial<StageData>) => ({
       status: 'pending',
@@ -213,7 +213,7 @@ export class TaskRunner {
     if (startsNow) this.inUse++;
     try {
       // One transaction: the task is born running under this process's lease (no other runner can claim
-      // it first) or pending, and the call's idempotency record points at it (wire.md: a retry with the
+      // it first) or pending, and the call's idempotency record points at it (docs/reference/README.md#idempotency: a retry with the
       // same key gets this task, never a second fit, until the final reply replaces it).
       await services.admission.admitTask(req.caller.workspaceId, startsNow, () => {
         return store.createTask({
@@ -341,7 +341,7 @@ export class TaskRunner {
 
   /**
    * Runs a task this process holds the lease of on its promised thread, then records how it ended. The
-   * thread's events are stored here under this process's lease (spec 2.12), the latest stage kept for
+   * thread's events are stored here under this process's lease (docs/reference/tasks.md#events), the latest stage kept for
    * the lease renewals and for a pending reply.
    */
   private async runClaimed(services: Services, id: string, req: TaskRequest, request: string, startedAt: number): Promise<void> {
@@ -360,7 +360,7 @@ export class TaskRunner {
       const outcome = await this.runOnThread(services, id, request, startedAt, events);
       const waiter = this.waiters.get(id);
       this.waiters.delete(id);
-      // Every event of the call is stored before the last one, which goes with the status (spec 2.12 done).
+      // Every event of the call is stored before the last one, which goes with the status (docs/reference/tasks.md#events done).
       await writer.close().catch(() => undefined);
       await this.finish(services, id, req, outcome, held, waiter);
     } catch (err) {
@@ -499,12 +499,12 @@ function replyOf(status: number, text: string): OpResult {
   };
 }
 
-/** Spec 3.3: what a pending reply adds, from the call's progress (or a task's latest stage event). */
+/** docs/reference/tasks.md#pending: what a pending reply adds, from the call's progress (or a task's latest stage event). */
 export function pendingProgress(d: Partial<StageData>): Record<string, unknown> {
   return { stage: d.stage ?? 'reading_data', elapsed_ms: d.elapsed_ms ?? 0, progress: progressOf(d) };
 }
 
-/** Spec 2.12: the stream's last event, stored with the task's final status. */
+/** docs/reference/tasks.md#events: the stream's last event, stored with the task's final status. */
 function doneEvent(services: Services, id: string): NewTaskEvent {
   return { kind: 'done', data: JSON.stringify({ task_id: id, status: 'done' }), at: services.now() };
 }

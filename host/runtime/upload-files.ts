@@ -7,7 +7,7 @@ import os from 'node:os';
 export const UPLOAD_DIR = 'uploads';
 
 // A body's file names the process receiving it (host, pid and a tag of this process), so the sweeper can
-// tell the file of a process that was killed mid-upload at once, instead of waiting for its age (issue 21).
+// tell the file of a process that was killed mid-upload at once, instead of waiting for its age.
 const HOST_TAG = createHash('sha256').update(os.hostname()).digest('hex').slice(0, 8);
 const PROCESS_TAG = randomBytes(4).toString('hex');
 const FILE_NAME = /^(ds_[0-9a-z]+)\.([0-9a-f]{8})-(\d+)-([0-9a-f]{8})\.[0-9a-f]+\.part$/;

@@ -1,4 +1,4 @@
-// The usage ledger's writer (spec 1 "Cost"): counts collect in memory and are written once a second,
+// The usage ledger's writer (docs/reference/limits.md#cost): counts collect in memory and are written once a second,
 // and when the service stops, as one row per workspace, kind and month, so an answered ask never
 // waits on a synced SQLite write. A process killed outright loses at most one interval of counts:
 // the ledger can undercount by that much, never overcount.
@@ -46,7 +46,7 @@ export class UsageMeter {
   add(workspace_id: string, kind: UsageKind, count: number, at: number, namespace = ''): void {
     if (count <= 0) return;
     // months are kept apart so a month's total (free fits are per month) never takes another's counts;
-    // namespaces too (additions 3.1: usage is metered per namespace)
+    // namespaces too (docs/reference/ask.md#namespace: usage is metered per namespace)
     const key = `${workspace_id}\u0000${namespace}\u0000${kind}\u0000${monthOf(at)}`;
     const p = this.pending.get(key);
     if (p) {

@@ -1,4 +1,4 @@
-// Spec 2.1, 2.4 and 2.6: the svc_ask request — record source, cases, top level and its cross-field rules.
+// docs/reference/ask.md#data, docs/reference/ask.md#cases, docs/reference/ask.md#request: the svc_ask request — record source, cases, top level and its cross-field rules.
 import * as v from 'valibot';
 import {
   ModelDaysSchema,
@@ -17,7 +17,7 @@ import {
 import { QuestionsSchema } from './question.ts';
 import { ShapeSchema } from './shape.ts';
 
-/** Spec 2.1: the record; exactly one source, fetch_headers only with fetch_url, nothing else. */
+/** docs/reference/ask.md#data: the record; exactly one source, fetch_headers only with fetch_url, nothing else. */
 export const AskDataSchema = v.pipe(
   v.strictObject({
     // A stored dataset (ds_...) or a sample (sample:<name>); well-formed unknown ids answer unknown_dataset.
@@ -30,7 +30,7 @@ export const AskDataSchema = v.pipe(
   exactlyOneSource(['dataset_id', 'rows', 'csv', 'fetch_url']),
 );
 
-/** Spec 2.4/8: the cases to answer about, by id, as new rows, or (additions 3.2) today's open cases; exactly one. */
+/** docs/reference/ask.md#cases/8: the cases to answer about, by id, as new rows, or (docs/reference/ask.md#cases) today's open cases; exactly one. */
 export const CasesSchema = v.pipe(
   v.strictObject({
     ids: v.optional(v.pipe(v.array(NonEmptyStringSchema), v.minLength(1), v.maxLength(LIMITS.caseIdsMax))),
@@ -42,40 +42,40 @@ export const CasesSchema = v.pipe(
 
 export const SUBJECT_KINDS = ['person', 'org', 'object', 'event', 'other'] as const;
 
-/** additions 3.6: full (default), concise (no Verdicts; the whole at page.answer_url), compact (also lean cases). */
+/** docs/reference/ask.md#response-format: full (default), concise (no Verdicts; the whole at page.answer_url), compact (also lean cases). */
 export const RESPONSE_FORMATS = ['full', 'concise', 'compact'] as const;
 
 const AskObjectSchema = v.strictObject({
-  // additions 3.2: optional when every question has a model_ref and the cases are rows
+  // docs/reference/ask.md#by-model-ref: optional when every question has a model_ref and the cases are rows
   data: v.optional(AskDataSchema),
   entity_column: NonEmptyStringSchema,
   subject_kind: v.picklist(SUBJECT_KINDS),
   questions: QuestionsSchema,
   cases: v.optional(CasesSchema),
   time_column: v.optional(NonEmptyStringSchema),
-  // additions 3.2: the case column of a table holding several rows per case (may be entity_column)
+  // docs/reference/ask.md#request: the case column of a table holding several rows per case (may be entity_column)
   group_column: v.optional(NonEmptyStringSchema),
   shape: v.optional(ShapeSchema),
   band: v.optional(v.boolean()),
   acknowledge_decision_support: v.optional(v.boolean()),
   idempotency_key: v.optional(v.pipe(v.string(), v.minLength(1), maxChars(LIMITS.idempotencyKeyMax))),
-  // additions 3.1, 3.2, 3.6
+  // docs/reference/ask.md#namespace, docs/reference/ask.md#request, docs/reference/ask.md#response-format
   namespace: v.optional(NamespaceSchema),
   model_ttl_days: v.optional(ModelDaysSchema),
   response_format: v.optional(v.picklist(RESPONSE_FORMATS)),
   export: v.optional(v.picklist(['csv'])),
 });
 
-/** Spec 2.6: the ask request with its top-level rules. */
+/** docs/reference/ask.md#request: the ask request with its top-level rules. */
 export const AskRequestSchema = v.pipe(
   AskObjectSchema,
   objectRule<v.InferOutput<typeof AskObjectSchema>>((ask, report) => {
-    // Spec 2.4: cases are required for yesno, score and choice; only rank may rank the whole record.
+    // docs/reference/ask.md#cases: cases are required for yesno, score and choice; only rank may rank the whole record.
     if (ask.cases === undefined) {
       const needy = Object.entries(ask.questions).find(([, q]) => q.type !== 'rank');
       if (needy) report('cases', `is required: question ${needy[0]} is a ${needy[1].type} question (only rank may omit cases)`);
     }
-    // additions 3.2: a model_ref question scores cases.rows, or cases.ids read from data in the same call.
+    // docs/reference/ask.md#by-model-ref: a model_ref question scores cases.rows, or cases.ids read from data in the same call.
     if (ask.data === undefined) {
       const fitted = Object.entries(ask.questions).find(([, q]) => q.type === 'choice' || q.model_ref === undefined);
       if (fitted) report('data', `is required: question ${fitted[0]} has no model_ref, so it is fitted on the record`);
@@ -83,16 +83,16 @@ export const AskRequestSchema = v.pipe(
         report('data', 'is required unless the cases are rows (cases.ids and whole-record ranks are read from the record)');
       }
     }
-    // Spec 2.6: person subjects turn on decision-support safeguards.
+    // docs/reference/ask.md#request: person subjects turn on decision-support safeguards.
     if (ask.subject_kind === 'person' && ask.acknowledge_decision_support !== true) {
       const why = 'results are decision support, with a human in the loop';
       report('acknowledge_decision_support', `must be true when subject_kind is person (${why})`);
     }
-    // Spec 2.6: every shape except table orders rows by time.
+    // docs/reference/ask.md#request: every shape except table orders rows by time.
     if (ask.shape && ask.shape.kind !== 'table' && ask.time_column === undefined) {
       report('time_column', `is required with shape kind ${ask.shape.kind}`);
     }
-    // additions 3.2: group_column is for tables; a shaped reading's rows are already grouped by its entity column
+    // docs/decisions/0001-group-column.md: group_column is for tables; a shaped reading's rows are already grouped by its entity column
     if (ask.group_column !== undefined && ask.shape && ask.shape.kind !== 'table') {
       report(
         'group_column',

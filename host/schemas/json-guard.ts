@@ -1,4 +1,4 @@
-// The one rule for what a request body may hold before anything reads it (issue 21): every number finite
+// The one rule for what a request body may hold before anything reads it: every number finite
 // and nesting at most JSON_DEPTH_MAX levels. Checked by an iterative walk where a transport takes the body
 // (REST: host/http/body.ts; MCP: a tool's arguments, host/mcp/call.ts), so no later stringify or hash
 // (idempotency, record hashing, stored tasks) ever meets 1e400 read as Infinity or a stack-deep value.

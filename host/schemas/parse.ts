@@ -20,7 +20,7 @@ function isUnknownProperty(issue: Issue): boolean {
 }
 
 /**
- * Picks the issue to report (style.md: "the most relevant issue"). An unknown property comes first,
+ * Picks the issue to report (docs/design/house-rules.md#rules: "the most relevant issue"). An unknown property comes first,
  * wherever it is: it is usually a misspelling (`datta` for `data`) or a field of another type or kind,
  * so it explains the other issues (`data` then reads as missing) and fixing it is the caller's next
  * step; among several, the first the schema meets. Otherwise the first issue in document order, but
@@ -137,7 +137,7 @@ function remedyFor(field: string | undefined, what: string): string {
  * dotted path of the most relevant issue and whose detail reads "<field>: <what was wrong>".
  */
 export function parseBody<const TSchema extends v.GenericSchema>(schema: TSchema, value: unknown): v.InferOutput<TSchema> {
-  // valibot treats arrays as objects; a request body must be a JSON object (spec 4: JSON body).
+  // valibot treats arrays as objects; a request body must be a JSON object (docs/reference/README.md: JSON body).
   if (schema.expects === 'Object' && (typeof value !== 'object' || value === null || Array.isArray(value))) {
     const got = Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value;
     throw new ServiceError('invalid_request', `body: must be a JSON object, got ${got}`);

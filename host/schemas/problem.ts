@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { Integer } from './replies.ts';
 
-/** Spec 2.13: application/problem+json (wire.md adds doc_url and code-specific extras). */
+/** docs/reference/errors.md#problem: application/problem+json (docs/reference/errors.md#problem adds doc_url and code-specific extras). */
 export const ProblemSchema = v.looseObject({
   type: v.string(),
   title: v.string(),

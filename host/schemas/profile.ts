@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { LIMITS } from './common.ts';
 import { ownRecord } from './record.ts';
 
-/** additions 2.2: what a case is called, the outcome in plain words, and phrases for columns. */
+/** docs/reference/models.md#profile: what a case is called, the outcome in plain words, and phrases for columns. */
 export const ProfileWordsSchema = v.strictObject({
   case: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(40))),
   outcome: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(80))),
@@ -15,7 +15,7 @@ export const ProfileWordsSchema = v.strictObject({
   ),
 });
 
-/** additions 2.2: `display` of chances. */
+/** docs/reference/models.md#profile: `display` of chances. */
 export const PROFILE_DISPLAYS = ['chance', 'bands'] as const;
 
 export type ProfileWords = v.InferOutput<typeof ProfileWordsSchema>;

@@ -1,17 +1,17 @@
-// Spec 2.3 and 4.1 rules 3-6: one question of an ask, a strict object per type plus its cross-field rules.
+// docs/reference/ask.md#questions, docs/reference/ask.md rules 3-6: one question of an ask, a strict object per type plus its cross-field rules.
 import * as v from 'valibot';
 import { LIMITS, ModelRefSchema, NonEmptyStringSchema, QUESTION_NAME_PATTERN, objectRule } from './common.ts';
 import { ownRecord } from './record.ts';
 
 export const QUESTION_TYPES = ['yesno', 'score', 'choice', 'rank'] as const;
-/** Spec 2.3: score defaults, lowest level first; "unlikely" is below 0.25, "very_likely" from 0.75. */
+/** docs/reference/ask.md#questions: score defaults, lowest level first; "unlikely" is below 0.25, "very_likely" from 0.75. */
 export const DEFAULT_LEVELS = ['unlikely', 'possible', 'likely', 'very_likely'] as const;
 export const DEFAULT_CUTS = [0.25, 0.5, 0.75] as const;
 export const DEFAULT_TOP_K = 20;
 
 /**
- * Fields every question type takes (spec 2.3). outcome_column is required unless the question names a
- * model_ref (checked below): the model's own outcome is used then (additions 3.2).
+ * Fields every question type takes (docs/reference/ask.md#questions). outcome_column is required unless the question names a
+ * model_ref (checked below): the model's own outcome is used then (docs/reference/ask.md#by-model-ref).
  */
 const common = {
   outcome_column: v.optional(NonEmptyStringSchema),
@@ -21,7 +21,7 @@ const common = {
   refit_of: v.optional(ModelRefSchema),
 };
 
-/** additions 3.2: score from an existing model, no fit (yesno, score and rank only). */
+/** docs/reference/ask.md#request: score from an existing model, no fit (yesno, score and rank only). */
 const byModel = { model_ref: v.optional(ModelRefSchema) };
 
 const YesNoQuestionSchema = v.strictObject({ type: v.literal('yesno'), ...common, ...byModel });
@@ -39,9 +39,9 @@ const ScoreQuestionSchema = v.strictObject({
 const ChoiceQuestionSchema = v.strictObject({
   type: v.literal('choice'),
   ...common,
-  // Spec 2.3: optional only when option_outcomes names one outcome per option (checked below).
+  // docs/reference/ask.md#questions: optional only when option_outcomes names one outcome per option (checked below).
   outcome_column: v.optional(NonEmptyStringSchema),
-  // Spec 4.1 rule 3: choice needs outcome_is_desirable.
+  // docs/reference/ask.md#questions: choice needs outcome_is_desirable.
   outcome_is_desirable: v.boolean(),
   option_column: v.optional(NonEmptyStringSchema),
   options: v.optional(v.pipe(v.array(v.string()), v.minLength(LIMITS.optionsMin), v.maxLength(LIMITS.optionsMax))),
@@ -57,7 +57,7 @@ const RankQuestionSchema = v.strictObject({
   top_k: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(LIMITS.topKMax))),
 });
 
-/** Spec 4.1 rule 5: cuts one fewer than levels and strictly ascending; a lone one is checked against the other's default. */
+/** docs/reference/ask.md#questions: cuts one fewer than levels and strictly ascending; a lone one is checked against the other's default. */
 function checkScore(q: v.InferOutput<typeof ScoreQuestionSchema>, report: (key: string, msg: string) => void): void {
   const { levels, cuts } = q;
   if (levels && cuts && cuts.length !== levels.length - 1) {
@@ -80,7 +80,7 @@ function checkScore(q: v.InferOutput<typeof ScoreQuestionSchema>, report: (key: 
   }
 }
 
-/** Spec 2.3 and 4.1 rule 4: option_column with options, or option_outcomes; outcome_column unless option_outcomes. */
+/** docs/reference/ask.md#questions: option_column with options, or option_outcomes; outcome_column unless option_outcomes. */
 function checkChoice(q: v.InferOutput<typeof ChoiceQuestionSchema>, report: (key: string, msg: string) => void): void {
   const hasColumn = q.option_column !== undefined;
   const hasOutcomes = q.option_outcomes !== undefined;
@@ -100,7 +100,7 @@ function checkChoice(q: v.InferOutput<typeof ChoiceQuestionSchema>, report: (key
 
 const QuestionVariantSchema = v.variant('type', [YesNoQuestionSchema, ScoreQuestionSchema, ChoiceQuestionSchema, RankQuestionSchema]);
 
-/** Spec 2.3: one question; `type` picks the allowed fields, so levels on a yesno question is refused. */
+/** docs/reference/ask.md#questions: one question; `type` picks the allowed fields, so levels on a yesno question is refused. */
 export const QuestionSchema = v.pipe(
   QuestionVariantSchema,
   objectRule<v.InferOutput<typeof QuestionVariantSchema>>((q, report) => {
@@ -117,7 +117,7 @@ export const QuestionSchema = v.pipe(
   }),
 );
 
-/** Spec 2.3/8: the question map; names are 1 to 64 of A-Z a-z 0-9 _ - (so `constructor` and `__proto__` are names too). */
+/** docs/reference/ask.md#questions/8: the question map; names are 1 to 64 of A-Z a-z 0-9 _ - (so `constructor` and `__proto__` are names too). */
 export const QuestionsSchema = v.pipe(ownRecord(v.pipe(v.string(), v.regex(QUESTION_NAME_PATTERN)), QuestionSchema), v.minEntries(1));
 
 export type Question = v.InferOutput<typeof QuestionSchema>;

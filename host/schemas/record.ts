@@ -24,7 +24,7 @@ function pathItem(origin: 'key' | 'value', input: Record<string, unknown>, key: 
 /**
  * `v.record(key, value)` with one difference: valibot's record skips the keys `__proto__`, `prototype`
  * and `constructor` (its guard against prototype pollution), so a column or question of that name
- * vanished without an error. Spec 2.1 says a row is "property name string, any value": every own key
+ * vanished without an error. docs/reference/ask.md#data says a row is "property name string, any value": every own key
  * of the parsed JSON is checked and kept here, stored with setOwn so nothing reaches a prototype.
  * Type, key and value stay those of v.record, so JSON Schema generation is unchanged.
  */

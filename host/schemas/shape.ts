@@ -1,15 +1,15 @@
-// Spec 2.5: the `shape` object of an ask — record kinds, their fields, label forms and `when` expressions.
+// docs/reference/ask.md#shapes: the `shape` object of an ask — record kinds, their fields, label forms and `when` expressions.
 import * as v from 'valibot';
 import { CsvSchema, FetchHeadersSchema, FetchUrlSchema, LIMITS, RecordIdSchema, RowsSchema, exactlyOneSource, maxChars } from './common.ts';
 
-/** Spec 2.5/8: a column name inside a shape, 1 to 200 characters. */
+/** docs/reference/ask.md#shapes/8: a column name inside a shape, 1 to 200 characters. */
 export const ColumnNameSchema = v.pipe(v.string(), v.minLength(1), maxChars(LIMITS.columnNameMax));
-/** Spec 2.5/8: value_columns / signal_columns, 1 to 24 column names. */
+/** docs/reference/ask.md#shapes/8: value_columns / signal_columns, 1 to 24 column names. */
 const ColumnListSchema = v.pipe(v.array(ColumnNameSchema), v.minLength(1), v.maxLength(LIMITS.shapeColumnsMax));
-/** Spec 2.5: as_of, an ISO 8601 time of 4 to 40 characters (parsed by the shape reader). */
+/** docs/reference/ask.md#shapes: as_of, an ISO 8601 time of 4 to 40 characters (parsed by the shape reader). */
 const AsOfSchema = v.pipe(v.string(), v.minLength(4), maxChars(40));
 
-/** Fixed tuples (spec 2.5 windows / lookback_days): one of the listed arrays, exactly. */
+/** Fixed tuples (docs/reference/ask.md#shapes windows / lookback_days): one of the listed arrays, exactly. */
 function oneOfTuples<const T extends readonly (readonly number[])[]>(tuples: T) {
   const text = tuples.map((t) => `[${t.join(',')}]`).join(', ');
   const options = tuples.map((t) => v.strictTuple(t.map((n) => v.literal(n)))) as unknown as {
@@ -18,7 +18,7 @@ function oneOfTuples<const T extends readonly (readonly number[])[]>(tuples: T) 
   return v.union(options, `must be one of ${text}`);
 }
 
-// --- when expressions (spec 2.5) ---------------------------------------------------------------
+// --- when expressions (docs/reference/ask.md#shapes) ---------------------------------------------------------------
 
 export const WHEN_OPS = ['==', '!=', '<', '<=', '>', '>=', 'in'] as const;
 const ScalarSchema = v.union([v.string(), v.number(), v.boolean()], 'must be a string, number or boolean');
@@ -33,7 +33,7 @@ export type WhenExpression = WhenLeaf | { all: WhenExpression[] } | { any: WhenE
 
 const NOT_A_WHEN = 'must be {column, op, value}, {all: [...]} or {any: [...]}';
 /**
- * Spec 2.5 `when`, checked in two steps: first its nesting (at most LIMITS.whenDepthMax levels of
+ * docs/reference/ask.md#shapes `when`, checked in two steps: first its nesting (at most LIMITS.whenDepthMax levels of
  * all/any, refused at the first node past it), then its forms. The depth check comes first so that
  * validating a deep expression never recurses further than the limit. JSON Schema generators call the
  * getter with undefined and get the full union (the depth limit is stated by describe).
@@ -97,7 +97,7 @@ function isObject(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
-// --- label forms (spec 2.5) ---------------------------------------------------------------------
+// --- label forms (docs/reference/ask.md#shapes) ---------------------------------------------------------------------
 
 export const LABEL_NAME_PATTERN = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 const LapsedLabelSchema = v.strictObject({ lapsed: v.literal(true) });
@@ -136,7 +136,7 @@ export const PanelLabelSchema = v.lazy((input) => {
   return v.never(NOT_A_PANEL_LABEL);
 });
 
-// --- shape kinds (spec 2.5): one strict object per kind, chosen by `kind` --------------------------
+// --- shape kinds (docs/reference/ask.md#shapes): one strict object per kind, chosen by `kind` --------------------------
 
 const TableShapeSchema = v.strictObject({ kind: v.literal('table') });
 const EventsShapeSchema = v.strictObject({
@@ -184,9 +184,9 @@ const SignalsShapeSchema = v.strictObject({
   min_history: v.optional(v.picklist([3, 5, 10])),
   as_of: v.optional(AsOfSchema),
 });
-/** additions 3.2 `horizon` of a snapshots grid: {value: 1/7/30/60/90, unit: "days"}. */
+/** docs/reference/map.md#snapshots `horizon` of a snapshots grid: {value: 1/7/30/60/90, unit: "days"}. */
 export const GridHorizonSchema = v.strictObject({ value: v.picklist([1, 7, 30, 60, 90]), unit: v.literal('days') });
-/** additions 3.2 table form: the snapshot table's source (as a record's, rows up to 10,000). */
+/** docs/reference/map.md#snapshots table form: the snapshot table's source (as a record's, rows up to 10,000). */
 const SnapshotSourceSchema = v.pipe(
   v.strictObject({
     dataset_id: v.optional(RecordIdSchema),
@@ -198,7 +198,7 @@ const SnapshotSourceSchema = v.pipe(
   exactlyOneSource(['dataset_id', 'rows', 'csv', 'fetch_url']),
 );
 /**
- * additions 3.2 `snapshots`. Grid form: a row per case per `snapshot_every`, outcome = event within `horizon`
+ * docs/reference/map.md#snapshots `snapshots`. Grid form: a row per case per `snapshot_every`, outcome = event within `horizon`
  * after it (snapshot_every, horizon and exactly one of label / outcome_time_column). Table form (`snapshots`
  * given): the log read at the moments of a snapshot table, whose own columns carry the outcome. Which
  * fields each form takes is checked by the reader, which names the field at fault.
@@ -239,7 +239,7 @@ const TracesShapeSchema = v.strictObject({
 });
 
 export const SHAPE_KINDS = ['table', 'events', 'series', 'panel', 'signals', 'traces', 'snapshots'] as const;
-/** Spec 2.5: `kind` picks the allowed fields; a field of another kind is refused as unknown. */
+/** docs/reference/ask.md#shapes: `kind` picks the allowed fields; a field of another kind is refused as unknown. */
 export const ShapeSchema = v.variant('kind', [
   TableShapeSchema,
   EventsShapeSchema,
@@ -254,7 +254,7 @@ export type Shape = v.InferOutput<typeof ShapeSchema>;
 export type ShapeKind = Shape['kind'];
 export type EventsLabel = v.InferOutput<typeof EventsLabelSchema>;
 export type PanelLabel = v.InferOutput<typeof PanelLabelSchema>;
-/** Spec 2.5 defaults the engine applies when a field is absent. */
+/** docs/reference/ask.md#shapes defaults the engine applies when a field is absent. */
 export const SHAPE_DEFAULTS = {
   horizon_days: 30,
   lookback_days: [30, 90],

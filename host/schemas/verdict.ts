@@ -2,9 +2,9 @@
 import * as v from 'valibot';
 import { ownRecord } from './record.ts';
 
-/** Spec 2.11: a Verdict allows further properties; pass it on exactly as received. */
+/** docs/reference/verdicts.md: a Verdict allows further properties; pass it on exactly as received. */
 export const VerdictSchema = v.looseObject({ verdict_id: v.string(), kind: v.string() });
-/** Spec 2.11: a signature is an object of string values. */
+/** docs/reference/verdicts.md: a signature is an object of string values. */
 export const SignatureSchema = ownRecord(v.string(), v.string());
 
 export type Verdict = v.InferOutput<typeof VerdictSchema>;

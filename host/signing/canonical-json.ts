@@ -1,4 +1,4 @@
-// Canonical JSON for signed Verdicts (wire.md "Verdicts and signatures"): the exact bytes a signature covers.
+// Canonical JSON for signed Verdicts (docs/reference/verdicts.md): the exact bytes a signature covers.
 
 /** Serialises `value` canonically; throws TypeError on anything a Verdict must not hold. */
 export function canonicalJson(value: unknown): string {
@@ -23,7 +23,7 @@ export function canonicalJson(value: unknown): string {
  * canonical text of each value (`onValue`): a reply can then reuse a big part as it was signed.
  * Values are written with canonicalSharedListJson: a Verdict's cases repeat a few hundred interned
  * reasons tens of thousands of times, and writing each reason's text once takes about half the time
- * canonicalJson takes over the whole array (see BENCHMARKS.md "Ship a product"); canonicalJsonShared,
+ * canonicalJson takes over the whole array (see docs/benchmark-results.md#ship-a-product-model_ref-scoring-exports); canonicalJsonShared,
  * which keeps texts across calls in a WeakMap, and a JavaScript writer memoising every object were
  * both slower than canonicalJson on 10,000 cases.
  */

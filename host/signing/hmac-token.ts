@@ -10,11 +10,11 @@ import type { CoordinationStore } from '../store/index.ts';
 export interface TokenSecrets {
   lever: Uint8Array;
   upload: Uint8Array;
-  /** Watch links (spec 2.13). */
+  /** Watch links (docs/reference/tasks.md#watch). */
   watch: Uint8Array;
-  /** Stored-answer links and page cursors (additions 2.3, 2.11). */
+  /** Stored-answer links and page cursors (docs/reference/models.md#stored-answers). */
   answer: Uint8Array;
-  /** Not an HMAC secret: the AES-256-GCM key fetch_headers are kept under (additions 2.7, 2.9; sealed-headers.ts). */
+  /** Not an HMAC secret: the AES-256-GCM key fetch_headers are kept under (docs/reference/map.md#map, docs/reference/schedules.md#schedule; sealed-headers.ts). */
   headers: Uint8Array;
 }
 

@@ -1,4 +1,4 @@
-// Public surface of signing/, the project's only home for jose (style.md: one home per library).
+// Public surface of signing/, the project's only home for jose (docs/design/house-rules.md#rules: one home per library).
 export { canonicalJson } from './canonical-json.ts';
 export {
   KeyRing,

@@ -1,4 +1,4 @@
-// Ed25519 key ring for Verdict signatures (wire.md "Verdicts and signatures"): one active key, retired keys still published.
+// Ed25519 key ring for Verdict signatures (docs/reference/verdicts.md): one active key, retired keys still published.
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 
 /** One key as persisted; the JWKs are JSON text so any store can keep them as strings. */
@@ -75,7 +75,7 @@ export class KeyRing {
     }
     if (!active) {
       // Nodes starting together on an empty store each make a key; only one is kept, and the others
-      // load it, so every node signs with and publishes the same key (architecture.md "PostgreSQL mode").
+      // load it, so every node signs with and publishes the same key (docs/design/architecture.md#postgresql).
       const made = await createKey(now);
       if (await store.insertFirstKey(made.stored)) {
         active = made;

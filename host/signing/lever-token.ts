@@ -1,11 +1,11 @@
-// Lever tokens (wire.md "Answers": an opaque signed token naming model, case, feature and target,
+// Lever tokens (docs/reference/ask.md#answer: an opaque signed token naming model, case, feature and target,
 // used by svc_attest): JSON payload + HMAC-SHA256 under a random secret kept in the store, so tokens
 // survive restarts and any node accepts another's. Deterministic: the same lever always gets the same
 // token (no clock inside).
 import { ServiceError } from '../errors.ts';
 import { tokenCodec, type TokenSecrets } from './hmac-token.ts';
 
-// entity ids have no length limit (spec 2.4), so neither has the payload beyond the body's own
+// entity ids have no length limit (docs/reference/ask.md#cases), so neither has the payload beyond the body's own
 const codec = tokenCodec('lever-v1.');
 
 export type LeverDirection = 'increase' | 'decrease' | 'to_one_of';

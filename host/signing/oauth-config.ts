@@ -1,7 +1,7 @@
-// OAUTH_ISSUERS (spec 5.1 "OAuth access tokens"): the identity providers an operator trusts, read from one
+// OAUTH_ISSUERS (docs/reference/auth.md#oauth "OAuth access tokens"): the identity providers an operator trusts, read from one
 // JSON array into TrustedIssuer objects. Self-contained so it can move with the rest of the configuration.
 
-/** Spec 5.1 tokens are RFC 9068 JWTs; only public-key algorithms, so a published key can never sign (no none, no HS*). */
+/** docs/reference/auth.md#scheme tokens are RFC 9068 JWTs; only public-key algorithms, so a published key can never sign (no none, no HS*). */
 export const ASYMMETRIC_ALGORITHMS = [
   'RS256',
   'RS384',
@@ -17,7 +17,7 @@ export const ASYMMETRIC_ALGORITHMS = [
 ] as const;
 export type TokenAlgorithm = (typeof ASYMMETRIC_ALGORITHMS)[number];
 
-/** The capability a token can grant (spec 5.4), and the claim read for it unless configured otherwise. */
+/** The capability a token can grant (docs/reference/auth.md#capabilities), and the claim read for it unless configured otherwise. */
 export const DEFAULT_CAPABILITY_CLAIM = 'scope';
 export const DEFAULT_CAPABILITY_VALUE = 'write:outcomes';
 export const DEFAULT_CLOCK_SKEW_SECONDS = 60;

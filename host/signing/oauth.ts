@@ -1,4 +1,4 @@
-// OAuth access tokens (spec 5.1): an RFC 9068 JWT from a trusted issuer, verified with jose against that
+// OAuth access tokens (docs/reference/auth.md#oauth): an RFC 9068 JWT from a trusted issuer, verified with jose against that
 // issuer's published keys; says which check failed without ever repeating the token, and reads the
 // workspace and the write:outcomes capability from the claims the operator named.
 import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
@@ -26,7 +26,7 @@ export interface VerifiedToken {
   subject: string;
   /** The workspace name as the token gives it (the caller namespaces it by issuer). */
   workspace: string;
-  /** True when the capability claim holds the configured value (spec 5.4 write:outcomes). */
+  /** True when the capability claim holds the configured value (docs/reference/auth.md#capabilities write:outcomes). */
   canReportOutcomes: boolean;
 }
 

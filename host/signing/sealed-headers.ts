@@ -1,4 +1,4 @@
-// fetch_headers kept encrypted (additions 2.7 "kept encrypted, never echoed"; 2.9 "the encrypted headers"): a
+// fetch_headers kept encrypted (docs/reference/map.md#map, docs/reference/schedules.md#schedule "kept encrypted, never echoed", "the encrypted headers"): a
 // mapping's and a schedule's per-source request headers sealed with AES-256-GCM under the service's key
 // (TokenSecrets.headers, shared by every node through the store), so a replay or a scheduled run can
 // fetch again with them while the store never holds them in the clear.

@@ -1,10 +1,10 @@
-// Signed upload tokens for `PUT /v1/uploads/<token>` (wire.md "Datasets": presigned, expires_in 3600).
+// Signed upload tokens for `PUT /v1/uploads/<token>` (docs/reference/datasets.md: presigned, expires_in 3600).
 // The HMAC key is a random secret kept in the store, so URLs survive a restart within their lifetime and
 // any node of a cluster takes an upload whichever node handed out its URL.
 import { ServiceError } from '../errors.ts';
 import { tokenCodec, type TokenSecrets } from './hmac-token.ts';
 
-/** wire.md: an upload URL is good for an hour. */
+/** docs/reference/datasets.md: an upload URL is good for an hour. */
 export const UPLOAD_TTL_SECONDS = 3600;
 const codec = tokenCodec('upload-v1.', 400);
 

@@ -1,4 +1,4 @@
-// Signs and verifies Verdicts as detached RFC 7797 JWS over canonical JSON (wire.md "Verdicts and signatures", spec 4.7).
+// Signs and verifies Verdicts as detached RFC 7797 JWS over canonical JSON (docs/reference/verdicts.md, docs/reference/verdicts.md#verify).
 import { importJWK } from 'jose';
 import { canonicalJson, canonicalObjectPieces } from './canonical-json.ts';
 import { KeyRing, type Jwks } from './key-ring.ts';
@@ -79,7 +79,7 @@ function deepFreeze(v: object): void {
 /** Signs `verdict` with the ring's active key; the verdict is returned, frozen, beside its signature. */
 export async function signVerdict<V extends object>(ring: KeyRing, verdict: V): Promise<{ verdict: V; signature: VerdictSignature }> {
   const kid = ring.activeKid;
-  // wire.md fixes this key order; JSON.stringify keeps insertion order.
+  // docs/reference/auth.md fixes this key order; JSON.stringify keeps insertion order.
   const header = { alg: 'EdDSA', b64: false, crit: ['b64'], kid, typ: 'verdict+json' };
   const protectedB64 = Buffer.from(JSON.stringify(header), 'utf8').toString('base64url');
   const canonical = canonicalObjectPieces(verdict as Record<string, unknown>, (value, text) => {
@@ -150,7 +150,7 @@ async function findKey(keys: KeyRing | Jwks, kid: string): Promise<CryptoKey | u
 }
 
 /**
- * wire.md order: malformed -> invalid_signature; unknown kid -> unknown_key; bad signature ->
+ * docs/reference/verdicts.md order: malformed -> invalid_signature; unknown kid -> unknown_key; bad signature ->
  * invalid_signature; now >= expires_at -> expired (a backtest Verdict, expires_at null, never does); else valid.
  * Never throws on caller input.
  */
@@ -190,7 +190,7 @@ export async function verifyVerdict(
     }
     if (!(await crypto.subtle.verify('Ed25519', key, sig, input))) return 'invalid_signature';
     const v = verdict as Record<string, unknown>;
-    // additions 2.8 / 3.10: a backtest Verdict never expires (signed with expires_at null)
+    // docs/reference/map.md#backtest, docs/reference/README.md: a backtest Verdict never expires (signed with expires_at null)
     if (v.kind === 'backtest' && v.expires_at === null) return 'valid';
     const expiresAt = typeof v.expires_at === 'string' ? Date.parse(v.expires_at) : NaN;
     if (Number.isNaN(expiresAt)) return 'invalid_signature';

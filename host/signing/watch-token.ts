@@ -1,9 +1,9 @@
-// Watch links (spec 2.13): `{site_url}/watch/<token>` shows one task's stream to anyone holding the link, for
+// Watch links (docs/reference/tasks.md#watch): `{site_url}/watch/<token>` shows one task's stream to anyone holding the link, for
 // 24 hours from the task's start (its answer is kept that long). The token is signed here (hmac-token.ts),
 // names the task and its workspace, and is refused after its time.
 import { tokenCodec, type LinkSigning, type TokenSecrets } from './hmac-token.ts';
 
-/** Spec 2.13: viewable by any holder for 24 hours. */
+/** docs/reference/errors.md#problem: viewable by any holder for 24 hours. */
 export const WATCH_TTL_MS = 24 * 60 * 60 * 1000;
 const codec = tokenCodec('watch-v1.', 200);
 
@@ -25,13 +25,13 @@ export function openWatchToken(secrets: TokenSecrets, token: string): WatchGrant
   return { taskId: g.t, workspaceId: g.w, expiresAt: g.e * 1000 };
 }
 
-/** The watch_url of a task begun at `createdAt` (spec 2.13; {site_url} is this service's BASE_URL). */
+/** The watch_url of a task begun at `createdAt` (docs/reference/tasks.md#watch; {site_url} is this service's BASE_URL). */
 export function watchUrlOf(s: LinkSigning, taskId: string, workspaceId: string, createdAt: number): string {
   return `${s.config.baseUrl}/watch/${signWatchToken(s.secrets, { taskId, workspaceId, expiresAt: createdAt + WATCH_TTL_MS })}`;
 }
 
 /**
- * additions 2.13: the watch_url of svc_track_record and svc_drift shows one model's calibration and latest drift.
+ * docs/reference/outcomes.md#watch: the watch_url of svc_track_record and svc_drift shows one model's calibration and latest drift.
  * Its token names the workspace, the namespace ('' = the workspace's own), the model_ref and which call gave it
  * (`kind`), and is bound to its own context, so a task's token never opens as a model's nor the reverse.
  */

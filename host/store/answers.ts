@@ -1,4 +1,4 @@
-// Answers kept 24 hours (additions 2.11, 3.7: answer_url, export CSV, svc_page cursors) in parts of about
+// Answers kept 24 hours (docs/reference/models.md#stored-answers, docs/reference/ask.md#large-answers: answer_url, export CSV, svc_page cursors) in parts of about
 // 1 MiB, so neither writing nor streaming one ever holds it whole; and the namespaces' profiles (2.2).
 import { toBytes, type SqlClient } from './sql.ts';
 import type { AnswerStore, ProfileRecord, ProfileStore, StoredAnswer } from './types.ts';

@@ -60,7 +60,7 @@ export function datasetQueries(db: SqlClient): DatasetStore {
           // The dataset's UPDATE comes first and carries the status check: on PostgreSQL it takes the
           // row lock for the rest of the transaction, so appends to one dataset, its sealing and its
           // deletion queue behind each other (READ COMMITTED), and a seal or delete that committed
-          // meanwhile is seen here (spec 3.3: only an open dataset, or one waiting for its upload,
+          // meanwhile is seen here (docs/reference/datasets.md#lifecycle: only an open dataset, or one waiting for its upload,
           // takes more rows). Only then is MAX(seq) read: two appends can no longer both take the same
           // seq, and a deletion cannot miss a piece. SQLite's BEGIN IMMEDIATE serialises them anyway.
           const row = await tx.get<DatasetRow>(

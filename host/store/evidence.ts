@@ -19,7 +19,7 @@ export function usageQueries(db: SqlClient): UsageStore {
       const d = new Date(at);
       const start = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
       const end = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
-      // additions 3.1: metered per namespace; the workspace's total is the sum over its namespaces.
+      // docs/reference/ask.md#namespace: metered per namespace; the workspace's total is the sum over its namespaces.
       const rows =
         namespace === undefined
           ? await db.all<{ kind: string; total: unknown }>(
@@ -66,7 +66,7 @@ function compare(a: string, b: string): number {
 export function evidenceQueries(db: SqlClient): EvidenceStore {
   return {
     writeOutcomes(items) {
-      // spec 4.5 / wire.md: all-or-nothing. Any failure rolls the whole batch back.
+      // docs/reference/outcomes.md#report / docs/reference/README.md: all-or-nothing. Any failure rolls the whole batch back.
       // Rows go in one fixed order (by their unique key; a stable sort, so of two items with one
       // event_id the batch's first is the one written): two batches sharing events then take their
       // key locks in the same order and wait for each other instead of deadlocking (PostgreSQL).

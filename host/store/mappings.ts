@@ -1,10 +1,10 @@
-// Mappings (additions 2.7): a confirmed svc_map request kept per workspace and namespace, so `mapping_id`
+// Mappings (docs/reference/map.md#map): a confirmed svc_map request kept per workspace and namespace, so `mapping_id`
 // replays it (and a schedule can run it). The request is kept without fetch_headers (never stored).
 import type { SqlClient } from './sql.ts';
 
 export interface MappingRecord {
   workspace_id: string;
-  /** '' = the workspace's own (additions 3.1). */
+  /** '' = the workspace's own (docs/reference/ask.md#namespace). */
   namespace: string;
   mapping_id: string;
   /** The canonical JSON of the confirming request (sources, answers, snapshot_every, horizon, as_of). */

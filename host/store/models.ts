@@ -1,5 +1,5 @@
 // Fitted models (no rows): one cached fit per fit key, linked to each workspace (and namespace) that was
-// given a model_ref of it, with the link's expiry and deletion (additions 2.5, 2.6, 3.1).
+// given a model_ref of it, with the link's expiry and deletion (docs/reference/models.md#extend, docs/reference/models.md#delete, docs/reference/ask.md#namespace).
 import type { SqlClient } from './sql.ts';
 import type { FitRecord, ModelLink, ModelRecord, ModelStore } from './types.ts';
 
@@ -182,7 +182,7 @@ export function modelQueries(db: SqlClient): ModelStore {
           'UPDATE workspace_models SET deleted_at = ? WHERE workspace_id = ? AND model_ref = ? AND deleted_at IS NULL',
           [at, workspace_id, model_ref],
         );
-        // Additions 2.6: deleting a model deletes its bytes, unless another live link (another namespace or
+        // docs/reference/models.md#delete: deleting a model deletes its bytes, unless another live link (another namespace or
         // workspace that sent the same record) still serves the same fit.
         const fit = await tx.get<{ fit_key: string }>(
           `SELECT fit_key FROM fits WHERE model_ref = ?

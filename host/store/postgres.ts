@@ -68,7 +68,7 @@ function toSafeNumber(n: number | bigint): number {
 // Result parsers for this pool only (the pg module's global parsers stay untouched). Counts and epoch
 // milliseconds are BIGINT (int8) and SUM() gives numeric; pg's defaults hand both back as strings.
 // Results come in text format only: pg 8.23 decodes every field of a binary-format row as UTF-8
-// before its parser sees it (node-postgres issue 3495), which mangles any byte that is not UTF-8, in
+// before its parser sees it (https://github.com/brianc/node-postgres/issues/3495), which mangles any byte that is not UTF-8, in
 // bytea and in integers alike. bytea in text is hex, which pg-types turns into a Buffer.
 const TYPES = {
   getTypeParser(oid: number, format: 'text' | 'binary' = 'text') {

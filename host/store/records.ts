@@ -72,10 +72,10 @@ export interface NewDatasetPiece {
 export type AppendPieceResult =
   { ok: true; seq: number; dataset: DatasetRecord } | { ok: false; reason: 'unknown_dataset' | 'dataset_sealed' | 'out_of_order' };
 
-/** Spec 3.8: how the pieces of an upload are read; gzip and Parquet are kept as sent (passed through). */
+/** docs/reference/datasets.md#formats: how the pieces of an upload are read; gzip and Parquet are kept as sent (passed through). */
 export type UploadFormat = 'csv' | 'gzip' | 'parquet';
 
-/** An upload in pieces under way (spec 3.8): who sends it, what it is, how far it has got. */
+/** An upload in pieces under way (docs/reference/datasets.md#uploads): who sends it, what it is, how far it has got. */
 export interface UploadSessionRecord {
   dataset_id: string;
   session: string;
@@ -125,7 +125,7 @@ export interface FitRecord {
   created_at: number;
 }
 
-/** A workspace's link to a model_ref (additions 3.1): the namespace it serves, its fit, its life. */
+/** A workspace's link to a model_ref (docs/reference/ask.md#namespace): the namespace it serves, its fit, its life. */
 export interface ModelLink {
   /** The ref this link answers to (a namespaced ref differs from its fit's). */
   model_ref: string;
@@ -138,9 +138,9 @@ export interface ModelLink {
   fit_key: string | null;
   refit_of: string | null;
   linked_at: number; // when this workspace first got the model_ref
-  /** Epoch ms after which it serves no scoring and cannot be extended (additions 2.5, 3.11 model_expired). */
+  /** Epoch ms after which it serves no scoring and cannot be extended (docs/reference/models.md#extend, docs/reference/errors.md#codes model_expired). */
   expires_at: number | null;
-  /** Set by svc_delete_model (additions 2.6); the link stays as a tombstone so the ref answers model_deleted. */
+  /** Set by svc_delete_model (docs/reference/models.md#delete); the link stays as a tombstone so the ref answers model_deleted. */
   deleted_at: number | null;
 }
 
@@ -212,11 +212,11 @@ export interface NewTask {
     /** The process holding the record in flight (the task's creator, also when the task is queued without a lease). */
     owner?: string;
   };
-  /** Events the call made before it became a task (spec 2.12), stored with it as seq 1, 2, ... */
+  /** Events the call made before it became a task (docs/reference/tasks.md#events), stored with it as seq 1, 2, ... */
   events?: NewTaskEvent[];
 }
 
-/** Spec 2.12 event kinds of a task's stream. */
+/** docs/reference/tasks.md#events event kinds of a task's stream. */
 export type TaskEventKind = 'stage' | 'answer' | 'done' | 'error';
 
 export interface NewTaskEvent {
@@ -226,7 +226,7 @@ export interface NewTaskEvent {
   at: number;
 }
 
-/** A stored event: `seq` is its SSE id, counting 1, 2, ... per task (spec 4 item 7: integer ids). */
+/** A stored event: `seq` is its SSE id, counting 1, 2, ... per task (docs/decisions/0045-event-ids.md: integer ids). */
 export interface TaskEventRecord extends NewTaskEvent {
   task_id: string;
   seq: number;
@@ -275,7 +275,7 @@ export type UsageKind = 'fit' | 'decision';
 
 export interface UsageEntry {
   workspace_id: string;
-  /** additions 3.1: usage is metered per namespace ('' = the workspace's own). */
+  /** docs/reference/ask.md#namespace: usage is metered per namespace ('' = the workspace's own). */
   namespace?: string;
   kind: UsageKind;
   count: number;
@@ -301,7 +301,7 @@ export interface OutcomeRecord {
 export interface WriteOutcomesResult {
   written: number;
   duplicates: number;
-  /** Per item, in the order given: true when written, false when a duplicate (additions 3.9 per-row results). */
+  /** Per item, in the order given: true when written, false when a duplicate (docs/reference/outcomes.md#report per-row results). */
   written_each: boolean[];
 }
 
@@ -332,7 +332,7 @@ export interface SweepResult {
 
 export type StoredAnswerKind = 'json' | 'csv';
 
-/** An answer kept for 24 hours (additions 2.11, 3.7): written in parts, readable once `parts` is set. */
+/** An answer kept for 24 hours (docs/reference/models.md#stored-answers, docs/reference/ask.md#large-answers): written in parts, readable once `parts` is set. */
 export interface StoredAnswer {
   workspace_id: string;
   id: string;
@@ -350,7 +350,7 @@ export interface StoredAnswerPart {
   expires_at: number;
 }
 
-/** A namespace's profile (additions 2.2): the JSON body and its hash. */
+/** A namespace's profile (docs/reference/models.md#profile): the JSON body and its hash. */
 export interface ProfileRecord {
   workspace_id: string;
   namespace: string; // '' = the workspace's own

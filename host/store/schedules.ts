@@ -1,4 +1,4 @@
-// Schedules (additions 2.9, 2.10): a confirmed mapping answered on a cadence. A period's run starts only by
+// Schedules (docs/reference/schedules.md#runs, docs/reference/schedules.md#delete): a confirmed mapping answered on a cadence. A period's run starts only by
 // moving next_run_at on from the value the dispatcher read, in the same transaction that queues the run's
 // task, so of N nodes (or one node and its restart) exactly one starts each period's run, and a run
 // whose node dies is a task like any other: claimed again when its lease lapses.
@@ -9,27 +9,27 @@ export type ScheduleState = 'active' | 'stopped' | 'halted';
 export interface ScheduleRecord {
   schedule_id: string;
   workspace_id: string;
-  /** '' = the workspace's own models (additions 3.1). */
+  /** '' = the workspace's own models (docs/reference/ask.md#namespace). */
   namespace: string;
   mapping_id: string;
   cadence: 'daily' | 'weekly' | 'monthly';
   subject_kind: string;
   acknowledged: boolean;
-  /** The API key the runs act as, and its scopes when the schedule was made (additions 2.9). */
+  /** The API key the runs act as, and its scopes when the schedule was made (docs/reference/schedules.md#runs). */
   key_id: string;
   scopes: string[];
   /** The mapping's fetch_headers, sealed (host/signing/sealed-headers.ts); null when it has none. */
   sealed_headers: string | null;
   state: ScheduleState;
   halt_code: string | null;
-  /** The model the runs score with (additions 2.9 `model_ref`, in use); null before the first answered fit. */
+  /** The model the runs score with (docs/reference/schedules.md#runs `model_ref`, in use); null before the first answered fit. */
   model_ref: string | null;
   /** The labelled readings (their sha256, row for row) of the latest fit: an unchanged record is not fitted again. */
   fit_hash: string | null;
   /** The first run's time: periods count from it (a month is the same day of the month as this). */
   anchor_at: number;
   next_run_at: number | null;
-  /** The latest run's task id and state, and its whole report as JSON (additions 2.9 `last_run`). */
+  /** The latest run's task id and state, and its whole report as JSON (docs/reference/schedules.md#runs `last_run`). */
   run_id: string | null;
   run_state: string | null;
   last_run: string | null;
@@ -61,13 +61,13 @@ export interface ScheduleStore {
   getSchedule(workspace_id: string, schedule_id: string): Promise<ScheduleRecord | null>;
   /** The workspace's schedules, oldest first (svc_describe). */
   listSchedules(workspace_id: string): Promise<ScheduleRecord[]>;
-  /** false when there is no such schedule (additions 2.10: a repeat is unknown_schedule). */
+  /** false when there is no such schedule (docs/reference/schedules.md#delete: a repeat is unknown_schedule). */
   deleteSchedule(workspace_id: string, schedule_id: string): Promise<boolean>;
   /** The runs a schedule has had, one per period, oldest first. */
   listScheduleRuns(schedule_id: string): Promise<Array<{ period_at: number; run_id: string; started_at: number }>>;
   /** Active schedules whose next run is due at `now`, soonest first. */
   dueSchedules(now: number, limit: number): Promise<ScheduleRecord[]>;
-  /** Runs under way across every node (additions 2.9: at most 10 at once). */
+  /** Runs under way across every node (docs/reference/schedules.md#runs: at most 10 at once). */
   runningScheduleRuns(): Promise<number>;
   /**
    * Starts the period's run when next_run_at still reads `expectedNext` (nobody started it): moves it to

@@ -15,7 +15,7 @@ import { taskEventQueries } from './task-events.ts';
 import { uploadQueries } from './uploads.ts';
 import type { Store } from './types.ts';
 
-/** spec 8: idempotency keys, answers, poll results and unused datasets are kept 24 hours. */
+/** docs/reference/limits.md#limits: idempotency keys, answers, poll results and unused datasets are kept 24 hours. */
 export const RETENTION_MS = 24 * 60 * 60 * 1000;
 
 export function createSqlStore(db: SqlClient): Store {
@@ -45,11 +45,11 @@ export function createSqlStore(db: SqlClient): Store {
       const idempotency = await replay.deleteIdempotencyOlderThan(cutoff);
       // A running task renews updated_at with its lease, so only finished or abandoned tasks go.
       const tasks = await db.run('DELETE FROM tasks WHERE updated_at < ?', [cutoff]);
-      // A task's events go with it (spec 2.12: the stream of a task kept 24 hours).
+      // A task's events go with it (docs/reference/tasks.md#events: the stream of a task kept 24 hours).
       await db.run('DELETE FROM task_events WHERE task_id NOT IN (SELECT id FROM tasks)');
       const deleted = await datasets.deleteDatasetsUnusedBefore(cutoff);
       await sweepCoordination(db, now);
-      // additions 2.11: a stored answer lives 24 hours from its completion (its own expires_at); parts
+      // docs/reference/models.md#stored-answers: a stored answer lives 24 hours from its completion (its own expires_at); parts
       // carry it too, so the parts of an answer whose writer died before finishing go as well.
       const answers = await db.run('DELETE FROM stored_answers WHERE expires_at < ?', [now]);
       await db.run('DELETE FROM stored_answer_parts WHERE expires_at < ?', [now]);

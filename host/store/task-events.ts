@@ -1,6 +1,6 @@
-// Spec 2.12: the events of a task (its SSE stream), numbered 1, 2, ... per task. The node that holds the
+// docs/reference/tasks.md#events: the events of a task (its SSE stream), numbered 1, 2, ... per task. The node that holds the
 // task's lease writes them; any node serving the stream reads them, so a client connected anywhere sees a
-// task running elsewhere (architecture.md "at scale").
+// task running elsewhere (docs/design/architecture.md#runtime).
 import type { SqlClient } from './sql.ts';
 import type { NewTaskEvent, TaskEventKind, TaskEventRecord, TaskEventStore } from './types.ts';
 

@@ -45,8 +45,8 @@ export function taskQueries(db: SqlClient): TaskStore {
     return r ? toTask(r) : null;
   }
 
-  // A finished task drops its request: inline data is kept only while the call runs (spec 8). Its last
-  // event (spec 2.12 done/error) is stored in the same transaction, so a stream never sees one without the other.
+  // A finished task drops its request: inline data is kept only while the call runs (docs/reference/limits.md#limits). Its last
+  // event (docs/reference/tasks.md#events done/error) is stored in the same transaction, so a stream never sees one without the other.
   function finish(
     id: string,
     owner: string,

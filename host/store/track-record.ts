@@ -1,6 +1,6 @@
-// The answers kept for a track record (additions 2.1): what each answered case was told, written in
+// The answers kept for a track record (docs/reference/outcomes.md#track-record): what each answered case was told, written in
 // batches (host/runtime/answer-keeper.ts) as one row per answer and model_ref with its cases packed
-// (BENCHMARKS.md "Track record"), and read back unpacked, only for the cases that have an
+// (docs/benchmark-results.md#track-record-the-cost-of-keeping-answers), and read back unpacked, only for the cases that have an
 // outcome under the same model_ref (the pairing itself is host/operations/models/track-record-stats.ts).
 import { toBytes, type SqlClient } from './sql.ts';
 

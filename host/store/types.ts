@@ -85,10 +85,10 @@ export interface DatasetStore {
   deleteDatasetsUnusedBefore(cutoff: number): Promise<string[]>;
 }
 
-/** Spec 3.8: uploads in pieces, stored as their dataset's pieces (host/store/uploads.ts). */
+/** docs/reference/datasets.md#uploads: uploads in pieces, stored as their dataset's pieces (host/store/uploads.ts). */
 export interface UploadStore {
   /**
-   * Spec 3.8: stores piece `index` of an upload in pieces (0 of a new session starts it over); a piece already
+   * docs/reference/datasets.md#uploads: stores piece `index` of an upload in pieces (0 of a new session starts it over); a piece already
    * stored under this session is reported as resent and changes nothing.
    */
   receiveUploadPiece(p: NewUploadPiece): Promise<UploadPieceResult>;
@@ -164,7 +164,7 @@ export interface TaskStore {
 }
 
 /**
- * Spec 2.12: the events of a task, written by the node running it and read by any node serving its stream.
+ * docs/reference/tasks.md#events: the events of a task, written by the node running it and read by any node serving its stream.
  * Only the lease holder appends; `done`/`error` come with completeTask/failTask.
  */
 export interface TaskEventStore {
@@ -218,7 +218,7 @@ export interface AnswerStore {
 
 export interface ProfileStore {
   getProfile(workspace_id: string, namespace: string): Promise<ProfileRecord | null>;
-  /** Replaces the namespace's profile (additions 2.2: a write replaces it whole). */
+  /** Replaces the namespace's profile (docs/reference/models.md#profile: a write replaces it whole). */
   putProfile(p: ProfileRecord): Promise<void>;
 }
 
@@ -234,7 +234,7 @@ export interface EvidenceStore {
 }
 
 /**
- * What the nodes sharing a store agree on (README "More than one machine"). On SQLite there is one node, and
+ * What the nodes sharing a store agree on (docs/guides/more-than-one-machine.md). On SQLite there is one node, and
  * the same calls work there too.
  */
 export interface CoordinationStore {

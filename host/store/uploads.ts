@@ -1,4 +1,4 @@
-// Uploads in pieces (spec 3.8): each piece is stored as it arrives, under the upload's session, as a piece of
+// Uploads in pieces (docs/reference/datasets.md#uploads): each piece is stored as it arrives, under the upload's session, as a piece of
 // its dataset that nothing reads until /complete marks the dataset ready (a dataset awaiting its upload is
 // never read). Every move is one transaction, so two nodes receiving pieces of one upload agree on the order.
 import { toBytes, type SqlClient } from './sql.ts';

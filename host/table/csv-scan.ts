@@ -1,4 +1,4 @@
-// Streaming CSV check for uploads (wire.md "Datasets": the PUT body is streamed to disk): counts rows,
+// Streaming CSV check for uploads (docs/reference/datasets.md: the PUT body is streamed to disk): counts rows,
 // reads the header and reports where rows start, chunk by chunk, by parseCsv's rules (host/table/csv.ts).
 import { ServiceError } from '../errors.ts';
 import { headerDelimiter, parseCsv } from './csv.ts';

@@ -1,9 +1,9 @@
-// RFC 4180 CSV reader for inline `csv` and stored uploads (spec 2.1, 8): one pass over char codes.
+// RFC 4180 CSV reader for inline `csv` and stored uploads (docs/reference/ask.md#data, docs/reference/limits.md#limits): one pass over char codes.
 import { ServiceError } from '../errors.ts';
 import type { Cell, RawTable } from './types.ts';
 
 export interface CsvOptions {
-  /** Dotted request path named in errors (wire.md "Problems"). Default `data.csv`. */
+  /** Dotted request path named in errors (docs/reference/errors.md#problem). Default `data.csv`. */
   field?: string;
 }
 
@@ -25,7 +25,7 @@ const INTERN_SLOTS_MAX = 4096;
 const INTERN_SLOTS_TOTAL = 65_536;
 
 /**
- * Parses CSV text into a column-major table of strings (typing happens later, engine.md step 3).
+ * Parses CSV text into a column-major table of strings (typing happens later, docs/design/engine.md#step-3).
  * Rules: comma separator, or semicolon when the header line holds semicolons and no comma (a spreadsheet's
  * export in much of Europe; see `headerDelimiter`), and then a decimal comma in a data field (`12,5`) reads
  * as a decimal point (`12.5`); `"` quoting with `""` escapes, quoted fields may hold commas, CR and LF;

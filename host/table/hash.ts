@@ -1,4 +1,4 @@
-// Content hash of a record's exact bytes (architecture.md "Data flow" step 2, spec 2.1 fit cache).
+// Content hash of a record's exact bytes (docs/design/architecture.md#data-flow-2, docs/reference/ask.md#data fit cache).
 import { createHash } from 'node:crypto';
 
 /** Lowercase hex SHA-256 of the bytes; a string is hashed as its UTF-8 encoding. */

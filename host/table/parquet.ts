@@ -1,6 +1,6 @@
-// Parquet files read as CSV (spec 3.8: Parquet is recognised by `PAR1` at both ends and passed through):
+// Parquet files read as CSV (docs/reference/datasets.md#formats: Parquet is recognised by `PAR1` at both ends and passed through):
 // row group by row group through hyparquet, each rendered as canonical CSV text, so a Parquet record is
-// read, hashed and fitted exactly as the CSV it renders to (README "Contract 1.1 decisions"). hyparquet is
+// read, hashed and fitted exactly as the CSV it renders to (docs/decisions/README.md). hyparquet is
 // pure JavaScript with no dependencies; hyparquet-compressors adds the codecs beyond snappy (gzip, zstd,
 // brotli, lz4) that writers such as polars and pyarrow use.
 //
@@ -102,7 +102,7 @@ function quote(text: string): string {
   return /[",\r\n]|^[ \t]|[ \t]$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-/** One value as canonical CSV (README "Contract 1.1 decisions"). */
+/** One value as canonical CSV (docs/decisions/README.md). */
 function field(v: unknown, column: string): string {
   if (v === null || v === undefined) return '';
   switch (typeof v) {

@@ -1,4 +1,4 @@
-// How a stored dataset's pieces are kept and read back (spec 3.3: pieces append in order; wire.md "Datasets").
+// How a stored dataset's pieces are kept and read back (docs/reference/datasets.md#lifecycle: pieces append in order; docs/reference/datasets.md).
 //
 // Stored bytes of one piece = one kind byte + the payload exactly as received:
 //   'c' (0x63) + CSV text as UTF-8 (inline csv or fetch_url, byte for byte),
@@ -9,17 +9,17 @@
 //       of the CSV's header row (none in the part at offset 0, which starts with the header), then
 //       the part's bytes of the CSV. Header copy + bytes parse alone as CSV, so every piece is read
 //       the same way (one table per piece, concatenated); only the bytes of the CSV are hashed.
-//   'u' (0x75) + one piece of an upload in pieces (spec 3.8, upload-pieces.ts): its format ('c' CSV, 'g' gzip,
+//   'u' (0x75) + one piece of an upload in pieces (docs/reference/datasets.md#formats, upload-pieces.ts): its format ('c' CSV, 'g' gzip,
 //       'q' Parquet), its offset in the file (8 bytes), the length H of a header copy (4 bytes), H bytes of
 //       the CSV's header row (CSV pieces after the first, which repeat it), then the piece's bytes of the
 //       file. Gzip and Parquet pieces are raw slices (H = 0), joined byte for byte and decoded when read
 //       (stored-file.ts); the file runs to the dataset's last piece, so no total length is kept.
-// The record's content hash (architecture.md "Data flow" step 2) runs over logical pieces: a 'c' or
+// The record's content hash (docs/design/architecture.md#data-flow-2) runs over logical pieces: a 'c' or
 // 'r' piece, or all parts of one CSV (framed as one 'c' piece of the whole length):
 //   one logical piece -> SHA-256 of its payload, so a dataset stored in one piece (or uploaded in any
 //                 number of parts) hashes (and fits) exactly like the same csv or rows sent inline
-//                 (spec 1.4: same bytes, same answer); a gzip CSV hashes as the CSV it holds, a Parquet
-//                 file as its canonical CSV (host/table/parquet.ts; README "Contract 1.1 decisions");
+//                 (docs/reference/ask.md#fits: same bytes, same answer); a gzip CSV hashes as the CSV it holds, a Parquet
+//                 file as its canonical CSV (host/table/parquet.ts; docs/decisions/README.md);
 //   n > 1      -> SHA-256 of 0xFF, then per piece: kind byte, payload length (8-byte big-endian),
 //                 payload. 0xFF never occurs in UTF-8, so no inline payload can frame the same way,
 //                 and moving a piece boundary changes the hash (moving a part boundary does not).

@@ -1,4 +1,4 @@
-// Inline `rows` (spec 2.1, 2.4) into the raw table: column set is the union of keys.
+// Inline `rows` (docs/reference/ask.md#data, docs/reference/ask.md#cases) into the raw table: column set is the union of keys.
 import { ServiceError } from '../errors.ts';
 import type { Cell, RawTable } from './types.ts';
 

@@ -1,4 +1,4 @@
-// Case selection for asks (spec 2.4 `cases.ids`, 2.6 `time_column`): each entity's latest row.
+// Case selection for asks (docs/reference/ask.md#cases `cases.ids`, 2.6 `time_column`): each entity's latest row.
 import { ServiceError } from '../errors.ts';
 import type { Cell, RawTable } from './types.ts';
 import { compareCodePoints, parseNumber } from './typing.ts';
@@ -40,7 +40,7 @@ export function parseIso8601(cell: unknown, forms: 'any' | 'extended' = 'any'): 
 }
 
 /**
- * A cell as a point in time for ordering rows (spec 2.4 "the latest wins", the engine's out-of-time
+ * A cell as a point in time for ordering rows (docs/reference/ask.md#cases "the latest wins", the engine's out-of-time
  * split): an ISO 8601 time (parseIso8601) in epoch ms, else a plain number (or number string) as it
  * is, else null. Plain numbers only order rows here; shapes that measure days and hours refuse them
  * (host/table/shapes/read.ts `readTimes`).
@@ -106,7 +106,7 @@ export function columnIndex(table: RawTable, name: string, field: string): numbe
 }
 
 /**
- * Per entity id, the index of its latest row (spec 2.4: "with several rows per id the latest wins").
+ * Per entity id, the index of its latest row (docs/reference/ask.md#cases: "with several rows per id the latest wins").
  * With a time column: the greatest `parseTime` (a row without a readable time is earliest); equal
  * times are broken by the row's cells compared as text, column by column (missing first), taking
  * the greatest, so the choice does not depend on row order (only fully identical rows remain, and

@@ -1,4 +1,4 @@
-// The raw table every record source is read into before typing (architecture.md "Data flow" step 2).
+// The raw table every record source is read into before typing (docs/design/architecture.md#data-flow-2).
 
 /** One cell as read: CSV gives strings; inline rows may give numbers, booleans or null. */
 export type Cell = string | number | boolean | null;

@@ -1,7 +1,7 @@
-// Column typing and encoding (engine.md step 3 and "Determinism rules"): independent of row order.
+// Column typing and encoding (docs/design/engine.md#step-3 and "Determinism rules"): independent of row order.
 
 /**
- * Strings (after trimming) that mean "no value" (engine.md step 3: empty, null, NA, NaN), plus the
+ * Strings (after trimming) that mean "no value" (docs/design/engine.md#step-3: empty, null, NA, NaN), plus the
  * common spellings spreadsheets and dataframes write. Exact case: 'Na', 'none' or 'nil' stay values.
  */
 export const MISSING_TOKENS: ReadonlySet<string> = new Set([
@@ -14,7 +14,7 @@ export const MISSING_TOKENS: ReadonlySet<string> = new Set([
   'nan',
   'null',
   'NULL',
-  // engine.md "Determinism rules": NaN and infinities are missing
+  // docs/design/engine.md#determinism: NaN and infinities are missing
   'Infinity',
   '+Infinity',
   '-Infinity',
@@ -183,7 +183,7 @@ export function compareCodePoints(a: string, b: string): number {
   return a.length - b.length;
 }
 
-/** Yes/no pairs recognised without `positive_values` (spec 2.3), as [no, yes], lower case. */
+/** Yes/no pairs recognised without `positive_values` (docs/reference/ask.md#questions), as [no, yes], lower case. */
 const YES_NO_PAIRS: ReadonlyArray<readonly [string, string]> = [
   ['0', '1'],
   ['false', 'true'],
@@ -202,7 +202,7 @@ export interface YesNoMeaning {
 }
 
 /**
- * Spec 2.3 `positive_values` omitted: when the distinct non-missing values are exactly two words of
+ * docs/reference/ask.md#questions `positive_values` omitted: when the distinct non-missing values are exactly two words of
  * one pair (case-insensitive; 0/1 as numbers or strings, e.g. `1.0`), says which spellings mean
  * yes. Null when the values are not such a pair.
  */

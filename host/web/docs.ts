@@ -1,5 +1,5 @@
 // The two pages the service's own texts link to: /problems/<code> (every Problem's `type` and
-// `doc_url`, wire.md "Problems") and /keys (the default {keys_url}, spec 5.3). Plain HTML, no script.
+// `doc_url`, docs/reference/errors.md#problem) and /keys (the default {keys_url}, docs/reference/auth.md#live-keys). Plain HTML, no script.
 import type { Context, Hono } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import { PROBLEM_CODES, ServiceError, type ProblemCode } from '../errors.ts';

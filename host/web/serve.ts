@@ -86,7 +86,7 @@ export function mountPreviewPage(app: Hono<AppEnv>): void {
   const samples = new Map<string, Asset>();
 
   app.get('/', async (c) => send(c, await html()));
-  // spec 2.13 / 3.8: the watch and upload pages ({site_url} is this service); the token stays in the path,
+  // docs/reference/tasks.md#watch, docs/reference/datasets.md#uploads: the watch and upload pages ({site_url} is this service); the token stays in the path,
   // read by the page's script, and every check is the API's.
   const page = (name: string, type: string) => once(async () => asset(readFileSync(pageFile(name)), type));
   const watchHtml = page('watch.html', 'text/html; charset=utf-8');

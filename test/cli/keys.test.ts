@@ -1,4 +1,4 @@
-// The operator key CLI (wire.md "Keys, workspaces, scopes"): create, list and revoke against the real store.
+// The operator key CLI (docs/reference/auth.md): create, list and revoke against the real store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runKeysCli } from '../../host/cli/keys.ts';
 import { hashApiKey } from '../../host/runtime/keys.ts';
@@ -31,7 +31,7 @@ describe('npm run keys', () => {
     expect(key).toBeDefined();
     const rec = await svc.services.store.findApiKeyByHash(hashApiKey(key!));
     expect(rec).toMatchObject({ mode: 'live', scopes: [], revoked_at: null });
-    // A live key passes the test-key check on inline data (spec 5.2).
+    // A live key passes the test-key check on inline data (docs/reference/auth.md#test-keys).
     const ask = await call(svc.url, '/v1/ask', askRows, { key });
     expect(ask.res.status).not.toBe(401);
     expect(ask.res.status).not.toBe(403);

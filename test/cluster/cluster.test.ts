@@ -1,5 +1,5 @@
 // Three real node processes on one PostgreSQL database behind HAProxy (deploy/haproxy.cfg), started at once
-// on an empty database (issue 15): one signing key; the same fit asked on every node at the same moment runs
+// on an empty database: one signing key; the same fit asked on every node at the same moment runs
 // once; an idempotent retry on another node replays; rate limits hold for the cluster; tokens and upload URLs
 // of one node are taken by another; a rotated signing key is verified and used everywhere; the retention
 // sweep runs once per period; and a node killed with SIGKILL costs HAProxy's clients nothing.

@@ -1,4 +1,4 @@
-// Task event streams across real node processes on one PostgreSQL database (issue 17 with issue 15): a
+// Task event streams across real node processes on one PostgreSQL database: a
 // client connected to one node follows, with the key or through the watch link, a task another node runs:
 // its stage events in order, one answer per question, then done, ids counting 1, 2, ... as on one node. A
 // key revoked in the shared database (as the keys CLI does, from no node at all) ends its streams on every

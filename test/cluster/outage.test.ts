@@ -1,4 +1,4 @@
-// PostgreSQL going away under real node processes (issue 15), on a server of this file's own (pg_ctl stop and
+// PostgreSQL going away under real node processes, on a server of this file's own (pg_ctl stop and
 // start would take the run's shared server from every other file): unreachable at start, a node says so in one
 // line naming DATABASE_URL and exits non-zero; lost while 3 nodes serve behind HAProxy, every call gets the
 // nodes' own 503 problem with its code and remedy, no node crashes, nothing half-written is left, and every

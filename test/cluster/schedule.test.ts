@@ -1,4 +1,4 @@
-// additions 2.9 across nodes (issue 18): three node processes on one PostgreSQL, each looking for due
+// docs/reference/schedules.md#schedule across nodes: three node processes on one PostgreSQL, each looking for due
 // schedules every 100 ms, start each period's run exactly once between them; the run is a task any node may
 // run. The schedule's source is refused by the nodes' fetch rules (a private address), so every run halts
 // with source_unreachable, which is what lets the test make the next period due by hand (the nodes keep

@@ -1,4 +1,4 @@
-// Tasks across real node processes on one PostgreSQL database (issue 15): a node killed with SIGKILL mid-fit
+// Tasks across real node processes on one PostgreSQL database: a node killed with SIGKILL mid-fit
 // loses no task (each of its tasks is taken over by exactly one other node once its lease ran out, a poll on
 // any node gets the answer, an idempotent retry on another node gets the same task), and leases are judged
 // on the database's clock: a node whose own clock is an hour fast takes over nothing that is alive.

@@ -1,4 +1,4 @@
-// One source for the engine ABI (style.md "Engine ABI"): assembly/abi.ts is the source, host/engine/abi.ts
+// One source for the engine ABI (docs/design/house-rules.md#rules): assembly/abi.ts is the source, host/engine/abi.ts
 // its mirror. This fails when a value differs, when either side has a constant the other lacks, or when
 // the exports of build/engine.wasm and the host's EngineExports disagree; the host refuses at load an
 // engine whose metric count is not its own.

@@ -1,4 +1,4 @@
-// Accuracy sanity on the shared real tables (engine.md "Quality reference"): held-out AUC of the
+// Accuracy sanity on the shared real tables (docs/benchmarks.md#quality-side-by-side): held-out AUC of the
 // served model, on the engine's own entity-hash split.
 import { describe, expect, it } from 'vitest';
 import { loadTelco, loadWdbc } from '../../bench/datasets.ts';

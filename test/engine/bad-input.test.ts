@@ -1,5 +1,5 @@
-// Bad input gives a clear state or a clear error, never a trap or a hang (engine.md step 9,
-// "Determinism rules": NaN and infinities are missing; style.md: every export returns a status).
+// Bad input gives a clear state or a clear error, never a trap or a hang (docs/design/engine.md#step-9,
+// "Determinism rules": NaN and infinities are missing; docs/design/house-rules.md#rules: every export returns a status).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fitTable, loadEngine, type EngineModule } from '../../host/engine/index.ts';
 import { ERR_BAD_INPUT } from '../../host/engine/abi.ts';
@@ -92,7 +92,7 @@ describe('fitTable on bad tables', () => {
     expect(r.state).toBe('answered');
   });
 
-  // engine.md: "NaN and infinities are missing".
+  // docs/design/engine.md#determinism: "NaN and infinities are missing".
   it("'Infinity', '-Infinity' and '1e999' strings in a numeric column are missing", async () => {
     const f = simpleFixture(2000, 7);
     const x = f.table.data[1].map((c, i) => (i % 50 === 0 ? ['Infinity', '-Infinity', '1e999'][i % 3] : c));

@@ -1,4 +1,4 @@
-// Determinism (engine.md "Determinism rules"): the same rows give the same model bits, whatever the
+// Determinism (docs/design/engine.md#determinism): the same rows give the same model bits, whatever the
 // run, thread, number of workers, process or row order; one changed value changes them.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';

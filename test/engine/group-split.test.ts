@@ -1,4 +1,4 @@
-// additions 3.2 group_column: a table of several rows per case is held out by case, never row by row, in a
+// docs/decisions/0001-group-column.md group_column: a table of several rows per case is held out by case, never row by row, in a
 // single split, in cross-fitted folds and out of time (the latest cases held out).
 import { describe, expect, it } from 'vitest';
 import { fitTable } from '../../host/engine/index.ts';

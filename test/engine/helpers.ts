@@ -21,7 +21,7 @@ export interface Fixture {
   outcome: Float64Array;
 }
 
-/** Outcome per row from a yes/no column as the service reads it (spec 2.3): 1, 0, or NaN when blank. */
+/** Outcome per row from a yes/no column as the service reads it (docs/reference/ask.md#questions): 1, 0, or NaN when blank. */
 export function yesNoOutcome(table: RawTable, column: string): Float64Array {
   const cells = table.data[table.columns.indexOf(column)];
   const meaning = yesNoMeaning([...new Set(cells)]);

@@ -1,4 +1,4 @@
-// Honesty (engine.md step 9): no answer where there is no pattern, not_yet where there is too
+// Honesty (docs/design/engine.md#step-9): no answer where there is no pattern, not_yet where there is too
 // little to check, leaks excluded, and a real pattern still answered.
 import { describe, expect, it } from 'vitest';
 import { loadPenguins, loadTelco, loadWdbc } from '../../bench/datasets.ts';

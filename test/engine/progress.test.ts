@@ -1,4 +1,4 @@
-// The engine's progress reports (assembly/progress.ts, spec 2.12 "progress is real"): a fit reports its own
+// The engine's progress reports (assembly/progress.ts, docs/reference/tasks.md#events "progress is real"): a fit reports its own
 // steps in order, bag by bag, from a worker thread as from this one, and listening changes no number.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeTable, fitEncoded, FitPool, type FitResult } from '../../host/engine/index.ts';

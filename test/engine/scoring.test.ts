@@ -1,4 +1,4 @@
-// Scoring and reasons (engine.md "Scoring and reasons") and model serialisation, on the Telco model.
+// Scoring and reasons (docs/design/engine.md#scoring) and model serialisation, on the Telco model.
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   Model,

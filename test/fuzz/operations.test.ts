@@ -1,5 +1,5 @@
 // Property-based fuzzing of every operation of the table (host/operations/index.ts OPERATIONS) and of /mcp
-// (issue 21), over real HTTP against the real service: arbitrary JSON, the operations' own examples with a
+//, over real HTTP against the real service: arbitrary JSON, the operations' own examples with a
 // part replaced, removed or added, non-finite numbers, deep nesting, garbage text, wrong content types, any
 // credential. Whatever comes in, the reply is never a 5xx (but 503 with Retry-After, the service's own
 // capacity signal, and 502 fetch_failed, a download's), and every refusal is a complete Problem; over MCP

@@ -1,4 +1,4 @@
-// Golden answers (style.md "Tests"): every sample's ready `try` ask, and for table samples a rank of the
+// Golden answers (docs/design/house-rules.md#rules): every sample's ready `try` ask, and for table samples a rank of the
 // whole record, answered by a real service and compared with the committed answers in test/golden/answers.
 // Only what differs between two identical calls is left out (Verdict ids, times, signatures); the model's
 // f64 bytes are compared by SHA-256. A change here is a behaviour change: regenerate with UPDATE_GOLDEN=1 and

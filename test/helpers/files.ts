@@ -1,4 +1,4 @@
-// Files of the Telco table in the forms spec 3.8 accepts: CSV pieces cut at row ends (header repeated), a
+// Files of the Telco table in the forms docs/reference/datasets.md#uploads accepts: CSV pieces cut at row ends (header repeated), a
 // gzip CSV and a typed Parquet file (hyparquet-writer), and an upload client that sends them in pieces.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -26,7 +26,7 @@ export function telcoParquet(csv = telcoCsv()): Uint8Array {
 
 export const gzip = (bytes: Uint8Array | string, level = 6): Buffer => gzipSync(bytes, { level });
 
-/** CSV text cut into pieces of about `size` bytes at row ends, each after the first repeating the header (spec 3.8). */
+/** CSV text cut into pieces of about `size` bytes at row ends, each after the first repeating the header (docs/reference/datasets.md#uploads). */
 export function csvPieces(csv: string, size: number): Buffer[] {
   const all = Buffer.from(csv);
   const headerEnd = all.indexOf(0x0a) + 1;

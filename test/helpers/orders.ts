@@ -1,4 +1,4 @@
-// A table of several rows per case for the group_column tests (additions 3.2): customers with orders.
+// A table of several rows per case for the group_column tests (docs/decisions/0001-group-column.md): customers with orders.
 import { mulberry32, uniform } from '../../bench/prng.ts';
 
 /** `cases` customers with `perCase` orders each; the outcome is the customer's, driven by its segment and the order size. */

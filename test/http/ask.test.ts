@@ -1,4 +1,4 @@
-// POST /v1/ask over HTTP (spec 4.1, 5.2): what keys may ask about, and the transport around the operation.
+// POST /v1/ask over HTTP (docs/reference/ask.md, docs/reference/auth.md#test-keys): what keys may ask about, and the transport around the operation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSample } from '../../samples/catalog.ts';
 import { call, expectProblem, startTestService, type TestService } from './helpers.ts';
@@ -67,7 +67,7 @@ describe('POST /v1/ask', () => {
     expect(r.json.field).toBe('questions.q.cuts');
   });
 
-  it('an inline csv over 8,000,000 chars passes the body limit and is 422, not 413 (wire.md)', async () => {
+  it('an inline csv over 8,000,000 chars passes the body limit and is 422, not 413 (docs/reference/limits.md#limits)', async () => {
     const csv = 'id,x,churned\n' + 'c,1,yes\n'.repeat(1_000_000);
     expect(csv.length).toBeGreaterThan(8_000_000);
     const r = await call(svc.url, '/v1/ask', { ...inlineAsk, data: { csv } }, { key: liveKey });

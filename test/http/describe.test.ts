@@ -1,4 +1,4 @@
-// POST /v1/describe (spec 4.8, wire.md "svc_describe"): capabilities, and every sample with a ready ask.
+// POST /v1/describe (docs/reference/journeys.md#describe "svc_describe"): capabilities, and every sample with a ready ask.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as v from 'valibot';
 import { AskRequestSchema } from '../../host/schemas/index.ts';
@@ -65,14 +65,14 @@ describe('POST /v1/describe', () => {
     expect(empty.res.status).toBe(200);
   });
 
-  it('refuses properties (spec 4.8: no properties allowed)', async () => {
+  it('refuses properties (docs/reference/journeys.md#describe: no properties allowed)', async () => {
     const r = await call(svc.url, '/v1/describe', { verbose: true });
     expectProblem(r, 422, 'invalid_request');
     expect(r.json.field).toBe('verbose');
   });
 });
 
-describe('contract 1.1 (additions 3.10)', () => {
+describe('contract 1.1 (docs/reference/journeys.md#describe)', () => {
   it('says 1.1.0 in describe, the OpenAPI document and the MCP server', async () => {
     expect(body.interface_version).toBe('1.1.0');
     expect(body.contract).toBe('outcome-question/1.1.0');
@@ -82,7 +82,7 @@ describe('contract 1.1 (additions 3.10)', () => {
     await mcp.close();
   });
 
-  it('lists the five journeys of additions 1 in order, each with first calls naming real operations', () => {
+  it('lists the five journeys of docs/reference/journeys.md#journeys in order, each with first calls naming real operations', () => {
     expect(body.journeys.map((j: any) => j.title)).toEqual(['Try it', 'Ask your data', 'Ship a product', 'Run it', 'Prove it']);
     // svc_schedule / svc_delete_schedule are named by Run it before this branch serves them
     const known = new Set([...OPERATIONS.map((o) => o.name), 'svc_schedule', 'svc_delete_schedule']);

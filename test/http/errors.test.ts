@@ -1,4 +1,4 @@
-// The auth/error matrix over every route that exists: each failure is a complete Problem (spec 2.13, 7).
+// The auth/error matrix over every route that exists: each failure is a complete Problem (docs/reference/errors.md#problem, docs/reference/errors.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signVerdict } from '../../host/signing/index.ts';
 import { hashApiKey } from '../../host/runtime/keys.ts';
@@ -10,7 +10,7 @@ const MAX_BODY = 64 * 1024;
 let svc: TestService;
 let live: string;
 let revoked: string;
-let scoped: string; // a live key that can report outcomes (spec 5.4)
+let scoped: string; // a live key that can report outcomes (docs/reference/auth.md#capabilities)
 let verifyBody: { verdict: object; signature: object };
 const askBody = getSample('saas_churn')!.try;
 
@@ -92,7 +92,7 @@ describe('keyed routes refuse callers without a usable key', () => {
   }
 });
 
-describe('a test key works on sample datasets only (spec 5.2)', () => {
+describe('a test key works on sample datasets only (docs/reference/auth.md#test-keys)', () => {
   const ownData: Array<{ route: string; body: () => object; status: number; code: string }> = [
     { route: '/v1/ask', body: () => ({ ...askBody, data: { csv: 'id,x,y\na,1,yes\n' } }), status: 403, code: 'test_key_samples_only' },
     { route: '/v1/ask', body: () => ({ ...askBody, data: { dataset_id: DATASET_ID } }), status: 403, code: 'test_key_samples_only' },
@@ -105,15 +105,15 @@ describe('a test key works on sample datasets only (spec 5.2)', () => {
       status: 403,
       code: 'test_key_samples_only',
     },
-    // spec 5.4: reporting outcomes needs write:outcomes, which test keys never have
+    // docs/reference/auth.md#capabilities: reporting outcomes needs write:outcomes, which test keys never have
     { route: '/v1/report-outcomes', body: () => validBodies()['/v1/report-outcomes'], status: 403, code: 'scope_required' },
     { route: '/v1/attest', body: () => validBodies()['/v1/attest'], status: 403, code: 'scope_required' },
-    // additions 3.10: write:outcomes also gates svc_delete_model
+    // docs/reference/auth.md#capabilities: write:outcomes also gates svc_delete_model
     { route: '/v1/delete-model', body: () => validBodies()['/v1/delete-model'], status: 403, code: 'scope_required' },
-    // additions 3.10: and svc_schedule, svc_delete_schedule
+    // docs/reference/README.md: and svc_schedule, svc_delete_schedule
     { route: '/v1/schedule', body: () => validBodies()['/v1/schedule'], status: 403, code: 'scope_required' },
     { route: '/v1/delete-schedule', body: () => validBodies()['/v1/delete-schedule'], status: 403, code: 'scope_required' },
-    // additions 3.2: scoring rows by model_ref without data is the caller's own data
+    // docs/reference/ask.md#by-model-ref: scoring rows by model_ref without data is the caller's own data
     {
       route: '/v1/ask',
       body: () => ({

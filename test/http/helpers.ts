@@ -1,5 +1,5 @@
 // HTTP test helpers: small fetch wrappers over the one test service (test/helpers/service.ts); every
-// Problem is checked for the spec 2.13 fields the same way.
+// Problem is checked for the docs/reference/errors.md#problem fields the same way.
 import { expect } from 'vitest';
 
 export { startTestService, type TestService } from '../helpers/service.ts';
@@ -30,7 +30,7 @@ export async function call(base: string, route: string, body?: unknown, opts: Ca
   return { res, json };
 }
 
-/** spec 2.13 / wire.md "Problems": content type, required fields, status, code, type and request id. */
+/** docs/reference/errors.md#problem: content type, required fields, status, code, type and request id. */
 export function expectProblem(r: { res: Response; json: any }, status: number, code: string, baseUrl?: string): void {
   const { res, json } = r;
   expect(res.status).toBe(status);

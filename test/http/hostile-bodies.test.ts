@@ -1,4 +1,4 @@
-// Hostile bodies and requests (issue 21), over real HTTP: a number too large for a double (1e400) and
+// Hostile bodies and requests, over real HTTP: a number too large for a double (1e400) and
 // nesting thousands of levels deep are one 422 naming the field, over REST and MCP, with or without an
 // idempotency key; headers past Node's limit and malformed HTTP are Problems too; an MCP call whose params
 // are malformed is JSON-RPC -32602 "Invalid params" with the Problem in `error.data`.
@@ -73,7 +73,7 @@ describe('one rule for non-finite numbers and deep nesting', () => {
     expectProblem(add, 422, 'invalid_request');
     expect(add.json.field).toBe('rows.0.x');
     const out = await call(svc.url, '/v1/report-outcomes', undefined, { key, raw: `{"model_ref":${DEEP}}` });
-    // without the capability the key is refused before its body is read (spec 5.4)
+    // without the capability the key is refused before its body is read (docs/reference/auth.md#capabilities)
     expectProblem(out, 403, 'scope_required');
   });
 

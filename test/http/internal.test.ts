@@ -1,4 +1,4 @@
-// Unexpected errors (wire.md "Problems"): 500 internal, no internals in the body, logged with the request id.
+// Unexpected errors (docs/reference/errors.md#problem): 500 internal, no internals in the body, logged with the request id.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';

@@ -1,4 +1,4 @@
-// GET /.well-known/jwks.json (spec 2.11, wire.md): public Ed25519 keys only, one per kid in the ring.
+// GET /.well-known/jwks.json (docs/reference/verdicts.md): public Ed25519 keys only, one per kid in the ring.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// Per-workspace rate limit per minute (wire.md "Keys, workspaces, scopes"): 429 with Retry-After.
+// Per-workspace rate limit per minute (docs/reference/auth.md): 429 with Retry-After.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshSchema } from '../helpers/postgres-database.ts';
 import { call, expectProblem, startTestService, type TestService } from './helpers.ts';

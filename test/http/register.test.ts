@@ -1,4 +1,4 @@
-// POST /v1/agents/register (spec 4.12): 201 with a working test key; rate-limited per address per hour.
+// POST /v1/agents/register (docs/reference/auth.md#test-keys): 201 with a working test key; rate-limited per address per hour.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../host/runtime/keys.ts';
 import { getSample } from '../../samples/catalog.ts';
@@ -20,7 +20,7 @@ describe('POST /v1/agents/register', () => {
     expect(res.status).toBe(201);
     expect(json.mode).toBe('test');
     expect(typeof json.note).toBe('string');
-    // wire.md: at least 128 random bits after the prefix (32 base32 chars = 160 bits).
+    // docs/reference/auth.md#live-keys: at least 128 random bits after the prefix (32 base32 chars = 160 bits).
     expect(json.api_key).toMatch(/^svck_test_[0-9a-z]{32}$/);
   });
 

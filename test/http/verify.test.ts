@@ -1,4 +1,4 @@
-// POST /v1/verify (spec 4.7): each of the four statuses, checked in wire.md's order.
+// POST /v1/verify (docs/reference/verdicts.md#verify): each of the four statuses, checked in docs/reference/README.md order.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyRing, MemorySigningKeyStore, signVerdict } from '../../host/signing/index.ts';
 import { call, startTestService, type TestService } from './helpers.ts';

@@ -1,6 +1,6 @@
 // RunningService.close() (host/main.ts) with pending work: the task runner stops, and a task still
 // running is handed back to the store (not failed by the fits the closing pool kills), so the next
-// service claims it at once and finishes it (spec 3.2).
+// service claims it at once and finishes it (docs/reference/tasks.md#pending).
 import fs from 'node:fs';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';

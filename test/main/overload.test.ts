@@ -1,4 +1,4 @@
-// The critical crash of issue 21, as a test: many cold asks at once, far above what the fit threads can take,
+// The critical crash of docs/guides/overload.md, as a test: many cold asks at once, far above what the fit threads can take,
 // against the real service in its own process. Every request is answered 200, 202, or 503/429 with
 // Retry-After (never a reset or a 5xx of another kind), the process stays under its memory bound and alive,
 // and every ask it accepted (202) is finished.

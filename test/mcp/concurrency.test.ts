@@ -1,5 +1,5 @@
 // Stateless /mcp: many MCP clients at once, each with its own initialize, list and calls, keyed ones
-// included: each registers its own test key over MCP, reconnects with it and asks a sample (issue 7).
+// included: each registers its own test key over MCP, reconnects with it and asks a sample.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLES, type Sample } from '../../samples/catalog.ts';
 import { connectMcp, deterministicParts, startTestService, type TestService } from './helpers.ts';

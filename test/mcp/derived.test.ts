@@ -33,7 +33,7 @@ async function surfaces(ops: Operation[]): Promise<{ tools: string[]; paths: str
 }
 
 describe('tools and paths follow the operation table', () => {
-  it('serves only the tools of the operations given, register_agent among them (spec 1: every operation is a tool)', async () => {
+  it('serves only the tools of the operations given, register_agent among them (docs/reference/mcp.md: every operation is a tool)', async () => {
     const { tools, paths } = await surfaces([askOperation, describeOperation, registerOperation]);
     expect(tools).toEqual(['svc_ask', 'svc_describe', 'register_agent']);
     expect(paths).toEqual(['/v1/ask', '/v1/describe', '/v1/agents/register']);

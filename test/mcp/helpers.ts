@@ -23,11 +23,11 @@ export async function connectMcp(baseUrl: string, opts: ConnectOptions = {}): Pr
   return client;
 }
 
-/** Drops what legitimately differs between two calls of the same ask (architecture.md "Determinism contract"). */
+/** Drops what legitimately differs between two calls of the same ask (docs/design/architecture.md#determinism). */
 export function withoutCallIdentity(reply: any): any {
   const copy = structuredClone(reply);
   for (const answer of Object.values<any>(copy.answers ?? {})) {
-    // additions 3.4: when this workspace's link to the model expires (set when it first got the model)
+    // docs/reference/ask.md#answer: when this workspace's link to the model expires (set when it first got the model)
     delete answer.model_expires_at;
     for (const entry of answer.verdicts ?? []) {
       delete entry.signature;

@@ -1,4 +1,4 @@
-// svc_suggest and svc_map as MCP tools (additions 2.4, 2.7) with the real MCP SDK client over loopback: the
+// svc_suggest and svc_map as MCP tools (docs/reference/map.md#suggest, docs/reference/map.md#map) with the real MCP SDK client over loopback: the
 // sample log mapped and its ready ask answered through tools alone, and a bad answer as an isError Problem.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';

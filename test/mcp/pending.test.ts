@@ -1,4 +1,4 @@
-// A pending ask over MCP (spec 3.2): svc_ask returns the pending object as a normal result, and svc_poll
+// A pending ask over MCP (docs/reference/tasks.md#pending): svc_ask returns the pending object as a normal result, and svc_poll
 // follows it to the same answer the ask would have returned.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -1,4 +1,4 @@
-// register_agent as an MCP tool (spec 1, 4.12): no key, a test key that works on samples when sent as the
+// register_agent as an MCP tool (docs/reference/mcp.md, docs/reference/auth.md#test-keys): no key, a test key that works on samples when sent as the
 // Authorization header, and the same per-address limit as POST /v1/agents/register (one limiter for both).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -79,7 +79,7 @@ describe('register_agent over MCP', () => {
     }
   });
 
-  it('ignores arguments, as REST never reads its body (spec 4.12: no body schema)', async () => {
+  it('ignores arguments, as REST never reads its body (docs/reference/auth.md#test-keys: no body schema)', async () => {
     clock += HOUR;
     const result = await registerOverMcp({ name: 'my-agent', anything: [1, 2] });
     expect(result.isError).toBeFalsy();

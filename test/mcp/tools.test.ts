@@ -1,4 +1,4 @@
-// /mcp over loopback with the real MCP SDK client (spec 1, 4.13): the tool list and hints, no-key and keyed
+// /mcp over loopback with the real MCP SDK client (docs/reference/mcp.md): the tool list and hints, no-key and keyed
 // tools, errors as isError results carrying the Problem, and the same answer as REST from the same operation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 /**
- * Every spec-4 operation is a tool of the same name (spec 1), in spec order, with these hints. Spec 4.13
+ * Every spec-4 operation is a tool of the same name (docs/reference/mcp.md), in spec order, with these hints. docs/reference/mcp.md
  * fixes readOnly, destructive and openWorld; idempotentHint is the registry's reading: an ask bills each
  * call, outcomes and attestations are idempotent only per event_id, each registration makes a new key.
  */
@@ -42,7 +42,7 @@ const HINTS: Record<string, { readOnlyHint: boolean; destructiveHint: boolean; i
   svc_attest: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   svc_evidence: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   register_agent: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  // contract 1.1 (additions 2, "Read-only", "Idempotent", "Destructive"): svc_page is read-only; profile writes
+  // contract 1.1 (docs/reference/README.md, "Read-only", "Idempotent", "Destructive"): svc_page is read-only; profile writes
   // (whole replace) and svc_extend_model (sets expiry) are idempotent; svc_delete_model is idempotent and destructive
   svc_profile: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   svc_page: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -50,12 +50,12 @@ const HINTS: Record<string, { readOnlyHint: boolean; destructiveHint: boolean; i
   svc_delete_model: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   // additions "Read-only": svc_track_record
   svc_track_record: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  // additions 2.4, 2.7: svc_suggest is read-only (open-world: data may be a fetch_url); svc_map writes on confirm (not idempotent) and fetches fetch_url sources
+  // docs/reference/map.md#suggest, docs/reference/map.md#map: svc_suggest is read-only (open-world: data may be a fetch_url); svc_map writes on confirm (not idempotent) and fetches fetch_url sources
   svc_suggest: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   svc_map: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  // additions 2.8: svc_backtest writes fits (billed), idempotent by idempotency_key; a mapping's fetch_url sources are fetched again
+  // docs/reference/map.md#backtest: svc_backtest writes fits (billed), idempotent by idempotency_key; a mapping's fetch_url sources are fetched again
   svc_backtest: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  // additions 2.9, 2.10: svc_schedule writes (each call another schedule) and its runs fetch; svc_delete_schedule is destructive, a repeat unknown_schedule
+  // docs/reference/schedules.md#runs, docs/reference/schedules.md#delete: svc_schedule writes (each call another schedule) and its runs fetch; svc_delete_schedule is destructive, a repeat unknown_schedule
   svc_schedule: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   svc_delete_schedule: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
 };
@@ -83,7 +83,7 @@ describe('tools/list', () => {
     }
   });
 
-  it.each(Object.entries(HINTS))('sets the four hints of %s explicitly, as spec 4.13 says', async (name, hints) => {
+  it.each(Object.entries(HINTS))('sets the four hints of %s explicitly, as docs/reference/mcp.md says', async (name, hints) => {
     const { tools } = await anonymous.listTools();
     const tool = tools.find((t) => t.name === name);
     expect(tool, `${name} is not listed`).toBeDefined();
@@ -133,7 +133,7 @@ describe('tools/call', () => {
     const verified: any = await anonymous.callTool({ name: 'svc_verify', arguments: { verdict, signature } });
     expect(verified.structuredContent).toEqual({ status: 'valid' });
 
-    // The first call ran the fit; both later calls reuse it (spec 4.1 rule 2), so they must agree exactly.
+    // The first call ran the fit; both later calls reuse it (docs/reference/ask.md#fits), so they must agree exactly.
     const rest = await svc.post('/v1/ask', sample.try, key);
     expect(rest.status).toBe(200);
     const again: any = await keyed.callTool({ name: 'svc_ask', arguments: sample.try as any });

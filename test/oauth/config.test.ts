@@ -1,4 +1,4 @@
-// OAUTH_ISSUERS (host/config.ts, README "OAuth access tokens"): the documented defaults, every setting read, and every kind of
+// OAUTH_ISSUERS (host/config.ts, docs/guides/oauth.md): the documented defaults, every setting read, and every kind of
 // nonsense refused at start naming the issuer and setting, above all any algorithm that is not a public-key one.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, configFromEnv } from '../../host/config.ts';

@@ -1,4 +1,4 @@
-// The OpenAPI document and OAuth (spec 5.1): with issuers configured, an `oauth` bearer-JWT scheme naming each
+// The OpenAPI document and OAuth (docs/reference/auth.md#oauth): with issuers configured, an `oauth` bearer-JWT scheme naming each
 // issuer, its audience, keys and the claims read, accepted beside keys on every keyed operation; without
 // issuers, no such scheme (a server that trusts no issuer must not send clients to one).
 import { afterAll, beforeAll, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Spec 5.1 OAuth access tokens, over REST and MCP alike: a valid token of a trusted issuer is let in; one
+// docs/reference/auth.md#oauth OAuth access tokens, over REST and MCP alike: a valid token of a trusted issuer is let in; one
 // that fails any RFC 9068 check is 401 invalid_token naming the check (never echoing the token); the
 // write:outcomes capability comes from the claim the operator named, else 403 scope_required as for keys.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 // Where an OAuth caller's work lands: the workspace its claim names at its issuer, made on first use and
 // shared by every subject of it; the same name at another issuer is another workspace. Datasets, rate limits
-// and the usage ledger (spec 1 "Cost") count per workspace exactly as for keys.
+// and the usage ledger (docs/reference/limits.md#cost) count per workspace exactly as for keys.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSampleCsv } from '../../samples/catalog.ts';
 import { oauthWorkspaceId } from '../../host/runtime/oauth.ts';
@@ -99,7 +99,7 @@ describe('workspaces, datasets and the usage ledger', () => {
     expect(await usageOf(twin)).toMatchObject({ fits: 0, decisions: 0 });
 
     // The same name at issuer b: its own workspace and its own charges. Nothing it sees depends on another
-    // workspace's asks (issue 21): its first ask of these bytes is its own fit (a miss, fits_run 1, billed),
+    // workspace's asks: its first ask of these bytes is its own fit (a miss, fits_run 1, billed),
     // though the service reuses the computation.
     const other = await call(svc.url, '/v1/ask', churnAsk(['cust_0001']), { key: await tokenB('alice', 'billing') });
     expect(other.json.answers.q.state).toBe('answered');
@@ -115,7 +115,7 @@ describe('workspaces, datasets and the usage ledger', () => {
     expectProblem(await call(svc.url, '/v1/report-outcomes', report, { key: await tokenA('alice', 'billing') }), 403, 'scope_required');
     const reported = await call(svc.url, '/v1/report-outcomes', report, { key: await tokenA('alice', 'billing', 'write:outcomes') });
     expect(reported.res.status, JSON.stringify(reported.json)).toBe(200);
-    // A workspace never given this model_ref (spec 5.6) cannot report on it, capability or not.
+    // A workspace never given this model_ref (docs/reference/auth.md#workspaces) cannot report on it, capability or not.
     const stranger = await tokenA('alice', 'never-asked', 'write:outcomes');
     expectProblem(await call(svc.url, '/v1/report-outcomes', report, { key: stranger }), 404, 'model_ref_missing');
   });

@@ -1,4 +1,4 @@
-// GET /openapi.json (issue 7): a valid OpenAPI 3.1 document generated from the same valibot schemas as the
+// GET /openapi.json: a valid OpenAPI 3.1 document generated from the same valibot schemas as the
 // service validates with; every schema converts; every operation has request examples the service answers.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -135,7 +135,7 @@ describe('GET /openapi.json', () => {
     ]);
   });
 
-  it('asks for the bearer key exactly where the route does (spec 5.5)', () => {
+  it('asks for the bearer key exactly where the route does (docs/reference/auth.md#scheme)', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const op of served().filter((o) => o.method === 'POST')) {
       const security = doc.paths[docPath(op.path)].post.security;
@@ -147,7 +147,7 @@ describe('GET /openapi.json', () => {
     expect(doc.paths['/v1/ask'].post.security).toEqual([{ bearer: [] }]);
   });
 
-  it('describes the 202 pending reply of ask and poll (spec 3.2)', () => {
+  it('describes the 202 pending reply of ask and poll (docs/reference/tasks.md#pending)', () => {
     for (const path of ['/v1/ask', '/v1/poll']) {
       const pending = doc.paths[path].post.responses['202'].content['application/json'];
       expect(pending.schema.allOf[1].properties.status).toEqual({ const: 'pending' });
@@ -186,7 +186,7 @@ describe('GET /openapi.json', () => {
   });
 });
 
-/** Every documented POST with a JSON body: the spec operations and the routes beyond spec 4 (the model export). */
+/** Every documented POST with a JSON body: the spec operations and the routes beyond docs/reference/README.md (the model export). */
 function documented(): Array<{
   id: string;
   path: string;
@@ -236,7 +236,7 @@ const AS_IS: Record<string, { status: number; code: string; field?: string }> = 
   svc_delete_model: { status: 404, code: 'model_ref_missing', field: 'model_ref' },
 };
 
-/** POSTs and follows a 202 pending ask with svc_poll to its end (spec 3.2). */
+/** POSTs and follows a 202 pending ask with svc_poll to its end (docs/reference/tasks.md#pending). */
 async function postAndFollow(path: string, body: unknown, key: string): Promise<{ status: number; body: any }> {
   let r = await svc.post(path, body, key);
   for (let i = 0; i < 600 && r.status === 202; i++) {
@@ -291,7 +291,7 @@ describe('request examples', () => {
     for (const d of documented().filter((x) => !x.path.includes('{'))) {
       for (const example of d.examples.filter((e) => namedIds(e.value).length === 0)) {
         let r = await postAndFollow(d.path, example.value, testKey);
-        // Spec 5.2: a test key works on samples only; an example storing a table needs a live key.
+        // docs/reference/auth.md#test-keys: a test key works on samples only; an example storing a table needs a live key.
         if (r.status === 403 && r.body.code === 'test_key_samples_only') r = await postAndFollow(d.path, example.value, liveKey);
         expect(r.status, `${d.id} ${example.name}: ${r.status} ${JSON.stringify(r.body)}`).toBeGreaterThanOrEqual(200);
         expect(r.status, `${d.id} ${example.name}: ${r.status} ${JSON.stringify(r.body)}`).toBeLessThan(300);
@@ -316,7 +316,7 @@ describe('request examples', () => {
     const real: Record<string, string> = {};
 
     beforeAll(async () => {
-      // The state the examples name, built with one live key that can report outcomes (wire.md scopes).
+      // The state the examples name, built with one live key that can report outcomes (docs/reference/outcomes.md#report scopes).
       key = await svc.liveKey('openapi-stateful', true);
       const stored = await svc.post(
         '/v1/add-dataset',
@@ -331,7 +331,7 @@ describe('request examples', () => {
       expect(stored.status, JSON.stringify(stored.body)).toBe(200);
       real[EXAMPLE_IDS.datasetId] = stored.body.dataset_id;
 
-      // additions 2.9, 2.10: a mapping over a fetch_url to schedule, and a schedule of it to delete
+      // docs/reference/schedules.md#schedule, docs/reference/schedules.md#delete: a mapping over a fetch_url to schedule, and a schedule of it to delete
       const mapped = await svc.post(
         '/v1/map',
         {
@@ -350,7 +350,7 @@ describe('request examples', () => {
       expect(scheduled.status, JSON.stringify(scheduled.body).slice(0, 300)).toBe(200);
       real[EXAMPLE_IDS.scheduleId] = scheduled.body.schedule.schedule_id;
 
-      // outcome_is_desirable gives levers (wire.md); no other ask here uses it, so this is a first fit and,
+      // outcome_is_desirable gives levers (docs/reference/ask.md#reasons); no other ask here uses it, so this is a first fit and,
       // with pendingWaitMs 0, a pending task.
       const ask = {
         ...getSample('saas_churn')!.try,
@@ -369,7 +369,7 @@ describe('request examples', () => {
       expect(lever, 'cust_0001 has a lever to attest').toBeDefined();
       real[EXAMPLE_IDS.leverToken] = lever.lever_token;
 
-      // additions 3.7: over MCP a large answer comes back as page one with a cursor for svc_page
+      // docs/reference/ask.md#large-answers: over MCP a large answer comes back as page one with a cursor for svc_page
       const mcp = await connectMcp(svc.url, { key });
       try {
         let ranked: any = await mcp.callTool({

@@ -1,4 +1,4 @@
-// Isolation of contract 1.1 (additions 3.1, decision on 4.4): a model fitted in a namespace serves only that
+// Isolation of contract 1.1 (docs/reference/ask.md#namespace, decision on 4.4): a model fitted in a namespace serves only that
 // namespace; another namespace's or workspace's model_ref is 404 model_ref_missing exactly like one that
 // never existed, on every operation that takes one; profiles, usage and stored answers are kept apart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,7 +60,7 @@ describe('one record in three namespaces', () => {
     expect(again.body.fits_run).toBe(0);
     expect(again.body.answers.q.model_ref).toBe(acme);
     // the same record in another workspace without a namespace: the same (1.0) ref as this one's own; the
-    // computation is shared, but that workspace's first ask reads as its own fit (issue 21: no signal of
+    // computation is shared, but that workspace's first ask reads as its own fit (docs/guides/overload.md: no signal of
     // another workspace's asks), and its next one as a hit
     const b = await svc.post('/v1/ask', fit(undefined), otherKey);
     expect(b.body.answers.q.model_ref).toBe(own);

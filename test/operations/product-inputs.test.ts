@@ -1,4 +1,4 @@
-// Every bad input of the contract 1.1 fields (additions 2.2, 2.3, 2.5, 2.6, 3.1, 3.2, 3.6): a 4xx Problem that
+// Every bad input of the contract 1.1 fields (docs/reference/models.md#profile, docs/reference/models.md#stored-answers, docs/reference/models.md#extend, docs/reference/models.md#delete, docs/reference/ask.md#namespace, docs/reference/ask.md#request, docs/reference/ask.md#response-format): a 4xx Problem that
 // names the field at fault, never a 5xx. Table-driven over real HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { churnRows } from '../helpers/churn.ts';
@@ -48,7 +48,7 @@ interface Bad {
 const badNamespaces = ['Acme', '', '-acme', 'a'.repeat(65), 'ac me', 7];
 
 const cases: Bad[] = [
-  // svc_ask (additions 3.1, 3.2, 3.6)
+  // svc_ask (docs/reference/ask.md#namespace, docs/reference/ask.md#request, docs/reference/ask.md#response-format)
   ...badNamespaces.map((ns) => ({
     name: `ask namespace ${JSON.stringify(ns)}`,
     path: '/v1/ask',
@@ -128,14 +128,14 @@ const cases: Bad[] = [
     status: 404,
     code: 'model_ref_missing',
   },
-  // svc_poll (additions 3.3)
+  // svc_poll (docs/reference/tasks.md#pending)
   {
     name: 'poll response_format concise',
     path: '/v1/poll',
     body: () => ({ task_id: `tk_${'a'.repeat(26)}`, response_format: 'concise' }),
     field: 'response_format',
   },
-  // svc_page (additions 2.3)
+  // svc_page (docs/reference/models.md#stored-answers)
   { name: 'page cursor too short', path: '/v1/page', body: () => ({ cursor: 'abc' }), field: 'cursor' },
   { name: 'page cursor too long', path: '/v1/page', body: () => ({ cursor: 'a'.repeat(2049) }), field: 'cursor' },
   { name: 'page cursor missing', path: '/v1/page', body: () => ({}), field: 'cursor' },
@@ -155,7 +155,7 @@ const cases: Bad[] = [
     field: 'response_format',
   },
   { name: 'page with an extra property', path: '/v1/page', body: () => ({ cursor: 'x'.repeat(60), offset: 3 }), field: 'offset' },
-  // svc_extend_model (additions 2.5)
+  // svc_extend_model (docs/reference/models.md#extend)
   ...[0, 366, 2.5, '10', undefined].map((d) => ({
     name: `extend days ${JSON.stringify(d)}`,
     path: '/v1/extend-model',
@@ -169,7 +169,7 @@ const cases: Bad[] = [
     body: () => ({ model_ref: ref, days: 3, namespace: ns }),
     field: 'namespace',
   })),
-  // svc_delete_model (additions 2.6)
+  // svc_delete_model (docs/reference/models.md#delete)
   { name: 'delete without model_ref', path: '/v1/delete-model', body: () => ({}), field: 'model_ref' },
   { name: 'delete model_ref malformed', path: '/v1/delete-model', body: () => ({ model_ref: 'x' }), field: 'model_ref' },
   { name: 'delete with an extra property', path: '/v1/delete-model', body: () => ({ model_ref: ref, force: true }), field: 'force' },
@@ -179,7 +179,7 @@ const cases: Bad[] = [
     body: () => ({ model_ref: ref, namespace: ns }),
     field: 'namespace',
   })),
-  // svc_profile (additions 2.2)
+  // svc_profile (docs/reference/models.md#profile)
   ...badNamespaces.map((ns) => ({
     name: `profile namespace ${JSON.stringify(ns)}`,
     path: '/v1/profile',
@@ -229,7 +229,7 @@ const cases: Bad[] = [
     body: () => ({ exclude: ['plan'], fixed: ['plan'] }),
     field: 'fixed',
   },
-  // namespace on the 1.0 operations that take one now (additions 3.1)
+  // namespace on the 1.0 operations that take one now (docs/reference/ask.md#namespace)
   ...['/v1/report-outcomes', '/v1/drift', '/v1/evidence', '/v1/attest', '/v1/export-model'].map((path) => ({
     name: `${path} namespace`,
     path,

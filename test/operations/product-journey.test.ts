@@ -1,4 +1,4 @@
-// The "ship a product" journey of contract 1.1 (issue 16; additions 1, 2.3, 2.5, 2.6, 2.11, 3.1-3.7) over real
+// The "ship a product" journey of contract 1.1 (docs/guides/ship-a-product.md; docs/reference/journeys.md#journeys, docs/reference/models.md#stored-answers, docs/reference/models.md#extend, docs/reference/models.md#delete, docs/reference/ask.md#namespace) over real
 // HTTP on a real service: fit once per namespace, score 10,000 new rows by model_ref with no fit (two of them
 // unreadable, unbilled), page through and export the answer, extend then delete the model, then 410, the old
 // Verdict still valid; and the lifetimes of models and stored answers on a manual clock.

@@ -1,4 +1,4 @@
-// Admission control (issue 21, host/runtime/admission.ts) over real HTTP, with one task thread: past a
+// Admission control (docs/guides/overload.md, host/runtime/admission.ts) over real HTTP, with one task thread: past a
 // workspace's share of tasks an ask is 429 workspace_busy, past the queue of waiting tasks 503 server_busy,
 // both with Retry-After and retry_after_ms; work that waits is a pending task in the store (not a request
 // held in memory) that the runner starts once the thread is free; asks whose fits exist are never refused.

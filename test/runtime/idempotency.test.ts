@@ -1,4 +1,4 @@
-// idempotency_key (spec 2.6, wire.md "Idempotency") when the first call fails: a 4xx is that body's
+// idempotency_key (docs/reference/README.md#idempotency) when the first call fails: a 4xx is that body's
 // answer and is replayed; a 5xx says "retry", so the next retry with the key runs the call again.
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

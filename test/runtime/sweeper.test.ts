@@ -1,4 +1,4 @@
-// Retention (spec 2.2, 8): a stored dataset goes 24 hours after its last use; use (an ask's read, an
+// Retention (docs/reference/datasets.md#lifecycle, docs/reference/limits.md#limits): a stored dataset goes 24 hours after its last use; use (an ask's read, an
 // append) restarts the clock. The clock is injected, so no test waits a day.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// Task threads (issue 21, host/runtime/task-threads.ts): a stored record too large for the request thread is read,
+// Task threads (docs/guides/overload.md, host/runtime/task-threads.ts): a stored record too large for the request thread is read,
 // typed and fitted on a task thread (the request thread never holds it), and a task that outgrows its
 // thread's heap (TASK_MEMORY_MB) fails alone with record_too_large while the service keeps answering.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Pending work across real process deaths (spec 3.2, wire.md "Ask: timing and pending",
+// Pending work across real process deaths (docs/reference/tasks.md#pending,
 // "Idempotency"): an idempotency_key whose first call was SIGKILLed is taken over by the retry; a
 // retry after a kill once pending points at the same task; a task whose process dies at every start
 // is given up after 3 starts with a problem that poll and the retry both return.

@@ -1,4 +1,4 @@
-// The usage ledger counts what spec 1 "Cost" charges: answered fits and answered cases on the
+// The usage ledger counts what docs/reference/limits.md#cost charges: answered fits and answered cases on the
 // caller's own data. Refusals, not_yet and sample datasets are free and leave no charge.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLiveKey } from '../../host/runtime/keys.ts';
@@ -111,7 +111,7 @@ describe('the usage meter', () => {
     meter.add('ws', 'fit', 1, feb1);
     meter.add('other', 'decision', 7, feb1);
     meter.add('ws', 'fit', 0, feb1); // nothing to count
-    meter.add('ws', 'decision', 6, feb1, 'acme'); // additions 3.1: a namespace is metered apart
+    meter.add('ws', 'decision', 6, feb1, 'acme'); // docs/reference/ask.md#namespace: a namespace is metered apart
     await meter.flush();
     expect(rows).toEqual([
       { workspace_id: 'ws', namespace: '', kind: 'decision', count: 5, at: jan31 },

@@ -1,4 +1,4 @@
-// Table samples: committed CSVs match the generator byte for byte and keep the ranges of design/samples.md.
+// Table samples: committed CSVs match the generator byte for byte and keep the ranges of docs/design/samples.md#catalogue.
 import { describe, expect, it } from 'vitest';
 import { SAMPLES, getSample, loadSampleCsv, sampleCsvPath } from '../../samples/catalog.ts';
 import { GENERATORS, saasChurnChance } from '../../samples/generate.ts';
@@ -84,7 +84,7 @@ describe.each(TABLE_SAMPLES)('sample %s', (name) => {
     expect(header).toContain(sample.outcome_column);
   });
 
-  it('keeps every value within the ranges of design/samples.md', () => {
+  it('keeps every value within the ranges of docs/design/samples.md#catalogue', () => {
     for (const [column, allowed] of Object.entries(RANGES[name])) {
       for (const row of rows) {
         const value = row[column];
@@ -125,7 +125,7 @@ describe('sample specifics', () => {
       logins_last_30d: Number(c.logins_last_30d),
       plan: c.plan as 'pro',
     });
-    // Clearly high risk under the generator; the service's own answer (0.6-0.8, samples.md) is
+    // Clearly high risk under the generator; the service's own answer (0.6-0.8, docs/design/samples.md#catalogue) is
     // checked by the sample asks in test/operations.
     expect(p).toBeGreaterThan(0.8);
   });

@@ -1,4 +1,4 @@
-// Cross-field request rules (spec 2.1-2.6, 4.1 rules 3-5, 4.2): each refusal names the field at fault.
+// Cross-field request rules (docs/reference/ask.md#data, docs/reference/ask.md rules 3-5, 4.2): each refusal names the field at fault.
 import { describe, expect, it } from 'vitest';
 import type * as v from 'valibot';
 import { AskRequestSchema } from '../../host/schemas/index.ts';
@@ -14,25 +14,25 @@ const url = 'https://example.com/t.csv';
 
 /** [rule, schema, body, expected field or null when accepted]. */
 const rules: [string, v.GenericSchema, unknown, string | null][] = [
-  // Spec 2.1: exactly one source; fetch_headers only with fetch_url.
+  // docs/reference/ask.md#data: exactly one source; fetch_headers only with fetch_url.
   ['data with no source', A, ask({ data: {} }), 'data'],
   ['data with dataset_id and rows', A, ask({ data: { dataset_id: 'sample:x', rows: [{ a: 1 }] } }), 'data.rows'],
   ['data with csv and fetch_url', A, ask({ data: { csv: 'a', fetch_url: url } }), 'data.fetch_url'],
   ['data with only fetch_headers', A, ask({ data: { fetch_headers: { a: 'b' } } }), 'data'],
   ['data fetch_headers without fetch_url', A, ask({ data: { csv: 'a', fetch_headers: { a: 'b' } } }), 'data.fetch_headers'],
   ['data fetch_headers with fetch_url', A, ask({ data: { fetch_url: url, fetch_headers: { a: 'b' } } }), null],
-  // Spec 2.4: exactly one of ids / rows.
+  // docs/reference/ask.md#cases: exactly one of ids / rows.
   ['cases with neither', A, ask({ cases: {} }), 'cases'],
   ['cases with both', A, ask({ cases: { ids: ['a'], rows: [{ a: 1 }] } }), 'cases.rows'],
   ['cases with rows', A, ask({ cases: { rows: [{ customer_id: 'n1', plan: 'gold' }] } }), null],
-  // Spec 2.4: cases required for yesno, score, choice; rank may rank the whole record.
+  // docs/reference/ask.md#cases: cases required for yesno, score, choice; rank may rank the whole record.
   ['yesno without cases', A, noCases({ q1: QUESTIONS.yesno }), 'cases'],
   ['score without cases', A, noCases({ q1: QUESTIONS.score }), 'cases'],
   ['choice without cases', A, noCases({ q1: QUESTIONS.choiceColumn }), 'cases'],
   ['rank without cases', A, noCases({ r: QUESTIONS.rank }), null],
   ['rank and yesno without cases', A, noCases({ r: QUESTIONS.rank, y: QUESTIONS.yesno }), 'cases'],
   ['rank with cases', A, askWith(QUESTIONS.rank), null],
-  // Spec 4.1 rule 3: choice needs outcome_is_desirable.
+  // docs/reference/ask.md#questions: choice needs outcome_is_desirable.
   [
     'choice without outcome_is_desirable',
     A,
@@ -40,7 +40,7 @@ const rules: [string, v.GenericSchema, unknown, string | null][] = [
     'questions.q1.outcome_is_desirable',
   ],
   ['yesno without outcome_is_desirable', A, askWith({ type: 'yesno', outcome_column: 'y' }), null],
-  // Spec 4.1 rule 4 and 2.3: option_column with options, or option_outcomes, not both.
+  // docs/reference/ask.md#questions: option_column with options, or option_outcomes, not both.
   ['choice option_column without options', A, choice({ option_column: 'o' }), 'questions.q1.options'],
   ['choice options without option_column', A, choice({ options: ['a', 'b'] }), 'questions.q1.option_column'],
   ['choice with neither form', A, choice({}), 'questions.q1.option_column'],
@@ -56,7 +56,7 @@ const rules: [string, v.GenericSchema, unknown, string | null][] = [
     choice({ option_column: 'o', option_outcomes: { a: 'x', b: 'y' } }),
     'questions.q1.option_outcomes',
   ],
-  // Spec 2.3: outcome_column required except choice with option_outcomes.
+  // docs/reference/ask.md#questions: outcome_column required except choice with option_outcomes.
   ['choice option_outcomes without outcome_column', A, askWith(QUESTIONS.choiceOutcomes), null],
   [
     'choice option_column without outcome_column',
@@ -67,7 +67,7 @@ const rules: [string, v.GenericSchema, unknown, string | null][] = [
   ['yesno without outcome_column', A, askWith({ type: 'yesno' }), 'questions.q1.outcome_column'],
   ['score without outcome_column', A, askWith({ type: 'score' }), 'questions.q1.outcome_column'],
   ['rank without outcome_column', A, askWith({ type: 'rank' }), 'questions.q1.outcome_column'],
-  // Spec 4.1 rule 5: cuts one fewer than levels, ascending; defaults levels 4 / cuts 3.
+  // docs/reference/ask.md#questions: cuts one fewer than levels, ascending; defaults levels 4 / cuts 3.
   ['levels 3 with cuts 2', A, score({ levels: ['a', 'b', 'c'], cuts: [0.3, 0.6] }), null],
   ['levels 3 with cuts 3', A, score({ levels: ['a', 'b', 'c'], cuts: [0.2, 0.4, 0.6] }), 'questions.q1.cuts'],
   ['levels 3 with cuts 1', A, score({ levels: ['a', 'b', 'c'], cuts: [0.5] }), 'questions.q1.cuts'],
@@ -80,7 +80,7 @@ const rules: [string, v.GenericSchema, unknown, string | null][] = [
   ['cuts equal neighbours', A, score({ cuts: [0.25, 0.25, 0.75] }), 'questions.q1.cuts'],
   ['cuts descending', A, score({ cuts: [0.75, 0.5, 0.25] }), 'questions.q1.cuts'],
   ['score with no levels or cuts', A, score({}), null],
-  // Spec 2.6: person needs acknowledge_decision_support true.
+  // docs/reference/ask.md#request: person needs acknowledge_decision_support true.
   ['person without acknowledgement', A, ask({ subject_kind: 'person' }), 'acknowledge_decision_support'],
   [
     'person with acknowledgement false',
@@ -90,9 +90,9 @@ const rules: [string, v.GenericSchema, unknown, string | null][] = [
   ],
   ['person with acknowledgement true', A, ask({ subject_kind: 'person', acknowledge_decision_support: true }), null],
   ['org without acknowledgement', A, ask({ subject_kind: 'org' }), null],
-  // Spec 2.6: time_column with every shape except table.
+  // docs/reference/ask.md#request: time_column with every shape except table.
   ['table shape without time_column', A, ask({ shape: SHAPES.table }), null],
-  // Spec 4.2: exactly one of rows, csv, fetch_url, upload; fetch_headers only with fetch_url.
+  // docs/reference/datasets.md#add-dataset: exactly one of rows, csv, fetch_url, upload; fetch_headers only with fetch_url.
   ['add-dataset with nothing', D, {}, '(none)'],
   ['add-dataset with only dataset_id', D, { dataset_id: `ds_${'a'.repeat(26)}` }, '(none)'],
   ['add-dataset rows and csv', D, { rows: [{ a: 1 }], csv: 'a' }, 'csv'],

@@ -1,4 +1,4 @@
-// Valid examples of every request (spec 2, 4) are accepted unchanged; sample responses match their schemas.
+// Valid examples of every request (docs/reference/ask.md#request, docs/reference/README.md) are accepted unchanged; sample responses match their schemas.
 import { describe, expect, it } from 'vitest';
 import * as v from 'valibot';
 import { AskRequestSchema, ProblemSchema, parseBody } from '../../host/schemas/index.ts';

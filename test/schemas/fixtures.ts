@@ -62,7 +62,7 @@ export const WHEN = {
   ],
 };
 
-/** One valid shape per kind (spec 2.5). */
+/** One valid shape per kind (docs/reference/ask.md#shapes). */
 export const SHAPES: Record<string, Body> = {
   table: { kind: 'table' },
   events: {

@@ -1,4 +1,4 @@
-// host/schemas/json-guard.ts: the one rule for a request body (issue 21): every number finite, nesting at
+// host/schemas/json-guard.ts: the one rule for a request body: every number finite, nesting at
 // most 64 levels; the first offence in document order is named by its path, without recursion.
 import { describe, expect, it } from 'vitest';
 import { JSON_DEPTH_MAX, assertPlainJson, findJsonHazard, hazardField } from '../../host/schemas/json-guard.ts';

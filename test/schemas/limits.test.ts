@@ -1,4 +1,4 @@
-// Spec 2 and 8 limits, each at its edge (accepted) and one past it (refused naming the exact field).
+// docs/reference/ask.md#request, docs/reference/limits.md#limits limits, each at its edge (accepted) and one past it (refused naming the exact field).
 import { describe, expect, it } from 'vitest';
 import type * as v from 'valibot';
 import { AskRequestSchema } from '../../host/schemas/index.ts';

@@ -1,4 +1,4 @@
-// parseBody: one invalid_request error naming the most relevant field in a clear sentence (wire.md "Problems").
+// parseBody: one invalid_request error naming the most relevant field in a clear sentence (docs/reference/errors.md#problem).
 import { describe, expect, it } from 'vitest';
 import { AskRequestSchema, parseBody } from '../../host/schemas/index.ts';
 import { ServiceError } from '../../host/errors.ts';

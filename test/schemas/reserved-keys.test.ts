@@ -1,5 +1,5 @@
 // Every map in a request keeps the keys constructor, prototype and __proto__ (valibot's record drops them),
-// as ordinary own properties that never reach a prototype (spec 2.1 rows, 2.3 question names, 2.4 cases).
+// as ordinary own properties that never reach a prototype (docs/reference/ask.md#data rows, 2.3 question names, 2.4 cases).
 import { describe, expect, it } from 'vitest';
 import type * as v from 'valibot';
 import { AskRequestSchema, parseBody } from '../../host/schemas/index.ts';

@@ -1,4 +1,4 @@
-// "No other properties" (spec 2.1-2.6, 4.2-4.9): an unknown property at any level is refused by name.
+// "No other properties" (docs/reference/ask.md#data, docs/reference/datasets.md#add-dataset): an unknown property at any level is refused by name.
 import { describe, expect, it } from 'vitest';
 import type * as v from 'valibot';
 import { AskRequestSchema } from '../../host/schemas/index.ts';
@@ -90,7 +90,7 @@ describe('unknown properties', () => {
     expect(err?.message).toMatch(/is not an allowed property/);
   });
 
-  it('the verdict itself allows further properties (spec 2.11)', () => {
+  it('the verdict itself allows further properties (docs/reference/verdicts.md)', () => {
     expect(refusal(VerifyRequestSchema, { verdict: { ...verdict, cases: [], extra: 1 }, signature: { kid: 'k' } })).toBeNull();
   });
 

@@ -1,4 +1,4 @@
-// Canonical JSON cases checked against what Python's json.dumps(sort_keys, ensure_ascii) + repr(float) writes (wire.md).
+// Canonical JSON cases checked against what Python's json.dumps(sort_keys, ensure_ascii) + repr(float) writes (docs/reference/verdicts.md).
 import { describe, it, expect } from 'vitest';
 import { canonicalJson } from '../../host/signing/canonical-json.ts';
 

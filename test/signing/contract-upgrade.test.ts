@@ -1,4 +1,4 @@
-// Contract 1.1 (README "Contract 1.1 decisions"): Verdicts signed while the service said contract 1.0.0 (an answer's
+// Contract 1.1 (docs/decisions/README.md): Verdicts signed while the service said contract 1.0.0 (an answer's
 // and a backtest's, stored in fixtures/ with the throwaway key that signed them) still verify `valid` on a service
 // that says 1.1.0, over real HTTP; new Verdicts name 1.1.0; the number moves no model_ref.
 import fs from 'node:fs';

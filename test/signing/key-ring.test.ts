@@ -1,4 +1,4 @@
-// Key ring: first-start generation, persistence, rotation and the published JWKS (wire.md "Verdicts and signatures").
+// Key ring: first-start generation, persistence, rotation and the published JWKS (docs/reference/verdicts.md).
 import { describe, it, expect } from 'vitest';
 import { calculateJwkThumbprint } from 'jose';
 import { KeyRing, MemorySigningKeyStore } from '../../host/signing/index.ts';
@@ -29,7 +29,7 @@ describe('KeyRing', () => {
     expect(jwk.kid).toBe(await calculateJwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x: jwk.x }));
   });
 
-  it('publishes exactly the wire.md JWK fields and no private part', async () => {
+  it('publishes exactly the docs/reference/verdicts.md JWK fields and no private part', async () => {
     const ring = await KeyRing.open(new MemorySigningKeyStore());
     const [jwk] = ring.jwks().keys;
     expect(Object.keys(jwk).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x']);

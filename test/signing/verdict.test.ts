@@ -1,4 +1,4 @@
-// Verdict signatures: RFC 7797 detached JWS checked offline by jose, and svc_verify's status order (wire.md, spec 4.7).
+// Verdict signatures: RFC 7797 detached JWS checked offline by jose, and svc_verify's status order (docs/reference/verdicts.md, docs/reference/verdicts.md#verify).
 import { describe, it, expect } from 'vitest';
 import { flattenedVerify, importJWK } from 'jose';
 import { KeyRing, MemorySigningKeyStore, canonicalJson, newVerdictId, signVerdict, verifyVerdict } from '../../host/signing/index.ts';
@@ -62,7 +62,7 @@ function nextUp(x: number): number {
 }
 
 describe('signVerdict', () => {
-  it('writes the wire.md protected header byte for byte', async () => {
+  it('writes the docs/reference/verdicts.md protected header byte for byte', async () => {
     const { ring, signature } = await signedSample();
     const header = Buffer.from(signature.protected, 'base64url').toString('utf8');
     expect(header).toBe(`{"alg":"EdDSA","b64":false,"crit":["b64"],"kid":"${ring.activeKid}","typ":"verdict+json"}`);

@@ -54,7 +54,7 @@ describeStores('outcomes', ({ openStore }) => {
       duplicates: 0,
       written_each: [true, true],
     });
-    // per item in the order given (additions 3.9): of two items with one event_id the first is written
+    // per item in the order given (docs/reference/outcomes.md#report): of two items with one event_id the first is written
     expect(await store.writeOutcomes([outcome('e2'), outcome('e3', { observed_at: T0 + 1 }), outcome('e3')])).toEqual({
       written: 1,
       duplicates: 2,

@@ -1,4 +1,4 @@
-// The mappings of svc_map (additions 2.7, migration 100): kept per workspace and namespace, the same id kept
+// The mappings of svc_map (docs/reference/map.md#map, migration 100): kept per workspace and namespace, the same id kept
 // once, listed oldest first. Both dialects.
 import { expect, it } from 'vitest';
 import { describeStores, T0 } from './helpers.ts';

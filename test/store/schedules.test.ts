@@ -1,4 +1,4 @@
-// Schedules (additions 2.9, 2.10; migration 11): a period's run starts once however many dispatchers race for
+// Schedules (docs/reference/schedules.md#runs, docs/reference/schedules.md#delete; migration 11): a period's run starts once however many dispatchers race for
 // it (the claim moves next_run_at on in the transaction that queues the run's task and keeps one run row per
 // period), no run starts while the last one runs, a run records only while it is the schedule's, a run whose
 // task ended unrecorded is found, and deleting erases the row. Both dialects.

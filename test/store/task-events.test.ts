@@ -1,4 +1,4 @@
-// Task events (spec 2.12): numbered per task, written only by the lease holder, the last one stored with the
+// Task events (docs/reference/tasks.md#events): numbered per task, written only by the lease holder, the last one stored with the
 // task's final status, read by any connection, and swept with their task.
 import { expect, it } from 'vitest';
 import type { Store } from '../../host/store/index.ts';

@@ -1,4 +1,4 @@
-// The answers kept for the track record (additions 2.1): kept once per case and answer, counted, and read
+// The answers kept for the track record (docs/reference/outcomes.md#track-record): kept once per case and answer, counted, and read
 // back only for cases with a reported outcome under the same model_ref. Both dialects.
 import { expect, it } from 'vitest';
 import type { AnsweredCase, OutcomeRecord } from '../../host/store/index.ts';

@@ -1,4 +1,4 @@
-// parseCsv: RFC 4180 edge cases and errors (host/table/csv.ts; spec 2.1, wire.md "Problems").
+// parseCsv: RFC 4180 edge cases and errors (host/table/csv.ts; docs/reference/ask.md#data, docs/reference/errors.md#problem).
 import { describe, expect, it } from 'vitest';
 import { parseCsv } from '../../host/table/csv.ts';
 import { ServiceError } from '../../host/errors.ts';

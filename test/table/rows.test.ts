@@ -1,4 +1,4 @@
-// rowsToTable and the content hash of inline rows (host/table/rows.ts, hash.ts; spec 2.1).
+// rowsToTable and the content hash of inline rows (host/table/rows.ts, hash.ts; docs/reference/ask.md#data).
 import { describe, expect, it } from 'vitest';
 import { rowsToTable } from '../../host/table/rows.ts';
 import { contentHash, hashRows } from '../../host/table/hash.ts';

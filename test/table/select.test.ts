@@ -1,4 +1,4 @@
-// parseTime and latest-row selection (host/table/select.ts; spec 2.4, 2.6 time_column).
+// parseTime and latest-row selection (host/table/select.ts; docs/reference/ask.md#cases, docs/reference/ask.md#request time_column).
 import { describe, expect, it } from 'vitest';
 import { latestRowPerEntity, parseIso8601, parseTime } from '../../host/table/select.ts';
 import { rowsToTable } from '../../host/table/rows.ts';

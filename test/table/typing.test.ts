@@ -1,4 +1,4 @@
-// Column typing, encodings and yes/no detection (host/table/typing.ts; engine.md step 3).
+// Column typing, encodings and yes/no detection (host/table/typing.ts; docs/design/engine.md#step-3).
 import { describe, expect, it } from 'vitest';
 import {
   cellText,

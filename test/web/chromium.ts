@@ -1,4 +1,4 @@
-// Launches the system Chromium for the browser tests (toolchain.md): /usr/bin/chromium through
+// Launches the system Chromium for the browser tests (docs/design/house-rules.md#toolchain): /usr/bin/chromium through
 // playwright-core with a fresh profile. A missing Chromium is a failure, never a skip (CI installs it).
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,5 +1,5 @@
 // The pages the service's texts link to: each Problem's `type` / `doc_url` and the default {keys_url}
-// answer with a page (wire.md "Problems": type is {base}/problems/<code>; spec 5.3 keys_url).
+// answer with a page (docs/reference/errors.md#problem: type is {base}/problems/<code>; docs/reference/auth.md#live-keys keys_url).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBLEM_CODES } from '../../host/errors.ts';
 import { call, expectProblem, startTestService, type TestService } from '../http/helpers.ts';

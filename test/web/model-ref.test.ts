@@ -1,4 +1,4 @@
-// Issue 8 in real Chromium: a model fitted on the server (telco_churn through /v1/ask with a key), loaded into
+// docs/reference/models.md#export in real Chromium: a model fitted on the server (telco_churn through /v1/ask with a key), loaded into
 // the page by its model_ref, scores the sample and a picked CSV of new cases in the page. Every chance and
 // reason equals the service's answer for the same cases, and the engine's unrounded p and contributions
 // equal, bit for bit, what the service's engine bridge (host/engine/scorer.ts) gives in Node on the stored bytes.
@@ -162,7 +162,7 @@ describe('scoring in the page with a model_ref fitted on the server', () => {
     expectSameF64(mine.p, node.p, 'p');
     expectSameF64(mine.contributions, node.contributions, 'contributions');
     expect(mine.contributions.length).toBe(800 * stored.columns.length);
-    // The service's answer is these p rounded to 6 decimals (wire.md); the raw ones differ from them.
+    // The service's answer is these p rounded to 6 decimals (docs/reference/ask.md#case-result); the raw ones differ from them.
     expect(Array.from(node.p, round6)).toEqual(served.cases.map((c: Obj) => c.p));
     expect(Array.from(node.p).filter((p, i) => p !== served.cases[i].p).length).toBeGreaterThan(700);
   });

@@ -1,4 +1,4 @@
-// The watch page in real Chromium (additions 2.13): a model's watch_url (svc_track_record, svc_drift) shows the
+// The watch page in real Chromium (docs/reference/outcomes.md#watch): a model's watch_url (svc_track_record, svc_drift) shows the
 // calibration by chance range and the latest drift that the keyed calls give, reading only this origin's
 // /v1/watch/<token>; an altered link says it is not valid, an expired one that it expired; a pending ask's link
 // still follows its task to done.

@@ -1,4 +1,4 @@
-// The pages {site_url} links point at (spec 2.13 watch_url, 3.8 upload_page): served by this service with the
+// The pages {site_url} links point at (docs/reference/tasks.md#watch watch_url, 3.8 upload_page): served by this service with the
 // preview's security headers; their scripts talk to this origin's API only (the token stays in the path).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';

@@ -2,10 +2,10 @@
 import * as v from 'valibot';
 import { Open } from '../../schemas/replies.ts';
 
-/** Spec 4.8: an empty object, no properties allowed. */
+/** docs/reference/journeys.md#describe: an empty object, no properties allowed. */
 export const DescribeRequestSchema = v.strictObject({});
 
-/** additions 3.10: a journey's first call; `body` is ready to send as it is, `needs` what to fill in from earlier calls. */
+/** docs/reference/journeys.md#describe: a journey's first call; `body` is ready to send as it is, `needs` what to fill in from earlier calls. */
 const JourneyCallSchema = v.looseObject({
   operation: v.string(),
   rest: v.optional(v.string()),
@@ -19,7 +19,7 @@ export const DescribeResponseSchema = v.looseObject({
   contract: v.string(),
   question_types: v.array(Open),
   samples: v.array(Open),
-  /** additions 1 and 3.10. */
+  /** docs/reference/journeys.md#journeys, docs/reference/README.md. */
   journeys: v.array(v.looseObject({ name: v.string(), title: v.string(), summary: v.string(), first_calls: v.array(JourneyCallSchema) })),
 });
 

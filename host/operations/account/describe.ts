@@ -1,4 +1,4 @@
-// svc_describe (spec 4.8, wire.md "svc_describe"): what this server answers, with which fields, limits,
+// svc_describe (docs/reference/journeys.md#describe "svc_describe"): what this server answers, with which fields, limits,
 // prices and retention, and the free samples each with a ready-to-send ask (`try`, question key `q`).
 import { SHAPE_FEATURES } from '../../table/shapes/index.ts';
 import { LIMITS, parseBody } from '../../schemas/index.ts';
@@ -26,7 +26,7 @@ const COMMON_QUESTION_FIELDS: Field[] = [
   ['refit_of', 'string', 'model_ref of an earlier answer on an older version of this record; adds a drift report.'],
 ];
 
-/** Spec 1 "Question types" and 2.3. */
+/** docs/reference/README.md, docs/reference/ask.md#questions "Question types". */
 const QUESTION_TYPES = [
   {
     type: 'yesno',
@@ -77,7 +77,7 @@ const QUESTION_TYPES = [
 
 const COL = `string, 1 to ${LIMITS.columnNameMax} chars`;
 const COLS = `string[], 1 to ${LIMITS.shapeColumnsMax} column names`;
-/** Spec 2.5; `available` says whether this server's svc_ask reads the kind; `features` names what each builds. */
+/** docs/reference/ask.md#shapes; `available` says whether this server's svc_ask reads the kind; `features` names what each builds. */
 const SHAPE_KINDS = [
   { kind: 'table', available: true, description: 'One row per case (the default when shape is omitted).', fields: [] },
   {
@@ -141,7 +141,7 @@ const SHAPE_KINDS = [
     kind: 'snapshots',
     available: true,
     description:
-      'additions 3.2. Grid form: an event log read as a row per case per snapshot_every, outcome within horizon after each ' +
+      'docs/reference/map.md#snapshots. Grid form: an event log read as a row per case per snapshot_every, outcome within horizon after each ' +
       'reading; cases.open asks about the readings at as_of. Table form (snapshots given): the log read at the moments of a ' +
       'snapshot table whose own columns hold the outcome; cases.ids name snapshots.',
     fields: fields([
@@ -168,7 +168,7 @@ const SHAPE_KINDS = [
 
 const SHAPES = SHAPE_KINDS.map((k) => ({ ...k, features: SHAPE_FEATURES[k.kind as keyof typeof SHAPE_FEATURES] }));
 
-/** Spec 3.1. */
+/** docs/reference/ask.md#states. */
 const ANSWER_STATES = [
   {
     state: 'answered',
@@ -187,7 +187,7 @@ const ANSWER_STATES = [
   },
 ];
 
-/** Spec 8, every row, plus the `when` nesting cap this server adds. */
+/** docs/reference/limits.md#limits, every row, plus the `when` nesting cap this server adds. */
 const LIMIT_LIST = {
   inline_rows: { min: 1, max: LIMITS.rowsMax, applies_to: 'data.rows and add-dataset rows, per call' },
   inline_csv_chars: { min: 1, max: LIMITS.csvMax },
@@ -203,7 +203,7 @@ const LIMIT_LIST = {
   signal_columns: { min: 1, max: LIMITS.shapeColumnsMax },
   shape_column_name_chars: { min: 1, max: LIMITS.columnNameMax },
   when_all_any_items: { min: 1, max: LIMITS.whenItemsMax },
-  // Not in spec 8: this server's cap on all/any nesting (host/schemas/shape.ts), stated so callers can see it.
+  // Not in docs/reference/limits.md#limits: this server's cap on all/any nesting (host/schemas/shape.ts), stated so callers can see it.
   when_all_any_nesting_levels: { max: LIMITS.whenDepthMax },
   idempotency_key_chars: { min: 1, max: LIMITS.idempotencyKeyMax, kept_hours: 24 },
   event_id_chars: { max: LIMITS.eventIdMax },
@@ -215,7 +215,7 @@ const LIMIT_LIST = {
   first_ask_on_large_record: 'may take a minute or two (202 pending; follow with svc_poll)',
 };
 
-/** Spec 1 "Cost". */
+/** docs/reference/limits.md#cost. */
 const PRICES = {
   currency: 'USD',
   answered_case: { price: 0.00002, per_million: 20, note: 'one decision; billable_decisions counts them' },
@@ -223,7 +223,7 @@ const PRICES = {
   free: ['refusals', 'not_yet', 'verification', 'sample datasets', 'storage', 'all supporting operations'],
 };
 
-/** Spec 8 retention rows and 2.2. */
+/** docs/reference/limits.md#limits retention rows and 2.2. */
 const RETENTION = {
   inline_data: 'deleted when the call ends',
   stored_dataset: '24 hours after last use, or at once with svc_delete_dataset',
@@ -248,7 +248,7 @@ async function journeyList(): Promise<Journey[]> {
 export async function runDescribe(ctx: OpContext, body: unknown): Promise<OpResult> {
   parseBody(DescribeRequestSchema, body);
   const { config, engine } = ctx.services;
-  // additions 3.10: with a key, the workspace's schedules
+  // docs/reference/README.md: with a key, the workspace's schedules
   const schedules = ctx.caller
     ? (await ctx.services.store.listSchedules(ctx.caller.workspaceId)).map((s) => {
         const v = scheduleView(s);
@@ -283,7 +283,7 @@ export async function runDescribe(ctx: OpContext, body: unknown): Promise<OpResu
         scopes: { 'write:outcomes': 'Can report outcomes: needed by svc_report_outcomes and svc_attest' },
       },
       jwks_url: `${config.baseUrl}/.well-known/jwks.json`,
-      // additions 3.10: the journeys of additions 1, each with its first calls (schedules[] is added with svc_schedule)
+      // docs/reference/journeys.md#describe: the journeys of docs/reference/journeys.md#journeys, each with its first calls (schedules[] is added with svc_schedule)
       journeys: await journeyList(),
       samples: SAMPLES.map((s) => ({
         name: s.name,

@@ -1,4 +1,4 @@
-// The user journeys svc_describe lists (additions 1 and 3.10): each journey with its first calls in order,
+// The user journeys svc_describe lists (docs/reference/journeys.md#journeys, docs/reference/journeys.md#describe): each journey with its first calls in order,
 // a ready body wherever this service can give one (the samples' asks, sample logs for map and backtest),
 // else what the call needs and which earlier call gives it.
 import { SAMPLES } from '../../../samples/catalog.ts';
@@ -49,7 +49,7 @@ export function journeysWithRest(paths: ReadonlyMap<string, string>): Journey[] 
   }));
 }
 
-/** additions 1, in its order. */
+/** docs/reference/journeys.md#journeys, in its order. */
 export function journeys(): Journey[] {
   return [
     {

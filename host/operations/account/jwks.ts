@@ -1,7 +1,7 @@
-// jwks: the public Verdict keys (spec 2.11), a GET route that is not a spec operation.
+// jwks: the public Verdict keys (docs/reference/verdicts.md), a GET route that is not a spec operation.
 import type { Operation } from '../operation.ts';
 
-/** GET /.well-known/jwks.json (spec 2.11): the Ed25519 keys Verdicts are signed with, retired ones included. */
+/** GET /.well-known/jwks.json (docs/reference/verdicts.md): the Ed25519 keys Verdicts are signed with, retired ones included. */
 export const jwksOperation: Operation = {
   name: 'jwks',
   path: '/.well-known/jwks.json',
@@ -9,7 +9,7 @@ export const jwksOperation: Operation = {
   auth: 'none',
   body: 'none',
   title: 'Public Verdict keys',
-  description: 'The Ed25519 keys Verdicts are signed with, retired ones included (spec 2.11); verify offline with them.',
+  description: 'The Ed25519 keys Verdicts are signed with, retired ones included (docs/reference/verdicts.md); verify offline with them.',
   status: 200,
   examples: [],
   run: async (ctx) => ({

@@ -5,7 +5,7 @@ import { PROFILE_DISPLAYS, ProfileWordsSchema } from '../../schemas/profile.ts';
 
 const ColumnListSchema = v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(200))), v.maxLength(200));
 
-/** additions 2.2: sending any of words, exclude, fixed, display replaces the whole profile; none reads it. */
+/** docs/reference/models.md#profile: sending any of words, exclude, fixed, display replaces the whole profile; none reads it. */
 export const ProfileRequestSchema = v.strictObject({
   namespace: v.optional(NamespaceSchema),
   words: v.optional(ProfileWordsSchema),
@@ -14,7 +14,7 @@ export const ProfileRequestSchema = v.strictObject({
   display: v.optional(v.picklist(PROFILE_DISPLAYS)),
 });
 
-/** additions 2.2: the namespace (null: the workspace's own) and its profile (null: none). */
+/** docs/reference/models.md#profile: the namespace (null: the workspace's own) and its profile (null: none). */
 export const ProfileResponseSchema = v.looseObject({
   namespace: v.nullable(v.string()),
   profile: v.nullable(

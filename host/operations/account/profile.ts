@@ -1,4 +1,4 @@
-// svc_profile (additions 2.2): reads or replaces a namespace's profile: the words answers use (`says`),
+// svc_profile (docs/reference/models.md#profile): reads or replaces a namespace's profile: the words answers use (`says`),
 // columns new fits leave out (`exclude`), columns an action cannot change (`fixed`), and chance or band
 // display. Sending any of words, exclude, fixed, display replaces the whole profile (omitted fields
 // reset); sending none reads it. The workspace's own profile is namespace null (decision on 4.5).

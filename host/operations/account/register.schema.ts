@@ -1,7 +1,7 @@
 // register_agent's reply (it reads no body).
 import * as v from 'valibot';
 
-/** Spec 4.12: 201 with a test key shown once. */
+/** docs/reference/auth.md#test-keys: 201 with a test key shown once. */
 export const RegisterResponseSchema = v.looseObject({
   api_key: v.string(),
   mode: v.literal('test'),

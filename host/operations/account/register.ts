@@ -1,4 +1,4 @@
-// register_agent (spec 4.12): no key, no body; a new workspace and a test key that works on samples only.
+// register_agent (docs/reference/auth.md#test-keys): no key, no body; a new workspace and a test key that works on samples only.
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { issueApiKey } from '../../runtime/keys.ts';
 import { FREE, type Operation } from '../operation.ts';
@@ -10,10 +10,10 @@ export interface RegisterResponse {
   note: string;
 }
 
-/** The body, if any, is ignored (spec 4.12: no body schema). */
+/** The body, if any, is ignored (docs/reference/auth.md#test-keys: no body schema). */
 export async function runRegister(ctx: OpContext, _body?: unknown): Promise<OpResult<RegisterResponse>> {
   const { store, now, config } = ctx.services;
-  // spec 4.12 / 8: rate-limited per address.
+  // docs/reference/auth.md#test-keys, docs/reference/limits.md#limits: rate-limited per address.
   const limiter = ctx.services.limits.register;
   const decision = await limiter.take(ctx.clientAddress);
   if (!decision.allowed) throw limiter.refusal(decision, 'Too many registrations from this address');
@@ -46,7 +46,7 @@ export const registerOperation: Operation = {
   response: RegisterResponseSchema,
   status: 201,
   pending: false,
-  // Spec 4.13 names no hint for it: it writes (a workspace and a key), never deletes, each call makes a
+  // docs/reference/mcp.md names no hint for it: it writes (a workspace and a key), never deletes, each call makes a
   // new key (not idempotent), and it talks to nothing outside this service.
   tool: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   examples: [],

@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { SignatureSchema, VerdictSchema } from '../../schemas/verdict.ts';
 
-/** Spec 4.7: verify a Verdict; the top level is strict, the Verdict itself is not. */
+/** docs/reference/verdicts.md#verify: verify a Verdict; the top level is strict, the Verdict itself is not. */
 export const VerifyRequestSchema = v.strictObject({ verdict: VerdictSchema, signature: SignatureSchema });
 
 export const VerifyResponseSchema = v.looseObject({

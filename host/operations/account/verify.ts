@@ -1,4 +1,4 @@
-// svc_verify (spec 4.7, wire.md "Verdicts and signatures"): is a Verdict genuine, unaltered and unexpired?
+// svc_verify (docs/reference/verdicts.md#verify, docs/reference/verdicts.md): is a Verdict genuine, unaltered and unexpired?
 import { parseBody } from '../../schemas/index.ts';
 import { verifyVerdict, type VerifyStatus } from '../../signing/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
@@ -7,7 +7,7 @@ import { VerifyRequestSchema, VerifyResponseSchema } from './verify.schema.ts';
 
 export async function runVerify(ctx: OpContext, body: unknown): Promise<OpResult<{ status: VerifyStatus }>> {
   parseBody(VerifyRequestSchema, body);
-  // Check the values exactly as received, not the schema's copy (spec 4.7: re-serialising breaks it).
+  // Check the values exactly as received, not the schema's copy (docs/reference/verdicts.md#verify: re-serialising breaks it).
   const { verdict, signature } = body as { verdict: unknown; signature: unknown };
   const { keyRing, now } = ctx.services;
   return { status: 200, body: { status: await verifyVerdict(keyRing, verdict, signature, now()) } };

@@ -8,7 +8,7 @@ import { SignatureSchema, VerdictSchema } from '../../schemas/verdict.ts';
 import { ownRecord } from '../../schemas/record.ts';
 import { Chance, Integer, Open } from '../../schemas/replies.ts';
 
-/** Spec 2.10 (+ wire.md `range`). */
+/** docs/reference/ask.md#reasons (+ docs/reference/ask.md#reasons `range`). */
 export const ReasonSchema = v.looseObject({
   feature_label: v.string(),
   value: v.optional(v.unknown()),
@@ -18,7 +18,7 @@ export const ReasonSchema = v.looseObject({
   range: v.optional(v.looseObject({ text: v.string() })),
 });
 
-/** Spec 2.9 (+ wire.md band fields). `p` is a map option -> chance for choice. */
+/** docs/reference/ask.md#case-result (+ docs/reference/ask.md#bands band fields). `p` is a map option -> chance for choice. */
 export const CaseResultSchema = v.looseObject({
   entity_id: v.string(),
   p: v.union([Chance, ownRecord(v.string(), Chance)]),
@@ -36,14 +36,14 @@ export const CaseResultSchema = v.looseObject({
   max_autonomy: v.optional(v.picklist(['L0', 'L1', 'L2', 'L3'])),
 });
 
-/** Spec 2.11: one signed Verdict per answered question (per option for choice). */
+/** docs/reference/verdicts.md: one signed Verdict per answered question (per option for choice). */
 export const VerdictEntrySchema = v.looseObject({
   option: v.optional(v.string()),
   verdict: VerdictSchema,
   signature: v.nullable(SignatureSchema),
 });
 
-/** Spec 2.8: read `state` first. */
+/** docs/reference/ask.md#answer: read `state` first. */
 export const AnswerSchema = v.looseObject({
   type: v.picklist(QUESTION_TYPES),
   state: v.picklist(['answered', 'refused', 'not_yet']),
@@ -62,7 +62,7 @@ export const AnswerSchema = v.looseObject({
   drift: v.optional(Open),
 });
 
-/** Spec 3.3 `progress` of a pending call: the finer step as `stage`, the share of its fits done, the facts so far. */
+/** docs/reference/tasks.md#pending `progress` of a pending call: the finer step as `stage`, the share of its fits done, the facts so far. */
 export const ProgressSchema = v.looseObject({
   stage: v.picklist(['reading', 'shaping', 'binning', 'fitting', 'deciding', 'scoring', 'signing']),
   frac: v.pipe(v.number(), v.minValue(0), v.maxValue(1)),
@@ -71,7 +71,7 @@ export const ProgressSchema = v.looseObject({
   facts_so_far: v.looseObject({}),
 });
 
-/** Spec 2.7 (also svc_poll; spec 3.3 adds `stage`, `elapsed_ms`, `watch_url` and `progress` while pending). */
+/** docs/reference/ask.md#response (also svc_poll; docs/reference/tasks.md#pending adds `stage`, `elapsed_ms`, `watch_url` and `progress` while pending). */
 export const AskResponseSchema = v.looseObject({
   status: v.picklist(['done', 'pending']),
   task_id: v.optional(TaskIdSchema),

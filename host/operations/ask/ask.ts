@@ -1,5 +1,5 @@
-// svc_ask (spec 4.1): validate, resolve the record, run or reuse one fit per outcome (or score with a
-// named model, additions 3.2), score the cases, build each question's answer with its signed Verdicts,
+// svc_ask (docs/reference/ask.md): validate, resolve the record, run or reuse one fit per outcome (or score with a
+// named model, docs/reference/ask.md#request), score the cases, build each question's answer with its signed Verdicts,
 // count billable decisions; then the reply in the format asked for (3.6), paged over MCP when large (3.7).
 import { ServiceError } from '../../errors.ts';
 import { AskRequestSchema, parseBody, type AskRequest, type Question } from '../../schemas/index.ts';
@@ -37,8 +37,8 @@ export { CONTRACT } from '../../core/contract.ts';
 /**
  * svc_ask: validates, then answers on the request thread when every fit it needs is already this
  * workspace's and its record is at hand; otherwise runs it as a task (host/runtime/tasks.ts), which
- * turns the reply into 202 pending when it outlasts config.pendingWaitMs (spec 3.2). idempotency_key
- * replays the first reply (spec 2.6).
+ * turns the reply into 202 pending when it outlasts config.pendingWaitMs (docs/reference/tasks.md#pending). idempotency_key
+ * replays the first reply (docs/reference/ask.md#request).
  */
 export async function runAsk(ctx: OpContext, raw: unknown, req?: OperationRequest): Promise<OpResult> {
   const ask = parseBody(AskRequestSchema, raw);
@@ -49,7 +49,7 @@ export async function runAsk(ctx: OpContext, raw: unknown, req?: OperationReques
       executeAsk(ctx, ask, undefined, { quick: true }),
     );
   const run = async () =>
-    // A pending ask is polled, and svc_poll formats the answer (additions 3.3).
+    // A pending ask is polled, and svc_poll formats the answer (docs/reference/tasks.md#pending).
     replyInFormat(ctx, await answer(), { format: ask.response_format ?? 'full', transport: req?.transport ?? 'rest' });
   return idem ? withIdempotency(ctx, idem.operation, idem.key, raw, run) : run();
 }
@@ -77,7 +77,7 @@ function answerProfileOf(profile: Profile | null, exclusionsApplied: string[]): 
 }
 
 /**
- * The ask; `progress` hears each step (spec 2.12: stage events of a pending ask). `quick` (the request
+ * The ask; `progress` hears each step (docs/reference/tasks.md#events: stage events of a pending ask). `quick` (the request
  * thread): throws RunAsTask as soon as it needs anything a task must do (a fit, a fit new to this
  * workspace, a record too large to read there, a download); nothing it did before is billed or changes
  * what the task will see.
@@ -92,7 +92,7 @@ export async function executeAsk(
   const life: ModelLife = { namespace, ttlMs: (ask.model_ttl_days ?? DEFAULT_MODEL_TTL_DAYS) * DAY_MS };
   progress.reading();
   const profile = await loadProfile(ctx, namespace);
-  // additions 3.2: the named models first, so an unknown, expired or deleted one fails before any data is read
+  // docs/reference/ask.md#request: the named models first, so an unknown, expired or deleted one fails before any data is read
   const byRef = new Map<string, Awaited<ReturnType<typeof modelForScoring>>>();
   for (const [name, q] of Object.entries(ask.questions)) {
     if (q.type !== 'choice' && q.model_ref !== undefined) {
@@ -101,7 +101,7 @@ export async function executeAsk(
   }
   const record: ResolvedRecord | null = ask.data ? await resolveRecord(ctx, ask.data, opts) : null;
   if (record) progress.read(record.table.rowCount);
-  // additions 3.2: the snapshots table form reads a second table, named in its shape
+  // docs/reference/map.md#snapshots: the snapshots table form reads a second table, named in its shape
   const views = record ? new RecordViews(record.table, ask, await resolveSnapshotSource(ctx, ask, opts)) : null;
   if (record && ask.shape && ask.shape.kind !== 'table') progress.shaping(ask.shape.kind);
   if (record) checkFramingColumns(ask, record.table.columns);
@@ -116,7 +116,7 @@ export async function executeAsk(
           profile?.exclude,
         )
       : { requests: new Map(), questions: [] as PlannedQuestion[] };
-  // spec 2.3 refit_of: the earlier model each question's fit is compared with (spec 3.4)
+  // docs/reference/ask.md#questions refit_of: the earlier model each question's fit is compared with (docs/reference/outcomes.md#drift)
   const refitOf = new Map<string, ModelRecord>();
   for (const p of questions) {
     const rec = await refitTarget(ctx, p, namespace);
@@ -133,7 +133,7 @@ export async function executeAsk(
       progress.fitDone(i);
     }),
   );
-  // Issue 21: a fit taken over from another workspace's run takes as long here as it took there.
+  // docs/guides/overload.md: a fit taken over from another workspace's run takes as long here as it took there.
   const holdMs = Math.max(0, ...[...fits.values()].map((f) => f.holdMs ?? 0));
   const wait = fittingFrom + holdMs - performance.now();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
@@ -174,7 +174,7 @@ export async function executeAsk(
     progress.scoring(x.name, x.cases.entityIds.length);
     const sign = deps.sign;
     const b = await buildAnswer({
-      // spec 2.12: the signing step begins with the question's first Verdict
+      // docs/reference/tasks.md#events: the signing step begins with the question's first Verdict
       deps: sign ? { ...deps, sign: (v) => (progress.signing(x.name), sign(v)) } : deps,
       name: x.name,
       question: x.question,
@@ -193,7 +193,7 @@ export async function executeAsk(
     billable += b.billable;
     const old = refitOf.get(x.name);
     if (old && x.planned) {
-      // spec 3.4: link the new fit to the old one and report drift (host/operations/models/drift.ts)
+      // docs/reference/outcomes.md#drift: link the new fit to the old one and report drift (host/operations/models/drift.ts)
       const key = x.planned.fitKeys[0];
       const fit = fits.get(key)!;
       const drift = computeDrift(ctx, { table: x.planned.view.table, outcome: requests.get(key)!.outcome.values, fit, old });
@@ -202,12 +202,12 @@ export async function executeAsk(
     }
   }
   assertSomeCaseAnswered(built);
-  // additions 2.1: what each case was told, for the model's track record
+  // docs/reference/outcomes.md#track-record: what each case was told, for the model's track record
   keepAnswers(ctx, namespace, built);
-  // spec 2.12: one answer event per question, after the last stage event
+  // docs/reference/tasks.md#events: one answer event per question, after the last stage event
   for (const x of asked) progress.answer(x.name, answers[x.name] as Record<string, unknown>);
   const fitsRun = [...fits.values()].filter((f) => f.ran).length;
-  // spec 1 Cost: refusals, not_yet and sample datasets are free; a chargeable fit (answered, on the caller's own
+  // docs/reference/limits.md#cost Cost: refusals, not_yet and sample datasets are free; a chargeable fit (answered, on the caller's own
   // data) was billed when the workspace was given it (fits.ts linked), the decisions are billed here
   const isSample = record?.isSample === true;
   const billableDecisions = isSample ? 0 : billable;
@@ -218,7 +218,7 @@ export async function executeAsk(
     contract: CONTRACT,
     core_hash: ctx.services.engine.coreHash,
     ...(record ? { record: { content_hash: record.contentHash, rows: record.table.rowCount, columns: record.table.columns.length } } : {}),
-    // additions 3.1: the ask echoes its namespace (null: the workspace's own)
+    // docs/reference/ask.md#namespace: the ask echoes its namespace (null: the workspace's own)
     namespace: wireNamespace(namespace),
     answers,
     ...(views?.summary() ? { shape: views.summary() } : {}),
@@ -227,13 +227,13 @@ export async function executeAsk(
     billable_decisions: billableDecisions,
     ...(isSample ? { free: true } : {}),
   };
-  // additions 3.2: every case with chance, level or choice and reasons, as CSV behind a link for 24 hours
+  // docs/reference/ask.md#request: every case with chance, level or choice and reasons, as CSV behind a link for 24 hours
   if (ask.export === 'csv') body.export = await writeExport(ctx, built);
   return { status: 200, body, bodyJson: () => askReplyJson(body), bodyBytes: () => askReplyBytes(body) };
 }
 
 /**
- * Decision on additions 4.3: unreadable cases and unknown ids are per-case results; 1.0's problems remain
+ * Decision on docs/decisions/0008-per-case-results.md: unreadable cases and unknown ids are per-case results; 1.0's problems remain
  * only when not one case of the call can be answered (all ids unknown is refused before any fit).
  */
 function assertSomeCaseAnswered(built: ReadonlyArray<{ built: BuiltAnswer; name: string }>): void {
@@ -327,7 +327,7 @@ export const askOperation: Operation = {
   response: AskResponseSchema,
   status: 200,
   pending: true,
-  // Spec 4.13: read-only, open-world (fetch_url). Not idempotent: each call bills (spec 1 "Cost").
+  // docs/reference/mcp.md: read-only, open-world (fetch_url). Not idempotent: each call bills (docs/reference/limits.md#cost).
   tool: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   examples: SAMPLES.map((s) => ({ name: s.name, summary: `The ready ask of sample ${s.name}`, value: { ...s.try } })),
   task: resumeAsk,

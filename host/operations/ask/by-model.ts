@@ -1,4 +1,4 @@
-// additions 3.2 "By model_ref": a question that names a model scores with it and fits nothing (fits_run 0):
+// docs/reference/ask.md#by-model-ref "By model_ref": a question that names a model scores with it and fits nothing (fits_run 0):
 // the model's own outcome, yes values and outcome_is_desirable; the same answer shape, reasons, Verdicts
 // and billing as a fitted answer. Only yesno, score and rank; the model must be live in the namespace.
 import { ServiceError } from '../../errors.ts';

@@ -1,4 +1,4 @@
-// svc_download_answer (additions 2.11): GET /v1/exports/{token}, the target of export.results_url (CSV, a
+// svc_download_answer (docs/reference/models.md#stored-answers): GET /v1/exports/{token}, the target of export.results_url (CSV, a
 // row per question per case) and page.answer_url (JSON equal to the REST answer, Verdicts included). No
 // key: the signed token itself authorises the download, for 24 hours from the answer's completion.
 // Streamed from the store part by part (flat memory whatever the size).

@@ -1,4 +1,4 @@
-// additions 3.2 `export: "csv"`: every case of every question (a rank's every ranked case, not only its
+// docs/reference/ask.md#request-fields `export: "csv"`: every case of every question (a rank's every ranked case, not only its
 // top_k) as one CSV row per question per case, written to the store part by part as the rows are made, so
 // a 100,000-case export never sits whole in memory. Streamed back by GET /v1/exports/{token} (2.11).
 import type { OpContext } from '../../runtime/services.ts';

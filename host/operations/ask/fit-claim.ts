@@ -1,4 +1,4 @@
-// One run of a fit across every node sharing the store (issue 15: "the same fit asked on several nodes at
+// One run of a fit across every node sharing the store (docs/guides/more-than-one-machine.md: "the same fit asked on several nodes at
 // the same moment runs once in total"). The node that claims the fit key runs it under a lease (renewed
 // like a task's); the others wait until they can claim it themselves, which they can once its holder has
 // released it (the fit stored, and whatever `run` does after storing it, done) or stopped renewing it (killed,

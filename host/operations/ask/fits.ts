@@ -1,10 +1,10 @@
 // Fits for an ask: one per (outcome, positive values, outcome_is_desirable) on the record
-// (spec 4.1 rule 1), cached by fit key in the store (spec 2.1, survives restarts) and run once
+// (docs/reference/ask.md#fits), cached by fit key in the store (docs/reference/ask.md#data, survives restarts) and run once
 // even when asks race (single flight in this process; across nodes, fit-claim.ts). The model_ref is a
 // hash of core, record and fit key, and of the
-// namespace inside one (additions 3.1); each ask gives the caller's link at least model_ttl_days more.
+// namespace inside one (docs/reference/ask.md#namespace); each ask gives the caller's link at least model_ttl_days more.
 //
-// Issue 21: what a workspace sees never depends on another workspace's asks. The computation is shared
+// docs/guides/overload.md: what a workspace sees never depends on another workspace's asks. The computation is shared
 // (the same bytes and question give the same model, so a fit another workspace already ran is reused),
 // but cache, fits_run and billing are per workspace (and namespace): the first ask of a fit under a
 // model_ref is a `miss` with fits_run 1 and bills the fit as if it ran; later ones are hits. Such an ask
@@ -30,7 +30,7 @@ import {
 
 export { fitKeyOf, modelRefOf, type FitOutcome, type FitRequest } from '../../core/fit-outcome.ts';
 
-/** Where the model an ask yields lives (additions 3.1) and how long it lives at least (3.2 model_ttl_days). */
+/** Where the model an ask yields lives (docs/reference/ask.md#namespace) and how long it lives at least (3.2 model_ttl_days). */
 export interface ModelLife {
   /** '' = the workspace's own models. */
   namespace: string;
@@ -83,7 +83,7 @@ export async function obtainFit(
   const workspace = ctx.caller!.workspaceId;
   // only the request thread's quick attempt trusts the memo of links (a cached ask stays free of reads)
   if (!opts.quick) life = { ...life, freshLinks: true };
-  // spec 1 Cost: samples are free; any other answered fit is billed once the workspace holds it (linked)
+  // docs/reference/limits.md#cost Cost: samples are free; any other answered fit is billed once the workspace holds it (linked)
   const bill = opts.sample !== true;
   const stored = await cachedFit(ctx, fitKey);
   if (stored) {
@@ -125,7 +125,7 @@ export async function obtainFit(
 
 /**
  * The caller's link made or renewed, and the fit as this call reports it. A miss of an answered fit is billed
- * here (spec 1 Cost), written at once after the link: an ask stopped after this point (its node shutting down
+ * here (docs/reference/limits.md#cost Cost), written at once after the link: an ask stopped after this point (its node shutting down
  * mid-answer) resumes as a hit and bills nothing more, and one stopped before it bills when it resumes, so a
  * fit is billed once either way. Counting it only when the ask ended lost the count of an ask stopped between
  * the two, and never billed a fit whose ask then failed (its next ask being a hit).
@@ -258,11 +258,11 @@ async function runAndStore(
   const res = await fitEncoded(encoded, pool, onProgress, { give: true });
   const d = res.diagnostics;
   const meta = metaOf(res, req, {
-    // spec 3.4: a later refit_of evaluates the older model on these same held-out rows
+    // docs/reference/outcomes.md#drift: a later refit_of evaluates the older model on these same held-out rows
     held_out: packHeldOut(d.rowSplit),
     ...(res.quality.validation_scheme === 'entity_hash_folds' ? { held_out_logits: packHeldLogits(d.rowSplit, d.heldLogits) } : {}),
   });
-  // How long encoding and fitting took: another workspace's first ask of this fit takes as long (issue 21).
+  // How long encoding and fitting took: another workspace's first ask of this fit takes as long.
   meta.fit_ms = Math.round(performance.now() - started);
   const bytes = res.model ? res.model.toBytes() : new Uint8Array(0);
   // The fit itself (no link: linkModel gives the caller's workspace and namespace its ref).

@@ -1,4 +1,4 @@
-// additions 3.6 response_format and 3.7 large answers. `concise` keeps answers without Verdicts (the full
+// docs/reference/ask.md#response-format response_format and 3.7 large answers. `concise` keeps answers without Verdicts (the full
 // copy at page.answer_url), `compact` also keeps each case lean (~1/20 the size); states and chances never
 // differ between formats. Over MCP an answer above ~60,000 characters comes back as page one with
 // page {next_cursor, answer_url, expires_at}; svc_page gives the next slices. REST answers are whole.
@@ -8,7 +8,7 @@ import type { Transport } from '../operation.ts';
 
 export type ResponseFormat = 'full' | 'concise' | 'compact';
 
-/** additions 3.7: about 60 cases with Verdicts. */
+/** docs/reference/ask.md#large-answers: about 60 cases with Verdicts. */
 export const MCP_PAGE_CHARS = 60_000;
 /** Room kept on a page for its `page` object (a cursor of up to a few hundred characters). */
 const PAGE_OVERHEAD_CHARS = 1_000;
@@ -17,7 +17,7 @@ const CASE_LISTS = ['cases', 'ranked'] as const;
 type Answer = Record<string, unknown>;
 type Body = Record<string, unknown> & { answers?: Record<string, Answer> };
 
-/** additions 3.6 compact: entity_id, p, p_display, plus band, level, says if present; unreadable and declined cases keep why. */
+/** docs/reference/ask.md#response-format compact: entity_id, p, p_display, plus band, level, says if present; unreadable and declined cases keep why. */
 export function compactCase(c: Record<string, unknown>): Record<string, unknown> {
   if (c.state === 'not_scoreable') {
     const out: Record<string, unknown> = { entity_id: c.entity_id, state: c.state, not_scoreable: c.not_scoreable };
@@ -47,7 +47,7 @@ export function formatAnswers(body: Body, format: Exclude<ResponseFormat, 'full'
     }
     answers[name] = out;
   }
-  // additions 2.8: a backtest's one Verdict sits at the top (it has no answers)
+  // docs/reference/map.md#backtest: a backtest's one Verdict sits at the top (it has no answers)
   if (body.verdict !== undefined && body.answers === undefined) {
     const { verdict: _v, signature: _s, ...rest } = body;
     return { ...rest, verdicts_withheld: { count: 1, reason: `response_format_${format}` } };
@@ -105,7 +105,7 @@ export function sliceAnswers(answers: Record<string, Answer>, offset: number, bu
   return { answers: out, next: position < grand ? position : null };
 }
 
-/** The top-level page object of a stored answer (additions 2.3). */
+/** The top-level page object of a stored answer (docs/reference/models.md#stored-answers). */
 export function pageInfo(ctx: OpContext, ref: StoredRef, next: number | null): Record<string, unknown> {
   const ws = ctx.caller!.workspaceId;
   return {
@@ -138,7 +138,7 @@ export async function replyInFormat(
   const formatted: Body = opts.format === 'full' ? { ...body } : formatAnswers(body, opts.format);
   formatted.page = pageInfo(ctx, ref, null);
   if (!mcp || JSON.stringify(formatted).length <= MCP_PAGE_CHARS) return { status: 200, body: formatted };
-  // additions 3.7: page one. Verdicts cover every case, so they stay behind answer_url.
+  // docs/reference/ask.md#large-answers: page one. Verdicts cover every case, so they stay behind answer_url.
   const answers: Record<string, Answer> = {};
   for (const [name, a] of Object.entries(formatted.answers ?? {})) answers[name] = withoutVerdicts(a, 'too_large_for_one_response');
   const fixed = JSON.stringify({ ...formatted, answers: Object.fromEntries(Object.entries(answers).map(([n, a]) => [n, emptyLists(a)])) });
@@ -152,7 +152,7 @@ function emptyLists(a: Answer): Answer {
   return out;
 }
 
-/** What a later page (svc_page) keeps of each answer besides its slice (additions 2.3). */
+/** What a later page (svc_page) keeps of each answer besides its slice (docs/reference/models.md#stored-answers). */
 export function pageFields(a: Answer): Answer {
   const out: Answer = { type: a.type, state: a.state };
   if (a.model_ref !== undefined) out.model_ref = a.model_ref;

@@ -1,5 +1,5 @@
 // The held-out rows of a fit, kept with the stored fit as a packed bitset (one bit per input row)
-// so a later refit_of can evaluate an older model on exactly these rows (spec 3.4, wire.md drift).
+// so a later refit_of can evaluate an older model on exactly these rows (docs/reference/outcomes.md#drift drift).
 import { ROW_HELD_OUT } from '../../engine/abi.ts';
 
 /** Packs a fit's per-row split codes into base64 of a bitset: bit r set when row r was held out. */

@@ -1,4 +1,4 @@
-// additions 2.1: what each answered case was told, kept for the track record when the answer is issued:
+// docs/reference/outcomes.md#track-record: what each answered case was told, kept for the track record when the answer is issued:
 // yesno and score cases, a rank's top_k cases (the ones it told), never choice (a choice is not one
 // chance of one outcome). One ask keeps a case once per model_ref: questions sharing a fit told it the
 // same chance, so the first gives the chance and any gives its band and level.

@@ -1,4 +1,4 @@
-// svc_page (additions 2.3): the next page of an MCP-paged answer. Pages are in-order slices of the stored
+// svc_page (docs/reference/models.md#stored-answers): the next page of an MCP-paged answer. Pages are in-order slices of the stored
 // answer (a cursor is a position, not a format); a cursor expires with its answer (24 hours: 410
 // answer_expired, as the export link); an altered or unknown one is 404 unknown_link.
 import { ServiceError } from '../../errors.ts';

@@ -1,4 +1,4 @@
-// Resolves the ask's record (spec 2.1) into a table and the content hash of the exact bytes it came
+// Resolves the ask's record (docs/reference/ask.md#data) into a table and the content hash of the exact bytes it came
 // as: inline rows (their JSON), inline csv (its text), a sample (its file) or a stored dataset.
 import { ServiceError } from '../../errors.ts';
 import { parseCsv, requireDataRows } from '../../table/csv.ts';
@@ -29,7 +29,7 @@ export function isSampleId(id: string): boolean {
   return id.startsWith(SAMPLE_PREFIX);
 }
 
-/** Spec 5.2: a test key works on sample datasets only (so not on rows scored by model_ref without data). */
+/** docs/reference/auth.md#test-keys: a test key works on sample datasets only (so not on rows scored by model_ref without data). */
 export function assertKeyMayUse(ctx: OpContext, data: AskData | undefined): void {
   if (ctx.caller?.mode !== 'test') return;
   if (data?.dataset_id !== undefined && isSampleId(data.dataset_id)) return;
@@ -38,7 +38,7 @@ export function assertKeyMayUse(ctx: OpContext, data: AskData | undefined): void
 
 /**
  * `quick` (the request thread, ask.ts): a download, or a stored dataset too large to read there,
- * throws RunAsTask instead (issue 21: reading a large record belongs to a task thread).
+ * throws RunAsTask instead (docs/guides/overload.md: reading a large record belongs to a task thread).
  */
 export async function resolveRecord(ctx: OpContext, data: AskData, opts: { quick?: boolean } = {}): Promise<ResolvedRecord> {
   // An inline record larger than the request thread reads of a stored one is read in the task too: its
@@ -74,7 +74,7 @@ export async function resolveRecord(ctx: OpContext, data: AskData, opts: { quick
   }
   // data.fetch_url (the schema guarantees exactly one source)
   if (opts.quick) throw new RunAsTask('the record is downloaded');
-  // spec 3.8: a gzip CSV or Parquet download is read as the CSV it holds (or renders to), and hashed so
+  // docs/reference/datasets.md#formats: a gzip CSV or Parquet download is read as the CSV it holds (or renders to), and hashed so
   const fetched = await fetchRecord(ctx, data.fetch_url!, data.fetch_headers ?? {}, 'data.fetch_url');
   const csv = await fetchedCsvText(fetched, 'data.fetch_url', ctx.services.config);
   return {

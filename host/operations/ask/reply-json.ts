@@ -1,5 +1,5 @@
-// The ask reply as JSON text (spec 2.7): each signed Verdict is written as the exact canonical text
-// its signature covers (wire.md), and cases shared with a Verdict as the text signed for them,
+// The ask reply as JSON text (docs/reference/ask.md#response): each signed Verdict is written as the exact canonical text
+// its signature covers (docs/reference/verdicts.md), and cases shared with a Verdict as the text signed for them,
 // instead of being serialised again. Parsing the text gives the same value as JSON.stringify(body);
 // only the spelling of a few numbers may differ (1e-05).
 import { verdictPiecesOf } from '../../core/verdicts.ts';

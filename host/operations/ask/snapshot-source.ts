@@ -1,4 +1,4 @@
-// additions 3.2 snapshots table form: reads the snapshot table named by `shape.snapshots` (a sample, a stored
+// docs/reference/map.md#snapshots snapshots table form: reads the snapshot table named by `shape.snapshots` (a sample, a stored
 // dataset, inline rows or csv, or a fetch_url) as the ask's record is read, its errors naming shape.snapshots.
 import { ServiceError } from '../../errors.ts';
 import type { AskRequest } from '../../schemas/index.ts';

@@ -1,10 +1,10 @@
-// Contract 1.1 svc_backtest (additions 2.8): request and reply of a backtest of a built log record.
+// Contract 1.1 svc_backtest (docs/reference/map.md#backtest): request and reply of a backtest of a built log record.
 import * as v from 'valibot';
 import { SUBJECT_KINDS } from '../../schemas/ask.ts';
 import { LIMITS, NamespaceSchema, RecordIdSchema, maxChars } from '../../schemas/common.ts';
 import { MAPPING_ID_PATTERN } from '../map/map.schema.ts';
 
-/** additions 2.8 cutoffs.every (also a record's snapshot_every). */
+/** docs/reference/map.md#backtest cutoffs.every (also a record's snapshot_every). */
 export const BACKTEST_EVERY = ['1d', '1w', '4w'] as const;
 
 const BacktestObjectSchema = v.strictObject({
@@ -26,7 +26,7 @@ const BacktestObjectSchema = v.strictObject({
   namespace: v.optional(NamespaceSchema),
 });
 
-/** additions 2.8 (subject_kind person needs acknowledge_decision_support: checked by the operation, as ask's rule). */
+/** docs/reference/map.md#backtest (subject_kind person needs acknowledge_decision_support: checked by the operation, as ask's rule). */
 export const BacktestRequestSchema = BacktestObjectSchema;
 
 const Metric = v.nullable(v.number());

@@ -1,4 +1,4 @@
-// svc_backtest (additions 2.8): for each past cutoff of a built log record, fit on the readings known then
+// svc_backtest (docs/reference/map.md#backtest): for each past cutoff of a built log record, fit on the readings known then
 // (the normal fit path: cached, billed per fit, reused free), grade on what came after next to a naive
 // baseline, and sign one never-expiring Verdict of kind `backtest` over the whole. Runs as a task like ask.
 import { createHash } from 'node:crypto';
@@ -36,14 +36,14 @@ import { signBacktest } from './verdict.ts';
 import { formatBacktest } from './format.ts';
 import { type BacktestRequest, BacktestRequestSchema, BacktestResponseSchema } from './backtest.schema.ts';
 
-/** additions 2.8 cutoffs.last default and bounds. */
+/** docs/reference/map.md#backtest cutoffs.last default and bounds. */
 const LAST_DEFAULT = 6;
 const LAST_MIN = 3;
 const LAST_MAX = 12;
 
 type Every = '1d' | '1w' | '4w';
 
-/** additions 2.8: cutoffs.every is the record's snapshot_every or a multiple of it (1d: any; 1w: 1w/4w; 4w: 4w). */
+/** docs/reference/map.md#backtest: cutoffs.every is the record's snapshot_every or a multiple of it (1d: any; 1w: 1w/4w; 4w: 4w). */
 function checkCutoffs(req: BacktestRequest, recordEvery: Every): { every: Every; last: number } {
   const every = req.cutoffs?.every ?? recordEvery;
   if (GRID_EVERY_DAYS[every] % GRID_EVERY_DAYS[recordEvery] !== 0) {
@@ -64,13 +64,13 @@ function checkCutoffs(req: BacktestRequest, recordEvery: Every): { every: Every;
 
 /**
  * svc_backtest: validates, then tries on the request thread (every cutoff's fit already this workspace's);
- * otherwise runs as a task (202 pending past config.pendingWaitMs, spec 3.2), like ask. idempotency_key
+ * otherwise runs as a task (202 pending past config.pendingWaitMs, docs/reference/tasks.md#pending), like ask. idempotency_key
  * replays the first reply.
  */
 export async function runBacktest(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const body = parseBody(BacktestRequestSchema, raw);
   assertKeyMayUse(ctx, body.data);
-  // spec 2.6, as on ask: person subjects turn on decision-support safeguards
+  // docs/reference/ask.md#request, as on ask: person subjects turn on decision-support safeguards
   if (body.subject_kind === 'person' && body.acknowledge_decision_support !== true) {
     throw new ServiceError(
       'invalid_request',
@@ -122,7 +122,7 @@ function labelled(t: RawTable, outcome: string): { rows: number[]; y: number[] }
   return { rows, y };
 }
 
-/** additions 2.8 backtest_id: the same record (bytes and reading), cutoffs and baseline give the same id. */
+/** docs/reference/map.md#backtest backtest_id: the same record (bytes and reading), cutoffs and baseline give the same id. */
 function backtestIdOf(
   recordHash: string,
   rec: BacktestRecord,
@@ -171,7 +171,7 @@ export async function executeBacktest(
   for (let r = 0; r < full.table.rowCount; r++) times.add(String(full.table.data[timeIdx][r]));
   const gridTimes = [...times].map((t) => ({ t, ms: Date.parse(t) })).sort((a, b) => a.ms - b.ms);
   const earliest = gridTimes.length > 0 ? gridTimes[0].ms : asOfMs;
-  // additions 2.8: the newest cutoffs on the `every` grid whose horizon closed by as_of, each with at
+  // docs/reference/map.md#backtest: the newest cutoffs on the `every` grid whose horizon closed by as_of, each with at
   // least one reading labelled by then (fewer when the record is short)
   const cutoffs: Cutoff[] = gridTimes
     .filter((g) => (asOfMs - g.ms) % stepMs === 0 && g.ms + horizonMs <= asOfMs && g.ms - horizonMs >= earliest)
@@ -317,7 +317,7 @@ export async function executeBacktest(
     subjectKind: req.subject_kind,
     acknowledged: req.acknowledge_decision_support === true,
   });
-  // additions 2.8: a fit per cutoff fitted is billed as on ask (answered fits on the caller's own data), when the
+  // docs/reference/map.md#backtest: a fit per cutoff fitted is billed as on ask (answered fits on the caller's own data), when the
   // workspace is given it (ask/fits.ts linked)
   const fitsRun = fitted.filter((c) => c.fit!.ran).length;
   const body: Record<string, unknown> = {

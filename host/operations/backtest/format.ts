@@ -1,4 +1,4 @@
-// additions 3.6 on a backtest: `full` keeps everything; `concise` withholds the Verdict (verdicts_withheld)
+// docs/reference/ask.md#response-format on a backtest: `full` keeps everything; `concise` withholds the Verdict (verdicts_withheld)
 // and keeps the whole reply at page.answer_url for 24 hours, as ask does. A pending reply passes unchanged.
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { resultJson } from '../../runtime/services.ts';

@@ -1,13 +1,13 @@
-// Grading of a backtest cutoff (additions 2.8): capture at the top 10% and 20%, lift there, 10-bin
+// Grading of a backtest cutoff (docs/reference/map.md#backtest): capture at the top 10% and 20%, lift there, 10-bin
 // calibration; the single-column baseline (the lone numeric column that best ranks the training window);
 // positives-weighted summaries and the decision. Pure numbers: no store, no engine, nothing timed.
 import { aucComponents } from '../../lib/auc.ts';
 
-/** additions 2.8 lift.top10 / top20: the shares of the scored cases read from the top. */
+/** docs/reference/map.md#backtest lift.top10 / top20: the shares of the scored cases read from the top. */
 export const TOPS = [10, 20] as const;
-/** Contract 1.1 decision on additions 4.6: the engine bar behind `supported` (lift at the top 10%). */
+/** Contract 1.1 decision on docs/decisions/0037-backtest-bar.md: the engine bar behind `supported` (lift at the top 10%). */
 export const LIFT_BAR = 1.5;
-/** additions 2.8: `supported` and `not_supported` need this many cutoffs that say something. */
+/** docs/reference/map.md#backtest: `supported` and `not_supported` need this many cutoffs that say something. */
 export const MIN_DECIDED = 3;
 
 export interface Capture {
@@ -95,7 +95,7 @@ export interface BaselineColumn {
 }
 
 /**
- * additions 2.8 `single_column`: the numeric column whose values alone best rank the training window's
+ * docs/reference/map.md#backtest `single_column`: the numeric column whose values alone best rank the training window's
  * labels (AUC furthest from 0.5 over the rows that have a value; the earlier column on a tie), and which
  * way round. Null when no column ranks at all (every column constant, or one class only).
  */
@@ -140,7 +140,7 @@ export interface TopSummary {
   top20: number | null;
 }
 
-/** additions 2.8 summary: each metric's mean over graded cutoffs weighted by their positives (no pooling). */
+/** docs/reference/map.md#backtest summary: each metric's mean over graded cutoffs weighted by their positives (no pooling). */
 export function weightedMean(items: ReadonlyArray<{ weight: number; value: number | null }>): number | null {
   let w = 0;
   let s = 0;
@@ -171,7 +171,7 @@ export function summaryOf(graded: readonly GradedCutoff[], withBaseline: boolean
 export type Decision = 'supported' | 'not_supported' | 'not_yet';
 
 /**
- * additions 2.8 decision. `decided`: cutoffs graded with positives in their window plus cutoffs whose fit
+ * docs/reference/map.md#backtest decision. `decided`: cutoffs graded with positives in their window plus cutoffs whose fit
  * was refused (the engine found nothing that held: history speaking against the question). Fewer than
  * three: not_yet. Supported: three or more graded with positives, lift.top10 at or above the engine bar and
  * above the baseline's (when there is one). Else not_supported.

@@ -1,4 +1,4 @@
-// The record a backtest reads (additions 2.8 data.dataset_id): a log record svc_map built in this workspace and
+// The record a backtest reads (docs/reference/map.md#backtest data.dataset_id): a log record svc_map built in this workspace and
 // namespace (the newest mapping that reads it), or a sample log read as its default mapping. The record is
 // rebuilt with svc_map's own code (sources read, slots filled, the snapshots grid), so a backtest reads the
 // very ask svc_map handed out.
@@ -13,7 +13,7 @@ import { RunAsTask } from '../../runtime/tasks.ts';
 import type { MapAnswers } from '../map/map.schema.ts';
 
 /**
- * A sample log with no mapping is read as svc_map would build it with this outcome and reading (additions 1
+ * A sample log with no mapping is read as svc_map would build it with this outcome and reading (docs/reference/journeys.md#journeys
  * "Try it"). customer_events at 60 days: its leavers fade out over the two months before they go.
  */
 export const SAMPLE_LOGS: Readonly<Record<string, { offer: string; reading: Reading }>> = {
@@ -97,7 +97,7 @@ export async function findBacktestRecord(
     const kept = JSON.parse(m.request) as KeptMapping;
     const merged = kept.manifest?.dataset_id === datasetId;
     if (!merged && !kept.request.sources.some((s) => s.dataset_id === datasetId)) continue;
-    // the request thread downloads nothing (issue 21): a mapping with a fetch_url source is read by a task
+    // the request thread downloads nothing: a mapping with a fetch_url source is read by a task
     if (opts.quick && kept.request.sources.some((s) => s.fetch_url !== undefined)) throw new RunAsTask('a mapped source is downloaded');
     const built = await rebuild(ctx, kept.request.sources, kept.request.answers, kept.request.reading, kept.request.outcome_words, ns);
     if (!built || built.kind !== 'record') continue;

@@ -1,5 +1,5 @@
-// The backtest Verdict (additions 2.8, 3.10 svc_verify): one per backtest, kind `backtest`, signed like an
-// answer's (wire.md "Verdicts and signatures") over the record, the cutoffs' grades, the summary and the
+// The backtest Verdict (docs/reference/map.md#backtest, docs/reference/verdicts.md#verify svc_verify): one per backtest, kind `backtest`, signed like an
+// answer's (docs/reference/verdicts.md) over the record, the cutoffs' grades, the summary and the
 // decision; expires_at null, so it never expires.
 import { newVerdictId, signVerdict } from '../../signing/index.ts';
 import type { Services } from '../../runtime/services.ts';

@@ -1,4 +1,4 @@
-// Spec 4.2: svc_add_dataset's request and reply (also the reply of an upload).
+// docs/reference/datasets.md#add-dataset: svc_add_dataset's request and reply (also the reply of an upload).
 import * as v from 'valibot';
 import {
   CsvSchema,
@@ -11,7 +11,7 @@ import {
 } from '../../schemas/common.ts';
 import { Integer } from '../../schemas/replies.ts';
 
-/** Spec 4.2: one piece of a dataset; exactly one of rows, csv, fetch_url, upload; no other properties. */
+/** docs/reference/datasets.md#add-dataset: one piece of a dataset; exactly one of rows, csv, fetch_url, upload; no other properties. */
 export const AddDatasetRequestSchema = v.pipe(
   v.strictObject({
     dataset_id: v.optional(DatasetIdSchema),
@@ -25,7 +25,7 @@ export const AddDatasetRequestSchema = v.pipe(
   exactlyOneSource(['rows', 'csv', 'fetch_url', 'upload']),
 );
 
-/** Spec 4.2: rows and columns are required but may be null. */
+/** docs/reference/datasets.md#add-dataset: rows and columns are required but may be null. */
 export const AddDatasetResponseSchema = v.looseObject({
   dataset_id: DatasetIdSchema,
   status: v.picklist(['ready', 'open', 'awaiting_upload']),

@@ -1,4 +1,4 @@
-// svc_add_dataset (spec 4.2, 3.3; wire.md "Datasets"): store a piece (rows, csv, fetch_url) as a new
+// svc_add_dataset (docs/reference/datasets.md#add-dataset, docs/reference/datasets.md#lifecycle; docs/reference/datasets.md): store a piece (rows, csv, fetch_url) as a new
 // dataset or append it to an open one, or hand out a presigned upload URL.
 import { ServiceError } from '../../errors.ts';
 import { parseBody } from '../../schemas/index.ts';
@@ -71,11 +71,11 @@ export async function runAddDataset(ctx: OpContext, raw: unknown): Promise<OpRes
     created_at: now,
     last_used_at: now,
   });
-  // wire.md: open after rows/csv (more pieces may follow), ready after fetch_url.
+  // docs/reference/datasets.md#fetch-url: open after rows/csv (more pieces may follow), ready after fetch_url.
   return { status: 200, body: await storePiece(ctx, caller, id, piece, true, piece.field === 'fetch_url' ? 'ready' : undefined) };
 }
 
-/** wire.md: upload: true returns this service's own presigned PUT URL; the dataset waits for it. */
+/** docs/reference/datasets.md: upload: true returns this service's own presigned PUT URL; the dataset waits for it. */
 async function startUpload(ctx: OpContext, caller: Caller, req: AddDatasetRequest): Promise<OpResult<AddDatasetResponse>> {
   if (req.dataset_id !== undefined) {
     throw new ServiceError('invalid_request', 'upload: an upload stores a new dataset; it cannot be appended to dataset_id', {
@@ -95,7 +95,7 @@ async function startUpload(ctx: OpContext, caller: Caller, req: AddDatasetReques
     upload_url: `${config.baseUrl}/v1/uploads/${token}`,
     upload_method: 'PUT',
     expires_in: UPLOAD_TTL_SECONDS,
-    // spec 3.8: the same link takes pieces, and a person uses the page ({site_url} is this service)
+    // docs/reference/datasets.md#uploads: the same link takes pieces, and a person uses the page ({site_url} is this service)
     upload_pieces_url: `${config.baseUrl}/v1/uploads/${token}`,
     upload_page: `${config.baseUrl}/upload/${token}`,
     upload_page_expires_in: UPLOAD_TTL_SECONDS,
@@ -103,7 +103,7 @@ async function startUpload(ctx: OpContext, caller: Caller, req: AddDatasetReques
   return { status: 200, body };
 }
 
-/** Spec 4.2: only an open dataset takes more rows. */
+/** docs/reference/datasets.md#add-dataset: only an open dataset takes more rows. */
 async function appendable(ctx: OpContext, caller: Caller, id: string): Promise<DatasetRecord> {
   const dataset = await ctx.services.store.getDataset(caller.workspaceId, id);
   if (!dataset) throw unknownDataset(id, 'dataset_id');
@@ -147,7 +147,7 @@ async function readPiece(ctx: OpContext, req: AddDatasetRequest, fetched: Fetche
   return { kind: 'csv', payload: text, columns: table.columns, rowCount: table.rowCount, field: 'fetch_url' };
 }
 
-/** Spec 3.3: a piece with different columns (compared as sets) is refused; the problem names them. */
+/** docs/reference/datasets.md#lifecycle: a piece with different columns (compared as sets) is refused; the problem names them. */
 function checkColumns(existing: string[] | null, piece: NewPiece): void {
   if (existing === null) return;
   const have = new Set(existing);
@@ -221,7 +221,7 @@ export const addDatasetOperation: Operation = {
   response: AddDatasetResponseSchema,
   status: 200,
   pending: false,
-  // Spec 4.13: writes, open-world (fetch_url); each call stores another dataset or piece.
+  // docs/reference/mcp.md: writes, open-world (fetch_url); each call stores another dataset or piece.
   tool: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   examples: [
     { name: 'rows', summary: 'A small table as rows', value: { rows: EXAMPLE_ROWS } },
@@ -231,7 +231,7 @@ export const addDatasetOperation: Operation = {
 };
 
 /**
- * Spec 3.8: a fetched gzip CSV or Parquet file is read through once (a corrupt one is refused, nothing stored;
+ * docs/reference/datasets.md#formats: a fetched gzip CSV or Parquet file is read through once (a corrupt one is refused, nothing stored;
  * the CSV it holds capped at UPLOAD_MAX_BYTES while it inflates), then stored as it came, in raw pieces, like
  * an upload in pieces, with its rows and columns (null in the reply).
  */

@@ -1,4 +1,4 @@
-// Which resolved addresses fetch_url may connect to (wire.md "fetch_url": only public ones).
+// Which resolved addresses fetch_url may connect to (docs/reference/datasets.md#fetch-url: only public ones).
 import net from 'node:net';
 
 export type AddressClass = 'public' | 'loopback' | 'refused';
@@ -108,7 +108,7 @@ export function classifyAddress(address: string): AddressVerdict {
   return { kind: 'refused', why: 'not an IP address' };
 }
 
-/** wire.md: public addresses pass; loopback passes only with the explicit test-only setting. */
+/** docs/reference/datasets.md#fetch-url: public addresses pass; loopback passes only with the explicit test-only setting. */
 export function addressAllowed(verdict: AddressVerdict, allowLoopback: boolean): boolean {
   return verdict.kind === 'public' || (verdict.kind === 'loopback' && allowLoopback);
 }

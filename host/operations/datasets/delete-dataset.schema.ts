@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { DatasetIdSchema } from '../../schemas/common.ts';
 
-/** Spec 4.9: delete a stored dataset now. */
+/** docs/reference/datasets.md#delete: delete a stored dataset now. */
 export const DeleteDatasetRequestSchema = v.strictObject({ dataset_id: DatasetIdSchema });
 
 export const DeleteDatasetResponseSchema = v.looseObject({ dataset_id: v.string(), deleted: v.literal(true) });

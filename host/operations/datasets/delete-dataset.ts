@@ -1,4 +1,4 @@
-// svc_delete_dataset (spec 4.9, 3.3): removes the rows now; the dataset_id stops working.
+// svc_delete_dataset (docs/reference/datasets.md#delete, docs/reference/datasets.md#lifecycle): removes the rows now; the dataset_id stops working.
 import { parseBody } from '../../schemas/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { refuseTestKey, requireCaller, unknownDataset } from './errors.ts';
@@ -9,9 +9,9 @@ export async function runDeleteDataset(ctx: OpContext, raw: unknown): Promise<Op
   const { dataset_id } = parseBody(DeleteDatasetRequestSchema, raw);
   const caller = requireCaller(ctx);
   refuseTestKey(ctx, caller);
-  // Spec 5.6: another workspace's dataset answers exactly like one that never existed.
+  // docs/reference/auth.md#workspaces: another workspace's dataset answers exactly like one that never existed.
   if (!(await ctx.services.store.deleteDataset(caller.workspaceId, dataset_id))) throw unknownDataset(dataset_id, 'dataset_id');
-  // Spec 4.9 "removes the rows now": the parsed copy kept for asks goes too, not only the stored one.
+  // docs/reference/datasets.md#delete "removes the rows now": the parsed copy kept for asks goes too, not only the stored one.
   ctx.services.records.forget(dataset_id);
   return { status: 200, body: { dataset_id, deleted: true } };
 }
@@ -33,7 +33,7 @@ export const deleteDatasetOperation: Operation = {
   response: DeleteDatasetResponseSchema,
   status: 200,
   pending: false,
-  // Spec 4.13: destructive. Deleting twice changes nothing more.
+  // docs/reference/mcp.md: destructive. Deleting twice changes nothing more.
   tool: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   examples: [{ name: 'dataset', summary: 'The dataset_id svc_add_dataset gave', value: { dataset_id: EXAMPLE_IDS.datasetId } }],
   run: runDeleteDataset,

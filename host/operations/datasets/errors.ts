@@ -1,10 +1,10 @@
-// Errors shared by the dataset operations (spec 5.6, 7; wire.md "Problems").
+// Errors shared by the dataset operations (docs/reference/auth.md#workspaces, docs/reference/errors.md; docs/reference/errors.md#problem).
 import { ServiceError } from '../../errors.ts';
 import type { Caller, OpContext } from '../../runtime/services.ts';
 import { SAMPLES } from '../../../samples/catalog.ts';
 import { closestName } from '../../core/columns.ts';
 
-/** Spec 7: deleted (24 hours after last use), never stored, or another workspace's: all look the same. */
+/** docs/reference/errors.md: deleted (24 hours after last use), never stored, or another workspace's: all look the same. */
 export function unknownDataset(id: string, field: string): ServiceError {
   return new ServiceError('unknown_dataset', `${field}: no dataset ${id} in this workspace; it was deleted or never stored here`, {
     field,
@@ -17,7 +17,7 @@ export function requireCaller(ctx: OpContext): Caller {
   return ctx.caller;
 }
 
-/** Spec 5.2/5.3: what a test key cannot do, with how to get a live key ({keys_url}) as the remedy. */
+/** docs/reference/auth.md#test-keys/5.3: what a test key cannot do, with how to get a live key ({keys_url}) as the remedy. */
 export function testKeyRefusal(ctx: OpContext, detail: string): ServiceError {
   return new ServiceError('test_key_samples_only', detail, {
     remedy:
@@ -26,7 +26,7 @@ export function testKeyRefusal(ctx: OpContext, detail: string): ServiceError {
   });
 }
 
-/** Spec 5.2: a test key works on sample datasets only, and stored datasets are never samples. */
+/** docs/reference/auth.md#test-keys: a test key works on sample datasets only, and stored datasets are never samples. */
 export function refuseTestKey(ctx: OpContext, caller: Caller): void {
   if (caller.mode === 'test')
     throw testKeyRefusal(ctx, 'a test key works on sample datasets only; storing or deleting datasets needs a live key');
@@ -55,7 +55,7 @@ const OTHER_DELIMITERS: Array<[string, string]> = [
 ];
 
 /**
- * Issue 21: a table that no ask could use is refused when it is stored, not found out at the first ask: no
+ * docs/guides/overload.md: a table that no ask could use is refused when it is stored, not found out at the first ask: no
  * data rows (a header alone), or one column (most often a file separated by something other than commas).
  * `newDataset`: the piece makes the dataset, so its own columns are judged (a later piece has the dataset's).
  */

@@ -1,4 +1,4 @@
-// fetch_url (spec 2.1, 4.2; wire.md "fetch_url"): https only, no redirects, public addresses only,
+// fetch_url (docs/reference/ask.md#data, docs/reference/datasets.md#add-dataset; docs/reference/datasets.md#fetch-url): https only, no redirects, public addresses only,
 // connecting to the very address that was checked, with a size cap and a deadline.
 import { promises as dns } from 'node:dns';
 import http from 'node:http';
@@ -17,7 +17,7 @@ import { bytesAsAsyncBuffer } from '../../table/parquet.ts';
 import { detectFormat } from './formats.ts';
 import { csvPartsOf, readLimits, type TooLarge } from './stored-file.ts';
 
-/** Spec 3.8: a fetch_url download is at most 50 MB (a plain CSV also within the inline csv cap of characters). */
+/** docs/reference/datasets.md#formats: a fetch_url download is at most 50 MB (a plain CSV also within the inline csv cap of characters). */
 export const FETCH_MAX_BYTES = 50_000_000;
 
 /** A download: CSV text as it came, or a gzip CSV or Parquet file (recognised by its bytes) to be read as CSV. */
@@ -51,8 +51,8 @@ const failed = (field: string, detail: string) => new ServiceError('fetch_failed
 
 /**
  * Downloads `url` and returns its text exactly (a BOM is kept, so the content hash covers every byte).
- * Too large (over 8,000,000 characters: wire.md "fetch_url" caps it at the inline csv cap of spec 8)
- * is 422 invalid_request naming the field, as an inline csv over that cap is (wire.md "Problems");
+ * Too large (over 8,000,000 characters: docs/reference/datasets.md#fetch-url caps it at the inline csv cap of docs/reference/limits.md#limits)
+ * is 422 invalid_request naming the field, as an inline csv over that cap is (docs/reference/errors.md#problem);
  * 413 is kept for request bodies, and this request's body was fine. The caller stores the file with
  * add-dataset upload: true instead. Refusals are 422 fetch_refused; download failures are 502 fetch_failed.
  */
@@ -73,7 +73,7 @@ export async function fetchRecord(ctx: OpContext, url: string, headers: Record<s
   }
 }
 
-/** wire.md: a fetched body that is not CSV is fetch_failed (502), not a request error. */
+/** docs/reference/datasets.md#fetch-url: a fetched body that is not CSV is fetch_failed (502), not a request error. */
 export function parseFetchedCsv(text: string, field: string): RawTable {
   try {
     return parseCsv(text, { field });
@@ -118,7 +118,7 @@ function outgoingHeaders(headers: Record<string, string>, field: string): Record
   return out;
 }
 
-/** Resolves once; every address must be allowed (wire.md: "the host's resolved addresses must all be public"). */
+/** Resolves once; every address must be allowed (docs/reference/datasets.md#fetch-url: "the host's resolved addresses must all be public"). */
 async function checkedAddresses(host: string, settings: Config, field: string, deadline: number): Promise<Checked[]> {
   let found: Array<{ address: string; family: number }>;
   const literal = isIP(host) !== 0;
@@ -180,7 +180,7 @@ function download(
     req.on('error', fail);
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
-      // wire.md: no redirects; a 3xx is a refusal, not something to follow.
+      // docs/reference/ask.md#answer: no redirects; a 3xx is a refusal, not something to follow.
       if (status >= 300 && status < 400)
         return fail(refused(field, `the server answered ${status} (a redirect); redirects are not followed`));
       if (status < 200 || status >= 300) return fail(failed(field, `the server answered HTTP ${status}`));
@@ -250,7 +250,7 @@ export const downloadTooLarge =
     });
 
 /**
- * A fetched gzip CSV or Parquet file as the CSV text it holds or renders to (spec 3.8), at most
+ * A fetched gzip CSV or Parquet file as the CSV text it holds or renders to (docs/reference/datasets.md#formats), at most
  * UPLOAD_MAX_BYTES of it, stopped there while it inflates; a file that is not one is upload_corrupt naming `field`.
  */
 export async function fetchedCsvText(f: Fetched, field: string, config: Config): Promise<string> {

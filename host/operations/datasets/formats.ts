@@ -1,4 +1,4 @@
-// Spec 3.8: what a file is, from its first bytes: gzip (1f 8b) and Parquet (PAR1; its end is checked when it
+// docs/reference/datasets.md#formats: what a file is, from its first bytes: gzip (1f 8b) and Parquet (PAR1; its end is checked when it
 // is read) are recognised by content, via upload or fetch_url; anything else is taken as CSV.
 import type { UploadFormat } from '../../store/index.ts';
 import { startsLikeParquet } from '../../table/parquet.ts';
@@ -9,6 +9,6 @@ export function detectFormat(head: Uint8Array): UploadFormat {
   return 'csv';
 }
 
-/** Spec 3.8: pieces of at most 4,000,000 bytes, at most 250 of them. */
+/** docs/reference/datasets.md#uploads: pieces of at most 4,000,000 bytes, at most 250 of them. */
 export const PIECE_MAX_BYTES = 4_000_000;
 export const PIECES_MAX = 250;

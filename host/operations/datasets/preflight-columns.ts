@@ -1,4 +1,4 @@
-// What each column's values are, for svc_preflight (spec 4.4 "resolutions", wire.md): kind, missing,
+// What each column's values are, for svc_preflight (docs/reference/datasets.md#preflight "resolutions", docs/reference/datasets.md#preflight): kind, missing,
 // distinct, and what makes a column ambiguous (day/month order of dates, case-only spellings); plus
 // which column names the cases (the spec's preflight request has no entity_column, so it is inferred).
 import type { Cell, RawTable } from '../../table/types.ts';
@@ -138,7 +138,7 @@ export interface Grain {
   entity_inferred_from: 'name' | 'distinct' | 'none';
 }
 
-/** Spec 4.4 grain: whether one row is one case. */
+/** docs/reference/datasets.md#preflight grain: whether one row is one case. */
 export function grainOf(table: RawTable, entity: { column: string | null; by: Grain['entity_inferred_from'] }): Grain {
   const counts = new Map<string, number>();
   if (entity.column !== null) {

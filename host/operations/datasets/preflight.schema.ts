@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { NonEmptyStringSchema, RecordIdSchema } from '../../schemas/common.ts';
 import { Open } from '../../schemas/replies.ts';
 
-/** Spec 4.4: check a stored table or sample before asking. */
+/** docs/reference/datasets.md#preflight: check a stored table or sample before asking. */
 export const PreflightRequestSchema = v.strictObject({
   dataset_id: RecordIdSchema,
   outcome_column: v.optional(NonEmptyStringSchema),
@@ -11,7 +11,7 @@ export const PreflightRequestSchema = v.strictObject({
   labelled_column: v.optional(v.string()),
 });
 
-/** Spec 4.4: fitness is present but may be null. */
+/** docs/reference/datasets.md#preflight: fitness is present but may be null. */
 export const PreflightResponseSchema = v.looseObject({
   dataset_id: v.string(),
   grain: Open,

@@ -1,5 +1,5 @@
-// svc_preflight (spec 4.4, wire.md "The other operations"): checks a stored table or sample before
-// asking. Fits nothing and refuses nothing; reading a stored dataset seals it (wire.md "Datasets").
+// svc_preflight (docs/reference/datasets.md#preflight): checks a stored table or sample before
+// asking. Fits nothing and refuses nothing; reading a stored dataset seals it (docs/reference/datasets.md).
 //
 // - grain and resolutions: preflight-columns.ts (the entity column is inferred; the request has none).
 // - labeled rows: the outcome is present and, with `labelled_column`, that column says yes (1/true/yes).

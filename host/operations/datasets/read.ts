@@ -1,4 +1,4 @@
-// Reads a stored dataset as one record for an ask or preflight (spec 2.1 dataset_id, 3.3, wire.md "Datasets").
+// Reads a stored dataset as one record for an ask or preflight (docs/reference/ask.md#data dataset_id, 3.3, docs/reference/datasets.md).
 import { ServiceError } from '../../errors.ts';
 import type { RawTable } from '../../table/types.ts';
 import type { OpContext } from '../../runtime/services.ts';
@@ -12,10 +12,10 @@ import type { DatasetRecord } from '../../store/index.ts';
 
 // Sealed datasets never change, so their parsed tables are kept (by id, weighed in cells) and reread
 // only after eviction; the store is still asked first, so a deleted dataset is never served from here,
-// and delete and the sweeper drop its entry (spec 4.9: "removes the rows now").
+// and delete and the sweeper drop its entry (docs/reference/datasets.md#delete: "removes the rows now").
 const TOUCH_EVERY_MS = 60_000;
 /**
- * Issue 21: the largest stored record (rows x columns) the request thread reads itself; a larger one is
+ * docs/guides/overload.md: the largest stored record (rows x columns) the request thread reads itself; a larger one is
  * read on a task thread. About an inline ask's worth (10,000 rows of 25 columns), whose reading and
  * typing take tens of milliseconds.
  */
@@ -23,8 +23,8 @@ export const REQUEST_THREAD_READ_CELLS = 250_000;
 
 /**
  * The caller's dataset `id` as one table, pieces concatenated in order, and the hash of its stored
- * bytes (pieces.ts). Seals it (spec 3.3: the first ask seals; wire.md: ask or preflight) and so
- * refreshes its last use (spec 2.2: kept 24 hours after last use). `field` names the argument in errors.
+ * bytes (pieces.ts). Seals it (docs/reference/datasets.md#lifecycle: the first ask seals; docs/reference/datasets.md#preflight: ask or preflight) and so
+ * refreshes its last use (docs/reference/datasets.md#lifecycle: kept 24 hours after last use). `field` names the argument in errors.
  */
 export async function loadStoredRecord(
   ctx: OpContext,
@@ -87,7 +87,7 @@ export async function loadStoredRecord(
       tables.add(pieceTable(piece, field));
     }
     if (passedThrough !== null) {
-      // spec 3.8: a gzip or Parquet upload is kept as sent and read here as the CSV it holds
+      // docs/reference/datasets.md#formats: a gzip or Parquet upload is kept as sent and read here as the CSV it holds
       const file = await storedFile(store, caller.workspaceId, id);
       const parts = csvPartsOf(passedThrough, file, readLimits(ctx.services.config, field, storedTooLarge(field)));
       for (let r = await parts.next(); !r.done; r = await parts.next()) {

@@ -1,4 +1,4 @@
-// The add-dataset reply (spec 2.2, 4.2): dataset_id, status, rows, columns; upload fields when presigned.
+// The add-dataset reply (docs/reference/datasets.md#lifecycle, docs/reference/datasets.md#add-dataset): dataset_id, status, rows, columns; upload fields when presigned.
 import type { DatasetRecord, UploadFormat } from '../../store/index.ts';
 import { columnsOf } from '../../table/pieces.ts';
 import type { AddDatasetResponse } from './add-dataset.schema.ts';
@@ -9,7 +9,7 @@ export function datasetReply(d: DatasetRecord, format: UploadFormat = 'csv'): Ad
   // A sealed dataset is never answered here (appends to it are refused); the spec names no sealed status.
   const status = d.status === 'open' ? 'open' : 'ready';
   const columns = columnsOf(d.columns);
-  // spec 3.8: a gzip or Parquet upload is passed through: its rows and columns are null in the reply (the
+  // docs/reference/datasets.md#formats: a gzip or Parquet upload is passed through: its rows and columns are null in the reply (the
   // dataset keeps them, counted when it was stored, to choose where an ask reads it: read.ts)
   if (format !== 'csv' || columns === null) return { dataset_id: d.id, status, rows: null, columns: null };
   return { dataset_id: d.id, status, rows: d.row_count, columns };

@@ -1,4 +1,4 @@
-// A gzip or Parquet file stored as the raw pieces of an upload (spec 3.8: passed through), read back as CSV
+// A gzip or Parquet file stored as the raw pieces of an upload (docs/reference/datasets.md#formats: passed through), read back as CSV
 // parts (pieces.ts) with memory that does not grow with the file: gzip inflated as a stream, Parquet read
 // row group by row group through ranges of the stored pieces. The parts hash as the CSV the file holds (a
 // gzip CSV) or renders to (Parquet, host/table/parquet.ts), so either answers as that CSV would.

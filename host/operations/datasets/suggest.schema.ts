@@ -5,7 +5,7 @@ import { LIMITS } from '../../schemas/common.ts';
 
 const ColumnSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(LIMITS.columnNameMax));
 
-/** additions 2.4: candidate yes/no questions for a table, from the table alone. */
+/** docs/reference/map.md#suggest: candidate yes/no questions for a table, from the table alone. */
 export const SuggestRequestSchema = v.strictObject({
   data: AskDataSchema,
   entity_column: ColumnSchema,

@@ -1,4 +1,4 @@
-// svc_suggest (additions 2.4): which yes/no questions are worth asking of a table, from the table alone: a
+// svc_suggest (docs/reference/map.md#suggest): which yes/no questions are worth asking of a table, from the table alone: a
 // quick screen per candidate outcome column (no fit), each with a ready ask svc_ask accepts as it is.
 //
 // Candidates: every column but the entity and time columns with exactly two values (one candidate), one
@@ -76,7 +76,7 @@ function distinctTexts(cells: readonly Cell[]): string[] {
   return [...seen].sort(compareCodePoints);
 }
 
-/** Spec 2.6 rule the ready ask must pass: without time_column, one row per case (as svc_ask checks it). */
+/** docs/reference/ask.md#request rule the ready ask must pass: without time_column, one row per case (as svc_ask checks it). */
 function checkOneRowPerCase(table: RawTable, entity: string): void {
   const cells = table.data[table.columns.indexOf(entity)];
   const ids = new Set<string>();
@@ -160,7 +160,7 @@ export interface Screen {
   prevalence: number | null;
 }
 
-/** additions 2.4 screen of `col` as the outcome with `positives` as its yes values, against the other `columns`. */
+/** docs/reference/map.md#suggest screen of `col` as the outcome with `positives` as its yes values, against the other `columns`. */
 export function screenColumn(table: RawTable, columns: readonly Column[], col: Column, positives: readonly string[]): Screen {
   const cells = table.data[col.index];
   const yes = new Set(positives);
@@ -213,7 +213,7 @@ function screen(req: SuggestRequest, table: RawTable, columns: Column[], col: Co
     data,
     entity_column: req.entity_column,
     ...(req.time_column !== undefined ? { time_column: req.time_column } : {}),
-    // additions 2.4 leaves it to the caller; `other` asks nothing of people (use person, with
+    // docs/reference/map.md#suggest leaves it to the caller; `other` asks nothing of people (use person, with
     // acknowledge_decision_support, when the cases are people)
     subject_kind: 'other',
     questions: {
@@ -266,7 +266,7 @@ export const suggestOperation: Operation = {
   response: SuggestResponseSchema,
   status: 200,
   pending: false,
-  // spec 4.13: open-world like svc_ask, since data may be a fetch_url
+  // docs/reference/mcp.md: open-world like svc_ask, since data may be a fetch_url
   tool: { ...READ_ONLY, openWorldHint: true },
   examples: [
     {

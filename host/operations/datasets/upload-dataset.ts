@@ -1,4 +1,4 @@
-// `PUT /v1/uploads/<token>` (wire.md "Datasets"): the presigned upload of a large CSV (or a gzip of it),
+// `PUT /v1/uploads/<token>` (docs/reference/datasets.md): the presigned upload of a large CSV (or a gzip of it),
 // stored with memory that does not grow with its size. The body is streamed to a file under DATA_DIR and checked as CSV on
 // the way, noting a row boundary about every MiB; then the file is copied into the store one part at a time.
 //
@@ -76,7 +76,7 @@ async function runUpload(ctx: OpContext, _body: unknown, req: OperationRequest):
     const received = await receive(body, file, settings, req.signal);
     assertUsableTable(received.summary.columns, received.summary.rowCount, FIELD, true);
     const stored = await storeParts(ctx, grant.workspaceId, dataset, file, received);
-    // spec 3.8: a gzip CSV answers as one passed through (rows and columns null, its format named)
+    // docs/reference/datasets.md#formats: a gzip CSV answers as one passed through (rows and columns null, its format named)
     if (received.format !== 'csv') return { status: 200, body: { ...datasetReply(stored, received.format), format: received.format } };
     return { status: 200, body: datasetReply(stored) };
   } finally {
@@ -87,7 +87,7 @@ async function runUpload(ctx: OpContext, _body: unknown, req: OperationRequest):
 /**
  * Streams the body to `file` (never more than the cap), checking it as CSV on the way and cutting it
  * into parts at the first row that starts `uploadPartBytes` or more after the part's start. A gzip CSV
- * (spec 3.8: recognised by its first bytes) is inflated on the way and stored as the CSV it holds (so it
+ * (docs/reference/datasets.md#uploads: recognised by its first bytes) is inflated on the way and stored as the CSV it holds (so it
  * hashes, and is read, as that CSV): the cap counts its bytes as sent and, while it inflates, the CSV's.
  */
 async function receive(body: ReadableStream<Uint8Array> | null, file: string, settings: Config, signal: AbortSignal): Promise<Received> {
@@ -106,7 +106,7 @@ async function receive(body: ReadableStream<Uint8Array> | null, file: string, se
   });
   const out = await fs.open(file, 'wx', 0o600);
   const reader = body?.getReader();
-  // Issue 21: a client that goes away mid-body ends the read at once, so its partial file goes now (the
+  // docs/guides/overload.md: a client that goes away mid-body ends the read at once, so its partial file goes now (the
   // caller's finally), not at a later sweep.
   const onAbort = () => void reader?.cancel().catch(() => undefined);
   signal.addEventListener('abort', onAbort, { once: true });
@@ -247,7 +247,7 @@ function tooLarge(limit: number, inflating = false): ServiceError {
 }
 
 /**
- * `PUT /v1/uploads/:token` (wire.md "Datasets"): no bearer key (the signed token in the path authorises)
+ * `PUT /v1/uploads/:token` (docs/reference/datasets.md): no bearer key (the signed token in the path authorises)
  * and a raw CSV body streamed to the operation unread. REST only: it is the target of `upload_url`.
  */
 export const uploadOperation: Operation = {

@@ -1,9 +1,9 @@
-// Uploads in pieces (spec 3.8): `POST <upload_pieces_url>/<index>` for 0, 1, ... in order (each at most
+// Uploads in pieces (docs/reference/datasets.md#uploads): `POST <upload_pieces_url>/<index>` for 0, 1, ... in order (each at most
 // 4,000,000 bytes, header x-upload-session the same on all), then `POST <upload_pieces_url>/complete` with
 // {pieces: n}. No key: the signed link authorises uploads to its one dataset for an hour. Each piece is
 // stored as it arrives (any node may receive any piece); the dataset stays awaiting_upload, unreadable, until
-// /complete has checked the whole file, and a file that fails the check is dropped whole (README "Contract
-// 1.1 decisions": the replies, the problems and the dataset's status after each).
+// /complete has checked the whole file, and a file that fails the check is dropped whole (docs/decisions/README.md
+// : the replies, the problems and the dataset's status after each).
 import * as v from 'valibot';
 import { ServiceError } from '../../errors.ts';
 import type { DatasetRecord, UploadFormat, UploadSessionRecord } from '../../store/index.ts';
@@ -110,7 +110,7 @@ interface PreparedPiece {
 }
 
 /**
- * A CSV piece is whole rows with the header repeated first (spec 3.8): checked as CSV, the header compared
+ * A CSV piece is whole rows with the header repeated first (docs/reference/datasets.md#uploads): checked as CSV, the header compared
  * with piece 0's, and stored without its copy of the header so the pieces join into the file itself.
  */
 function prepareCsv(index: number, bytes: Uint8Array, up: UploadSessionRecord | null): PreparedPiece {
@@ -184,7 +184,7 @@ async function receivePiece(ctx: OpContext, req: OperationRequest, read: () => P
   const body = await read();
   const up = await store.getUploadSession(dataset.id);
   const same = up !== null && up.session === session;
-  // spec 3.8: a resent piece is ignored
+  // docs/reference/datasets.md#uploads: a resent piece is ignored
   if (same && index < up.pieces) return { status: 200, body: pieceReply(dataset.id, index, up, true) };
   if (index > 0 && !same) throw up ? sessionMismatch(up) : outOfOrder(index, up);
   if (index > 0 && index > up!.pieces) throw outOfOrder(index, up);
@@ -220,7 +220,7 @@ async function receivePiece(ctx: OpContext, req: OperationRequest, read: () => P
   throw outOfOrder(index, result.upload);
 }
 
-/** README "Contract 1.1 decisions": what a piece answers. */
+/** docs/decisions/README.md: what a piece answers. */
 function pieceReply(id: string, index: number, up: UploadSessionRecord, resent: boolean): Record<string, unknown> {
   return {
     dataset_id: id,

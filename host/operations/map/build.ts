@@ -1,5 +1,5 @@
-// svc_map confirm (additions 2.7): the record the filled slots make, and the ask that reads it. A lone
-// table is the record as it is; one log is read through the snapshots grid (additions 3.2) straight from
+// svc_map confirm (docs/reference/map.md#map): the record the filled slots make, and the ask that reads it. A lone
+// table is the record as it is; one log is read through the snapshots grid (docs/reference/map.md#snapshots) straight from
 // its source; two logs, or a log with a table giving the outcome time, are merged into one log (event
 // types `<label>_<type>`, the table's outcome time on each row of its case), stored as a dataset of the
 // workspace, and read through the same grid.
@@ -21,7 +21,7 @@ import type { Layout } from './proposal.ts';
 import type { Slots } from './slots.ts';
 import { CAPS, distinctIds, type SourceAnalysis } from './sources.ts';
 
-/** The reading parameters of a mapping (additions 2.7 defaults: 1w, 30 days). */
+/** The reading parameters of a mapping (docs/reference/map.md#map defaults: 1w, 30 days). */
 export interface Reading {
   snapshot_every: '1d' | '1w' | '4w';
   horizon: { value: 1 | 7 | 30 | 60 | 90; unit: 'days' };
@@ -36,13 +36,13 @@ export type Built =
       openCases: { count: number; sample_ids: string[] };
       datasetId?: string;
       shaped?: ShapedRecord;
-      /** sha256 of the labelled readings row for row (additions 2.9: a scheduled fit is skipped when unchanged). */
+      /** sha256 of the labelled readings row for row (docs/reference/schedules.md#schedule: a scheduled fit is skipped when unchanged). */
       labelledHash: string;
       how: string;
     }
   | { kind: 'not_runnable'; code: string; why: string };
 
-/** Gate rejects (additions 2.4 codes) that make a table outcome not runnable; flags stay runnable. */
+/** Gate rejects (docs/reference/map.md#suggest codes) that make a table outcome not runnable; flags stay runnable. */
 const TABLE_GATE = new Set(['constant_outcome', 'missingness_as_outcome', 'prevalence_out_of_band']);
 
 export async function buildRecord(ctx: OpContext, layout: Layout, slots: Slots, reading: Reading, namespace?: string): Promise<Built> {
@@ -51,7 +51,7 @@ export async function buildRecord(ctx: OpContext, layout: Layout, slots: Slots, 
   const outcome = slots.outcome;
   if (layout.logs.length === 1 && outcome.kind !== 'outcome_time') {
     const built = readGrid(layout.logs[0], slots, reading, ns);
-    // additions 2.7: with logs a table's columns are as of its export; this outcome needs nothing of it
+    // docs/reference/map.md#map: with logs a table's columns are as of its export; this outcome needs nothing of it
     if (built.kind === 'record' && layout.table)
       built.how += `; ${layout.table.src.label} gives nothing to this outcome (its columns are as_of_export)`;
     return built;
@@ -275,7 +275,7 @@ async function mergeAndRead(ctx: OpContext, layout: Layout, slots: Slots, readin
     event_column: 'event_type',
     ...(values.length > 0 ? { value_columns: values.map((x) => x.name) } : {}),
   });
-  // Read before storing: a mapping that is not runnable stores nothing (additions 2.7 "nothing made").
+  // Read before storing: a mapping that is not runnable stores nothing (docs/reference/map.md#map "nothing made").
   const shaped = applyShape(parseCsv(csv, { field: 'sources' }), shape, { entityColumn: entityName, timeColumn: timeName });
   if (shaped.counts.positives === 0 || shaped.counts.positives === shaped.counts.labeled) {
     return gridResult(shaped, {}, reading, o.offer_id, '');
@@ -298,7 +298,7 @@ async function mergeAndRead(ctx: OpContext, layout: Layout, slots: Slots, readin
   return gridResult(shaped, ask, reading, o.offer_id, how, datasetId);
 }
 
-/** additions 2.7 replay + closed_since: readings whose label became known since then. */
+/** docs/reference/map.md#map replay + closed_since: readings whose label became known since then. */
 export function closedSince(
   shaped: ShapedRecord,
   horizonDays: number,

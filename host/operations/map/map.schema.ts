@@ -1,4 +1,4 @@
-// Contract 1.1 "ask your data" requests and replies (additions 2.4 svc_suggest, 2.7 svc_map): svc_map's here,
+// Contract 1.1 "ask your data" requests and replies (docs/reference/map.md#suggest svc_suggest, 2.7 svc_map): svc_map's here,
 // svc_suggest's in datasets/suggest.schema.ts.
 import * as v from 'valibot';
 import {
@@ -15,7 +15,7 @@ import { GridHorizonSchema } from '../../schemas/shape.ts';
 
 const ColumnSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(LIMITS.columnNameMax));
 
-/** additions 2.7 source label: `^[A-Za-z0-9_-]{1,64}$`. */
+/** docs/reference/map.md#map source label: `^[A-Za-z0-9_-]{1,64}$`. */
 export const SOURCE_LABEL_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const MAPPING_ID_PATTERN = /^mp_[0-9a-z_]{5,60}$/;
 
@@ -29,7 +29,7 @@ const MapSourceSchema = v.pipe(
   exactlyOneSource(['dataset_id', 'fetch_url']),
 );
 
-/** additions 2.7 answers: a slot names a column of a source by its label. */
+/** docs/reference/map.md#map answers: a slot names a column of a source by its label. */
 const SourceColumnSchema = v.strictObject({ source: NonEmptyStringSchema, column: ColumnSchema });
 const SourceColumnsSchema = v.pipe(v.array(SourceColumnSchema), v.minLength(1), v.maxLength(3));
 
@@ -51,11 +51,11 @@ const MapObjectSchema = v.strictObject({
   answers: v.optional(MapAnswersSchema),
   mapping_id: v.optional(v.pipe(v.string(), v.regex(MAPPING_ID_PATTERN))),
   closed_since: v.optional(IsoSchema),
-  // decided (README "Contract 1.1 decisions"): mappings are kept per workspace and namespace
+  // decided (docs/decisions/README.md): mappings are kept per workspace and namespace
   namespace: v.optional(NamespaceSchema),
 });
 
-/** additions 2.7: proposal (no answers), confirm (answers) or replay (mapping_id). */
+/** docs/reference/map.md#map: proposal (no answers), confirm (answers) or replay (mapping_id). */
 export const MapRequestSchema = v.pipe(
   MapObjectSchema,
   objectRule<v.InferOutput<typeof MapObjectSchema>>((req, report) => {

@@ -1,4 +1,4 @@
-// svc_map (additions 2.7): sources (a lone table, or one or two event logs plus an optional table) to a
+// svc_map (docs/reference/map.md#map): sources (a lone table, or one or two event logs plus an optional table) to a
 // record. Without answers: a proposal, stores nothing. With answers: the built record, its mapping_id
 // (kept per workspace and namespace) and a ready ask for today's open cases. With mapping_id: a replay.
 import { createHash } from 'node:crypto';
@@ -16,7 +16,7 @@ import { analyseSource, defaultLabel, readSources, type MapSource, type SourceAn
 import { headersOf, openHeaders, sealHeaders } from '../../signing/sealed-headers.ts';
 import { type MapRequest, MapRequestSchema, MapResponseSchema } from './map.schema.ts';
 
-/** additions 2.7: at most 3 horizons per record (per set of sources, workspace and namespace). */
+/** docs/reference/map.md#map: at most 3 horizons per record (per set of sources, workspace and namespace). */
 export const HORIZON_BUDGET = 3;
 
 interface Kept {
@@ -25,13 +25,13 @@ interface Kept {
     answers: NonNullable<MapRequest['answers']>;
     reading: Reading;
     outcome_words?: string[];
-    /** additions 2.7: the sources' fetch_headers, sealed (sealed-headers.ts); never echoed. */
+    /** docs/reference/map.md#map: the sources' fetch_headers, sealed (sealed-headers.ts); never echoed. */
     sealed_headers?: string;
   };
   manifest: Record<string, unknown>;
 }
 
-/** What a scheduled run's map step learns beside the reply (additions 2.9). */
+/** What a scheduled run's map step learns beside the reply (docs/reference/schedules.md#runs). */
 export interface ReplaySeen {
   labelledHash?: string;
 }
@@ -270,7 +270,7 @@ export async function keptMapping(ctx: OpContext, namespace: string, mappingId: 
 }
 
 /**
- * A scheduled run's map step (additions 2.9): the mapping replayed with each source read from `datasets`
+ * A scheduled run's map step (docs/reference/schedules.md#runs): the mapping replayed with each source read from `datasets`
  * (index -> dataset_id: what this run fetched and stored, so every later step reads the same bytes), each
  * source keeping its own label, so the record and its column names are the mapping's own.
  */

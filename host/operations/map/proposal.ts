@@ -1,4 +1,4 @@
-// svc_map proposal (additions 2.7): what the sources can become, and the questions for the user: per slot
+// svc_map proposal (docs/reference/map.md#map): what the sources can become, and the questions for the user: per slot
 // (entity, time_column, join, outcome) the options that survived, asked only where two or more did.
 import { ServiceError } from '../../errors.ts';
 import { cellText, isMissing } from '../../table/typing.ts';
@@ -19,7 +19,7 @@ export interface Offer {
   positives?: string[];
 }
 
-/** The layout of the sources (additions 2.7: a lone table, or one or two logs plus an optional table). */
+/** The layout of the sources (docs/reference/map.md#map: a lone table, or one or two logs plus an optional table). */
 export interface Layout {
   mode: 'table' | 'logs';
   logs: SourceAnalysis[];
@@ -170,7 +170,7 @@ export interface ProposalParts {
   joinKeys: string[];
 }
 
-/** The proposal body (additions 2.7 "proposal" rows); lone table extras at the top level (decision 4.11). */
+/** The proposal body (docs/reference/map.md#map "proposal" rows); lone table extras at the top level (decision 4.11). */
 export function proposalBody(parts: ProposalParts, all: SourceAnalysis[]): Record<string, unknown> {
   const { layout, offers, joinKeys } = parts;
   const questions: Record<string, unknown>[] = [];
@@ -195,7 +195,7 @@ export function proposalBody(parts: ProposalParts, all: SourceAnalysis[]): Recor
         why: `${a.timeSurvivors.length} columns of ${a.src.label} hold times`,
       });
     }
-    // additions 2.7: with logs, a table's numbers, flags and text are as of its export, not of each reading
+    // docs/reference/map.md#map: with logs, a table's numbers, flags and text are as of its export, not of each reading
     const excluded =
       layout.mode === 'logs' && a === layout.table
         ? a.src.table.columns
@@ -247,7 +247,7 @@ export function proposalBody(parts: ProposalParts, all: SourceAnalysis[]): Recor
   return body;
 }
 
-/** A lone table's fitness (for a sole offer), advisory sentences and case_variants (additions 2.7, 3.10). */
+/** A lone table's fitness (for a sole offer), advisory sentences and case_variants (docs/reference/map.md#map, docs/reference/README.md). */
 function tableExtras(a: SourceAnalysis, shown: Offer[]): Record<string, unknown> {
   const t = a.src.table;
   const entity = a.entitySurvivors[0];

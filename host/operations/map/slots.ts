@@ -1,4 +1,4 @@
-// svc_map answers (additions 2.7): each slot (entity, time_column, join, outcome) filled from the user's
+// svc_map answers (docs/reference/map.md#map): each slot (entity, time_column, join, outcome) filled from the user's
 // answer, or from its sole survivor; a slot with several survivors and no answer is
 // mapping_answers_incomplete naming the slot's field; a slot with none makes the mapping `empty`.
 import { ServiceError } from '../../errors.ts';

@@ -1,4 +1,4 @@
-// svc_map sources (additions 2.7): reading each source, its label, and what it looks like: a table (one
+// svc_map sources (docs/reference/map.md#map): reading each source, its label, and what it looks like: a table (one
 // row per case) or an event log (many timed rows per case); which columns could name its cases and times.
 import { ServiceError } from '../../errors.ts';
 import type { RawTable } from '../../table/types.ts';
@@ -9,7 +9,7 @@ import { assertKeyMayUse, isSampleId, resolveRecord } from '../ask/record.ts';
 import { resolveColumn, type Resolution } from '../datasets/preflight-columns.ts';
 import { type MapRequest, SOURCE_LABEL_PATTERN } from './map.schema.ts';
 
-/** additions 2.7 proposal caps. */
+/** docs/reference/map.md#map proposal caps. */
 export const CAPS = { candidates: 8, samples: 3, resolutions: 64, openIds: 50 } as const;
 /** A log's event column names a few kinds of events (more is a free-text column, not a type). */
 const MAX_EVENT_TYPES = 50;
@@ -39,7 +39,7 @@ export interface EntityCandidate {
 export interface SourceAnalysis {
   src: ReadSource;
   grain: { kind: 'table' | 'log'; reason: string };
-  /** additions 2.7 `resolutions[]`: what each column holds (svc_preflight's resolution), the first 64 columns. */
+  /** docs/reference/map.md#map `resolutions[]`: what each column holds (svc_preflight's resolution), the first 64 columns. */
   resolutions: Array<{ column: string } & Resolution>;
   columnsOmitted: number;
   entityCandidates: EntityCandidate[];
@@ -51,7 +51,7 @@ export interface SourceAnalysis {
   valueColumns: string[];
 }
 
-/** additions 2.7: a source's label when none is given (its dataset id or file name, sans extension). */
+/** docs/reference/map.md#map: a source's label when none is given (its dataset id or file name, sans extension). */
 export function defaultLabel(s: MapSource): string {
   let base: string;
   if (s.dataset_id !== undefined) base = isSampleId(s.dataset_id) ? s.dataset_id.slice('sample:'.length) : s.dataset_id;
@@ -63,7 +63,7 @@ export function defaultLabel(s: MapSource): string {
   return SOURCE_LABEL_PATTERN.test(label) ? label : 'source';
 }
 
-/** Reads every source (a test key: samples only); labels must differ (additions 2.7: required on clash). */
+/** Reads every source (a test key: samples only); labels must differ (docs/reference/map.md#map: required on clash). */
 export async function readSources(ctx: OpContext, sources: readonly MapSource[]): Promise<ReadSource[]> {
   const labels = sources.map((s) => s.label ?? defaultLabel(s));
   labels.forEach((l, i) => {

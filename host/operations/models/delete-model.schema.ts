@@ -2,13 +2,13 @@
 import * as v from 'valibot';
 import { ModelRefSchema, NamespaceSchema } from '../../schemas/common.ts';
 
-/** additions 2.6: deletes a model's bytes; its ref answers nothing from then on. */
+/** docs/reference/models.md#delete: deletes a model's bytes; its ref answers nothing from then on. */
 export const DeleteModelRequestSchema = v.strictObject({
   model_ref: ModelRefSchema,
   namespace: v.optional(NamespaceSchema),
 });
 
-/** additions 2.6. */
+/** docs/reference/models.md#delete. */
 export const DeleteModelResponseSchema = v.looseObject({ model_ref: v.string(), deleted: v.literal(true) });
 
 export type DeleteModelRequest = v.InferOutput<typeof DeleteModelRequestSchema>;

@@ -1,4 +1,4 @@
-// svc_delete_model (additions 2.6): from now on the ref answers nothing and takes no outcome reports,
+// svc_delete_model (docs/reference/models.md#delete): from now on the ref answers nothing and takes no outcome reports,
 // attestations or evidence; the model's bytes go (unless another namespace or workspace still holds the
 // same fit); past records stay, and Verdicts made with it still verify. Repeats give the same result.
 import { parseBody } from '../../schemas/index.ts';
@@ -8,7 +8,7 @@ import { EXAMPLE_IDS, FREE, type Operation } from '../operation.ts';
 import { DeleteModelRequestSchema, DeleteModelResponseSchema } from './delete-model.schema.ts';
 
 async function runDeleteModel(ctx: OpContext, raw: unknown): Promise<OpResult> {
-  // The write:outcomes capability is checked by the transport (the declaration's `scope`, additions 3.10).
+  // The write:outcomes capability is checked by the transport (the declaration's `scope`, docs/reference/auth.md#capabilities).
   const req = parseBody(DeleteModelRequestSchema, raw);
   const ws = ctx.caller!.workspaceId;
   const now = ctx.services.now();

@@ -1,4 +1,4 @@
-// additions 3.10 svc_drift: how a refit compares with the model it would replace, and which model to keep.
+// docs/reference/outcomes.md#drift svc_drift: how a refit compares with the model it would replace, and which model to keep.
 //
 // Rules:
 // - refit_quality: `not_comparable` when the earlier model is gone (deleted, its fit no longer stored, or it
@@ -73,7 +73,7 @@ const UNUSABLE_WHY: Record<NonNullable<RefitFacts['priorUnusable']>, string> = {
   never_answered: 'never answered (its fit was refused or not_yet)',
 };
 
-/** The recommendation and the fields of additions 3.10 from the comparison's recommendation and both models. */
+/** The recommendation and the fields of docs/reference/README.md from the comparison's recommendation and both models. */
 export function settleRefit(compared: 'keep' | 'refit' | 'abandon', f: RefitFacts): Settled {
   let quality = refitQualityOf(f.newQuality, f.priorUnusable === 'gone' || f.priorUnusable === 'deleted' ? null : f.priorQuality);
   let recommendation = compared;

@@ -3,10 +3,10 @@ import * as v from 'valibot';
 import { ModelRefSchema, NamespaceSchema } from '../../schemas/common.ts';
 import { Open } from '../../schemas/replies.ts';
 
-/** Spec 4.6: compare a refit with the fit it replaced. */
+/** docs/reference/outcomes.md#drift: compare a refit with the fit it replaced. */
 export const DriftRequestSchema = v.strictObject({ model_ref: ModelRefSchema, namespace: v.optional(NamespaceSchema) });
 
-/** Spec 4.6 + additions 3.10. */
+/** docs/reference/outcomes.md#drift + docs/reference/README.md. */
 export const DriftResponseSchema = v.looseObject({
   pattern: v.picklist(['unchanged', 'changed', 'no_prior']),
   recommendation: v.picklist(['keep', 'refit', 'abandon', 'no_check_yet']),

@@ -1,4 +1,4 @@
-// Drift (spec 3.4, 4.6, wire.md "The other operations"): an ask naming refit_of evaluates the older
+// Drift (docs/reference/outcomes.md#drift): an ask naming refit_of evaluates the older
 // model on the new record's held-out rows beside the new fit, and svc_drift reads that report back.
 //
 // Rules:
@@ -15,12 +15,12 @@
 // - too few rows to judge (fewer than 10 of either class): unchanged / keep, saying so in `basis`.
 // - an old model that cannot score the new record (a column it uses is gone or changed type) no
 //   longer holds.
-// Contract 1.1 (additions 3.10) settles that recommendation against both fits' held-out lift and whether
+// Contract 1.1 (docs/reference/README.md) settles that recommendation against both fits' held-out lift and whether
 // the earlier model can still serve, adding refit_quality, keep_model_ref, note_code and note
 // (drift-refit.ts).
 // The report is kept on the workspace's link from the new model_ref to its refit_of, for as long as
 // that link (models keep no rows and are not deleted): the same record and question give every
-// workspace the same model_ref, so the report must be per workspace, and wire.md keeps `no_prior`
+// workspace the same model_ref, so the report must be per workspace, and docs/reference/auth.md keeps `no_prior`
 // for a model fitted without refit_of, so a report must not expire while its refit_of stands.
 import { ServiceError } from '../../errors.ts';
 import { Model, NotScoreable, scoreCases, type ScoreOutput } from '../../engine/index.ts';
@@ -141,7 +141,7 @@ function priorUnusable(
   return meta.state === 'answered' && rec.bytes.length > 0 ? null : 'never_answered';
 }
 
-/** The comparison's report with the additions 3.10 fields; settles from the comparison's own recommendation. */
+/** The comparison's report with the docs/reference/README.md fields; settles from the comparison's own recommendation. */
 function settled(d: DriftReport, facts: RefitFacts): DriftReport {
   const compared = d.report.compared_recommendation ?? d.recommendation;
   const holds = d.report.old_holds;
@@ -289,7 +289,7 @@ export async function driftBody(ctx: OpContext, modelRef: string, namespace: str
   );
 }
 
-/** svc_drift: driftBody with its watch_url (additions 3.10, 2.13). */
+/** svc_drift: driftBody with its watch_url (docs/reference/outcomes.md#drift, docs/reference/outcomes.md#watch). */
 export async function runDrift(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const req = parseBody(DriftRequestSchema, raw);
   const namespace = namespaceOf(req.namespace);

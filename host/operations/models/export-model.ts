@@ -36,7 +36,7 @@ async function runExportModel(ctx: OpContext, raw: unknown): Promise<OpResult> {
   return { status: 200, body };
 }
 
-/** POST /v1/export-model: REST only (spec 4.13's tools are the spec's operations), in the OpenAPI document. */
+/** POST /v1/export-model: REST only (docs/reference/mcp.md's tools are the spec's operations), in the OpenAPI document. */
 export const exportModelOperation: Operation = {
   name: 'export_model',
   path: '/v1/export-model',

@@ -2,14 +2,14 @@
 import * as v from 'valibot';
 import { ModelDaysSchema, ModelRefSchema, NamespaceSchema } from '../../schemas/common.ts';
 
-/** additions 2.5: sets a live model's expiry to `days` from now. */
+/** docs/reference/models.md#extend: sets a live model's expiry to `days` from now. */
 export const ExtendModelRequestSchema = v.strictObject({
   model_ref: ModelRefSchema,
   days: ModelDaysSchema,
   namespace: v.optional(NamespaceSchema),
 });
 
-/** additions 2.5. */
+/** docs/reference/models.md#extend. */
 export const ExtendModelResponseSchema = v.looseObject({
   model_ref: v.string(),
   model_expires_at: v.string(),

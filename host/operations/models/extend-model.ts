@@ -1,4 +1,4 @@
-// svc_extend_model (additions 2.5): moves a live model's expiry to `days` from now, never earlier than it was. An expired model cannot
+// svc_extend_model (docs/reference/models.md#extend): moves a live model's expiry to `days` from now, never earlier than it was. An expired model cannot
 // be renewed (410 model_expired); a deleted one answers model_deleted.
 import { parseBody } from '../../schemas/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';

@@ -1,4 +1,4 @@
-// A caller's models by model_ref inside its namespace (additions 3.1), with the problems of additions 3.11:
+// A caller's models by model_ref inside its namespace (docs/reference/ask.md#namespace), with the problems of docs/reference/errors.md#codes:
 // 404 model_ref_missing for a ref this namespace was never given (another namespace's or workspace's
 // included, answered exactly alike), 410 model_deleted and, where the model must still serve, 410
 // model_expired.
@@ -7,7 +7,7 @@ import type { ModelLink, ModelRecord } from '../../store/index.ts';
 import type { OpContext } from '../../runtime/services.ts';
 
 export const DAY_MS = 86_400_000;
-/** additions 3.2: model_ttl_days defaults to 90. */
+/** docs/reference/models.md#lifetime: model_ttl_days defaults to 90. */
 export const DEFAULT_MODEL_TTL_DAYS = 90;
 
 /** The namespace as stored ('' = the workspace's own) from the wire's optional field. */
@@ -23,7 +23,7 @@ export function wireNamespace(namespace: string): string | null {
 /**
  * What the caller needs the model for: `serve` (score, extend) refuses an expired model too; `record`
  * (outcome reports, attestations, evidence, drift, refit_of) takes an expired one, since outcomes arrive
- * after a model served; `delete` takes a deleted one (a repeat gives the same result, additions 2.6).
+ * after a model served; `delete` takes a deleted one (a repeat gives the same result, docs/reference/models.md#delete).
  */
 export type ModelUse = 'serve' | 'record' | 'delete';
 
@@ -36,7 +36,7 @@ function where(namespace: string): string {
   return namespace === '' ? 'outside any namespace' : `in namespace ${namespace}`;
 }
 
-/** The caller's link to `modelRef` in `namespace`, or the additions 3.11 problem. */
+/** The caller's link to `modelRef` in `namespace`, or the docs/reference/errors.md#codes problem. */
 export async function requireLink(ctx: OpContext, modelRef: string, namespace: string, opts: LinkOptions): Promise<ModelLink> {
   const field = opts.field ?? 'model_ref';
   const link = await ctx.services.store.getModelLink(ctx.caller!.workspaceId, modelRef);
@@ -74,7 +74,7 @@ export async function requireModel(ctx: OpContext, modelRef: string, namespace: 
   return rec;
 }
 
-/** additions 3.4 model_expires_at: ISO 8601 UTC, or null when the link has none. */
+/** docs/reference/ask.md#answer model_expires_at: ISO 8601 UTC, or null when the link has none. */
 export function expiresIso(at: number | null | undefined): string | null {
   return at === null || at === undefined ? null : new Date(at).toISOString();
 }

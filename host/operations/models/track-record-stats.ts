@@ -1,4 +1,4 @@
-// The arithmetic of a track record (additions 2.1), pure: pairing reported outcomes with the answers kept
+// The arithmetic of a track record (docs/reference/outcomes.md#track-record), pure: pairing reported outcomes with the answers kept
 // about their cases, and the statistics of each group of calls (observed rate, its 95% Wilson interval,
 // the mean chance told, small_n).
 //
@@ -12,14 +12,14 @@
 import type { AnsweredCase, OutcomeRecord } from '../../store/index.ts';
 
 export const DAY_MS = 86_400_000;
-/** additions 2.1: small_n under 100 calls. */
+/** docs/reference/outcomes.md#track-record: small_n under 100 calls. */
 export const SMALL_N_BELOW = 100;
 /** Two-sided 95%: the standard normal quantile at 0.975. */
 export const Z_95 = 1.959963984540054;
-/** Decision (additions 4.9): by_chance ranges are deciles, [lower, upper), the last closed at 1. */
+/** Decision (docs/decisions/0016-track-record.md): by_chance ranges are deciles, [lower, upper), the last closed at 1. */
 export const CHANCE_BOUNDS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9] as const;
 export const CHANCE_RANGES = ['0.0-0.1', '0.1-0.2', '0.2-0.3', '0.3-0.4', '0.4-0.5', '0.5-0.6', '0.6-0.7', '0.7-0.8', '0.8-0.9', '0.9-1.0'];
-/** Bands in the order spec 2.6 names them. */
+/** Bands in the order docs/reference/ask.md#bands names them. */
 const BAND_ORDER = ['act', 'escalate', 'refuse'];
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;

@@ -1,11 +1,11 @@
-// Contract 1.1 "prove it" (additions 2.1): svc_track_record's request and response.
+// Contract 1.1 "prove it" (docs/reference/outcomes.md#track-record): svc_track_record's request and response.
 import * as v from 'valibot';
 import { ModelRefSchema, NamespaceSchema } from '../../schemas/common.ts';
 
 const Integer = v.pipe(v.number(), v.integer());
 const Rate = v.pipe(v.number(), v.minValue(0), v.maxValue(1));
 
-/** additions 2.1: a model's calls against reported outcomes. */
+/** docs/reference/outcomes.md#track-record: a model's calls against reported outcomes. */
 export const TrackRecordRequestSchema = v.strictObject({ model_ref: ModelRefSchema, namespace: v.optional(NamespaceSchema) });
 
 /** One group of calls: rate, interval and chance are null when it has no calls. */

@@ -1,4 +1,4 @@
-// svc_track_record (additions 2.1): how a model's calls matched the outcomes reported under it. Calls are
+// svc_track_record (docs/reference/outcomes.md#track-record): how a model's calls matched the outcomes reported under it. Calls are
 // the answers kept when each was issued (ask/keep-answers.ts) paired with reported outcomes by the rules
 // in track-record-stats.ts. Read-only and free; an unknown model_ref, or one of another namespace or
 // workspace, is 404 model_ref_missing; an expired model keeps its record, a deleted one is 410.
@@ -37,7 +37,7 @@ async function runTrackRecord(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const req = parseBody(TrackRecordRequestSchema, raw);
   const namespace = namespaceOf(req.namespace);
   const body = await trackRecordBody(ctx, req.model_ref, namespace);
-  // additions 2.13: calibration and latest drift, viewable by any holder for 24 hours
+  // docs/reference/outcomes.md#watch: calibration and latest drift, viewable by any holder for 24 hours
   const watch = { workspaceId: ctx.caller!.workspaceId, namespace, modelRef: req.model_ref, kind: 'track_record' as const };
   return { status: 200, body: { ...body, watch_url: modelWatchUrlOf(ctx.services, watch, ctx.services.now()) } };
 }

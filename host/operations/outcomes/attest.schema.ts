@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { LIMITS, maxChars, ModelRefSchema, NamespaceSchema, NonEmptyStringSchema } from '../../schemas/common.ts';
 
-/** Spec 4.10 (shape decided in wire.md): record that a case was acted on through a lever. */
+/** docs/reference/outcomes.md#attest (shape decided in docs/reference/ask.md#reasons): record that a case was acted on through a lever. */
 export const AttestRequestSchema = v.strictObject({
   model_ref: ModelRefSchema,
   namespace: v.optional(NamespaceSchema),
@@ -13,7 +13,7 @@ export const AttestRequestSchema = v.strictObject({
   event_id: v.optional(v.pipe(v.string(), maxChars(LIMITS.eventIdMax))),
 });
 
-/** wire.md svc_attest response. */
+/** docs/reference/outcomes.md#attest svc_attest response. */
 export const AttestResponseSchema = v.looseObject({
   compliant: v.boolean(),
   evaluated_feature: v.nullable(v.string()),

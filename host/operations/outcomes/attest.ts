@@ -1,4 +1,4 @@
-// svc_attest (spec 4.10, wire.md "The other operations"): records that a case was acted on through a
+// svc_attest (docs/reference/outcomes.md#attest): records that a case was acted on through a
 // lever, and the model that gave the lever judges compliance: the post-action value is binned by the
 // engine with that model and complies when it lands in one of the lever's target bins (levers.ts).
 import { ServiceError } from '../../errors.ts';
@@ -36,7 +36,7 @@ export function binOfValue(ctx: OpContext, model: Model, j: number, value: Cell)
 }
 
 export async function runAttest(ctx: OpContext, raw: unknown): Promise<OpResult> {
-  // The write:outcomes capability is checked by the transport (the declaration's `scope`, spec 3.10).
+  // The write:outcomes capability is checked by the transport (the declaration's `scope`, docs/reference/auth.md#capabilities).
   const workspaceId = ctx.caller!.workspaceId;
   const req = parseBody(AttestRequestSchema, raw);
   const { config, store, now } = ctx.services;
@@ -78,7 +78,7 @@ export async function runAttest(ctx: OpContext, raw: unknown): Promise<OpResult>
     event_id: req.event_id ?? newId('att_'),
     created_at: now(),
   });
-  // A repeated event_id answers with what was recorded the first time (wire.md: idempotent per event_id).
+  // A repeated event_id answers with what was recorded the first time (docs/reference/README.md#idempotency: idempotent per event_id).
   const r = res.record;
   const body: Record<string, unknown> = {
     compliant: r.compliant,

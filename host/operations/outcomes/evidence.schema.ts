@@ -3,10 +3,10 @@ import * as v from 'valibot';
 import { ModelRefSchema, NamespaceSchema } from '../../schemas/common.ts';
 import { Integer } from '../../schemas/replies.ts';
 
-/** Spec 4.11 (shape decided in wire.md): outcomes of cases acted on versus not acted on. */
+/** docs/reference/outcomes.md#evidence (shape decided in docs/reference/outcomes.md#report): outcomes of cases acted on versus not acted on. */
 export const EvidenceRequestSchema = v.strictObject({ model_ref: ModelRefSchema, namespace: v.optional(NamespaceSchema) });
 
-/** wire.md svc_evidence response: `live` stays null until each group has 30 cases with an outcome. */
+/** docs/reference/outcomes.md#evidence svc_evidence response: `live` stays null until each group has 30 cases with an outcome. */
 export const EvidenceResponseSchema = v.looseObject({
   model_ref: v.string(),
   live: v.nullable(

@@ -1,4 +1,4 @@
-// svc_evidence (spec 4.11, wire.md "The other operations"): the outcome rate of cases acted on
+// svc_evidence (docs/reference/outcomes.md#evidence): the outcome rate of cases acted on
 // through a lever versus cases not acted on, under one model_ref. Observational, not causal.
 //
 // Groups, per entity of the reported outcomes:

@@ -3,13 +3,13 @@ import * as v from 'valibot';
 import { LIMITS, maxChars, ModelRefSchema, NamespaceSchema, NonEmptyStringSchema } from '../../schemas/common.ts';
 import { Integer } from '../../schemas/replies.ts';
 
-/** additions 3.9: a reported case id is letters, digits and `_ . : @ # + / -`, at most 128, no spaces. */
+/** docs/reference/outcomes.md#report: a reported case id is letters, digits and `_ . : @ # + / -`, at most 128, no spaces. */
 export const OutcomeEntityIdSchema = v.pipe(
   v.string(),
   v.regex(/^[A-Za-z0-9_.:@#+/-]{1,128}$/, 'must be 1 to 128 letters, digits or _ . : @ # + / - (no spaces)'),
 );
 
-/** Spec 2.12: one real outcome; `outcome` is yes/no as 0/1, true/false or a string the record uses. */
+/** docs/reference/outcomes.md#report: one real outcome; `outcome` is yes/no as 0/1, true/false or a string the record uses. */
 export const OutcomeItemSchema = v.strictObject({
   entity_id: OutcomeEntityIdSchema,
   outcome: v.union([v.boolean(), v.pipe(v.number(), v.integer()), v.string()], 'must be a boolean, an integer (0/1) or a string'),
@@ -17,16 +17,16 @@ export const OutcomeItemSchema = v.strictObject({
   event_id: v.optional(v.pipe(v.string(), maxChars(LIMITS.eventIdMax))),
 });
 
-/** Spec 4.5/8: 1 to 10,000 outcomes for one model_ref. */
+/** docs/reference/outcomes.md#report/8: 1 to 10,000 outcomes for one model_ref. */
 export const ReportOutcomesRequestSchema = v.strictObject({
   model_ref: ModelRefSchema,
   namespace: v.optional(NamespaceSchema),
   outcomes: v.pipe(v.array(OutcomeItemSchema), v.minLength(1), v.maxLength(LIMITS.outcomesMax)),
-  // additions 3.9: true writes the valid rows and answers results[] for every row; default all or nothing
+  // docs/reference/outcomes.md#report: true writes the valid rows and answers results[] for every row; default all or nothing
   partial: v.optional(v.boolean()),
 });
 
-/** additions 3.9: only `written` is required; `partial: true` adds a result for every row. */
+/** docs/reference/outcomes.md#report: only `written` is required; `partial: true` adds a result for every row. */
 export const ReportOutcomesResponseSchema = v.looseObject({
   written: Integer,
   duplicates: v.optional(Integer),

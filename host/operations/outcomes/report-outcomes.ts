@@ -1,4 +1,4 @@
-// svc_report_outcomes (spec 2.12, 4.5, wire.md "The other operations", additions 3.9): real outcomes of
+// svc_report_outcomes (docs/reference/outcomes.md#report): real outcomes of
 // cases answered under a model_ref, validated all-or-nothing by default (422 invalid_outcomes lists every
 // bad field of every item and nothing is written) or, with `partial: true`, the valid rows written and a
 // result for every row; idempotent per event_id. Outcomes never change a model or an answer.
@@ -21,7 +21,7 @@ const ReportEnvelopeSchema = v.strictObject({
   partial: v.optional(v.boolean()),
 });
 
-/** additions 3.9: one result per row of a partial report, in row order. */
+/** docs/reference/outcomes.md#report: one result per row of a partial report, in row order. */
 export interface OutcomeRowResult {
   index: number;
   status: 'written' | 'duplicate' | 'error';
@@ -36,7 +36,7 @@ export interface OutcomeError {
 }
 
 /**
- * Epoch ms of an ISO 8601 date or date-time (spec 2.12 observed_at), extended (2024-03-15T10:00Z) or
+ * Epoch ms of an ISO 8601 date or date-time (docs/reference/tasks.md#events observed_at), extended (2024-03-15T10:00Z) or
  * basic (20240315, 20240315T1000Z) form, read as table cells are (host/table/select.ts); null when
  * it is neither (a bare number like 1718000000 is not a time here).
  */
@@ -47,7 +47,7 @@ export function parseIsoTime(s: string): number | null {
 const YES = new Set(['1', 'true', 'yes', 'y']);
 const NO = new Set(['0', 'false', 'no', 'n']);
 
-/** Spec 2.12: yes/no as a boolean, 0/1, or a yes/no word (any case). */
+/** docs/reference/tasks.md#events: yes/no as a boolean, 0/1, or a yes/no word (any case). */
 export function outcomeValue(x: unknown): 0 | 1 | null {
   if (typeof x === 'boolean') return x ? 1 : 0;
   if (typeof x === 'number') return x === 1 ? 1 : x === 0 ? 0 : null;
@@ -97,7 +97,7 @@ export function checkOutcomeItems(items: readonly unknown[], modelRef: string, w
         entity_id: o.entity_id,
         outcome,
         observed_at: observedAt,
-        // spec 4.5: event_id is the item's idempotency key. An item sent without one is keyed by what it
+        // docs/reference/outcomes.md#report: event_id is the item's idempotency key. An item sent without one is keyed by what it
         // says (case, outcome, observation time), so a batch sent twice is counted once, not twice.
         event_id: o.event_id ?? derivedEventId(o.entity_id, outcome, observedAt),
         created_at: now,
@@ -112,7 +112,7 @@ export function checkOutcomeItems(items: readonly unknown[], modelRef: string, w
 const itemField = (e: OutcomeError) => (e.field === '' ? `outcomes.${e.index}` : `outcomes.${e.index}.${e.field}`);
 
 /**
- * additions 3.9 `partial: true`: every row's result in row order. A row with several bad fields is one
+ * docs/reference/outcomes.md#report `partial: true`: every row's result in row order. A row with several bad fields is one
  * `error` result naming its first bad field, its detail listing every problem.
  */
 export function rowResults(
@@ -138,10 +138,10 @@ export function rowResults(
 }
 
 export async function runReportOutcomes(ctx: OpContext, raw: unknown): Promise<OpResult> {
-  // The write:outcomes capability is checked by the transport (the declaration's `scope`, spec 4.5).
+  // The write:outcomes capability is checked by the transport (the declaration's `scope`, docs/reference/outcomes.md#report).
   const workspaceId = ctx.caller!.workspaceId;
   const req = parseBody(ReportEnvelopeSchema, raw);
-  // additions 2.6: a deleted model takes no reports; an expired one does (outcomes arrive after it served)
+  // docs/reference/models.md#delete: a deleted model takes no reports; an expired one does (outcomes arrive after it served)
   await requireLink(ctx, req.model_ref, namespaceOf(req.namespace), { use: 'record' });
   const { errors, records, recordIndex } = checkOutcomeItems(req.outcomes, req.model_ref, workspaceId, ctx.services.now());
   if (req.partial === true) {
@@ -180,7 +180,7 @@ export const reportOutcomesOperation: Operation = {
   response: ReportOutcomesResponseSchema,
   status: 200,
   pending: false,
-  // Idempotent only per event_id (wire.md), so not in general.
+  // Idempotent only per event_id (docs/reference/README.md#idempotency), so not in general.
   tool: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   examples: [
     {
@@ -196,7 +196,8 @@ export const reportOutcomesOperation: Operation = {
     },
     {
       name: 'partial',
-      summary: 'Write what is valid and get a result per row (additions 3.9): here the second row is an error (observed_at is no date)',
+      summary:
+        'Write what is valid and get a result per row (docs/reference/outcomes.md#report): here the second row is an error (observed_at is no date)',
       value: {
         model_ref: EXAMPLE_IDS.modelRef,
         partial: true,

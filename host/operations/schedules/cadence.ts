@@ -1,4 +1,4 @@
-// additions 2.9 cadence: when a schedule's runs fall. Periods count from the schedule's first run (its
+// docs/reference/schedules.md#runs cadence: when a schedule's runs fall. Periods count from the schedule's first run (its
 // anchor), so a missed period after downtime is run once (the next time is the first one after now, not
 // the one after the missed one) and a monthly run keeps its day of the month.
 import type { ScheduleRecord } from '../../store/index.ts';
@@ -33,7 +33,7 @@ export function nextRunAfter(anchor: number, cadence: Cadence, now: number): num
   return runTime(anchor, cadence, k);
 }
 
-/** Whole days from `now` to one day past `nextRunAt` (additions 2.9: a model is kept until one day past the next run). */
+/** Whole days from `now` to one day past `nextRunAt` (docs/reference/schedules.md#runs: a model is kept until one day past the next run). */
 export function daysPastNextRun(now: number, nextRunAt: number): number {
   return Math.max(1, Math.ceil((nextRunAt + DAY_MS - now) / DAY_MS));
 }

@@ -1,4 +1,4 @@
-// svc_delete_schedule (additions 2.10): stops a schedule's runs and erases what it kept of the key (id,
+// svc_delete_schedule (docs/reference/schedules.md#delete): stops a schedule's runs and erases what it kept of the key (id,
 // scopes) and the sealed headers; the mapping, its models and the outcomes reported stay. A repeat is
 // unknown_schedule. A run under way finds its schedule gone at its next step and records nothing more.
 import { ServiceError } from '../../errors.ts';

@@ -1,4 +1,4 @@
-// The schedule dispatcher (additions 2.9 "Dispatch hourly, <=10 runs at once"): on every node, a timer looks
+// The schedule dispatcher (docs/reference/schedules.md#runs "Dispatch hourly, <=10 runs at once"): on every node, a timer looks
 // for schedules whose next run is due and starts each one's run by moving its next_run_at on in the same
 // transaction that queues the run's task (store startScheduleRun), so each period runs once across the
 // nodes and across restarts; a period missed while every node was down runs once, when one comes back.
@@ -10,10 +10,10 @@ import { nextRunAfter } from './cadence.ts';
 import type { RunBody } from './run.ts';
 import { newRunReport, runReportOf, STEPS } from './view.ts';
 
-/** additions 2.9: at most this many runs at once (across the nodes sharing the store). */
+/** docs/reference/schedules.md#runs: at most this many runs at once (across the nodes sharing the store). */
 export const MAX_RUNS_AT_ONCE = 10;
 
-/** The key a schedule's runs act as (additions 2.9: the key's id and scopes, stored with the schedule). */
+/** The key a schedule's runs act as (docs/reference/schedules.md#runs: the key's id and scopes, stored with the schedule). */
 export function scheduleCaller(s: ScheduleRecord): Caller {
   return { workspaceId: s.workspace_id, via: 'key', keyId: s.key_id, subject: `key:${s.key_id}`, mode: 'live', scopes: s.scopes };
 }

@@ -1,4 +1,4 @@
-// One scheduled run (additions 2.9), a task like an ask (run_id = its task id): map (fetch every source
+// One scheduled run (docs/reference/schedules.md#runs), a task like an ask (run_id = its task id): map (fetch every source
 // again, replay the mapping, the readings closed since the last run) -> fit (plain first, then refit_of the
 // model in use; skipped, unbilled, when the labelled readings are unchanged row for row) -> drift -> score
 // (today's open cases, with the model in use) -> report (the newly closed outcomes, to the model that was in
@@ -6,10 +6,10 @@
 // by another node's runner (tasks.ts) and resumes: the steps done replay their stored replies, nothing is
 // fetched, fitted or billed twice.
 //
-// Policy (additions 2.9): keep -> the kept model lives on until one day past the next run; refit -> the
+// Policy (docs/reference/schedules.md#runs): keep -> the kept model lives on until one day past the next run; refit -> the
 // refit is the model in use; abandon -> the schedule stops. Halts (a field, not a problem): the key it acts
 // as was revoked (credential_revoked) or a source could not be fetched (source_unreachable). This service
-// keeps no payment account, so the payment halts never occur (README "Contract 1.1 decisions").
+// keeps no payment account, so the payment halts never occur (docs/decisions/README.md).
 import { createHash } from 'node:crypto';
 import { serviceErrorOf } from '../../errors.ts';
 import { AskRequestSchema, parseBody } from '../../schemas/index.ts';
@@ -34,7 +34,7 @@ export interface RunBody {
   run_id: string;
 }
 
-/** spec 3.11 eventIdMax: an event_id is at most 128 characters. */
+/** docs/reference/limits.md#limits eventIdMax: an event_id is at most 128 characters. */
 const EVENT_ID_MAX = 128;
 
 interface MapStep {
@@ -68,7 +68,7 @@ class RunEnds extends Error {
 }
 
 /**
- * additions 2.9 report: `<mapping_id>:<entity>:<snapshot_at>`; an entity too long for the 128-character
+ * docs/reference/schedules.md#schedule report: `<mapping_id>:<entity>:<snapshot_at>`; an entity too long for the 128-character
  * event_id is named by the first 32 hex digits of its sha256 instead (decision: README).
  */
 export function scheduledEventId(mappingId: string, entity: string, snapshotAt: string): string {
@@ -145,7 +145,7 @@ class Run {
         if (recommendation === 'refit') this.inUse = fit.model_ref;
         else if (recommendation === 'abandon') this.inUse = null;
       }
-      // additions 2.9: keep extends the kept model only until one day past the next run
+      // docs/reference/schedules.md#runs: keep extends the kept model only until one day past the next run
       if (this.inUse !== null && this.inUse === priorModel) await this.extend(this.inUse);
       // score: the fit's own answers are the scores when its model is the one in use
       if (this.inUse === null || map.open_count === 0) {
@@ -267,7 +267,7 @@ class Run {
         throw err;
       }
     }
-    // additions 2.9: the readings closed since the previous run's as_of are this run's to report
+    // docs/reference/schedules.md#runs: the readings closed since the previous run's as_of are this run's to report
     const prev = this.report.closed_since;
     const seen: ReplaySeen = {};
     const reply = (await replayForRun(this.ctx, this.ns, this.s.mapping_id, datasets, prev ?? undefined, seen)).body as Record<string, any>;

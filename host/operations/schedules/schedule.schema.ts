@@ -1,11 +1,11 @@
-// Contract 1.1 svc_schedule and svc_delete_schedule (additions 2.9, 2.10): a confirmed mapping answered on a
+// Contract 1.1 svc_schedule and svc_delete_schedule (docs/reference/schedules.md#schedule, docs/reference/schedules.md#delete): a confirmed mapping answered on a
 // cadence, and its end.
 import * as v from 'valibot';
 import { SUBJECT_KINDS } from '../../schemas/ask.ts';
 import { NamespaceSchema, objectRule } from '../../schemas/common.ts';
 import { MAPPING_ID_PATTERN } from '../map/map.schema.ts';
 
-/** additions 2.9: daily, weekly (7 days), monthly (the same day of the next calendar month). */
+/** docs/reference/schedules.md#schedule: daily, weekly (7 days), monthly (the same day of the next calendar month). */
 export const CADENCES = ['daily', 'weekly', 'monthly'] as const;
 export const SCHEDULE_ID_PATTERN = /^sc_[0-9a-z]{20,40}$/;
 
@@ -20,7 +20,7 @@ const ScheduleObjectRequestSchema = v.strictObject({
 export const ScheduleRequestSchema = v.pipe(
   ScheduleObjectRequestSchema,
   objectRule<v.InferOutput<typeof ScheduleObjectRequestSchema>>((req, report) => {
-    // as on ask (spec 2.6): person subjects turn on decision-support safeguards
+    // as on ask (docs/reference/ask.md#request): person subjects turn on decision-support safeguards
     if (req.subject_kind === 'person' && req.acknowledge_decision_support !== true) {
       report(
         'acknowledge_decision_support',

@@ -1,4 +1,4 @@
-// svc_schedule (additions 2.9): answers a confirmed mapping on a cadence. The schedule keeps the key it acts
+// svc_schedule (docs/reference/schedules.md#schedule): answers a confirmed mapping on a cadence. The schedule keeps the key it acts
 // as (id and scopes) and the mapping's sealed fetch_headers; its first run starts now, the next ones when
 // the dispatcher (dispatch.ts) finds them due; each run is a task (run.ts) whose watch_url the reply gives.
 import { ServiceError } from '../../errors.ts';
@@ -18,7 +18,7 @@ import { ScheduleRequestSchema, ScheduleResponseSchema } from './schedule.schema
 async function runSchedule(ctx: OpContext, raw: unknown): Promise<OpResult> {
   const req = parseBody(ScheduleRequestSchema, raw);
   const caller = ctx.caller!;
-  // additions 2.9: the runs act as a live API key; an OAuth sign-in is refused, a test key reads samples only
+  // docs/reference/schedules.md#runs: the runs act as a live API key; an OAuth sign-in is refused, a test key reads samples only
   if (caller.via !== 'key' || caller.keyId === null) {
     throw new ServiceError(
       'schedule_key_required',
@@ -66,7 +66,7 @@ async function runSchedule(ctx: OpContext, raw: unknown): Promise<OpResult> {
     created_at: now,
   };
   await ctx.services.store.putSchedule(schedule);
-  // the first run starts now (additions 2.9 watch_url: "first run")
+  // the first run starts now (docs/reference/schedules.md#runs watch_url: "first run")
   const runId = await startRun(ctx.services, schedule, now);
   const stored = (await ctx.services.store.getSchedule(caller.workspaceId, schedule.schedule_id)) ?? schedule;
   return {

@@ -1,4 +1,4 @@
-// What a schedule and its latest run look like on the wire (additions 2.9 `schedule`, `last_run`; 3.10
+// What a schedule and its latest run look like on the wire (docs/reference/schedules.md#runs `schedule`, `last_run`; 3.10
 // svc_describe `schedules[]`), from the stored row.
 import type { ScheduleRecord } from '../../store/index.ts';
 
@@ -7,7 +7,7 @@ export type StepName = (typeof STEPS)[number];
 export type StepState = 'pending' | 'running' | 'done' | 'skipped' | 'failed';
 export type RunState = 'running' | 'done' | 'halted' | 'stopped';
 
-/** additions 2.9 `last_run`, plus what it read (`as_of`), the model it scored with, and why a step failed. */
+/** docs/reference/schedules.md#runs `last_run`, plus what it read (`as_of`), the model it scored with, and why a step failed. */
 export interface RunReport {
   run_id: string;
   at: string;
@@ -53,7 +53,7 @@ export function runReportOf(s: ScheduleRecord): RunReport | null {
   return s.last_run === null ? null : (JSON.parse(s.last_run) as RunReport);
 }
 
-/** additions 2.9 `schedule`: the required fields always, halt_code and model_ref as they stand. */
+/** docs/reference/schedules.md#runs `schedule`: the required fields always, halt_code and model_ref as they stand. */
 export function scheduleView(s: ScheduleRecord): Record<string, unknown> {
   return {
     schedule_id: s.schedule_id,

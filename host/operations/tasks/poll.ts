@@ -1,4 +1,4 @@
-// svc_poll (spec 4.3, 3.2): 202 while the task runs, then exactly the reply the ask would have given.
+// svc_poll (docs/reference/tasks.md#poll, docs/reference/tasks.md#pending): 202 while the task runs, then exactly the reply the ask would have given.
 import { reviveProblem, ServiceError, type StoredProblem } from '../../errors.ts';
 import { parseBody } from '../../schemas/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
@@ -17,8 +17,8 @@ async function runPoll(ctx: OpContext, raw: unknown, req: OperationRequest): Pro
 
 /**
  * What svc_poll answers for a task of the caller's workspace (also the GET of a done event's result_url):
- * 202 with its stage, progress and watch_url while it runs (spec 3.3), then the reply the call would have
- * given, in `format` (additions 3.3/3.7: compact, or paged over MCP).
+ * 202 with its stage, progress and watch_url while it runs (docs/reference/tasks.md#pending), then the reply the call would have
+ * given, in `format` (docs/reference/tasks.md#pending/3.7: compact, or paged over MCP).
  */
 export async function taskReply(
   ctx: OpContext,

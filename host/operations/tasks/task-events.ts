@@ -1,4 +1,4 @@
-// svc_task_events (spec 2.12): `GET /v1/tasks/{task_id}/events`, the Server-Sent Events of a pending task,
+// svc_task_events (docs/reference/tasks.md#events): `GET /v1/tasks/{task_id}/events`, the Server-Sent Events of a pending task,
 // with the key that asked, within its workspace. A done event's result_url is task_result (task-result.ts).
 import { ServiceError } from '../../errors.ts';
 import type { TaskRecord } from '../../store/index.ts';
@@ -7,20 +7,20 @@ import { FREE, type Operation, type OperationRequest } from '../operation.ts';
 import { lastEventIdOf, taskEventStream, terminalEvent } from '../../runtime/events/stream.ts';
 import { credentialCheck } from '../../runtime/events/credential-check.ts';
 
-/** Headers of every event stream: never cached or buffered on the way (spec 2.12 heartbeats keep it open). */
+/** Headers of every event stream: never cached or buffered on the way (docs/reference/tasks.md#events heartbeats keep it open). */
 export const SSE_HEADERS = { 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' };
 export const SSE_TYPE = 'text/event-stream; charset=utf-8';
 
 const TASK_ID = /^tk_[0-9a-z]{26}$/;
 
-/** spec 4 item 7 (README "Contract 1.1 decisions"): a done event's result_url, the GET form of svc_poll. */
+/** docs/decisions/0045-event-ids.md (docs/decisions/README.md): a done event's result_url, the GET form of svc_poll. */
 export function resultUrlOf(services: Services, taskId: string): string {
   return `${services.config.baseUrl}/v1/tasks/${taskId}`;
 }
 
 /**
  * The stream of `task` from Last-Event-ID on, or 204 when the task is finished and the client already holds
- * its done or error event (spec 2.12). `onClose` runs when the stream ends (or at once when none opens).
+ * its done or error event (docs/reference/tasks.md#events). `onClose` runs when the stream ends (or at once when none opens).
  */
 export async function streamTask(
   services: Services,

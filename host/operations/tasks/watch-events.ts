@@ -1,4 +1,4 @@
-// svc_watch_events (spec 2.13): `GET /v1/watch/{token}/events`, the stream of one task for anyone holding
+// svc_watch_events (docs/reference/tasks.md#watch): `GET /v1/watch/{token}/events`, the stream of one task for anyone holding
 // its watch_url; no key, never counted against the workspace's budget, its done event without result_url.
 import { ServiceError } from '../../errors.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';

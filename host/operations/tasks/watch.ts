@@ -1,4 +1,4 @@
-// svc_watch (additions 2.13): `GET /v1/watch/{token}`, what a watch_url shows, read as JSON with no key. A model's
+// svc_watch (docs/reference/outcomes.md#watch): `GET /v1/watch/{token}`, what a watch_url shows, read as JSON with no key. A model's
 // link (from svc_track_record or svc_drift) shows its calibration and latest drift, exactly what those two calls
 // answer now, with no rows of data; a task's link says where its event stream is (the watch page reads this first).
 // Never counted against the workspace's budget; 410 watch_link_expired after 24 hours, 404 unknown_link otherwise.
@@ -24,7 +24,7 @@ function linkCaller(workspaceId: string): Caller {
 
 async function modelView(ctx: OpContext, g: ModelWatchGrant): Promise<Record<string, unknown>> {
   const { services } = ctx;
-  // additions 2.13's per-task limit, applied per model: 60 reads a minute (each read pairs every outcome)
+  // docs/reference/outcomes.md#watch's per-task limit, applied per model: 60 reads a minute (each read pairs every outcome)
   const slot = await services.events.openWatch(`model:${g.workspaceId}:${g.namespace}:${g.modelRef}`);
   if (!slot.ok) {
     throw new ServiceError(

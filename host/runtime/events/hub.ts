@@ -1,10 +1,10 @@
-// This process's wake-ups for task event streams, and the per-task limits of watch links (spec 2.13). A
+// This process's wake-ups for task event streams, and the per-task limits of watch links (docs/reference/tasks.md#watch). A
 // stream reads the store (any process may have written the events); a writer on this process wakes the
 // readers here at once, and readers of a task running elsewhere find its events on their next poll
-// (config.eventPollMs). PostgreSQL's LISTEN/NOTIFY could wake those too (README "Contract 1.1 decisions").
+// (config.eventPollMs). PostgreSQL's LISTEN/NOTIFY could wake those too (docs/decisions/README.md).
 import { FixedWindowLimiter } from '../rate-limits.ts';
 
-/** Spec 2.13: per task, 5 watch streams open at once and 60 opens a minute. */
+/** docs/reference/tasks.md#watch: per task, 5 watch streams open at once and 60 opens a minute. */
 export const WATCH_OPEN_AT_ONCE = 5;
 export const WATCH_OPENS_PER_MINUTE = 60;
 
@@ -65,7 +65,7 @@ export class TaskEventHub {
     });
   }
 
-  /** A watch stream of `taskId` may open (spec 2.13 limits, counted on this process); release it when it closes. */
+  /** A watch stream of `taskId` may open (docs/reference/tasks.md#watch limits, counted on this process); release it when it closes. */
   async openWatch(taskId: string): Promise<WatchSlot> {
     if ((this.openWatches.get(taskId) ?? 0) >= WATCH_OPEN_AT_ONCE) return { ok: false, retryAfterMs: 1000, why: 'open' };
     const d = await this.watchOpens.take(taskId);

@@ -1,7 +1,7 @@
-// How far a pending call has got, as one snapshot that every stage event carries whole (spec 2.12: "first
+// How far a pending call has got, as one snapshot that every stage event carries whole (docs/reference/tasks.md#events: "first
 // comes the current stage with all facts so far"). The host's own steps (reading, shaping, scoring,
 // signing) and the engine's reports from inside each fit (P_ codes, host/engine/abi.ts) move it; nothing
-// here is timed or estimated (issue 17: progress is real).
+// here is timed or estimated (docs/guides/pending-asks.md: progress is real).
 import * as abi from '../../engine/abi.ts';
 import type { ProgressListener } from '../../engine/index.ts';
 import { STAGE_OF_STEP, type AnswerData, type EventSink, type Facts, type Stage, type StageData, type Step } from './types.ts';
@@ -39,7 +39,7 @@ export class TaskProgress {
   private fit: number | undefined;
   private bag: number | undefined;
   private bags: number | undefined;
-  /** additions 2.8: a backtest reports each fit's steps as its cutoff's (progress.stage cutoff, never binning). */
+  /** docs/reference/map.md#backtest: a backtest reports each fit's steps as its cutoff's (progress.stage cutoff, never binning). */
   private backtest = false;
 
   constructor(
@@ -74,7 +74,7 @@ export class TaskProgress {
     return out;
   }
 
-  /** Spec 3.3 `progress` of a pending reply: the finer step as `stage`, with the same numbers. */
+  /** docs/reference/tasks.md#pending `progress` of a pending reply: the finer step as `stage`, with the same numbers. */
   progress(): Record<string, unknown> {
     return progressOf(this.current());
   }
@@ -100,7 +100,7 @@ export class TaskProgress {
     this.move('shaping', `Reading the record through its ${kind} shape`);
   }
 
-  /** The call runs `of` fits (spec 3.3 `of`); `found` of them are already stored and count as done. */
+  /** The call runs `of` fits (docs/reference/datasets.md#lifecycle `of`); `found` of them are already stored and count as done. */
   fits(of: number): void {
     this.fitShares = Array.from({ length: of }, () => 0);
     if (of > 0) this.move('binning', of > 1 ? `Preparing ${of} fits` : 'Preparing the fit');
@@ -160,14 +160,14 @@ export class TaskProgress {
     if (index < this.fitShares.length) this.fitShares[index] = 1;
   }
 
-  /** additions 2.8: a backtest reads its record (stage reading_data, progress.stage loading). */
+  /** docs/reference/map.md#backtest: a backtest reads its record (stage reading_data, progress.stage loading). */
   loading(message: string, rows?: number): void {
     this.backtest = true;
     if (rows !== undefined) this.facts.rows = rows;
     this.move('loading', message);
   }
 
-  /** additions 2.8: the backtest fits one cutoff each (`of` in all); fits already stored count as done. */
+  /** docs/reference/map.md#backtest: the backtest fits one cutoff each (`of` in all); fits already stored count as done. */
   cutoffs(of: number, outcome: string): void {
     this.backtest = true;
     this.fitShares = Array.from({ length: of }, () => 0);
@@ -175,7 +175,7 @@ export class TaskProgress {
     this.move('cutoff', of === 1 ? 'Fitting 1 cutoff' : `Fitting ${of} cutoffs`);
   }
 
-  /** additions 2.8: every cutoff's fit is back; each is graded on what came after it. */
+  /** docs/reference/map.md#backtest: every cutoff's fit is back; each is graded on what came after it. */
   grading(cutoffs: number): void {
     this.move('grading', `Grading ${cutoffs} cutoff${cutoffs === 1 ? '' : 's'} against what came after`);
   }
@@ -189,7 +189,7 @@ export class TaskProgress {
     this.move('signing', `Signing the verdicts of ${question}`);
   }
 
-  /** Spec 2.12: one answer event per question, after every stage event (a fresh stream starts at the last stage). */
+  /** docs/reference/tasks.md#events: one answer event per question, after every stage event (a fresh stream starts at the last stage). */
   answer(question: string, body: Record<string, unknown>): void {
     const state = String(body.state);
     const data: AnswerData = { question, state, decision: decisionOf(state) };
@@ -198,12 +198,12 @@ export class TaskProgress {
   }
 }
 
-/** Spec 3.4: `decision` restates `state`. */
+/** docs/reference/outcomes.md#drift: `decision` restates `state`. */
 export function decisionOf(state: string): AnswerData['decision'] {
   return state === 'answered' ? 'actionable' : state === 'not_yet' ? 'not_yet' : 'refused';
 }
 
-/** Spec 3.3 `progress {stage, frac, fit, of, facts_so_far}` from a stage event's data. */
+/** docs/reference/tasks.md#pending `progress {stage, frac, fit, of, facts_so_far}` from a stage event's data. */
 export function progressOf(d: Partial<StageData>): Record<string, unknown> {
   const out: Record<string, unknown> = { stage: d.step ?? 'reading', frac: d.frac ?? 0 };
   if (d.fit !== undefined) out.fit = d.fit;

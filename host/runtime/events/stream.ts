@@ -1,4 +1,4 @@
-// One task's events as Server-Sent Events (spec 2.12): read from the store, so the stream works on any
+// One task's events as Server-Sent Events (docs/reference/tasks.md#events): read from the store, so the stream works on any
 // process whatever process runs the task; woken at once by a writer on this process (hub.ts), else polled.
 // A fresh stream starts with the latest stage event (it carries every fact so far), a resumed one with the
 // events after Last-Event-ID; heartbeats every config.eventHeartbeatMs; closed at done/error or after
@@ -17,7 +17,7 @@ export function sseEvent(id: number, event: string, data: unknown): string {
   return `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-/** Spec 2.12: Last-Event-ID (header) or ?last_event_id=, a whole number; null for a fresh stream. */
+/** docs/reference/tasks.md#events: Last-Event-ID (header) or ?last_event_id=, a whole number; null for a fresh stream. */
 export function lastEventIdOf(header: string | undefined, query: string | undefined): number | null {
   const raw = header ?? query;
   if (raw === undefined || raw.trim() === '') return null;
@@ -53,13 +53,13 @@ export async function terminalEvent(services: Services, task: TaskRecord): Promi
   return { task_id: task.id, seq, kind, data: JSON.stringify(data), at: task.updated_at };
 }
 
-/** Spec 2.12 `error` data for a stored problem. */
+/** docs/reference/tasks.md#events `error` data for a stored problem. */
 export function errorEventData(services: Services, taskId: string, stored: StoredProblem): Record<string, unknown> {
   const known: StoredProblem = stored.code ? stored : { code: 'internal', detail: 'the task failed; ask again' };
   return problemEventData(services, taskId, reviveProblem(known));
 }
 
-/** Spec 2.12 `error` data for a problem. */
+/** docs/reference/tasks.md#events `error` data for a problem. */
 function problemEventData(services: Services, taskId: string, err: ServiceError): Record<string, unknown> {
   const p = toProblem(err, services.config.baseUrl);
   return { task_id: taskId, code: p.code, detail: p.detail, remedy: p.remedy, doc_url: p.doc_url };
@@ -69,7 +69,7 @@ export interface StreamOptions {
   task: TaskRecord;
   /** Last-Event-ID, or null for a fresh stream. */
   after: number | null;
-  /** The done event's result_url (the key's stream); null on a watch link (spec 2.13). */
+  /** The done event's result_url (the key's stream); null on a watch link (docs/reference/tasks.md#watch). */
   resultUrl: string | null;
   signal: AbortSignal;
   /** Called once when the stream ends, however it ends. */
@@ -144,7 +144,7 @@ export function taskEventStream(services: Services, o: StreamOptions): ReadableS
             }
           }
           const elapsed = performance.now() - started;
-          if (elapsed >= config.eventStreamMaxMs) return; // spec 2.12: closed within about five minutes
+          if (elapsed >= config.eventStreamMaxMs) return; // docs/reference/tasks.md#events: closed within about five minutes
           const untilBeat = config.eventHeartbeatMs - (performance.now() - lastWrite);
           if (untilBeat <= 0) {
             write(': heartbeat\n\n');
@@ -169,7 +169,7 @@ export function taskEventStream(services: Services, o: StreamOptions): ReadableS
   });
 }
 
-/** An event as it goes out: a done event names the result's URL on the key's stream only (spec 2.13). */
+/** An event as it goes out: a done event names the result's URL on the key's stream only (docs/reference/errors.md#problem). */
 function outgoing(e: TaskEventRecord, resultUrl: string | null): unknown {
   const data = JSON.parse(e.data) as Record<string, unknown>;
   if (e.kind !== 'done') return data;

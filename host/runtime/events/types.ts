@@ -1,11 +1,11 @@
-// What a task's event stream carries (spec 2.12) and the stage names a pending call reports (spec 3.3,
-// contract 1.1 decision on spec 4 item 7: README "Contract 1.1 decisions").
+// What a task's event stream carries (docs/reference/tasks.md#events) and the stage names a pending call reports (docs/reference/tasks.md#pending,
+// contract 1.1 decision on docs/decisions/0044-fit-stages.md: docs/decisions/README.md).
 
-/** Spec 3.3: the pending `stage` values (backtesting is the backtest's own). */
+/** docs/reference/tasks.md#pending: the pending `stage` values (backtesting is the backtest's own). */
 export type Stage = 'reading_data' | 'reading_shape' | 'asking' | 'backtesting';
 
 /**
- * The finer step inside a stage (issue 17's list), sent as the stage event's `step` and as `progress.stage`:
+ * The finer step inside a stage (docs/guides/pending-asks.md's list), sent as the stage event's `step` and as `progress.stage`:
  * reading and shaping are the stages reading_data and reading_shape; the rest are steps of `asking`.
  */
 export type Step =
@@ -16,7 +16,7 @@ export type Step =
   | 'deciding'
   | 'scoring'
   | 'signing'
-  // additions 2.8: a backtest's steps (loading is reading_data; a cutoff's fit and the grading are backtesting)
+  // docs/reference/map.md#backtest: a backtest's steps (loading is reading_data; a cutoff's fit and the grading are backtesting)
   | 'loading'
   | 'cutoff'
   | 'grading';
@@ -34,12 +34,12 @@ export const STAGE_OF_STEP: Record<Step, Stage> = {
   grading: 'backtesting',
 };
 
-/** Where a task of `operation` stands before its first stage event (additions 2.8: a backtest starts at loading). */
+/** Where a task of `operation` stands before its first stage event (docs/reference/map.md#backtest: a backtest starts at loading). */
 export function firstStageOf(operation: string): { stage: Stage; step: Step } {
   return { stage: 'reading_data', step: operation === 'svc_backtest' ? 'loading' : 'reading' };
 }
 
-/** Spec 2.12 stage event `facts` / spec 3.3 `progress.facts_so_far`: what is known so far, never a chance. */
+/** docs/reference/tasks.md#events stage event `facts` / docs/reference/tasks.md#pending `progress.facts_so_far`: what is known so far, never a chance. */
 export interface Facts {
   rows?: number;
   outcome?: string;
@@ -56,7 +56,7 @@ export interface StageData {
   message: string;
   elapsed_ms: number;
   facts: Facts;
-  /** 0-1 over the call's fits (spec 3.3). */
+  /** 0-1 over the call's fits (docs/reference/datasets.md#lifecycle). */
   frac?: number;
   /** The fit this step belongs to, 1-based, of `of` fits the call runs. */
   fit?: number;
@@ -66,7 +66,7 @@ export interface StageData {
   bags?: number;
 }
 
-/** The `data` of an answer event, less `task_id`: no chance or finding (spec 2.12), only what the answer decided. */
+/** The `data` of an answer event, less `task_id`: no chance or finding (docs/reference/tasks.md#events), only what the answer decided. */
 export interface AnswerData {
   question: string;
   state: string;

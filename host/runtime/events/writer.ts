@@ -1,4 +1,4 @@
-// Writes one task's events to the store (spec 2.12), from the process that runs the task. Before the call
+// Writes one task's events to the store (docs/reference/tasks.md#events), from the process that runs the task. Before the call
 // becomes a task (it may finish first) the events wait here and go in with the task itself; after, each is
 // appended while this process holds the lease, and readers on this process are woken at once (hub.ts).
 // Stage events replace each other while a write is in flight: each carries the whole snapshot, so the

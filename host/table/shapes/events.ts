@@ -1,4 +1,4 @@
-// Spec 2.5 `events`: an event log read as one row per case, features before the outcome window.
+// docs/reference/ask.md#shapes `events`: an event log read as one row per case, features before the outcome window.
 import { ServiceError } from '../../errors.ts';
 import type { Shape } from '../../schemas/shape.ts';
 import { SHAPE_DEFAULTS } from '../../schemas/shape.ts';
@@ -139,7 +139,7 @@ export class EventCounter {
     });
   }
 
-  /** Spec 2.5 events features read at `at` (rows with t <= at only), in SHAPE_FEATURES order, for `cases`. */
+  /** docs/reference/ask.md#shapes events features read at `at` (rows with t <= at only), in SHAPE_FEATURES order, for `cases`. */
   read(at: number, cases: readonly number[]): { has: boolean[]; columns: Cell[][] } {
     const { log, lookbacks, values, nTypes, typeOfRow } = this;
     const times = log.times;

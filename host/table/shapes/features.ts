@@ -1,4 +1,4 @@
-// The feature columns each spec 2.5 shape builds, by name pattern, for svc_describe (wire.md "svc_describe").
+// The feature columns each docs/reference/ask.md#shapes shape builds, by name pattern, for svc_describe (docs/reference/journeys.md#describe "svc_describe").
 
 export interface FeaturePattern {
   /** Column name pattern: `{...}` parts are filled from the shape or the data. */
@@ -141,7 +141,7 @@ export const SHAPE_FEATURES: Readonly<
     {
       name: 'event_count_{L}d',
       meaning:
-        'Grid form (additions 3.2): one reading per case every snapshot_every, back from as_of (so the last reading of a ' +
+        'Grid form (docs/reference/map.md#snapshots): one reading per case every snapshot_every, back from as_of (so the last reading of a ' +
         'running case is at as_of: its open case). Events in the L days up to the reading, nothing after it. ' +
         INSTANT_TIME,
     },

@@ -1,4 +1,4 @@
-// The shapes' arquero verbs (architecture.md: host/table is arquero's only home). Column names in
+// The shapes' arquero verbs (docs/design/architecture.md#layout: host/table is arquero's only home). Column names in
 // these frames are our own fixed names (c, t, v0, ...): caller data never reaches an expression.
 import * as aq from 'arquero';
 

@@ -1,4 +1,4 @@
-// Spec 2.5 record shapes: the one entry that turns a log into one table of cases (architecture.md step 2).
+// docs/reference/ask.md#shapes record shapes: the one entry that turns a log into one table of cases (docs/design/architecture.md#data-flow-2).
 import type { Shape } from '../../schemas/shape.ts';
 import { parseIso8601, timeReaderFor } from '../select.ts';
 import type { RawTable } from '../types.ts';
@@ -41,7 +41,7 @@ export function applyShape(table: RawTable, shape: Shape, opts: ShapeOptions): S
   }
 }
 
-/** Spec 2.5 `table`: the record is already one row per case. */
+/** docs/reference/ask.md#shapes `table`: the record is already one row per case. */
 function asTable(table: RawTable, opts: ShapeOptions): ShapedRecord {
   const tc = opts.timeColumn ? table.columns.indexOf(opts.timeColumn) : -1;
   let latest = NaN;

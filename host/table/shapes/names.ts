@@ -1,4 +1,4 @@
-// Feature column names (spec 2.5): stable, documented in SHAPE_FEATURES, never clashing with each other.
+// Feature column names (docs/reference/ask.md#shapes): stable, documented in SHAPE_FEATURES, never clashing with each other.
 
 /** Hands out column names; a name already taken gets `_2`, `_3`, ... in the order names are asked for. */
 export class NameBook {
@@ -26,7 +26,7 @@ export function slug(text: string): string {
   return s === '' ? 'type' : s;
 }
 
-/** `n` snapshots of `every` (spec 2.5 snapshot_every) as a name suffix: 3 x 1d -> `3d`, 3 x 6h -> `18h`, 2 x 1w -> `2w`. */
+/** `n` snapshots of `every` (docs/reference/ask.md#shapes snapshot_every) as a name suffix: 3 x 1d -> `3d`, 3 x 6h -> `18h`, 2 x 1w -> `2w`. */
 export function spanName(n: number, every: '1h' | '6h' | '1d' | '1w'): string {
   if (every === '6h') return `${6 * n}h`;
   return `${n}${every.slice(1)}`;

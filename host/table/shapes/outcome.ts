@@ -1,4 +1,4 @@
-// Which rows of a row-level outcome column (series, traces: spec 2.5 "outcome on each row") say yes.
+// Which rows of a row-level outcome column (series, traces: docs/reference/ask.md#shapes "outcome on each row") say yes.
 import { ServiceError } from '../../errors.ts';
 import type { Cell, RawTable } from '../types.ts';
 import { cellText, isMissing, yesNoMeaning } from '../typing.ts';
@@ -43,7 +43,7 @@ export function labelCounts(
   return { labeled, positives };
 }
 
-/** `shape_empty` (spec 7, field `shape`) with what the read dropped. */
+/** `shape_empty` (docs/reference/errors.md, field `shape`) with what the read dropped. */
 export function emptyShape(kind: string, detail: string): never {
   throw new ServiceError('shape_empty', `The ${kind} read yields no usable rows: ${detail}`, { field: 'shape' });
 }

@@ -1,4 +1,4 @@
-// Spec 2.5 `panel`: periods per case collapsed to one row, the outcome read from a trend or a final window.
+// docs/reference/ask.md#shapes `panel`: periods per case collapsed to one row, the outcome read from a trend or a final window.
 import { ServiceError } from '../../errors.ts';
 import type { Shape } from '../../schemas/shape.ts';
 import { SHAPE_DEFAULTS } from '../../schemas/shape.ts';
@@ -132,7 +132,7 @@ export function shapePanel(table: RawTable, shape: PanelShape, opts: ShapeOption
 
 const NUMERIC_STATS = ['mean', 'min', 'max', 'last', 'change', 'slope'] as const;
 
-/** Spec 2.5 window `agg` over the label periods' non-missing values; null when all are blank. */
+/** docs/reference/ask.md#shapes window `agg` over the label periods' non-missing values; null when all are blank. */
 function windowOutcome(rows: number[], values: Float64Array, agg: string): number | null {
   const xs = rows.map((r) => values[r]).filter((x) => !Number.isNaN(x));
   if (xs.length === 0) return null;

@@ -1,4 +1,4 @@
-// Spec 2.5 shared reading: named columns, times, as_of, and the log grouped into cases in canonical order.
+// docs/reference/ask.md#shapes shared reading: named columns, times, as_of, and the log grouped into cases in canonical order.
 import { ServiceError } from '../../errors.ts';
 import { entityKey, parseIso8601, timeReaderFor } from '../select.ts';
 import type { Cell, RawTable } from '../types.ts';
@@ -124,7 +124,7 @@ export function readTimes(table: RawTable, c: number, field: string, use: TimeUs
 }
 
 /**
- * Spec 2.5 `as_of` (events, signals): an ISO 8601 time, extended or basic, read like the time
+ * docs/reference/ask.md#shapes `as_of` (events, signals): an ISO 8601 time, extended or basic, read like the time
  * column; anything else is `shape_invalid` at `shape.as_of` (a bare "2024" is a year, not an instant).
  */
 export function parseAsOf(asOf: string | undefined): number | null {
@@ -173,7 +173,7 @@ export interface Log {
 /**
  * Reads the entity and time columns (times as `use` allows), drops rows without an entity id or a
  * time (counted), drops rows after `until` (counted as `after_as_of`), and puts the rest in canonical
- * order (architecture.md "Determinism contract"): entity id by code point, then time, then the row's
+ * order (docs/design/architecture.md#determinism): entity id by code point, then time, then the row's
  * cells as text, so any order of the same rows reads the same.
  */
 export function readLog(
@@ -184,7 +184,7 @@ export function readLog(
   until?: (latest: number) => number,
 ): Log {
   if (!timeColumnName) {
-    throw new ServiceError('shape_invalid', 'A shaped record needs time_column (spec 2.6).', { field: 'time_column' });
+    throw new ServiceError('shape_invalid', 'A shaped record needs time_column (docs/reference/ask.md#request).', { field: 'time_column' });
   }
   const entityIdx = table.columns.indexOf(entityColumn);
   if (entityIdx < 0) {

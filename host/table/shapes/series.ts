@@ -1,4 +1,4 @@
-// Spec 2.5 `series`: one row per case per period, trailing-window statistics known at each period.
+// docs/reference/ask.md#shapes `series`: one row per case per period, trailing-window statistics known at each period.
 import { ServiceError } from '../../errors.ts';
 import type { Shape } from '../../schemas/shape.ts';
 import type { Cell, RawTable } from '../types.ts';

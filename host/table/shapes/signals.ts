@@ -1,4 +1,4 @@
-// Spec 2.5 `signals`: sensor readings and event intervals read as snapshots of each case up to as_of.
+// docs/reference/ask.md#shapes `signals`: sensor readings and event intervals read as snapshots of each case up to as_of.
 import { ServiceError } from '../../errors.ts';
 import type { Shape } from '../../schemas/shape.ts';
 import { SHAPE_DEFAULTS } from '../../schemas/shape.ts';

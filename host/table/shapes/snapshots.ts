@@ -1,4 +1,4 @@
-// additions 3.2 `snapshots` (grid form): an event log read as a row per case per `snapshot_every`, the
+// docs/reference/map.md#snapshots `snapshots` (grid form): an event log read as a row per case per `snapshot_every`, the
 // outcome an event within `horizon` after each reading (blank until that window has closed by as_of).
 import { ServiceError } from '../../errors.ts';
 import type { Shape } from '../../schemas/shape.ts';
@@ -16,10 +16,10 @@ export type SnapshotsShape = Extract<Shape, { kind: 'snapshots' }>;
 export type GridEvery = NonNullable<SnapshotsShape['snapshot_every']>;
 
 export const GRID_EVERY_DAYS: Record<GridEvery, number> = { '1d': 1, '1w': 7, '4w': 28 };
-/** additions 3.2 default lookbacks of a grid. */
+/** docs/reference/ask.md#request default lookbacks of a grid. */
 export const GRID_LOOKBACKS_DEFAULT = [30, 90] as const;
 
-/** What makes a reading's outcome a yes (additions 3.2 `label` or `outcome_time_column`). */
+/** What makes a reading's outcome a yes (docs/reference/ask.md#request `label` or `outcome_time_column`). */
 export type GridOutcome =
   | { kind: 'lapsed' }
   | { kind: 'when'; name: string; test: RowTest }
@@ -36,14 +36,14 @@ export interface GridParams {
   eventColumn?: { name: string; field: string };
 }
 
-/** The label column of a grid: `lapsed_{h}d`, `{name}_next_{h}d`, `{column}_next_{h}d` (additions 3.2). */
+/** The label column of a grid: `lapsed_{h}d`, `{name}_next_{h}d`, `{column}_next_{h}d` (docs/reference/ask.md#request). */
 export function gridLabelName(outcome: GridOutcome, horizonDays: number): string {
   if (outcome.kind === 'lapsed') return `lapsed_${horizonDays}d`;
   if (outcome.kind === 'when') return `${outcome.name}_next_${horizonDays}d`;
   return `${slug(outcome.column)}_next_${horizonDays}d`;
 }
 
-/** Fields only one form takes (additions 3.2): named when sent with the other form. */
+/** Fields only one form takes (docs/reference/ask.md#request): named when sent with the other form. */
 const GRID_ONLY = ['snapshot_every', 'horizon', 'label', 'lookbacks_days', 'terminal', 'as_of'] as const;
 const TABLE_ONLY = ['snapshot_id_column', 'snapshot_time_column', 'lookback_days'] as const;
 
@@ -208,7 +208,7 @@ export function readGrid(log: Log, asOf: number, outcome: GridOutcome, p: GridPa
     outcomeColumn: labelName,
     entityColumn: entityName,
     readingTimeColumn: timeName,
-    // No timeColumn: the fit holds out whole cases by entity hash (additions 3.2 "Both hold out whole
+    // No timeColumn: the fit holds out whole cases by entity hash (docs/reference/ask.md#request "Both hold out whole
     // cases"). Held out by latest time instead, the held-out part would be the cases still running at
     // as_of, which with `terminal` are exactly the cases that never had a yes.
     current: buildTable(header, [pick(ids), pick(times), ...cols.map(pick), pick(ys)]),
@@ -231,7 +231,7 @@ export function readGrid(log: Log, asOf: number, outcome: GridOutcome, p: GridPa
 }
 
 /**
- * Table form (additions 3.2): each row of the snapshot table is one reading of its case (the entity column)
+ * Table form (docs/reference/map.md#snapshots): each row of the snapshot table is one reading of its case (the entity column)
  * at its snapshot_time_column, with the events shape's features from the log's events up to that time and
  * the snapshot table's other columns (its outcome among them) as given. A snapshot at or after its own
  * outcome_time_column is dropped and counted. The fit holds out whole cases (the entity column); the rows

@@ -1,6 +1,6 @@
-// Small exact statistics the shapes need (spec 2.5 panel trend test, per-case slopes): + - * / and sqrt only.
+// Small exact statistics the shapes need (docs/reference/ask.md#shapes panel trend test, per-case slopes): + - * / and sqrt only.
 
-/** One-sided standard normal critical values for the spec 2.5 `alpha` choices. */
+/** One-sided standard normal critical values for the docs/reference/ask.md#shapes `alpha` choices. */
 export const Z_ONE_SIDED: Readonly<Record<number, number>> = { 0.05: 1.6448536269514722, 0.1: 1.2815515655446004 };
 
 /**

@@ -1,4 +1,4 @@
-// Spec 2.5 `traces`: one row per agent run, plus prior outcome rates of its agent, task and tool from earlier runs only.
+// docs/reference/ask.md#shapes `traces`: one row per agent run, plus prior outcome rates of its agent, task and tool from earlier runs only.
 import { ServiceError } from '../../errors.ts';
 import type { Shape } from '../../schemas/shape.ts';
 import type { Cell, RawTable } from '../types.ts';
@@ -34,7 +34,7 @@ interface History {
  * `{role}_recent_rate` (the same over the latest 20 of them, runs that share a time taken or left
  * together, so the window may hold more); rates are blank without such a run. A run never sees its
  * own outcome, a later one, or one at the same time: runs at one time are read together before any
- * of their outcomes is learned, so nothing depends on how runs are named (spec 2.5 traces: prior
+ * of their outcomes is learned, so nothing depends on how runs are named (docs/reference/ask.md#shapes traces: prior
  * rates from earlier runs only). Every input column is kept (the time written as ISO); the outcome
  * column is the one the question names (else the only yes/no column), read with its positive values.
  */
@@ -70,7 +70,7 @@ export function shapeTraces(table: RawTable, shape: TracesShape, opts: ShapeOpti
   }
   const y = yesValues(table.data[oc], opts.question?.positiveValues);
   if (!y) {
-    // A picked column is yes/no by definition: only a named one lands here (spec 7 positive_values_required).
+    // A picked column is yes/no by definition: only a named one lands here (docs/reference/errors.md positive_values_required).
     throw new ServiceError(
       'positive_values_required',
       `${outcomeColumn} does not have two recognisable yes/no values; say which values mean yes.`,

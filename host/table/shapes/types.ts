@@ -1,27 +1,27 @@
-// What a shape read returns (spec 2.5, 2.7 `shape`): one table of cases plus the names the fit needs.
+// What a shape read returns (docs/reference/ask.md#shapes, docs/reference/ask.md#response `shape`): one table of cases plus the names the fit needs.
 import type { RawTable } from '../types.ts';
 
-/** Options every shape read takes; `entityColumn` and `timeColumn` come from the ask (spec 2.6). */
+/** Options every shape read takes; `entityColumn` and `timeColumn` come from the ask (docs/reference/ask.md#request). */
 export interface ShapeOptions {
   entityColumn: string;
-  /** Spec 2.6: required with every shape except `table`. */
+  /** docs/reference/ask.md#request: required with every shape except `table`. */
   timeColumn: string;
   /**
-   * The question the read serves. Series and traces carry their outcome on each row (spec 2.5), so
+   * The question the read serves. Series and traces carry their outcome on each row (docs/reference/ask.md#shapes), so
    * the shape cannot name it; traces read it (with its yes values) for the prior rates.
    */
   question?: QuestionOutcome;
-  /** additions 3.2 snapshots table form: the snapshot table, read by the caller from `shape.snapshots`. */
+  /** docs/reference/map.md#snapshots snapshots table form: the snapshot table, read by the caller from `shape.snapshots`. */
   snapshots?: RawTable;
 }
 
 /** A question's outcome as a shape read needs it. */
 export interface QuestionOutcome {
-  /** Dotted path of the question (`questions.<name>`): errors about its outcome name `<field>.positive_values` (spec 7). */
+  /** Dotted path of the question (`questions.<name>`): errors about its outcome name `<field>.positive_values` (docs/reference/errors.md). */
   field: string;
-  /** Spec 2.3 `outcome_column`. */
+  /** docs/reference/ask.md#questions `outcome_column`. */
   outcomeColumn: string;
-  /** Spec 2.3 `positive_values`; default: the column's own yes/no pair. */
+  /** docs/reference/ask.md#questions `positive_values`; default: the column's own yes/no pair. */
   positiveValues?: string[];
 }
 

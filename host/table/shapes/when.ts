@@ -1,4 +1,4 @@
-// Spec 2.5 `when` expressions as plain JS predicates over a row (no string is ever compiled).
+// docs/reference/ask.md#shapes `when` expressions as plain JS predicates over a row (no string is ever compiled).
 import { ServiceError } from '../../errors.ts';
 import type { WhenExpression, WhenLeaf } from '../../schemas/shape.ts';
 import type { Cell, RawTable } from '../types.ts';

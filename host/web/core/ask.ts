@@ -27,14 +27,14 @@ export interface PreviewTimings {
 }
 
 export interface PreviewResult {
-  /** Shaped like the service's ask response (spec 2.7), with `preview: true` and no signatures. */
+  /** Shaped like the service's ask response (docs/reference/ask.md#response), with `preview: true` and no signatures. */
   body: Record<string, unknown>;
   table: RawTable;
   fits: FitOutcome[];
   timings: PreviewTimings;
 }
 
-/** Fits made in this page, by fit key: a second question on the same bytes reuses its fit (spec 4.1 rule 2). */
+/** Fits made in this page, by fit key: a second question on the same bytes reuses its fit (docs/reference/ask.md#fits). */
 export class PreviewSession {
   readonly fits = new Map<string, FitOutcome>();
   private parsed: { text: string; table: RawTable; hash: string } | null = null;

@@ -42,7 +42,7 @@ export function scoreRows(engine: EngineModule, model: Model, rows: RawTable, en
   return out;
 }
 
-/** Straight from the engine: what scoreRows rounds (wire.md: p to 6 decimals) and reads reasons from. */
+/** Straight from the engine: what scoreRows rounds (docs/reference/ask.md#reasons: p to 6 decimals) and reads reasons from. */
 export function scoreExact(engine: EngineModule, model: Model, rows: RawTable): ExactScores {
   const out = scoreCases(engine, model, rows);
   return { p: out.p, contributions: out.contributions, columns: model.columns.length };

@@ -1,5 +1,5 @@
-// Talks to this page's own origin only: svc_ask (following a pending ask with svc_poll, spec 3.2),
-// svc_describe and the model export. Problems (spec 2.13) become ProblemError with code and remedy.
+// Talks to this page's own origin only: svc_ask (following a pending ask with svc_poll, docs/reference/tasks.md#pending),
+// svc_describe and the model export. Problems (docs/reference/errors.md#problem) become ProblemError with code and remedy.
 type Obj = Record<string, any>;
 
 export class ProblemError extends Error {
@@ -33,7 +33,7 @@ export function describeService(): Promise<Obj> {
 }
 
 /**
- * Follows a pending task's event stream (spec 2.12) with the key, handing each stage event's data to
+ * Follows a pending task's event stream (docs/reference/tasks.md#events) with the key, handing each stage event's data to
  * `onStage`, until done or error, the stream's close, or `stop`. A fetch, not EventSource: the key goes in
  * the Authorization header. Errors end it quietly: polling still brings the answer.
  */
@@ -72,7 +72,7 @@ export async function followTaskEvents(taskId: string, key: string, onStage: (da
 
 /**
  * svc_ask; a 202 pending reply is polled until done (`onPending` hears each wait), and its stages are
- * followed live on the task's event stream (`onStage`, spec 2.12).
+ * followed live on the task's event stream (`onStage`, docs/reference/tasks.md#events).
  */
 export async function askService(ask: unknown, key: string, onPending?: (r: Obj) => void, onStage?: (data: Obj) => void): Promise<Obj> {
   let r = await post('/v1/ask', ask, key);

@@ -1,5 +1,5 @@
 // The strongest terms of a Model for the page's chart: each used column's logit contribution by bin,
-// read straight from the Model's term tables (engine.md "Scoring and reasons"), strongest column first.
+// read straight from the Model's term tables (docs/design/engine.md#scoring), strongest column first.
 import type { Model } from '../../engine/model.ts';
 
 export interface TermBar {
@@ -41,7 +41,7 @@ export function strongestTerms(model: Model, limit = 6): ColumnTerms[] {
     }
     out.push({ j, column: col.name, kind: col.kind, strength: rows > 0 ? weighted / rows : 0, bars });
   });
-  // strongest first; ties by column order (engine.md: every sort breaks ties by an explicit index)
+  // strongest first; ties by column order (docs/design/engine.md#determinism: every sort breaks ties by an explicit index)
   out.sort((a, b) => b.strength - a.strength || a.j - b.j);
   return out.slice(0, limit).map(({ j: _j, ...rest }) => rest);
 }

@@ -1,4 +1,4 @@
-// The upload page (spec 3.8): a plain CSV is gzipped here (CompressionStream), so its pieces may be cut
+// The upload page (docs/reference/datasets.md#formats): a plain CSV is gzipped here (CompressionStream), so its pieces may be cut
 // anywhere; a gzip or Parquet file goes as it is. Pieces of at most 4,000,000 bytes go in order to
 // /v1/uploads/<token>/<index> with one x-upload-session, then /complete; the service checks the file whole.
 const PIECE = 4_000_000;

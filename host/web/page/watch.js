@@ -1,4 +1,4 @@
-// The watch page (additions 2.13): reads GET /v1/watch/<token> (no key). A task's link then follows
+// The watch page (docs/reference/tasks.md#watch): reads GET /v1/watch/<token> (no key). A task's link then follows
 // /v1/watch/<token>/events with EventSource (it reconnects with Last-Event-ID by itself) and shows each stage's
 // message, the share done and the facts so far; a model's link shows its calibration and latest drift, read
 // again every minute while the page is open.

@@ -1,4 +1,4 @@
-// Renders one answer (the service's shape, spec 2.8-2.10): state first, then quality, then the cases
+// Renders one answer (the service's shape, docs/reference/ask.md#answer): state first, then quality, then the cases
 // with their chances, levels or choices, and reasons with the range of the bin each value fell in.
 import { el, fmt } from './dom.ts';
 import { chancesChart } from './chart.ts';
@@ -21,7 +21,7 @@ export function answerView(answer: Obj, source: 'preview' | 'service', middle?: 
     el('code', { class: 'model-ref' }, answer.model_ref ?? Object.values(answer.model_refs ?? {}).join(', ') ?? ''),
   );
   const parts: Node[] = [head];
-  // spec 2.3: which column was learned and which of its values were read as yes
+  // docs/reference/ask.md#questions: which column was learned and which of its values were read as yes
   if (answer.outcome) {
     parts.push(
       el(

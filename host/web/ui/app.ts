@@ -73,7 +73,7 @@ export class PreviewApp {
     fill('service-line', '');
     fill('run-line', '');
     this.form.form.dataset.logOnly = String(logOnly);
-    // A log sample is asked of the service with its own ready ask (spec 4.8 `try`); there is no preview to compare.
+    // A log sample is asked of the service with its own ready ask (docs/reference/journeys.md#describe `try`); there is no preview to compare.
     this.lastAsk = logOnly ? { ...sample.try } : null;
     this.lastPreview = null;
     byId<HTMLButtonElement>('ask-service').disabled = !logOnly;
@@ -154,7 +154,7 @@ export class PreviewApp {
         this.lastAsk,
         key,
         (p) => live || fill('service-line', `The service is fitting (pending ${p.task_id})…`),
-        // spec 2.12: the service's own stages, live, as its event stream sends them
+        // docs/reference/tasks.md#events: the service's own stages, live, as its event stream sends them
         (stage) => {
           live = true;
           const share = typeof stage.frac === 'number' ? ` (${Math.round(stage.frac * 100)}%)` : '';
@@ -236,7 +236,7 @@ export class PreviewApp {
   }
 
   /**
-   * Issue 8: loads any model_ref the service gave `key` (POST /v1/export-model), fitted on the server, so
+   * docs/reference/models.md#export: loads any model_ref the service gave `key` (POST /v1/export-model), fitted on the server, so
    * section 4 scores rows with it here exactly as the service scores them.
    */
   async loadModelRef(modelRef: string, key: string): Promise<void> {

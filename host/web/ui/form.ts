@@ -1,5 +1,5 @@
 // The question form: fills its column pickers from a record, proposes the sample's own question, and
-// builds the ask body (spec 2.6) that both the page and the service answer.
+// builds the ask body (docs/reference/ask.md#request) that both the page and the service answer.
 import type { RawTable } from '../../table/types.ts';
 import { entityKey } from '../../table/select.ts';
 import { cellText } from '../../table/typing.ts';
@@ -16,7 +16,7 @@ export interface SampleInfo {
   try: { entity_column: string; subject_kind: string; questions: { q: Record<string, any> }; cases?: { ids: string[] } };
 }
 
-const MAX_CASE_IDS = 10_000; // spec 8
+const MAX_CASE_IDS = 10_000; // docs/reference/limits.md#limits
 
 /** Names an outcome column usually has (whole words of the name, any case). */
 const OUTCOME_WORDS =
@@ -121,7 +121,7 @@ export class QuestionForm {
     return ask;
   }
 
-  /** Every entity id of the record, first appearance first (spec 2.4: each id's latest row answers). */
+  /** Every entity id of the record, first appearance first (docs/reference/ask.md#cases: each id's latest row answers). */
   private allIds(entity: string): string[] {
     const c = this.table!.columns.indexOf(entity);
     const ids = new Set<string>();

@@ -1,6 +1,6 @@
 // Section 5 of the page: the model rows are scored with — this page's fit, or any model the service gave
 // a key (by model_ref, from POST /v1/export-model) — and the rows scored with it here, with the chances
-// rounded as the service answers (wire.md) and the engine's exact f64 outputs kept beside them.
+// rounded as the service answers (docs/reference/ask.md#case-result) and the engine's exact f64 outputs kept beside them.
 import type { EngineModule } from '../../engine/wasm.ts';
 import type { Model } from '../../engine/model.ts';
 import type { RawTable } from '../../table/types.ts';

@@ -1,4 +1,4 @@
-// svc_profile (additions 2.2) and what a namespace's profile does to its answers: words in a `says` sentence
+// svc_profile (docs/reference/models.md#profile) and what a namespace's profile does to its answers: words in a `says` sentence
 // per case, band display, `exclude` (new fits leave the columns out, under a new model_ref), `fixed` (no
 // lever, listed as fixed_by_caller), and the profile hash named in Verdicts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

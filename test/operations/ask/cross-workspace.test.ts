@@ -1,4 +1,4 @@
-// Nothing a workspace sees depends on another workspace's asks (issue 21): the fit of a table another
+// Nothing a workspace sees depends on another workspace's asks: the fit of a table another
 // workspace already sent is reused, but this workspace's first ask of it is a miss with fits_run 1, bills
 // a fit as if it ran, and takes as long as the fit took; its next ask is a hit. Samples are public: a
 // workspace's first ask of one is a miss too (free), without the wait.

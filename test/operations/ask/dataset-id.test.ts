@@ -1,5 +1,5 @@
 // A malformed dataset_id is the caller's typo (422 invalid_request naming the field); a well-formed id
-// that is not there is 404 unknown_dataset (spec 2.1 data.dataset_id, 4.4 preflight, 7 unknown_dataset).
+// that is not there is 404 unknown_dataset (docs/reference/ask.md#data data.dataset_id, 4.4 preflight, 7 unknown_dataset).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../helpers/service.ts';
 

@@ -1,4 +1,4 @@
-// spec 1 Cost: a chargeable fit is billed when the workspace is given it (host/operations/ask/fits.ts linked),
+// docs/reference/limits.md#cost Cost: a chargeable fit is billed when the workspace is given it (host/operations/ask/fits.ts linked),
 // not when its ask ends. An ask that fails after its fit (no case could be scored) has still given the
 // workspace the model, so the fit is billed once and the next ask, a hit, bills no fit; before, neither did.
 // The same rule keeps a resumed scheduled run at one fit billed (test/operations/schedules/schedule-resume.test.ts).

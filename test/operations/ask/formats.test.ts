@@ -1,4 +1,4 @@
-// response_format (additions 3.6) on ask and poll, and where answers of any size go (3.7, 2.11): concise drops
+// response_format (docs/reference/ask.md#response-format) on ask and poll, and where answers of any size go (3.7, 2.11): concise drops
 // Verdicts, compact also lean cases, both keep the whole answer at page.answer_url; states and chances never
 // differ between formats; REST answers are whole, MCP pages a large one; poll formats a pending ask's answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

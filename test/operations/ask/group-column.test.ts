@@ -1,4 +1,4 @@
-// additions 3.2 group_column over real HTTP: a table of several rows per case is fitted with whole cases
+// docs/decisions/0001-group-column.md group_column over real HTTP: a table of several rows per case is fitted with whole cases
 // held out (a fit of its own, with its own model_ref), group_column = entity_column lets a case repeat, and
 // every misuse is a problem naming group_column and the fix.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

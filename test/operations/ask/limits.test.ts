@@ -1,4 +1,4 @@
-// Spec 8 limits over real HTTP: each at its edge (accepted) and one past it (422 naming the field).
+// docs/reference/limits.md#limits limits over real HTTP: each at its edge (accepted) and one past it (422 naming the field).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSampleCsv } from '../../../samples/catalog.ts';
 import { startTestService, type TestService } from '../../helpers/service.ts';
@@ -161,7 +161,7 @@ describe('limits at the edge and one past', () => {
     );
     expect(ok.status).toBe(200);
     expect(Object.keys(ok.body.answers.q.model_refs)).toHaveLength(32);
-    expect(ok.body.fits_run).toBe(1); // one outcome and one desirability: the 32 options share one fit (spec 4.1 rule 1)
+    expect(ok.body.fits_run).toBe(1); // one outcome and one desirability: the 32 options share one fit (docs/reference/ask.md#fits)
   });
 
   it('add-dataset rows: 10,000 accepted, 10,001 refused', async () => {
@@ -205,7 +205,7 @@ describe('limits at the edge and one past', () => {
     expect(tooMany.body.field).toBe('outcomes');
     const longId = await svc.post('/v1/report-outcomes', { model_ref, outcomes: [{ ...item(1), event_id: 'e'.repeat(129) }] }, scoped);
     expect(longId.status).toBe(422);
-    // per-item problems are all-or-nothing invalid_outcomes with each item's field (wire.md)
+    // per-item problems are all-or-nothing invalid_outcomes with each item's field (docs/reference/errors.md#problem)
     expect(longId.body.code).toBe('invalid_outcomes');
     expect(longId.body.errors).toEqual([{ index: 0, field: 'outcomes.0.event_id', detail: expect.stringContaining('128') }]);
   });

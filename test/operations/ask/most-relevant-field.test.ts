@@ -1,5 +1,5 @@
-// Which field a 422 names when a body has several problems, over real HTTP (style.md "the most relevant
-// issue"; wire.md "Problems": field is the dotted path): an unknown property is named first.
+// Which field a 422 names when a body has several problems, over real HTTP (docs/design/house-rules.md#rules "the most relevant
+// issue"; docs/reference/errors.md#problem: field is the dotted path): an unknown property is named first.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../helpers/service.ts';
 

@@ -1,5 +1,5 @@
 // Columns and question names `constructor`, `__proto__` and `prototype` over real HTTP: used like any other
-// name (spec 2.1 rows are "property name string, any value"; spec 2.3/8 question names ^[A-Za-z0-9_-]{1,64}$).
+// name (docs/reference/ask.md#data rows are "property name string, any value"; docs/reference/ask.md#questions/8 question names ^[A-Za-z0-9_-]{1,64}$).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSampleCsv } from '../../../samples/catalog.ts';
 import { parseCsv } from '../../../host/table/csv.ts';

@@ -45,7 +45,7 @@ describe('reserved names in answer maps', () => {
     for (const c of a.cases) {
       expect(Object.keys(c.p).sort()).toEqual([...options].sort());
       for (const o of options) expect(typeof own(c.p, o)).toBe('number');
-      expect(own(c.p, '__proto__')).toBeGreaterThan(own(c.p, 'two_year')); // month-to-month churns more (samples.md)
+      expect(own(c.p, '__proto__')).toBeGreaterThan(own(c.p, 'two_year')); // month-to-month churns more (docs/design/samples.md#catalogue)
     }
     expect(a.verdicts.map((v: any) => v.option)).toEqual(options);
   });

@@ -1,5 +1,5 @@
 // A new user's first minutes (issue: the service): register a test key, read describe, send every
-// sample's `try` ask and get the state samples.md promises.
+// sample's `try` ask and get the state docs/design/samples.md#catalogue promises.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../helpers/service.ts';
 import { saasChurnChance } from '../../../samples/generate.ts';
@@ -22,7 +22,7 @@ describe('sample asks from describe', () => {
     for (const s of samples) expect(s.try.questions.q).toBeDefined();
   });
 
-  it('gives every sample the state samples.md promises, with a test key, twice the same', async () => {
+  it('gives every sample the state docs/design/samples.md#catalogue promises, with a test key, twice the same', async () => {
     for (const s of samples) {
       const first = await svc.post('/v1/ask', s.try, key);
       expect(first.status, s.name).toBe(200);
@@ -41,7 +41,7 @@ describe('sample asks from describe', () => {
     const r = await svc.post('/v1/ask', s.try, key);
     const c = r.body.answers.q.cases[0];
     expect(c.entity_id).toBe('cust_0001');
-    // samples.md: high risk, "p around 0.6-0.8". The generator's true chance for this customer is about
+    // docs/design/samples.md#catalogue: high risk, "p around 0.6-0.8". The generator's true chance for this customer is about
     // 0.95; since small records are cross-fitted and smoothed the answer is about 0.87, nearer the truth,
     // so the bound above is the true chance rather than 0.8.
     const truth = saasChurnChance({ tenure_months: 6, support_tickets: 7, logins_last_30d: 6, plan: 'pro' });

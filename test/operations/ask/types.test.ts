@@ -1,5 +1,5 @@
 // svc_ask over inline tables with a live key: every question type, outcome detection, cases by ids
-// and rows, shared fits, band, and the ask's own errors (spec 2.3-2.10, 4.1, 7).
+// and rows, shared fits, band, and the ask's own errors (docs/reference/ask.md#questions, docs/reference/ask.md, docs/reference/errors.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSampleCsv } from '../../../samples/catalog.ts';
 import { parseCsv } from '../../../host/table/csv.ts';
@@ -68,7 +68,7 @@ describe('question types', () => {
   });
 
   it("choice over a column names the best option per case; each option's Verdict holds that option's own chance and reasons", async () => {
-    // telco_churn: contract is part of the planted pattern (samples.md), so the choice is answered
+    // telco_churn: contract is part of the planted pattern (docs/design/samples.md#catalogue), so the choice is answered
     const telco = loadSampleCsv('telco_churn');
     const t = parseCsv(telco);
     const ids = ['acct_0001', 'acct_0002', 'acct_0003'].filter((id) => t.data[0].includes(id));
@@ -346,7 +346,7 @@ describe('pending and idempotency', () => {
       expect(first.status).toBe(202);
       expect(first.body.status).toBe('pending');
       expect(first.body.task_id).toMatch(/^tk_[0-9a-z]{20,40}$/);
-      // wire.md: a retry of a pending ask with the same key returns the same task, never a second fit
+      // docs/reference/README.md#idempotency: a retry of a pending ask with the same key returns the same task, never a second fit
       const retry = await slow.post('/v1/ask', body, k);
       expect(retry.status).toBe(202);
       expect(retry.body.task_id).toBe(first.body.task_id);

@@ -1,5 +1,5 @@
 // Every Verdict from a real ask verifies through /v1/verify and offline with jose on the JWKS alone
-// (RFC 7797 bytes); any changed number breaks it; spec 2.11, 4.7; wire.md "Verdicts and signatures".
+// (RFC 7797 bytes); any changed number breaks it; docs/reference/verdicts.md, docs/reference/verdicts.md#verify; docs/reference/verdicts.md.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flattenedVerify, importJWK } from 'jose';
 import { canonicalJson } from '../../../host/signing/index.ts';

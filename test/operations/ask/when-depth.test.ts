@@ -1,4 +1,4 @@
-// The `when` nesting cap over real HTTP (spec 2.5 `when`; 16 levels of all/any, stated in describe's
+// The `when` nesting cap over real HTTP (docs/reference/ask.md#shapes `when`; 16 levels of all/any, stated in describe's
 // limits): 16 levels are read exactly like the flat expression, 17 are a 422 naming the 17th node.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Prng } from '../../../samples/prng.ts';

@@ -1,4 +1,4 @@
-// svc_backtest (additions 2.8) end to end over real HTTP with the real wasm: svc_map builds a record of each
+// svc_backtest (docs/reference/map.md#backtest) end to end over real HTTP with the real wasm: svc_map builds a record of each
 // sample log and the backtest says supported on the planted pattern (customer_events) and not_supported on the
 // coin-flip log; the same call twice gives the same id and numbers (the second from cached fits); more cutoffs
 // fit only the new ones; the Verdict verifies and never expires; concise withholds it; a cold backtest goes
@@ -248,7 +248,7 @@ describe('own data: a pending backtest with stages, progress and events, billed 
     const r = await live.post('/v1/backtest', { data: { dataset_id: datasetId }, subject_kind: 'org', cutoffs: { last: 3 } }, liveKey);
     expect(r.status, JSON.stringify(r.body)).toBe(202);
     expect(r.body).toMatchObject({ status: 'pending', task_id: expect.stringMatching(/^tk_/), retry_after_ms: expect.any(Number) });
-    // additions 2.13: a pending backtest carries a watch_url like a pending ask
+    // docs/reference/tasks.md#watch: a pending backtest carries a watch_url like a pending ask
     expect(r.body.watch_url).toMatch(/\/watch\/.+/);
     expect(r.body.progress.stage).toMatch(/^(loading|cutoff|grading)$/);
     expect(['reading_data', 'backtesting']).toContain(r.body.stage);
@@ -275,7 +275,7 @@ describe('own data: a pending backtest with stages, progress and events, billed 
     expect(p.body.free).toBeUndefined();
     expect(p.body.record.mapping_id).toBe(m.body.mapping_id);
     expect((await live.post('/v1/verify', { verdict: p.body.verdict, signature: p.body.signature })).body.status).toBe('valid');
-    // polled compact (additions 3.6: as concise): the Verdict withheld there too, the numbers the same
+    // polled compact (docs/reference/ask.md#response-format: as concise): the Verdict withheld there too, the numbers the same
     const c = await live.post('/v1/poll', { task_id: r.body.task_id, response_format: 'compact' }, liveKey);
     expect(c.status).toBe(200);
     expect(c.body.verdict).toBeUndefined();

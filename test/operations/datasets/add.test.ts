@@ -1,4 +1,4 @@
-// svc_add_dataset and svc_delete_dataset over HTTP, and reading a stored dataset back (spec 2.2, 3.3, 4.2, 4.9).
+// svc_add_dataset and svc_delete_dataset over HTTP, and reading a stored dataset back (docs/reference/datasets.md#lifecycle, docs/reference/datasets.md#add-dataset, docs/reference/datasets.md#delete).
 import { startTestService, type TestService } from '../../helpers/service.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadStoredRecord } from '../../../host/operations/datasets/read.ts';
@@ -145,7 +145,7 @@ describe('POST /v1/delete-dataset', () => {
     expect((await post(svc.url, '/v1/delete-dataset', { dataset_id: id }, a.key)).status).toBe(404);
   });
 
-  it('removes the rows now (spec 4.9): the parsed table kept in memory for asks goes too', async () => {
+  it('removes the rows now (docs/reference/datasets.md#delete): the parsed table kept in memory for asks goes too', async () => {
     const id = (await add({ csv: 'id,x\na,1\nb,2\n' })).body.dataset_id;
     // Only a weak reference leaves this function, so the cache of sealed tables is all that can hold it.
     const table = new WeakRef((await loadStoredRecord(svc.ctx(a.workspaceId), id, 'data.dataset_id')).table);

@@ -1,4 +1,4 @@
-// Which addresses fetch_url may connect to (wire.md "fetch_url"): a table of literals and their verdicts.
+// Which addresses fetch_url may connect to (docs/reference/datasets.md#fetch-url): a table of literals and their verdicts.
 import { describe, expect, it } from 'vitest';
 import { addressAllowed, classifyAddress, v6Groups } from '../../../host/operations/datasets/address.ts';
 

@@ -1,4 +1,4 @@
-// Spec 3.8 via fetch_url: a gzip CSV and a Parquet file of the Telco table, recognised by their bytes, answer
+// docs/reference/datasets.md#formats via fetch_url: a gzip CSV and a Parquet file of the Telco table, recognised by their bytes, answer
 // an ask as the CSV does (same content hash and model_ref) and are stored passed through by add-dataset
 // (rows and columns null); a corrupt one is refused and nothing is stored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

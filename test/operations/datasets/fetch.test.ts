@@ -1,4 +1,4 @@
-// fetch_url (spec 2.1, 4.2; wire.md "fetch_url"): refusals, the loopback test host behind the
+// fetch_url (docs/reference/ask.md#data, docs/reference/datasets.md#add-dataset; docs/reference/datasets.md#fetch-url): refusals, the loopback test host behind the
 // test-only setting, redirects, failures and the size cap (422, not 413), through add-dataset and ask over HTTP.
 import { startTestService, type TestService } from '../../helpers/service.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

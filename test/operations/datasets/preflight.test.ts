@@ -1,4 +1,4 @@
-// svc_preflight over real HTTP (spec 4.4, wire.md "The other operations") on public tables stored
+// svc_preflight over real HTTP (docs/reference/datasets.md#preflight) on public tables stored
 // with add-dataset: Seattle weather (vega-datasets) with rain as the outcome, the FiveThirtyEight
 // FFQ (54 people, ~1,000 columns), and small tables built to show grain and ambiguity.
 import fs from 'node:fs';

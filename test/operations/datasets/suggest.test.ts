@@ -1,4 +1,4 @@
-// svc_suggest (additions 2.4) over real HTTP with the real wasm: candidates from the table alone, each ready
+// svc_suggest (docs/reference/map.md#suggest) over real HTTP with the real wasm: candidates from the table alone, each ready
 // ask posted to svc_ask as it is; the screen's codes on planted tables; every bad input names its field.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../helpers/service.ts';

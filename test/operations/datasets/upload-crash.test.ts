@@ -64,7 +64,7 @@ it('a crash mid-upload leaves the dataset awaiting_upload, not ready, and it can
     expect(fs.readdirSync(uploads).filter((f) => f.endsWith('.part'))).toHaveLength(1);
     const second = await startServerProcess(dir);
     try {
-      // The next process removes it as it starts (issue 21), not after twice the URL's lifetime.
+      // The next process removes it as it starts, not after twice the URL's lifetime.
       for (let i = 0; i < 200 && fs.readdirSync(uploads).length > 0; i++) await new Promise((r) => setTimeout(r, 25));
       expect(fs.readdirSync(uploads)).toEqual([]);
       // createLiveKey finds the same workspace ('child') again: a new key for it.

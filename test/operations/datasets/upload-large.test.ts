@@ -1,4 +1,4 @@
-// Issue 17: a 60 MB gzip CSV uploaded in pieces answers as the same CSV does: the Telco table widened with a
+// docs/guides/pending-asks.md: a 60 MB gzip CSV uploaded in pieces answers as the same CSV does: the Telco table widened with a
 // column of random text (kept from compressing, and left out of the model as an identifier), sent once as
 // raw gzip slices and once as CSV pieces; both give one content hash and one model_ref.
 import { randomBytes } from 'node:crypto';

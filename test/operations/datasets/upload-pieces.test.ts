@@ -1,4 +1,4 @@
-// Uploads in pieces (spec 3.8) over real HTTP: CSV, gzip CSV and Parquet pieces of the Telco table answer as
+// Uploads in pieces (docs/reference/datasets.md#formats) over real HTTP: CSV, gzip CSV and Parquet pieces of the Telco table answer as
 // the CSV does (same content hash, same model_ref); a piece out of order, another session, a missing piece, a
 // second /complete, a corrupt gzip or Parquet file are each their own problem, and nothing is half-stored.
 // A Parquet column of raw bytes is read as text when its values are UTF-8, else refused by name.

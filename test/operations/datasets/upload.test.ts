@@ -1,4 +1,4 @@
-// The presigned upload (wire.md "Datasets"): PUT /v1/uploads/<token> streams a CSV to disk and stores it
+// The presigned upload (docs/reference/datasets.md): PUT /v1/uploads/<token> streams a CSV to disk and stores it
 // in parts cut at row boundaries; the stored record and its hash do not depend on the part size.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -108,7 +108,7 @@ describe('PUT /v1/uploads/<token>', () => {
     expect(counts[0]).toBe(1);
     expect(counts[1]).toBeGreaterThan(1);
     expect(counts[2]).toBe(whole.rowCount + 1); // uploadPartBytes 1: the header alone, then a part per row
-    // The same bytes stored as an inline csv piece hash the same (spec 1.4: same bytes, same answer).
+    // The same bytes stored as an inline csv piece hash the same (docs/reference/ask.md#fits: same bytes, same answer).
     const inline = await post(svc.url, '/v1/add-dataset', { csv }, a.key);
     expect((await loadStoredRecord(svc.ctx(a.workspaceId), inline.body.dataset_id, 'data.dataset_id')).contentHash).toBe(hash);
   });

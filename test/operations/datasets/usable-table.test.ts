@@ -1,4 +1,4 @@
-// A table no ask could use is refused when it is stored (issue 21), by add-dataset (rows, csv) and by the
+// A table no ask could use is refused when it is stored, by add-dataset (rows, csv) and by the
 // presigned upload alike: a header with no data rows, or a single column (a file separated by semicolons,
 // tabs or bars reads as one column), with a 422 naming the field and saying what to send.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// svc_map over fetch_url sources (additions 2.7) against a loopback https origin (the test-only setting): the
+// svc_map over fetch_url sources (docs/reference/map.md#map) against a loopback https origin (the test-only setting): the
 // label from the file name, the ready ask naming the URL, replay refetching it, and fetch_headers used for
 // the call, never echoed, and kept sealed (a replay fetches with them again).
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -64,7 +64,7 @@ it('uses fetch_headers for the call, never echoes them, keeps them sealed, and f
   const kept = await svc.services.store.getMapping(workspaceId, '', c.body.mapping_id);
   expect(kept!.request).toContain('/private/events.csv');
   expect(kept!.request).not.toContain('s3cret');
-  // additions 2.7 "kept encrypted": sealed in the mapping, opened only to fetch again
+  // docs/reference/map.md#map "kept encrypted": sealed in the mapping, opened only to fetch again
   expect(JSON.parse(kept!.request).request.sealed_headers).toMatch(/^v1\./);
   const r = await svc.post('/v1/map', { mapping_id: c.body.mapping_id }, key);
   expect(r.status, JSON.stringify(r.body)).toBe(200);

@@ -1,4 +1,4 @@
-// svc_map (additions 2.7) end to end over real HTTP with the real wasm: the sample log to a record and its ready
+// svc_map (docs/reference/map.md#map) end to end over real HTTP with the real wasm: the sample log to a record and its ready
 // ask (test key, "Try it"), a lone table, two stored logs plus a table giving the outcome time ("Ask your
 // data", live key), replay with closed_since, the horizon budget, not_runnable, empty, and expiry.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

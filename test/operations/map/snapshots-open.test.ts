@@ -1,4 +1,4 @@
-// additions 3.2 over real HTTP with the real wasm: the `snapshots` grid shape and `cases: {open: true}`
+// docs/reference/map.md#snapshots over real HTTP with the real wasm: the `snapshots` grid shape and `cases: {open: true}`
 // (today's open cases) on the customer_events sample, a table with blank outcomes, and their bad inputs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSampleCsv } from '../../../samples/catalog.ts';

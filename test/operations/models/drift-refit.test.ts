@@ -1,4 +1,4 @@
-// svc_drift's contract 1.1 fields (additions 3.10): refit_quality from both fits' held-out top-decile lift,
+// svc_drift's contract 1.1 fields (docs/reference/outcomes.md#drift): refit_quality from both fits' held-out top-decile lift,
 // keep_model_ref, note_code and note; a worse refit gives keep; an earlier model that can no longer serve is
 // not kept. The rules on quality figures written out here, then over real HTTP with the real wasm.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,7 +124,7 @@ describe('over HTTP', () => {
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     return r.body.answers.q;
   };
-  /** svc_drift's body without its watch_url (additions 2.13, test/operations/tasks/model-watch.test.ts). */
+  /** svc_drift's body without its watch_url (docs/reference/outcomes.md#watch, test/operations/tasks/model-watch.test.ts). */
   const driftOf = async (modelRef: string) => {
     const { watch_url, ...body } = (await svc.post('/v1/drift', { model_ref: modelRef }, key)).body;
     expect(watch_url).toMatch(/\/watch\//);

@@ -1,4 +1,4 @@
-// refit_of and svc_drift over real HTTP (spec 2.3, 3.4, 4.6; wire.md "The other operations"): a
+// refit_of and svc_drift over real HTTP (docs/reference/ask.md#questions, docs/reference/outcomes.md#drift): a
 // refit on fresh rows of the same process, on a replaced pattern, on a record whose new fit is
 // refused while the old model still holds, on pure noise, and a model_ref fitted without refit_of;
 // two workspaces sharing one model_ref each keep their own report, and a report outlives 24 hours.
@@ -24,7 +24,7 @@ async function refit(rows: Array<Record<string, unknown>>, extra: Record<string,
   return r.body.answers.q;
 }
 
-/** svc_drift's body without its watch_url (additions 2.13; test/operations/tasks/model-watch.test.ts covers it). */
+/** svc_drift's body without its watch_url (docs/reference/outcomes.md#watch; test/operations/tasks/model-watch.test.ts covers it). */
 function withoutWatch(body: Record<string, unknown>) {
   const { watch_url, ...rest } = body;
   expect(watch_url).toMatch(/\/watch\//);

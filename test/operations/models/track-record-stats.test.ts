@@ -1,4 +1,4 @@
-// The arithmetic of a track record (additions 2.1) on records written out by hand: the observation day's
+// The arithmetic of a track record (docs/reference/outcomes.md#track-record) on records written out by hand: the observation day's
 // edge, ties, a case reported twice, the decile edges and the Wilson interval's ends.
 import { describe, expect, it } from 'vitest';
 import type { AnsweredCase, OutcomeRecord } from '../../../host/store/index.ts';

@@ -1,4 +1,4 @@
-// svc_track_record (additions 2.1) over real HTTP on a real service with the real wasm and a manual clock:
+// svc_track_record (docs/reference/outcomes.md#track-record) over real HTTP on a real service with the real wasm and a manual clock:
 // a small case computed by hand (which answer each outcome pairs with, the counts, the 95% Wilson
 // intervals written out below), the pairing rules (the latest answer issued no later than the observation
 // day, a case reported twice counting once, choice never kept, a rank's top_k only), namespaces and the

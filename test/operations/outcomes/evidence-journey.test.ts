@@ -1,4 +1,4 @@
-// The scripted journey over real HTTP (spec 4.5, 4.10, 4.11; wire.md "The other operations"): fit
+// The scripted journey over real HTTP (docs/reference/outcomes.md#report, docs/reference/outcomes.md#attest, docs/reference/outcomes.md#evidence; docs/reference/README.md): fit
 // churn-like rows, answer 300 cases, report their outcomes (a failing batch writes nothing, repeated
 // event_ids are duplicates), act on half through their levers, and recompute the evidence by hand.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,7 +41,7 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-/** The outcome items of cases [from, to): spellings vary across every form spec 2.12 allows. */
+/** The outcome items of cases [from, to): spellings vary across every form docs/reference/outcomes.md#report allows. */
 function outcomeItems(from: number, to: number) {
   const forms: Array<(y: 0 | 1) => unknown> = [(y) => y === 1, (y) => y, (y) => (y ? 'yes' : 'no'), (y) => (y ? 'TRUE' : 'false')];
   const out = [];

@@ -1,4 +1,4 @@
-// The edges of report-outcomes, attest, evidence and drift over real HTTP (spec 5.4, 7; wire.md
+// The edges of report-outcomes, attest, evidence and drift over real HTTP (docs/reference/auth.md#capabilities, docs/reference/errors.md; docs/reference/outcomes.md#attest
 // "Problems", "Keys, workspaces, scopes"): scopes, unknown models, per-item validation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSample } from '../../../samples/catalog.ts';
@@ -27,7 +27,7 @@ const item = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-describe('scopes (spec 5.4, wire.md: write:outcomes for report-outcomes and attest)', () => {
+describe('scopes (docs/reference/auth.md#capabilities, docs/reference/outcomes.md#attest: write:outcomes for report-outcomes and attest)', () => {
   it.each([
     ['/v1/report-outcomes', { model_ref: 'mr1_' + '0'.repeat(32), outcomes: [item()] }],
     ['/v1/attest', { model_ref: 'mr1_' + '0'.repeat(32), entity_id: 'x', lever_token: 'x', post_value: 1, acted_at: '2024-01-01' }],
@@ -45,7 +45,7 @@ describe('scopes (spec 5.4, wire.md: write:outcomes for report-outcomes and atte
   });
 });
 
-describe('unknown models (wire.md: 404 model_ref_missing for a model_ref this workspace never got)', () => {
+describe('unknown models (docs/reference/auth.md: 404 model_ref_missing for a model_ref this workspace never got)', () => {
   it.each([
     ['/v1/report-outcomes', { model_ref: unknownRef, outcomes: [item()] }],
     ['/v1/evidence', { model_ref: unknownRef }],

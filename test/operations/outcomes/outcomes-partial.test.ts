@@ -1,4 +1,4 @@
-// svc_report_outcomes of contract 1.1 (additions 3.9) over real HTTP: `partial: true` writes the valid rows and
+// svc_report_outcomes of contract 1.1 (docs/reference/outcomes.md#report) over real HTTP: `partial: true` writes the valid rows and
 // answers a result for every row (written, duplicate, or error naming its field); the default stays all or
 // nothing with one error per bad field; the 1.1 entity_id rule; every bad envelope a problem naming its field.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// additions 2.9 cadence: daily and weekly step by whole days from the first run; monthly keeps its day of the
+// docs/reference/schedules.md#runs cadence: daily and weekly step by whole days from the first run; monthly keeps its day of the
 // month, on a shorter month its last day; a missed period is skipped to the first run time after now.
 import { describe, expect, it } from 'vitest';
 import { daysPastNextRun, nextRunAfter, runTime } from '../../../host/operations/schedules/cadence.ts';

@@ -1,4 +1,4 @@
-// additions 2.9, 2.10, 3.11 (issue 18): every bad svc_schedule / svc_delete_schedule input is a Problem naming
+// docs/reference/schedules.md#schedule, docs/reference/schedules.md#delete, docs/reference/errors.md#codes: every bad svc_schedule / svc_delete_schedule input is a Problem naming
 // its field; the key rules (live key with write:outcomes; OAuth refused; test key samples only); a mapping of
 // stored datasets cannot be scheduled; a deleted schedule runs no more and a repeat is unknown_schedule; a
 // revoked key or an unreachable source halts the schedule (a field, not a problem).
@@ -108,7 +108,7 @@ describe('svc_schedule inputs', () => {
     expect(test.status, JSON.stringify(test.body)).toBe(403);
     expect(['test_key_samples_only', 'scope_required']).toContain(test.body.code);
 
-    // an OAuth sign-in holds write:outcomes (additions 3.10) but cannot lend itself to runs
+    // an OAuth sign-in holds write:outcomes (docs/reference/auth.md#capabilities) but cannot lend itself to runs
     const oauth = {
       ...svc.ctx(workspaceId),
       caller: { ...svc.ctx(workspaceId).caller!, via: 'oauth' as const, keyId: null, subject: 'oauth:https://id.example#u1' },
@@ -162,7 +162,7 @@ describe('svc_delete_schedule and halts', () => {
     expect(second.last.state, JSON.stringify(second.last)).toBe('done');
     expect(second.last.steps).toMatchObject({ fit: 'done', drift: 'skipped', score: 'done' });
     expect(second.last.scored).toBeGreaterThan(0);
-    // the same readings give the same model back (additions 2.6: an ask brings a deleted model back)
+    // the same readings give the same model back (docs/reference/models.md#delete: an ask brings a deleted model back)
     expect(second.row.model_ref).toBe(model);
     const again = await svc.post('/v1/track-record', { model_ref: model }, key);
     expect(again.status).toBe(200);

@@ -1,4 +1,4 @@
-// additions 2.9 (issue 18): a schedule run by a test clock through three periods, its node restarted
+// docs/reference/schedules.md#runs: a schedule run by a test clock through three periods, its node restarted
 // between them. The logs are fetched from a loopback https origin (with a header the mapping keeps sealed)
 // that gains a week of events before the second period and none before the third: the first run fits
 // plainly; the second refits with refit_of, reads drift, acts on it by the rule and reports the outcomes
@@ -99,7 +99,7 @@ describe('svc_schedule: three periods, one node restart', () => {
     expect(p1.row.model_ref).toMatch(/^mr1_/);
     expect(p1.last.scored).toBeGreaterThan(0);
     const firstModel = p1.row.model_ref;
-    // additions 3.10: svc_describe with the key lists the schedule and its latest run; without a key, none
+    // docs/reference/journeys.md#describe: svc_describe with the key lists the schedule and its latest run; without a key, none
     const described = await svc.post('/v1/describe', {}, key);
     expect(described.body.schedules).toEqual([
       {

@@ -1,4 +1,4 @@
-// additions 2.9 "an interrupted run resumes next tick without double billing": the node running a scheduled
+// docs/reference/schedules.md#runs "an interrupted run resumes next tick without double billing": the node running a scheduled
 // run stops while the run's fit is under way; the next node takes the run's task over and resumes it: the
 // map step replays its stored reply (the source is not fetched again), the fit is run and billed once, and
 // the period still has one run.

@@ -1,4 +1,4 @@
-// The watch_url of svc_track_record and svc_drift (additions 2.13) over real HTTP with the real wasm and a manual
+// The watch_url of svc_track_record and svc_drift (docs/reference/outcomes.md#watch) over real HTTP with the real wasm and a manual
 // clock: GET /v1/watch/<token> with no key shows exactly what those calls answer (calibration and latest drift),
 // an altered link is 404 unknown_link, 24 hours later 410 watch_link_expired, and its reads never take from the
 // workspace's per-minute budget.

@@ -1,4 +1,4 @@
-// svc_task_events (spec 2.12) over real HTTP: a pending ask's stage events in order, its answers and done;
+// svc_task_events (docs/reference/tasks.md#events) over real HTTP: a pending ask's stage events in order, its answers and done;
 // a dropped connection resumed with Last-Event-ID without loss or repeats; a failing task's error; the
 // progress a poll carries; and events of a task another process runs, read through the shared store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,7 +74,7 @@ describe('GET /v1/tasks/{task_id}/events', () => {
     for (let i = 2; i < ids.length; i++) expect(ids[i]).toBe(ids[i - 1] + 1);
   });
 
-  it('stage events carry the spec fields, the facts so far and the bags of the fit (spec 2.12)', () => {
+  it('stage events carry the spec fields, the facts so far and the bags of the fit (docs/reference/tasks.md#events)', () => {
     const stages = read.events.filter((e) => e.event === 'stage').map((e) => e.data);
     for (const d of stages) {
       expect(d.task_id).toBe(first.task_id);

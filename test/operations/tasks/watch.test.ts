@@ -1,4 +1,4 @@
-// svc_watch_events (spec 2.13): a pending ask's watch_url streams its task without a key, its done without
+// svc_watch_events (docs/reference/tasks.md#watch): a pending ask's watch_url streams its task without a key, its done without
 // result_url; the link stops after 24 hours (410), a made-up one is 404, and watchers of one task are limited.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../helpers/service.ts';

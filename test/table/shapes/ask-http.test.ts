@@ -1,4 +1,4 @@
-// Shape errors over real HTTP (spec 7): a shaped ask's bad outcome or bad times are a problem+json naming the field.
+// Shape errors over real HTTP (docs/reference/errors.md): a shaped ask's bad outcome or bad times are a problem+json naming the field.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../helpers/service.ts';
 

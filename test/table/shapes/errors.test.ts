@@ -1,4 +1,4 @@
-// Spec 7 shape_invalid / shape_empty: every path names the field at fault (wire.md "Problems").
+// docs/reference/errors.md shape_invalid / shape_empty: every path names the field at fault (docs/reference/errors.md#problem).
 import { describe, expect, it } from 'vitest';
 import { col, day, errorOf, q, shapeOf, table } from './helpers.ts';
 

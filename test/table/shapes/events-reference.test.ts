@@ -30,7 +30,7 @@ function makeLog(seed: number, dateOnly: boolean): Event[] {
 }
 
 /**
- * Spec 2.5 events, written to be read rather than to be fast: per case, the rows in each window
+ * docs/reference/ask.md#shapes events, written to be read rather than to be fast: per case, the rows in each window
  * filtered afresh. Features at `at` over (at - L days, at]; types: the 20 most frequent at or before
  * the cutoff (ties by code point), in code point order; outcome over (cutoff, as_of].
  */

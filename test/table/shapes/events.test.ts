@@ -1,4 +1,4 @@
-// Spec 2.5 events: feature values and labels on a tiny log, recomputed by hand.
+// docs/reference/ask.md#shapes events: feature values and labels on a tiny log, recomputed by hand.
 import { describe, expect, it } from 'vitest';
 import { SHAPE_FEATURES } from '../../../host/table/shapes/index.ts';
 import { col, day, rowOf, shapeOf, table } from './helpers.ts';
@@ -27,7 +27,7 @@ const SHAPE = {
 } as const;
 const OPTS = { entityColumn: 'cust', timeColumn: 'at' };
 
-describe('events features (spec 2.5)', () => {
+describe('events features (docs/reference/ask.md#shapes)', () => {
   const rec = shapeOf(LOG, SHAPE, OPTS);
 
   it('names its columns stably: counts, value sums and averages, per-type counts, recency', () => {
@@ -145,7 +145,7 @@ describe('events features (spec 2.5)', () => {
   });
 });
 
-describe('events labels (spec 2.5)', () => {
+describe('events labels (docs/reference/ask.md#shapes)', () => {
   const log = table([
     { cust: 'a', at: day(50), event: 'purchase', amount: 20, channel: 'web' },
     { cust: 'a', at: day(110), event: 'purchase', amount: 150, channel: 'store' },

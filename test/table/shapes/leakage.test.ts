@@ -1,4 +1,4 @@
-// Spec 2.5 "as of": a signal planted where it only exists after as_of (or in the run itself) must not
+// docs/reference/ask.md#shapes "as of": a signal planted where it only exists after as_of (or in the run itself) must not
 // reach a feature. Each shape gets a planted-future log the real engine refuses, and a control with
 // the same signal placed in the past that it answers, so the refusal is not for want of power.
 import { describe, expect, it } from 'vitest';

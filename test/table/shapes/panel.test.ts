@@ -1,4 +1,4 @@
-// Spec 2.5 panel: per-case collapse of periods, trend and window labels, recomputed by hand.
+// docs/reference/ask.md#shapes panel: per-case collapse of periods, trend and window labels, recomputed by hand.
 import { describe, expect, it } from 'vitest';
 import { mannKendallZ, slope } from '../../../host/table/shapes/stats.ts';
 import { col, rowOf, shapeOf, table } from './helpers.ts';
@@ -8,7 +8,7 @@ const rows = (id: string, usage: (number | null)[], extra: (m: number) => Record
   usage.map((u, m) => ({ acct: id, period: month(m), usage: u, ...extra(m) }));
 const OPTS = { entityColumn: 'acct', timeColumn: 'period' };
 
-describe('Mann-Kendall (spec 2.5 trend_of)', () => {
+describe('Mann-Kendall (docs/reference/ask.md#shapes trend_of)', () => {
   it('gives S and the tie-corrected variance worked by hand', () => {
     // [5, 4, 4, 2]: S = -5; variance (4*3*13 - 2*1*9)/18 = 138/18; Z = (S + 1)/sd.
     expect(mannKendallZ([5, 4, 4, 2])).toBeCloseTo(-4 / Math.sqrt(138 / 18), 12);

@@ -1,4 +1,4 @@
-// Shape samples (design/samples.md): committed CSVs match the generator byte for byte, each `try` is a
+// Shape samples (docs/design/samples.md#catalogue): committed CSVs match the generator byte for byte, each `try` is a
 // valid ask, and its record read through its shape is answered by the real engine, quickly.
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';

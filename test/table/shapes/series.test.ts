@@ -1,4 +1,4 @@
-// Spec 2.5 series: trailing-window statistics known at each period, recomputed by hand.
+// docs/reference/ask.md#shapes series: trailing-window statistics known at each period, recomputed by hand.
 import { describe, expect, it } from 'vitest';
 import { col, day, q, rowOf, shapeOf, table } from './helpers.ts';
 
@@ -12,7 +12,7 @@ const ROWS = [
 const SHAPE = { kind: 'series', value_columns: ['sales'], windows: [3, 6] } as const;
 const OPTS = { entityColumn: 'store', timeColumn: 'wk' };
 
-describe('series features (spec 2.5)', () => {
+describe('series features (docs/reference/ask.md#shapes)', () => {
   const rec = shapeOf(table(ROWS), SHAPE, OPTS);
 
   it('keeps the entity, the time, every other column (the outcome too), then the window features', () => {

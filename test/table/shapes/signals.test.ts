@@ -1,4 +1,4 @@
-// Spec 2.5 signals: snapshots, windows over readings, event intervals and the horizon outcome, by hand.
+// docs/reference/ask.md#shapes signals: snapshots, windows over readings, event intervals and the horizon outcome, by hand.
 import { describe, expect, it } from 'vitest';
 import { col, rowOf, shapeOf, table } from './helpers.ts';
 
@@ -31,7 +31,7 @@ const SHAPE = {
 } as const;
 const OPTS = { entityColumn: 'asset', timeColumn: 'ts' };
 
-describe('signals snapshots (spec 2.5)', () => {
+describe('signals snapshots (docs/reference/ask.md#shapes)', () => {
   const rec = shapeOf(table(ROWS), SHAPE, OPTS);
 
   it('names windows by their span and the outcome by the horizon', () => {

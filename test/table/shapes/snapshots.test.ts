@@ -1,4 +1,4 @@
-// additions 3.2 snapshots grid, checked by hand on a tiny log: reading times back from as_of, labels blank
+// docs/reference/map.md#snapshots snapshots grid, checked by hand on a tiny log: reading times back from as_of, labels blank
 // until their horizon closes, terminal cases, outcome times, features at each reading, and row order.
 import { describe, expect, it } from 'vitest';
 import { applyShape } from '../../../host/table/shapes/index.ts';

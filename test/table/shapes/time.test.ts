@@ -1,4 +1,4 @@
-// Determinism (architecture.md): zoned, unzoned, date-only and ISO 8601 basic times, and any row order, read the same.
+// Determinism (docs/design/architecture.md#determinism): zoned, unzoned, date-only and ISO 8601 basic times, and any row order, read the same.
 import { describe, expect, it } from 'vitest';
 import { Prng } from '../../../samples/prng.ts';
 import { DAY, mapColumn, q, shapeOf, shuffled, table } from './helpers.ts';

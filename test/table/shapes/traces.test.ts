@@ -1,4 +1,4 @@
-// Spec 2.5 traces: per-run rows plus prior outcome rates from earlier runs only, recomputed by hand.
+// docs/reference/ask.md#shapes traces: per-run rows plus prior outcome rates from earlier runs only, recomputed by hand.
 import { describe, expect, it } from 'vitest';
 import { col, q, rowOf, shapeOf, table } from './helpers.ts';
 
@@ -13,7 +13,7 @@ const ROWS = [
 const SHAPE = { kind: 'traces', agent_column: 'agent', task_column: 'task', tool_column: 'tool' } as const;
 const OPTS = { entityColumn: 'run', timeColumn: 'ts', question: q('failed') };
 
-describe('traces (spec 2.5)', () => {
+describe('traces (docs/reference/ask.md#shapes)', () => {
   const rec = shapeOf(table(ROWS), SHAPE, OPTS);
 
   it('keeps every run column and adds prior runs, prior rate and recent rate per role and agent_task', () => {

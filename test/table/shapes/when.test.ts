@@ -1,4 +1,4 @@
-// Spec 2.5 `when` grammar: every leaf operator, nesting, blanks, and faults named by their path.
+// docs/reference/ask.md#shapes `when` grammar: every leaf operator, nesting, blanks, and faults named by their path.
 import { describe, expect, it } from 'vitest';
 import { compileWhen } from '../../../host/table/shapes/when.ts';
 import type { WhenExpression } from '../../../host/schemas/shape.ts';
