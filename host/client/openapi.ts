@@ -22,6 +22,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/.well-known/oauth-protected-resource': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * OAuth protected-resource metadata
+     * @description RFC 9728 metadata of this service: resource (BASE_URL), authorization_servers (the trusted OAuth issuers; absent when only svck_ keys are accepted), bearer_methods_supported, scopes_supported. A 401 names this URL in its WWW-Authenticate resource_metadata parameter when issuers are configured.
+     */
+    get: operations['oauth_protected_resource'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/healthz': {
     parameters: {
       query?: never;
@@ -1698,6 +1718,7 @@ export interface components {
      * @description A Problem (docs/reference/errors.md#problem). Codes with status 401:
      *     - `unauthorized`: Missing or unknown API key. Send Authorization: Bearer <key>. Get a test key from POST /v1/agents/register.
      *     - `invalid_token`: Access token not accepted. Get a new access token for this service from your identity provider; `failed_check` names the check this one failed (iss, aud, exp, nbf, alg, typ, kid, signature, sub, workspace or format).
+     *     - `metrics_token`: Metrics need the operator token. Send Authorization: Bearer <METRICS_TOKEN>, the token this node was started with.
      */
     Problem401: {
       headers: {
@@ -1724,6 +1745,7 @@ export interface components {
      * @description A Problem (docs/reference/errors.md#problem). Codes with status 403:
      *     - `test_key_samples_only`: Test keys work on sample datasets only. Use a sample (dataset_id "sample:<name>", listed by /v1/describe) or a live key.
      *     - `scope_required`: The key lacks a required capability. Use a key created with the write:outcomes capability (Can report outcomes).
+     *     - `metrics_off`: Metrics are off on this node. The operator starts the node with METRICS_TOKEN set; the scraper then sends it as a bearer token.
      *     - `schedule_key_required`: A schedule needs a live API key. Call svc_schedule with a live API key (svck_live_) holding write:outcomes: the runs act as that key, which an OAuth sign-in cannot lend.
      */
     Problem403: {
@@ -2071,7 +2093,7 @@ export interface components {
      * @description A Problem (docs/reference/errors.md#problem). Codes with status 503:
      *     - `engine_unavailable`: Engine unavailable. A fit worker stopped (it ran out of memory or the server is shutting down). Retry after Retry-After seconds.
      *     - `engine_changed`: The engine changed since this server started. build/engine.wasm was rebuilt while the server ran: the operator restarts the server so the page and the service run one engine.
-     *     - `preview_not_built`: The preview page is not built. The operator runs npm run build:web (or npm run build), which writes build/web/preview.js.
+     *     - `preview_not_built`: The preview page is not built. The operator runs npm run build, which writes the page script beside the built service.
      *     - `store_unavailable`: The database is unreachable. Nothing was written. Retry after Retry-After seconds; the service reconnects by itself when the database is back.
      *     - `issuer_unavailable`: The identity provider's keys could not be fetched. Retry after retry_after_ms with the same token; if it persists, the operator should check that the issuer is reachable from the service.
      *     - `server_busy`: The service is at capacity. Every fit slot and the queue of waiting fits are taken. Send the same call again after Retry-After seconds; asks whose fits are already made are still answered at once.
@@ -2106,6 +2128,34 @@ export interface components {
 export type $defs = Record<string, never>;
 export interface operations {
   jwks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': Record<string, never>;
+        };
+      };
+      408: components['responses']['Problem408'];
+      409: components['responses']['Problem409'];
+      410: components['responses']['Problem410'];
+      429: components['responses']['Problem429'];
+      431: components['responses']['Problem431'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+    };
+  };
+  oauth_protected_resource: {
     parameters: {
       query?: never;
       header?: never;

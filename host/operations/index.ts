@@ -18,6 +18,7 @@ import { exportModelOperation } from './models/export-model.ts';
 import { uploadOperation } from './datasets/upload-dataset.ts';
 import { uploadCompleteOperation, uploadPieceOperation } from './datasets/upload-pieces.ts';
 import { jwksOperation } from './account/jwks.ts';
+import { protectedResourceOperation } from './account/protected-resource.ts';
 import { healthzOperation } from './account/healthz.ts';
 import { taskEventsOperation } from './tasks/task-events.ts';
 import { taskResultOperation } from './tasks/task-result.ts';
@@ -71,6 +72,7 @@ export const OPERATIONS: readonly Operation[] = [
   watchOperation, // docs/reference/outcomes.md#watch: a watch_url's JSON, the calibration link of track record and drift
   taskResultOperation,
   jwksOperation,
+  protectedResourceOperation,
   healthzOperation,
 ];
 

@@ -5,13 +5,12 @@ import type { Caller, Services } from './services.ts';
 import { KEY_PREFIX, hashApiKey } from './keys.ts';
 import type { KeyMode } from '../store/index.ts';
 import { authenticateAccessToken, oauthOf } from './oauth.ts';
+import { bearerChallenge } from './challenge.ts';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
-// RFC 6750 3: a 401 for a bearer-protected resource names the scheme.
-const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="v1"' };
 
-function unauthorized(detail: string): ServiceError {
-  return new ServiceError('unauthorized', detail, { headers: CHALLENGE });
+function unauthorized(services: Services, detail: string): ServiceError {
+  return new ServiceError('unauthorized', detail, { headers: bearerChallenge(services) });
 }
 
 function modeOf(token: string): KeyMode | undefined {
@@ -22,20 +21,23 @@ function modeOf(token: string): KeyMode | undefined {
 
 export async function authenticate(services: Services, authorization: string | undefined): Promise<Caller> {
   if (authorization === undefined || authorization.trim() === '') {
-    throw unauthorized('No API key was sent; send Authorization: Bearer <key>.');
+    throw unauthorized(services, 'No API key was sent; send Authorization: Bearer <key>.');
   }
   const token = BEARER.exec(authorization)?.[1];
-  if (token === undefined) throw unauthorized('The Authorization header must be "Bearer <key>".');
+  if (token === undefined) throw unauthorized(services, 'The Authorization header must be "Bearer <key>".');
   const mode = modeOf(token);
   if (mode === undefined) {
     // docs/reference/auth.md#oauth: anything that is not an svck_ key is an OAuth access token, when the operator trusts an issuer.
     const oauth = oauthOf(services);
     if (oauth) return authenticateAccessToken(services, oauth, token);
-    throw unauthorized('The key is not an API key of this service (svck_live_... or svck_test_...); this server accepts no OAuth tokens.');
+    throw unauthorized(
+      services,
+      'The key is not an API key of this service (svck_live_... or svck_test_...); this server accepts no OAuth tokens.',
+    );
   }
   const record = await services.store.findApiKeyByHash(hashApiKey(token));
-  if (!record || record.mode !== mode) throw unauthorized('The API key is not known to this service.');
-  if (record.revoked_at !== null) throw unauthorized('The API key has been revoked.');
+  if (!record || record.mode !== mode) throw unauthorized(services, 'The API key is not known to this service.');
+  if (record.revoked_at !== null) throw unauthorized(services, 'The API key has been revoked.');
   return {
     workspaceId: record.workspace_id,
     via: 'key',

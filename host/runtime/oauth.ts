@@ -6,6 +6,7 @@ import { ServiceError } from '../errors.ts';
 import { AccessTokenVerifier, KeysUnavailable, TokenRejected } from '../signing/index.ts';
 import type { Caller, Services } from './services.ts';
 import { SCOPE_WRITE_OUTCOMES } from './keys.ts';
+import { bearerChallenge } from './challenge.ts';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, as store ids
 
@@ -53,10 +54,10 @@ export function oauthOf(services: Services): OAuthState | null {
 }
 
 // RFC 6750 3: the challenge of a rejected token names the error; the description is fixed text, never token bytes.
-function invalidToken(err: TokenRejected): ServiceError {
+function invalidToken(services: Services, err: TokenRejected): ServiceError {
   return new ServiceError('invalid_token', err.message, {
     extra: { failed_check: err.check },
-    headers: { 'WWW-Authenticate': `Bearer realm="v1", error="invalid_token", error_description="the ${err.check} check failed"` },
+    headers: bearerChallenge(services, `, error="invalid_token", error_description="the ${err.check} check failed"`),
   });
 }
 
@@ -73,7 +74,7 @@ export async function authenticateAccessToken(services: Services, state: OAuthSt
   try {
     verified = await state.verifier.verify(token);
   } catch (err) {
-    if (err instanceof TokenRejected) throw invalidToken(err);
+    if (err instanceof TokenRejected) throw invalidToken(services, err);
     if (err instanceof KeysUnavailable) throw issuerUnavailable(err);
     throw err;
   }

@@ -114,8 +114,12 @@ describe('over REST', () => {
     }
     expectProblem(r, 401, 'invalid_token');
     expect(r.json.failed_check).toBe(check);
-    expect(r.res.headers.get('www-authenticate')).toBe(
-      `Bearer realm="v1", error="invalid_token", error_description="the ${check} check failed"`,
+    // RFC 9728 5.1: with issuers trusted the challenge also names the protected-resource metadata
+    expect(r.res.headers.get('www-authenticate')).toMatch(
+      new RegExp(
+        `^Bearer realm="v1", resource_metadata="http[^"]+/\\.well-known/oauth-protected-resource", ` +
+          `error="invalid_token", error_description="the ${check} check failed"$`,
+      ),
     );
     // Which check failed is said; the token itself never comes back.
     let text = JSON.stringify(r.json);
