@@ -7,6 +7,10 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Two test files at a time. Vitest's default on 2 cores is one, but a file mostly waits on what it starts
+    // (services, child processes, PostgreSQL, HAProxy, Chromium): alone, the suite left a core idle and took
+    // over 20 minutes of CI.
+    maxWorkers: 2,
     globalSetup: ['test/global-setup.ts'],
   },
 });
