@@ -51,9 +51,17 @@ it('through a node killed and a database stopped for 10 s: only answers, pending
 
   let killedAt = Infinity;
   /**
+   * Until its health check marks the killed node down (deploy/haproxy.cfg: `inter 2s fall 3`, so up to 6 s, plus
+   * a second of slack for a loaded machine), HAProxy may still send a call to it over a connection it reused;
+   * such a call dies with the node like one in flight at the kill.
+   */
+  const DETECTION_MS = 7000;
+  const diedWithNode = (sentAt: number) => sentAt <= killedAt + DETECTION_MS && Date.now() >= killedAt;
+  /**
    * One call through the proxy, sent again after each 503 (the same idempotency_key), and after HAProxy's 502
-   * or a closed connection for a call that was in flight on the node as it was killed (it died with the
-   * call: no node can answer it, and the client sends it again with the same idempotency_key); its last reply.
+   * or a closed connection for a call that went to the node as it was killed or before HAProxy saw it down (it
+   * died with the node: no node can answer it, and the client sends it again with the same idempotency_key);
+   * its last reply.
    */
   const call = async (who: Client, what: string, path: string, body: unknown): Promise<{ status: number; body: any } | null> => {
     for (;;) {
@@ -63,7 +71,7 @@ it('through a node killed and a database stopped for 10 s: only answers, pending
         r = await post(proxy, path, body, who.key);
       } catch (err) {
         statuses.connection_error = (statuses.connection_error ?? 0) + 1;
-        if (sentAt <= killedAt && Date.now() >= killedAt) {
+        if (diedWithNode(sentAt)) {
           // HAProxy closes the client's connection instead of answering 502 when the call went out on a
           // reused connection to the killed node (http-reuse safe), so that the client may send it again
           lostWithNode++;
@@ -79,7 +87,7 @@ it('through a node killed and a database stopped for 10 s: only answers, pending
         await sleep(Math.min(1000, Number(r.headers.get('retry-after')) * 1000));
         continue;
       }
-      if (r.status === 502 && sentAt <= killedAt && Date.now() >= killedAt) {
+      if (r.status === 502 && diedWithNode(sentAt)) {
         lostWithNode++;
         continue;
       }
