@@ -21,9 +21,11 @@ const ask = {
 
 async function start(dir: string, lines: Array<Record<string, unknown>>): Promise<RunningService> {
   const log = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
-  // pendingWaitMs 0: the ask turns pending at once; a 300 ms lease: the runner ticks every 100 ms.
+  // pendingWaitMs 0: the ask turns pending at once. A 1.2 s lease: the runner ticks every 400 ms. A
+  // shorter lease lapsed on a loaded CI machine while the event loop parsed the body, and this
+  // service's own runner then reclaimed its task, counting a second attempt.
   return startService(
-    { port: 0, dataDir: dir, pendingWaitMs: 0, taskLeaseMs: 300 },
+    { port: 0, dataDir: dir, pendingWaitMs: 0, taskLeaseMs: 1200 },
     { hostname: '127.0.0.1', log, env: { ...process.env, BASE_URL: '' } },
   );
 }
@@ -49,9 +51,9 @@ describe('close() with pending work', () => {
       const taskId = pending.body.task_id as string;
       await a.close();
 
-      // Ten runner intervals later: nothing of the closed service ran (no runner on its closed store),
+      // Three runner intervals later: nothing of the closed service ran (no runner on its closed store),
       // and the task is pending again, unleased, its interrupted start not counted, not failed.
-      await new Promise((r) => setTimeout(r, 1000));
+      await new Promise((r) => setTimeout(r, 1200));
       expect(linesA.filter((l) => l.msg === 'task runner' || l.msg === 'task failed')).toEqual([]);
       const store = await openSqliteStore(dir);
       try {
