@@ -66,21 +66,43 @@ export function parseCsv(text: string, opts: CsvOptions = {}): RawTable {
   let seen: Array<string | undefined> = [];
   let slots = 1;
   let kinds: Uint8Array = new Uint8Array(0);
-  /** The column's numbers so far back to their text (each is the field as written), and later fields as text. */
+  // A column read as numbers holds them in a growing Float64Array (row r at index r) and its missing tokens
+  // by row, until it is text or the input ends: a JS array of them is made once, at the end, by Array.from,
+  // so it holds unboxed doubles (an array literal here would take the kind V8 last saw at this site: text).
+  let nums: Float64Array[] = [];
+  let missingAt: Array<Map<number, string>> = [];
+  const keepNumber = (col: number, x: number): void => {
+    let a = nums[col];
+    if (rowCount >= a.length) {
+      const grown = new Float64Array(Math.max(1024, a.length * 2));
+      grown.set(a);
+      nums[col] = a = grown;
+    }
+    a[rowCount] = x;
+  };
+  /** The column's cells so far as text (each number is the field as written), and its later fields too. */
   const toText = (col: number): void => {
     kinds[col] = TEXT;
-    const cells = data[col];
+    const a = nums[col];
+    const missing = missingAt[col];
     const texts = new Map<number, string>();
-    for (let r = 0; r < cells.length; r++) {
-      const x = cells[r];
-      if (typeof x !== 'number') continue;
+    const cells: Cell[] = [];
+    for (let r = 0; r < rowCount; r++) {
+      const m = missing.get(r);
+      if (m !== undefined) {
+        cells.push(m);
+        continue;
+      }
+      const x = a[r];
       let t = texts.get(x);
       if (t === undefined) {
         t = String(x);
         if (texts.size < 1 << 16) texts.set(x, t);
       }
-      cells[r] = t;
+      cells.push(t);
     }
+    data[col] = cells as string[];
+    nums[col] = new Float64Array(0);
   };
   const interned = (col: number, start: number, end: number, h: number): string => {
     const slot = col * slots + ((h ^ (h >>> 13)) & (slots - 1));
@@ -149,7 +171,7 @@ export function parseCsv(text: string, opts: CsvOptions = {}): RawTable {
         if (columns !== null && k < width && kinds[k] !== TEXT) {
           const x = canonicalNumber(text, start, i);
           if (x === x) {
-            data[k].push(x);
+            keepNumber(k, x);
             if (kinds[k] === NUMBERS_WHOLE && !Number.isInteger(x)) kinds[k] = NUMBERS_FRACTION;
             k++;
             if (i >= n) break;
@@ -167,7 +189,13 @@ export function parseCsv(text: string, opts: CsvOptions = {}): RawTable {
 
       if (sep === SEMICOLON && columns !== null && DECIMAL_COMMA.test(value)) value = value.replace(',', '.');
       if (columns === null) header.push(value);
-      else if (k < width) data[k].push(value);
+      else if (k < width) {
+        if (kinds[k] === TEXT) data[k].push(value);
+        else {
+          keepNumber(k, NaN); // a missing token in a column of numbers (any other text made it text above)
+          missingAt[k].set(rowCount, value);
+        }
+      }
       k++;
 
       if (i >= n) break;
@@ -189,6 +217,8 @@ export function parseCsv(text: string, opts: CsvOptions = {}): RawTable {
       seen = new Array<string | undefined>(width * slots);
       // A semicolon-separated file's decimal commas are rewritten below: its columns are read as text.
       kinds = new Uint8Array(width).fill(sep === SEMICOLON ? TEXT : NUMBERS_WHOLE);
+      nums = columns.map(() => new Float64Array(0));
+      missingAt = columns.map(() => new Map<number, string>());
     } else {
       if (k !== width) fail(`Line ${rowLine} has ${k} field${k === 1 ? '' : 's'}; the header has ${width}.`);
       rowCount++;
@@ -197,7 +227,14 @@ export function parseCsv(text: string, opts: CsvOptions = {}): RawTable {
 
   if (columns === null) fail('The CSV has no header row.');
   // Whole numbers alone stay text (an id or a date written 20240315 is read by its text as before).
-  for (let col = 0; col < width; col++) if (kinds[col] === NUMBERS_WHOLE) toText(col);
+  for (let col = 0; col < width; col++) {
+    if (kinds[col] === NUMBERS_WHOLE) toText(col);
+    else if (kinds[col] === NUMBERS_FRACTION) {
+      const cells: Cell[] = Array.from(nums[col].subarray(0, rowCount));
+      for (const [r, m] of missingAt[col]) cells[r] = m;
+      data[col] = cells as string[];
+    }
+  }
   return { columns: columns as string[], data: data as Cell[][], rowCount };
 }
 
