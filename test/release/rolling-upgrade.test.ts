@@ -122,20 +122,27 @@ describe.runIf(process.env.RUN_ROLLING_UPGRADE === '1')('rolling upgrade', () =>
       questions: { q: { type: 'yesno', outcome_column: 'churned' } },
       cases: { ids: ['cust_0001'] },
     });
-    const call = async () => {
-      const res = await fetch(`${proxy!.url}/v1/ask`, {
+    const post = async (pathname: string, body: string) => {
+      const res = await fetch(`${proxy!.url}${pathname}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-        body: ask,
+        body,
       });
-      const body = (await res.json()) as { status?: string; core_hash?: string };
-      return { status: res.status, body };
+      const text = await res.text();
+      try {
+        return { status: res.status, body: JSON.parse(text) as { task_id?: string; core_hash?: string } };
+      } catch {
+        throw new Error(`${res.status} ${text.slice(0, 200)}`); // HAProxy's own error page, not a node's reply
+      }
     };
-    // the fit, once, before the upgrade starts: from then on every ask is answered from the stored model
+    const call = () => post('/v1/ask', ask);
+    // the fit, once, before the upgrade starts (followed by its task_id, never asked again: each ask would
+    // queue another fit); from then on every ask is answered from the stored model
     let warm = await call();
+    const task = JSON.stringify({ task_id: warm.body.task_id });
     for (let i = 0; i < 600 && warm.status === 202; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      warm = await call();
+      warm = await post('/v1/poll', task);
     }
     expect(warm.status, JSON.stringify(warm.body)).toBe(200);
 
@@ -144,16 +151,17 @@ describe.runIf(process.env.RUN_ROLLING_UPGRADE === '1')('rolling upgrade', () =>
     const failures: string[] = [];
     let calls = 0;
     let upgrading = true;
+    let phase = 'before';
     const client = (async () => {
       while (upgrading) {
         try {
           const r = await call();
           calls++;
           if (r.status !== 200 || r.body.core_hash !== warm.body.core_hash)
-            failures.push(`${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+            failures.push(`${phase}: ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
         } catch (err) {
           calls++;
-          failures.push(String(err));
+          failures.push(`${phase}: ${String(err)}`);
         }
       }
     })();
@@ -163,12 +171,15 @@ describe.runIf(process.env.RUN_ROLLING_UPGRADE === '1')('rolling upgrade', () =>
     for (const [i, port] of ports.entries()) {
       const old = first[i]!;
       const stopped = Date.now();
+      phase = `node ${i + 1} stopping`;
       old.child.kill('SIGTERM'); // systemctl stop
       expect(await old.exited).toBe(0);
+      phase = `node ${i + 1} starting`;
       const next = startNode(newInstall, port); // new files in place, systemctl start
       await next.listening;
       await ready(port); // until curl -sf localhost:8787/readyz
       swaps.push(Date.now() - stopped);
+      phase = `node ${i + 1} ready`;
     }
     upgrading = false;
     await client;
