@@ -11,7 +11,7 @@ import type { FitOutcome } from './fit-outcome.ts';
 import { compareIds, inRequestOrder, pickRows, readableCases, type CaseSet } from './cases.ts';
 import { decisionOf, nextSteps, type NextContext } from './next-steps.ts';
 import { saysOf, type AnswerProfile } from './says.ts';
-import { explanationOf } from './explain.ts';
+import { explanationOf, reasonsNoteOf } from './explain.ts';
 import { scoreTable, type ScoredCase } from './scoring.ts';
 import { bandOf } from './band.ts';
 import type { SignedVerdict, VerdictCase, VerdictInput } from './verdicts.ts';
@@ -107,6 +107,8 @@ export async function buildAnswer(a: AnswerInput): Promise<BuiltAnswer> {
       }
     }
   }
+  // docs/reference/ask.md#cases: cases.open that found no case says so, rather than an unexplained empty list
+  if (a.cases.note !== undefined && body.state === 'answered') body.cases_note = a.cases.note;
   // docs/reference/ask.md#answer: decision restates state; next[] says what to do from the answer alone
   body.decision = decisionOf(body.state as string);
   // a refusal or not_yet says why in words, with its numbers, as the page does (core/explain.ts)
@@ -179,6 +181,8 @@ function caseResult(
   out.p_display = pDisplayOf(s.p);
   if (signed.position !== undefined) out.position = signed.position;
   out.reasons = s.reasons;
+  const note = reasonsNoteOf(s, fit.quality.base_rate);
+  if (note !== undefined) out.reasons_note = note;
   if (levers) out.levers = levers;
   if (a.band) Object.assign(out, bandOf(fit.quality, s, a.subjectKind));
   if (a.profile && out.refused !== true) out.says = saysOf(a.profile, a.question, out);
@@ -191,7 +195,8 @@ function caseResult(
  * from the signed text (reply-json.ts); otherwise copies without the extras.
  */
 function signedCases(cases: CaseResult[], a: AnswerInput, levers: Lever[][] | null): VerdictCase[] {
-  return levers || a.band || a.profile ? cases.map(verdictCase) : (cases as unknown as VerdictCase[]);
+  const extras = levers || a.band || a.profile || cases.some((c) => c.reasons_note !== undefined);
+  return extras ? cases.map(verdictCase) : (cases as unknown as VerdictCase[]);
 }
 
 /** The Verdict's fields of a case result (docs/reference/ask.md#case-result subset signed by docs/reference/verdicts.md), in canonical key order. */

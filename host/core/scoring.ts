@@ -13,6 +13,8 @@ export interface ScoredCase {
   reasons: ReasonOut[];
   /** Columns whose value fell in a bin no training row had (outside the record's support). */
   unsupported: string[];
+  /** Columns the engine gave as reasons whose effect span was too narrow to act on (core/effect-span.ts). */
+  narrow: string[];
 }
 
 const NONE = Object.freeze([]) as unknown as string[];
@@ -46,11 +48,13 @@ export function scoreTable(engine: EngineModule, model: Model, cases: RawTable):
       const cnt = counts[j];
       if (cnt && cnt[out.bins[r * m + j]] === 0) (unsupported === NONE ? (unsupported = []) : unsupported).push(model.columns[j].name);
     }
-    result[r] = {
-      p: round6(out.p[r]),
-      reasons: spokenReasons(model, index, out.bins, r * m, reasonsOf(model, out, cases, r), spoken),
-      unsupported,
-    };
+    const engineReasons = reasonsOf(model, out, cases, r);
+    const reasons = spokenReasons(model, index, out.bins, r * m, engineReasons, spoken);
+    const narrow =
+      reasons.length === engineReasons.length
+        ? NONE
+        : engineReasons.filter((x) => !reasons.some((y) => y.feature_label === x.feature_label)).map((x) => x.feature_label);
+    result[r] = { p: round6(out.p[r]), reasons, unsupported, narrow };
   }
   return result;
 }

@@ -270,3 +270,27 @@ describe('a rank of the whole record', () => {
     expect(all.body.answers.q.ranked_note).toBeUndefined();
   });
 });
+
+describe('cases.open on a record with no open case', () => {
+  it('answers none and says why in cases_note, naming the outcome column and what to send instead', async () => {
+    const r = await ask({ questions: yesno({ positive_values: ['Yes'] }), cases: { open: true } });
+    expect(r.status).toBe(200);
+    const a = r.body.answers.q;
+    expect(a.state).toBe('answered');
+    expect(a.cases).toEqual([]);
+    expect(a.cases_note).toBe(
+      'cases.open found no open case: every row has its churned (a blank churned marks a case still open), so there is no ' +
+        'case to answer. Add rows whose churned is still blank, or send cases: {ids: [...]} or cases: {rows: [...]} to ask ' +
+        'about particular cases.',
+    );
+    // with an open case there is nothing to explain
+    const open = await ask({
+      data: { rows: rows.map((row, i) => (i === 5 ? { ...row, churned: '' } : row)) },
+      questions: yesno({ positive_values: ['Yes'] }),
+      cases: { open: true },
+    });
+    expect(open.status).toBe(200);
+    expect(open.body.answers.q.cases).toHaveLength(1);
+    expect(open.body.answers.q.cases_note).toBeUndefined();
+  });
+});

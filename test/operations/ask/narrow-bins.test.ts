@@ -8,6 +8,7 @@ import { startTestService, type TestService } from '../../helpers/service.ts';
 
 let svc: TestService;
 let key: string;
+let answer: any;
 
 const rng = new Prng(7);
 const rows = Array.from({ length: 3000 }, (_, i) => {
@@ -19,6 +20,8 @@ const rows = Array.from({ length: 3000 }, (_, i) => {
 });
 const inSpike = rows.filter((r) => r.monthly_spend >= 591 && r.monthly_spend < 598).map((r) => r.id);
 const others = rows.filter((r) => r.monthly_spend < 500 || r.monthly_spend > 700).map((r) => r.id);
+// tickets 4 sits at the column's average effect, spend 100 to 500 near none: the cases likeliest to have no reason
+const plain = rows.filter((r) => r.tickets === 4 && r.monthly_spend > 100 && r.monthly_spend < 500).map((r) => r.id);
 
 beforeAll(async () => {
   svc = await startTestService();
@@ -35,7 +38,7 @@ interface Reason {
 describe('reasons and levers from narrow bins', () => {
   it('a spike 7 wide in a column 1,000 wide gives no reason or lever; wider effects name their span', async () => {
     expect(inSpike.length).toBeGreaterThan(10);
-    const ids = [...inSpike, ...others.slice(0, 40)];
+    const ids = [...inSpike, ...others.slice(0, 40), ...plain.slice(0, 20)];
     const r = await svc.post(
       '/v1/ask',
       {
@@ -76,5 +79,23 @@ describe('reasons and levers from narrow bins', () => {
     // and the Verdict signs the reasons as given
     const signed = a.verdicts[0].verdict.cases as Array<{ entity_id: string; reasons: unknown[] }>;
     for (const c of cases) expect(signed.find((s) => s.entity_id === c.entity_id)!.reasons).toEqual(c.reasons);
+    answer = a;
+  });
+
+  it('a case with fewer reasons says why in reasons_note: none moved the odds, or one was too narrow', () => {
+    const cases = answer.cases as Array<{ entity_id: string; p: number; reasons: Reason[]; reasons_note?: string }>;
+    const spikeSet = new Set(inSpike);
+    const quiet = cases.filter((c) => c.reasons.length === 0);
+    expect(quiet.length, 'cases near the base rate among those asked').toBeGreaterThan(0);
+    for (const c of quiet) {
+      expect(c.reasons_note, c.entity_id).toMatch(/^No column moved this case's odds by a quarter or more against the average case/);
+      expect(c.reasons_note).toMatch(/base rate \(\d+%\)/);
+    }
+    for (const c of cases.filter((x) => spikeSet.has(x.entity_id))) {
+      expect(c.reasons_note, c.entity_id).toMatch(/monthly_spend moves this chance only over a span of values too narrow to act on/);
+    }
+    for (const c of cases.filter((x) => x.reasons.length > 0 && !spikeSet.has(x.entity_id))) expect(c.reasons_note).toBeUndefined();
+    // the note is words for the reader, not part of what the Verdict signs
+    for (const v of answer.verdicts[0].verdict.cases) expect(v).not.toHaveProperty('reasons_note');
   });
 });
