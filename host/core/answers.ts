@@ -275,12 +275,37 @@ async function simpleAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswe
   const cases = scored.map((s, r) => caseResult(a, fit, cs.entityIds[r], s, { level: levelOf(a.question, s.p) }, levers?.[r]));
   const verdicts = cases.length > 0 ? [await sign(a, fit, signedCases(cases, a, levers))] : [];
   const all = allInOrder(cs, cases);
+  const levelsNote = levelsNoteOf(a.question, fit.quality.base_rate, cases);
   return {
-    body: { ...answeredBase(a.question, fit), cases: all, ...verdictsField(verdicts) },
+    body: { ...answeredBase(a.question, fit), cases: all, ...verdictsField(verdicts), ...(levelsNote ? { levels_note: levelsNote } : {}) },
     billable: cases.length,
     asked: cs.total,
     allCases: () => all,
   };
+}
+
+/**
+ * docs/decisions/0076-score-levels-note.md: a score with the default cuts on a record whose base rate lies outside
+ * them (below 0.25 or above 0.75) puts nearly every case in one level; the answer says so in `levels_note`, with
+ * cuts at half, 1.5 and 3 times the base rate (mirrored for a high one) that grade cases against it.
+ */
+export function levelsNoteOf(q: Question, baseRate: number, cases: readonly CaseResult[]): string | undefined {
+  if (q.type !== 'score' || q.cuts !== undefined || !(baseRate > 0 && baseRate < 1)) return undefined;
+  const low = baseRate < DEFAULT_CUTS[0];
+  if (!low && baseRate <= DEFAULT_CUTS[DEFAULT_CUTS.length - 1]) return undefined;
+  const cut = (x: number) => Number(x.toPrecision(2));
+  const cuts = low
+    ? [0.5, 1.5, 3].map((k) => cut(Math.min(k * baseRate, 0.99)))
+    : [3, 1.5, 0.5].map((k) => cut(1 - Math.min(k * (1 - baseRate), 0.99)));
+  const rate = `${Math.round(baseRate * 100)}%`;
+  const level = low ? (q.levels ?? DEFAULT_LEVELS)[0] : (q.levels ?? DEFAULT_LEVELS)[DEFAULT_CUTS.length];
+  const inLevel = cases.filter((c) => c.level === level).length;
+  const counted = cases.length > 0 ? `${inLevel} of ${cases.length} cases are ${level}: ` : '';
+  return (
+    `${counted}the default cuts (${DEFAULT_CUTS.join(', ')}) lie ${low ? 'above' : 'below'} this record's base rate of ${rate}, ` +
+    `so they tell few cases apart. To grade cases against the base rate, send cuts such as [${cuts.join(', ')}] ` +
+    `(${low ? 'half, 1.5 times and 3 times the base rate' : 'the same steps measured from 100%'}) with levels that name what they mean.`
+  );
 }
 
 /** docs/reference/ask.md#answer: a rank lists its first 100 unreadable cases, and their count. */

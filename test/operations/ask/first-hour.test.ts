@@ -294,3 +294,32 @@ describe('cases.open on a record with no open case', () => {
     expect(open.body.answers.q.cases_note).toBeUndefined();
   });
 });
+
+describe('score levels on a record with a low base rate', () => {
+  it('the default cuts say they tell few cases apart, and the cuts it suggests do', async () => {
+    const ids = rows.slice(0, 60).map((row) => row.customer_id);
+    const q = { type: 'score', outcome_column: 'churned', positive_values: ['Yes'] };
+    const r = await ask({ questions: { q }, cases: { ids } });
+    expect(r.status).toBe(200);
+    const a = r.body.answers.q;
+    const rate = Math.round(a.quality.base_rate * 100);
+    expect(rate).toBeLessThan(25);
+    const unlikely = a.cases.filter((c: { level: string }) => c.level === 'unlikely').length;
+    expect(a.levels_note).toMatch(
+      new RegExp(
+        `^${unlikely} of 60 cases are unlikely: the default cuts \\(0.25, 0.5, 0.75\\) lie above this record's base rate of ${rate}%, ` +
+          'so they tell few cases apart. To grade cases against the base rate, send cuts such as \\[([0-9.]+), ([0-9.]+), ([0-9.]+)\\]',
+      ),
+    );
+    const cuts = /\[([0-9.]+), ([0-9.]+), ([0-9.]+)\]/.exec(a.levels_note)!.slice(1).map(Number);
+    expect(cuts[0]).toBeCloseTo(a.quality.base_rate / 2, 2);
+    const graded = await ask({
+      questions: { q: { ...q, cuts, levels: ['below_average', 'average', 'above_average', 'far_above_average'] } },
+      cases: { ids },
+    });
+    expect(graded.status).toBe(200);
+    expect(graded.body.answers.q.levels_note).toBeUndefined();
+    const levels = new Set(graded.body.answers.q.cases.map((c: { level: string }) => c.level));
+    expect(levels.size).toBeGreaterThan(2);
+  });
+});
