@@ -114,6 +114,10 @@ describe('the page guesses right', () => {
     expect(await waitDone()).toBe('done');
     expect(await page.locator('#terms-chart').getAttribute('class')).toBe('terms');
     expect(await page.locator('#terms-chart').getAttribute('data-scale')).toBe('own');
+    // saas_churn has no blank cell: no column gets an "is missing" bar (a bin no training row fell in is not drawn)
+    const titles = await page.$$eval('#terms-chart rect title', (ts) => ts.map((t) => t.textContent ?? ''));
+    expect(titles.length).toBeGreaterThan(10);
+    expect(titles.filter((t) => t.includes('is missing'))).toEqual([]);
   });
 
   it('asks the service a log sample with its own ready ask and shows that answer', async () => {
