@@ -286,7 +286,8 @@ async function simpleAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswe
 
 /**
  * docs/decisions/0076-score-levels-note.md: a score with the default cuts on a record whose base rate lies outside
- * them (below 0.25 or above 0.75) puts nearly every case in one level; the answer says so in `levels_note`, with
+ * them (below 0.25 or above 0.75) puts nearly every case in one level; when more than half of the answer's cases
+ * are in that end level, the answer says so in `levels_note`, with
  * cuts at half, 1.5 and 3 times the base rate (mirrored for a high one) that grade cases against it.
  */
 export function levelsNoteOf(q: Question, baseRate: number, cases: readonly CaseResult[]): string | undefined {
@@ -300,9 +301,10 @@ export function levelsNoteOf(q: Question, baseRate: number, cases: readonly Case
   const rate = `${Math.round(baseRate * 100)}%`;
   const level = low ? (q.levels ?? DEFAULT_LEVELS)[0] : (q.levels ?? DEFAULT_LEVELS)[DEFAULT_CUTS.length];
   const inLevel = cases.filter((c) => c.level === level).length;
-  const counted = cases.length > 0 ? `${inLevel} of ${cases.length} cases are ${level}: ` : '';
+  // only when the cuts do fail here: more than half of the answered cases share that end level
+  if (!(inLevel > cases.length / 2)) return undefined;
   return (
-    `${counted}the default cuts (${DEFAULT_CUTS.join(', ')}) lie ${low ? 'above' : 'below'} this record's base rate of ${rate}, ` +
+    `${inLevel} of ${cases.length} cases are ${level}: the default cuts (${DEFAULT_CUTS.join(', ')}) lie ${low ? 'above' : 'below'} this record's base rate of ${rate}, ` +
     `so they tell few cases apart. To grade cases against the base rate, send cuts such as [${cuts.join(', ')}] ` +
     `(${low ? 'half, 1.5 times and 3 times the base rate' : 'the same steps measured from 100%'}) with levels that name what they mean.`
   );
