@@ -565,7 +565,7 @@ export interface paths {
     put?: never;
     /**
      * A model's calls against real outcomes
-     * @description How the calls of a model (a model_ref an answered ask gave, in the namespace that ask named) matched the outcomes reported with svc_report_outcomes. Each answer is kept when issued (yesno and score cases, the top_k cases of a rank; never choice); each reported case is paired with the latest answer about it issued no later than the outcome's observation day (UTC), and a case reported twice counts once, with its latest outcome. Returns answers_kept, records_since, outcomes_without_an_earlier_answer, and overall, by_band, by_level and by_chance (deciles "0.0-0.1" to "0.9-1.0"), each with calls, happened, observed_rate, interval_95 (95% Wilson), mean_chance and small_n (under 100 calls). A well-calibrated model has observed_rate close to mean_chance in each range. watch_url shows this calibration and the latest drift of the model to anyone holding it, for 24 hours, with no key. Free.
+     * @description How the calls of a model (a model_ref an answered ask gave, in the namespace that ask named) matched the outcomes reported with svc_report_outcomes. Each answer is kept when issued (yesno and score cases, the top_k cases of a rank; never choice); each reported case is paired with the latest answer about it issued no later than the outcome's observation day (UTC), and a case reported twice counts once, with its latest outcome. Returns answers_kept, records_since, outcomes_without_an_earlier_answer (of them outcomes_answered_later: cases answered only after the day their outcome was observed, which are no forecast), unpaired_note saying why when either is not 0, and overall, by_band, by_level and by_chance (deciles "0.0-0.1" to "0.9-1.0"), each with calls, happened, observed_rate, interval_95 (95% Wilson), mean_chance and small_n (under 100 calls). A well-calibrated model has observed_rate close to mean_chance in each range. watch_url shows this calibration and the latest drift of the model to anyone holding it, for 24 hours, with no key. Free.
      */
     post: operations['svc_track_record'];
     delete?: never;
@@ -1660,6 +1660,7 @@ export interface components {
         small_n: boolean;
       }[];
       model_ref: string;
+      outcomes_answered_later: number;
       outcomes_without_an_earlier_answer: number;
       overall: {
         calls: number;
@@ -1670,6 +1671,7 @@ export interface components {
         small_n: boolean;
       };
       records_since: string | null;
+      unpaired_note?: string;
       watch_url?: string;
     };
     UploadCompleteRequest: {
