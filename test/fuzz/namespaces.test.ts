@@ -41,15 +41,17 @@ interface Owner {
 
 let svc: TestService;
 let owners: Owner[];
+let workspaceIds: Record<Owner['ws'], string>;
 let db: Database.Database;
 const rows = churnRows({ seed: 11, rows: 1500 });
 const cases = churnRows({ seed: 12, rows: 3, idPrefix: 'n' }).map(({ churned: _o, ...r }) => r);
 const NEVER = `mr1_${'e'.repeat(32)}`;
 
 beforeAll(async () => {
-  svc = await startTestService({ rateLimitPerMinute: 1_000_000, pendingWaitMs: 20_000 });
+  svc = await startTestService({ rateLimitPerMinute: 1_000_000 });
   const a = await svc.liveCaller('ns-fuzz-a', true);
   const b = await svc.liveCaller('ns-fuzz-b', true);
+  workspaceIds = { A: a.workspaceId, B: b.workspaceId };
   const made: Owner[] = [];
   for (const [ws, key, namespace] of [
     ['A', a.key, undefined],
@@ -61,7 +63,7 @@ beforeAll(async () => {
     const words = `zq${ws}${namespace ?? 'own'}secret`.toLowerCase(); // `says` capitalises it: compared in lower case
     const profile = await svc.post('/v1/profile', { ...(namespace ? { namespace } : {}), words: { case: words } }, key);
     expect(profile.status, JSON.stringify(profile.body)).toBe(200);
-    const fit = await svc.post(
+    let fit = await svc.post(
       '/v1/ask',
       {
         data: { rows },
@@ -73,6 +75,11 @@ beforeAll(async () => {
       },
       key,
     );
+    // a fit slower than the pending wait (a loaded machine) is polled to its end
+    while (fit.status === 202) {
+      await new Promise((r) => setTimeout(r, fit.body.retry_after_ms));
+      fit = await svc.post('/v1/poll', { task_id: fit.body.task_id }, key);
+    }
     expect(fit.status, JSON.stringify(fit.body).slice(0, 300)).toBe(200);
     const q = fit.body.answers.q;
     expect(JSON.stringify(fit.body).toLowerCase()).toContain(words);
@@ -135,6 +142,18 @@ async function storeDigest(): Promise<Record<string, string>> {
     out[table] = `${all.length} ${createHash('sha256').update(kept.join('\n')).digest('hex').slice(0, 16)}`;
   }
   return out;
+}
+
+/** Usage metered so far, by workspace and namespace ('' its own) and kind (decision 0011). */
+async function usage(): Promise<Record<string, number>> {
+  await svc.services.usage.flush();
+  const rows = db.prepare('SELECT workspace_id, namespace, kind, SUM(count) AS n FROM usage_ledger GROUP BY 1, 2, 3').all() as Array<{
+    workspace_id: string;
+    namespace: string;
+    kind: string;
+    n: number;
+  }>;
+  return Object.fromEntries(rows.map((r) => [`${r.workspace_id}/${r.namespace}/${r.kind}`, Number(r.n)]));
 }
 
 // --- the requests -----------------------------------------------------------------------------------------
@@ -347,6 +366,7 @@ it('isolation and mutated bodies: no 5xx, a Problem naming its field, nothing of
       const s = build(r);
       // calls go one at a time, so the store after one call is the store before the next
       const before = (last ??= await storeDigest());
+      const usedBefore = await usage();
       const reply = await send(s);
       // never a 5xx but the capacity signal
       if (reply.status >= 500) expect(reply.status === 503 && Number(reply.retryAfter) > 0, reply.what).toBe(true);
@@ -368,6 +388,14 @@ it('isolation and mutated bodies: no 5xx, a Problem naming its field, nothing of
       } else {
         answered++;
         last = undefined;
+        // what it bills is counted in the caller's workspace and the namespace it named, nowhere else
+        const ns = namespaceSent(s.text);
+        const usedAfter = await usage();
+        const moved = Object.keys(usedAfter).filter((k) => usedAfter[k] !== (usedBefore[k] ?? 0));
+        for (const k of moved)
+          expect(k.startsWith(`${workspaceIds[s.caller.ws]}/${typeof ns === 'string' ? ns : ''}/`), `${reply.what}: billed ${k}`).toBe(
+            true,
+          );
         // a model serves only the workspace and namespace that own it (the body's namespace as read, exactly)
         const named = owners.filter((o) => s.text.includes(o.modelRef));
         if (s.op !== 'profile' && named.length > 0 && reply.text.includes(named[0].modelRef)) {

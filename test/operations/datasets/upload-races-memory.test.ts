@@ -27,8 +27,9 @@ const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 /**
  * What the races may add to the resting RSS (VmHWM is a high-water mark, so the whole run is bounded). A row
  * is held until its end or the 8,000,000-byte row limit, so each of the 8 refused files holds about that
- * much CSV, and zlib's buffers, while it is read: about 70 MB in all, measured. Reading each to its end (a
- * 48 MB row) would hold 8 x 48 MB; the telco pieces are 300 KB each.
+ * much CSV while it is read; the rest of each gzip is then inflated to check the stream (decision 0078), its
+ * output dropped chunk by chunk, which leaves garbage for the collector: 70-110 MB in all, measured on 2 busy
+ * cores. Holding each row to its end (48 MB) would be 8 x 48 MB; the telco pieces are 300 KB each.
  */
 const RACES_BOUND_BYTES = 160 * 1024 * 1024;
 const BOMB_ROW_BYTES = 48_000_000;
