@@ -12,9 +12,9 @@
 //     request itself carried them;
 //   - a refused call stores nothing: the rows of every table a call can write (models and their expiry,
 //     profiles, outcomes, attestations, usage, answers, tasks, idempotency records) are the same after it.
-// Seeded (FUZZ_SEED); FUZZ_NS_RUNS sets the number of requests (default 300; the figures of a long run are in
-// the closing notes of the change that added this file). Requests are sent one at a time, so a change to the
-// store is the request's own.
+// Seeded (FUZZ_SEED); FUZZ_NS_RUNS sets the number of requests (default 300, a few seconds; a long run is e.g.
+// FUZZ_NS_RUNS=2000 FUZZ_SEED=7). The replies are counted by status and code on stdout. Requests are sent one
+// at a time, so a change to the store is the request's own.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -357,71 +357,76 @@ async function send(
   return { status: res.status, text, json, what, retryAfter: res.headers.get('retry-after'), type: res.headers.get('content-type') };
 }
 
-it('isolation and mutated bodies: no 5xx, a Problem naming its field, nothing of another namespace, nothing stored by a refusal', async () => {
-  let refused = 0;
-  let answered = 0;
-  let last: Record<string, string> | undefined;
-  await fc.assert(
-    fc.asyncProperty(request, async (r) => {
-      const s = build(r);
-      // calls go one at a time, so the store after one call is the store before the next
-      const before = (last ??= await storeDigest());
-      const usedBefore = await usage();
-      const reply = await send(s);
-      // never a 5xx but the capacity signal
-      if (reply.status >= 500) expect(reply.status === 503 && Number(reply.retryAfter) > 0, reply.what).toBe(true);
-      if (reply.status >= 400) {
-        refused++;
-        expect(reply.type, reply.what).toMatch(/^application\/problem\+json/);
-        for (const f of ['type', 'title', 'detail', 'code', 'remedy']) expect(typeof reply.json?.[f], `${reply.what}: ${f}`).toBe('string');
-        // the field at fault is named: one of the body's own fields (a part of it), or the body itself
-        if (['invalid_request', 'model_ref_missing', 'invalid_outcomes'].includes(reply.json.code) && reply.json.field !== undefined) {
-          expect(['body', ...Object.keys(baseBody(s.op, s.model, s.namespace))], reply.what).toContain(
-            String(reply.json.field).split(/[.[]/)[0],
-          );
+it(
+  'isolation and mutated bodies: no 5xx, a Problem naming its field, nothing of another namespace, nothing stored by a refusal',
+  async () => {
+    let refused = 0;
+    let answered = 0;
+    let last: Record<string, string> | undefined;
+    await fc.assert(
+      fc.asyncProperty(request, async (r) => {
+        const s = build(r);
+        // calls go one at a time, so the store after one call is the store before the next
+        const before = (last ??= await storeDigest());
+        const usedBefore = await usage();
+        const reply = await send(s);
+        // never a 5xx but the capacity signal
+        if (reply.status >= 500) expect(reply.status === 503 && Number(reply.retryAfter) > 0, reply.what).toBe(true);
+        if (reply.status >= 400) {
+          refused++;
+          expect(reply.type, reply.what).toMatch(/^application\/problem\+json/);
+          for (const f of ['type', 'title', 'detail', 'code', 'remedy'])
+            expect(typeof reply.json?.[f], `${reply.what}: ${f}`).toBe('string');
+          // the field at fault is named: one of the body's own fields (a part of it), or the body itself
+          if (['invalid_request', 'model_ref_missing', 'invalid_outcomes'].includes(reply.json.code) && reply.json.field !== undefined) {
+            expect(['body', ...Object.keys(baseBody(s.op, s.model, s.namespace))], reply.what).toContain(
+              String(reply.json.field).split(/[.[]/)[0],
+            );
+          }
+          if (reply.json.code === 'invalid_request') expect(typeof reply.json.field, reply.what).toBe('string');
+          if (reply.json.code === 'model_ref_missing') expect(reply.json.field, reply.what).toMatch(/model_ref$/);
+          // a refusal stores nothing
+          last = await storeDigest();
+          expect(last, reply.what).toEqual(before);
+        } else {
+          answered++;
+          last = undefined;
+          // what it bills is counted in the caller's workspace and the namespace it named, nowhere else
+          const ns = namespaceSent(s.text);
+          const usedAfter = await usage();
+          const moved = Object.keys(usedAfter).filter((k) => usedAfter[k] !== (usedBefore[k] ?? 0));
+          for (const k of moved)
+            expect(k.startsWith(`${workspaceIds[s.caller.ws]}/${typeof ns === 'string' ? ns : ''}/`), `${reply.what}: billed ${k}`).toBe(
+              true,
+            );
+          // a model serves only the workspace and namespace that own it (the body's namespace as read, exactly)
+          const named = owners.filter((o) => s.text.includes(o.modelRef));
+          if (s.op !== 'profile' && named.length > 0 && reply.text.includes(named[0].modelRef)) {
+            expect(
+              named.some((o) => o.ws === s.caller.ws && o.namespace === namespaceSent(s.text)),
+              reply.what,
+            ).toBe(true);
+          }
         }
-        if (reply.json.code === 'invalid_request') expect(typeof reply.json.field, reply.what).toBe('string');
-        if (reply.json.code === 'model_ref_missing') expect(reply.json.field, reply.what).toMatch(/model_ref$/);
-        // a refusal stores nothing
-        last = await storeDigest();
-        expect(last, reply.what).toEqual(before);
-      } else {
-        answered++;
-        last = undefined;
-        // what it bills is counted in the caller's workspace and the namespace it named, nowhere else
+        // nothing of another namespace or workspace that the request did not carry itself (nor its own namespace has)
         const ns = namespaceSent(s.text);
-        const usedAfter = await usage();
-        const moved = Object.keys(usedAfter).filter((k) => usedAfter[k] !== (usedBefore[k] ?? 0));
-        for (const k of moved)
-          expect(k.startsWith(`${workspaceIds[s.caller.ws]}/${typeof ns === 'string' ? ns : ''}/`), `${reply.what}: billed ${k}`).toBe(
-            true,
-          );
-        // a model serves only the workspace and namespace that own it (the body's namespace as read, exactly)
-        const named = owners.filter((o) => s.text.includes(o.modelRef));
-        if (s.op !== 'profile' && named.length > 0 && reply.text.includes(named[0].modelRef)) {
-          expect(
-            named.some((o) => o.ws === s.caller.ws && o.namespace === namespaceSent(s.text)),
-            reply.what,
-          ).toBe(true);
+        const own = owners.find((o) => o.ws === s.caller.ws && o.namespace === ns);
+        // a lever token is signed, not sealed: the model and case it names are carried by the request that sends it
+        const carried = s.text + owners.map((o) => (s.text.includes(o.leverToken) ? leverPayload(o.leverToken) : '')).join(' ');
+        for (const o of owners) {
+          if (o === own) continue;
+          for (const secret of [o.modelRef, o.leverToken]) {
+            if (!carried.includes(secret) && secret !== own?.modelRef && secret !== own?.leverToken)
+              expect(reply.text.includes(secret), `${reply.what}: holds ${o.name}'s ${secret.slice(0, 20)}`).toBe(false);
+          }
+          expect(reply.text.toLowerCase().includes(o.words), `${reply.what}: holds ${o.name}'s profile words`).toBe(false);
         }
-      }
-      // nothing of another namespace or workspace that the request did not carry itself (nor its own namespace has)
-      const ns = namespaceSent(s.text);
-      const own = owners.find((o) => o.ws === s.caller.ws && o.namespace === ns);
-      // a lever token is signed, not sealed: the model and case it names are carried by the request that sends it
-      const carried = s.text + owners.map((o) => (s.text.includes(o.leverToken) ? leverPayload(o.leverToken) : '')).join(' ');
-      for (const o of owners) {
-        if (o === own) continue;
-        for (const secret of [o.modelRef, o.leverToken]) {
-          if (!carried.includes(secret) && secret !== own?.modelRef && secret !== own?.leverToken)
-            expect(reply.text.includes(secret), `${reply.what}: holds ${o.name}'s ${secret.slice(0, 20)}`).toBe(false);
-        }
-        expect(reply.text.toLowerCase().includes(o.words), `${reply.what}: holds ${o.name}'s profile words`).toBe(false);
-      }
-    }),
-    { numRuns: RUNS, seed: SEED, endOnFailure: true },
-  );
-  expect(refused).toBeGreaterThan(RUNS / 4);
-  expect(answered).toBeGreaterThan(RUNS / 20);
-  expect((await fetch(`${svc.url}/healthz`)).status).toBe(200);
-});
+      }),
+      { numRuns: RUNS, seed: SEED, endOnFailure: true },
+    );
+    expect(refused).toBeGreaterThan(RUNS / 4);
+    expect(answered).toBeGreaterThan(RUNS / 20);
+    expect((await fetch(`${svc.url}/healthz`)).status).toBe(200);
+  },
+  Math.max(120_000, RUNS * 500), // a long run takes its time
+);
