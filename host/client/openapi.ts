@@ -1959,7 +1959,7 @@ export interface components {
      *     - `shape_invalid`: Invalid shape. Fix the shape definition named in `field`.
      *     - `shape_empty`: Shape yields no usable rows. Check the time column, as_of and windows: the shape read produced no cases.
      *     - `columns_mismatch`: Columns differ from the dataset. Every piece of a dataset must have exactly the same columns as the first.
-     *     - `upload_corrupt`: The uploaded file cannot be read. Nothing of it was kept. Check the file (gzip -t for gzip; a Parquet reader for Parquet; CSV must be UTF-8), then upload it again from piece 0 with a new x-upload-session.
+     *     - `upload_corrupt`: The uploaded file cannot be read. Nothing of it was kept. Check the file (gzip -t for gzip; a Parquet reader for Parquet), then upload it again: in pieces from piece 0 with a new x-upload-session, or PUT it again.
      *     - `upload_unreadable`: The file holds columns this service does not read. Write the Parquet file with flat columns of text, numbers, booleans, dates or times (no lists, maps, groups or raw bytes), or send CSV.
      *     - `invalid_outcomes`: Invalid outcomes. Fix the rows listed in `errors`; nothing was written.
      *     - `idempotency_key_reused`: Idempotency key reused with a different body. Use a new idempotency_key for a different request.
