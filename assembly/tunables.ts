@@ -176,10 +176,7 @@ export const REASON_SIGN_AGREEMENT: f64 = 0.75; // at least 3 of 4 bags
 // too few to halve: it stops on all of them (TREE_CROSS_STOP_HALF -1) and has no gate. Either way the trees are kept
 // only when the held-out (out-of-fold) log loss with them beats the one without by a paired z of at least Z_TREES.
 // Records of more than TREE_MAX_TRAIN training rows do not try them. docs/engine-history.md "Residual trees".
-// Single splits' tree step: 0.3 instead of 0.1 keeps about half the trees (diamonds' bench splits 549-736 against
-// 1,123-1,684) and the fit costs less, with AUC / log loss 0.9452 / 0.2849 against 0.9446 / 0.2863 (0.2: 0.9447 /
-// 0.2861); Telco, spam, credit and flights keep no trees either way (docs/engine-history.md "Speed work").
-export const TREE_LEARNING_RATE: f64 = 0.3;
+export const TREE_LEARNING_RATE: f64 = 0.1;
 export const RESIDUAL_TREE_L2: f64 = 1;
 export const TREE_PATIENCE: i32 = 20;
 export const TREE_MAX_ROUNDS: i32 = 300;
