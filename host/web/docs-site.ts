@@ -151,6 +151,10 @@ export function mountDocsSite(app: Hono<AppEnv>): void {
   });
   app.get('/docs/*', (c) => {
     const rel = decodeURIComponent(c.req.path.slice('/docs/'.length));
+    // A folder (what a newcomer types: /docs/, /docs/guides/) goes to an index: /docs/ to the API reference,
+    // another folder to its README, or to the docs' own README when it has none.
+    if (rel === '') return c.redirect('/docs', 301);
+    if (rel.endsWith('/')) return c.redirect(docsFile(`${rel}README.md`) ? `/docs/${rel}README.md` : '/docs/README.md', 301);
     const file = docsFile(rel);
     if (!file) throw new ServiceError('not_found', `There is no docs page ${rel}; the guides start at /docs/README.md.`);
     return send(
