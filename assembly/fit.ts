@@ -14,7 +14,7 @@ import { TaskCtx, PHASE_DONE, PHASE_BAGS, PHASE_PAIRS, PHASE_TREES, runTaskOf, o
 import { buildModel } from './model';
 import { reportProgress } from './progress';
 import {
-  HELD_OUT_FRACTION, MIN_HELD_CLASS, MIN_TRAIN_MINORITY, RESTATES_AUC, Z_AUC, Z_LOG_LOSS,
+  HELD_OUT_FRACTION, MIN_HELD_CLASS, MIN_TRAIN_MINORITY, RESTATES_AUC, Z_AUC, Z_AUC_CROSS, Z_LOG_LOSS,
   Z_INTERVAL, PAIR_MIN_ROWS, CROSS_FOLDS,
 } from './tunables';
 
@@ -530,7 +530,8 @@ function noPredictors(s: FitState): bool {
 
 /**
  * Answered only when the held-out logits beat chance on AUC and the base rate on log loss (docs/design/engine.md
- * step 9); writes the held-out quality numbers and each held-out row's logit.
+ * step 9); writes the held-out quality numbers and each held-out row's logit. A cross-fitted record's AUC must
+ * clear Z_AUC_CROSS (docs/decisions/0068-cross-fitted-refusal-bar.md: its folds' out-of-fold scores are correlated).
  */
 function decide(s: FitState): void {
   const out = s.out, nHeld = s.nHeld, sH = s.heldLogit, baseH = s.heldBase;
@@ -584,7 +585,7 @@ function decide(s: FitState): void {
   out.setMetric(A.M_BRIER, brier / <f64>nHeld);
   out.setMetric(A.M_TOP_DECILE_LIFT, topLift(sH, yH, nHeld, 0.1));
   out.setMetric(A.M_REALISED_LIFT, topLift(sH, yH, nHeld, 0.2));
-  if (zAuc >= Z_AUC && zLl >= Z_LOG_LOSS) {
+  if (zAuc >= (s.crossFit ? Z_AUC_CROSS : Z_AUC) && zLl >= Z_LOG_LOSS) {
     out.setMetric(A.M_STATE, <f64>A.STATE_ANSWERED);
   } else {
     out.setMetric(A.M_STATE, <f64>A.STATE_REFUSED);
