@@ -14,7 +14,7 @@ import { TaskCtx, PHASE_DONE, PHASE_BAGS, PHASE_PAIRS, PHASE_TREES, runTaskOf, o
 import { buildModel } from './model';
 import { reportProgress } from './progress';
 import {
-  HELD_OUT_FRACTION, MIN_HELD_CLASS, MIN_TRAIN_MINORITY, RESTATES_AUC, Z_AUC, Z_LOG_LOSS,
+  HELD_OUT_FRACTION, MIN_CROSS_TRAIN_MINORITY, MIN_HELD_CLASS, MIN_TRAIN_MINORITY, RESTATES_AUC, Z_AUC, Z_LOG_LOSS,
   Z_INTERVAL, PAIR_MIN_ROWS, CROSS_FOLDS,
 } from './tunables';
 
@@ -472,7 +472,7 @@ function notYet(s: FitState): bool {
   const heldNeg = nHeld - heldPos;
   // The bars do not grow with the number of columns: a boosted additive model with early stopping does
   // not need rows in proportion to columns, and the held-out test decides between answered and refused.
-  const minorityNeed = MIN_TRAIN_MINORITY;
+  const minorityNeed = crossFit ? MIN_CROSS_TRAIN_MINORITY : MIN_TRAIN_MINORITY;
   const trainShare = crossFit ? 1.0 - 1.0 / <f64>CROSS_FOLDS : 1.0;
   const trainMinority = <i32>Math.floor(<f64>min(trainPos, nTrain - trainPos) * trainShare);
   const trainPosShare = <i32>Math.floor(<f64>trainPos * trainShare);
@@ -500,7 +500,7 @@ function notYet(s: FitState): bool {
     const rate = <f64>minority / <f64>labeled;
     let target = Math.ceil(required / rate);
     if (crossFit && !isCrossFitted(<i32>Math.min(target, 1e9))) {
-      required = requiredMinority(minorityNeed, false);
+      required = requiredMinority(MIN_TRAIN_MINORITY, false);
       target = Math.ceil(required / rate);
     }
     out.setMetric(A.M_NEEDS_LABELED, Math.max(1, target - <f64>labeled));
