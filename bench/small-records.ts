@@ -34,6 +34,14 @@ async function fitSmall(
   return { state, fits };
 }
 
+/** Tables of one kind; `commonRows` of the other class each (default: the table's prevalence). */
+export interface SmallKind {
+  tables: Dataset[];
+  commonRows?: number;
+}
+
+const kindSeed = (kind: string) => ({ narrow: 0, wide: 10_000, rare: 20_000 })[kind] ?? 30_000;
+
 export interface SmallCell {
   kind: string;
   table: string;
@@ -50,20 +58,20 @@ const bandName = (b: readonly [number, number]) => `${b[0]}-${b[1]}`;
 
 /** Permuted labels: `perKind` small records per kind, split evenly over its tables and the bands' sizes. */
 export async function smallHonesty(
-  kinds: Record<string, Dataset[]>,
+  kinds: Record<string, SmallKind>,
   perKind: number,
   repeats: number,
   pool: FitPool,
   log: (l: string) => void,
 ) {
   const cells: SmallCell[] = [];
-  for (const [kind, tables] of Object.entries(kinds)) {
+  for (const [kind, { tables, commonRows }] of Object.entries(kinds)) {
     for (const [ti, ds] of tables.entries()) {
       const count = Math.round(perKind / tables.length);
       const jobs = Array.from({ length: count }, (_, k) => {
         const minority = 20 + (k % 30);
-        const seed = 70_000 + ti * 1_000 + (kind === 'wide' ? 10_000 : 0) + k;
-        return { minority, seed, run: fitSmall(subsample(ds, minority, seed), seed, repeats, pool) };
+        const seed = 70_000 + ti * 1_000 + kindSeed(kind) + k;
+        return { minority, seed, run: fitSmall(subsample(ds, minority, seed, commonRows), seed, repeats, pool) };
       });
       const byBand = new Map<string, SmallCell>();
       for (const job of jobs) {
@@ -88,21 +96,21 @@ export async function smallHonesty(
 
 /** Real labels: `perBand` small records per table and band (power: how often real signal is answered). */
 export async function smallPower(
-  kinds: Record<string, Dataset[]>,
+  kinds: Record<string, SmallKind>,
   perBand: number,
   repeats: number,
   pool: FitPool,
   log: (l: string) => void,
 ) {
   const cells: SmallCell[] = [];
-  for (const [kind, tables] of Object.entries(kinds)) {
+  for (const [kind, { tables, commonRows }] of Object.entries(kinds)) {
     for (const [ti, ds] of tables.entries()) {
       for (const b of SMALL_BANDS) {
         const cell: SmallCell = { kind, table: ds.name, band: bandName(b), fits: 0, answered: 0, notYet: 0, aucs: [], seeds: [] };
         const runs = Array.from({ length: perBand }, (_, k) => {
           const minority = b[0] + (k % (b[1] - b[0] + 1));
-          const seed = 90_000 + ti * 1_000 + (kind === 'wide' ? 10_000 : 0) + b[0] * 10 + k;
-          return fitSmall(subsample(ds, minority, seed), null, repeats, pool);
+          const seed = 90_000 + ti * 1_000 + kindSeed(kind) + b[0] * 10 + k;
+          return fitSmall(subsample(ds, minority, seed, commonRows), null, repeats, pool);
         });
         for (const { state, fits } of await Promise.all(runs)) {
           cell.fits++;

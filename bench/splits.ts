@@ -59,10 +59,10 @@ export function sklearnSplits(y: ArrayLike<number>, count = 3, seed = 1337): Spl
 
 /**
  * A small record of `minority` rows of the table's rarer class (the positives of all four tables but sonar) and as
- * many of the other class as keep the table's prevalence, drawn without replacement by a seeded shuffle (entity ids
+ * many of the other class as keep the table's prevalence (or `commonRows` of them), drawn without replacement by a seeded shuffle (entity ids
  * and every other cell untouched).
  */
-export function subsample(ds: Dataset, minority: number, seed: number): Dataset {
+export function subsample(ds: Dataset, minority: number, seed: number, commonRows?: number): Dataset {
   const y = outcomeVector(ds);
   const pos: number[] = [];
   const neg: number[] = [];
@@ -71,7 +71,7 @@ export function subsample(ds: Dataset, minority: number, seed: number): Dataset 
   shuffleInPlace(pos, next);
   shuffleInPlace(neg, next);
   const [rare, common] = pos.length <= neg.length ? [pos, neg] : [neg, pos];
-  const nCommon = Math.min(common.length, Math.round((minority * common.length) / rare.length));
+  const nCommon = Math.min(common.length, commonRows ?? Math.round((minority * common.length) / rare.length));
   const picked = [...rare.slice(0, minority), ...common.slice(0, nCommon)].sort((a, b) => a - b);
   return { ...ds, name: `${ds.name}_m${minority}`, rows: picked.map((i) => ds.rows[i]) };
 }
