@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document (docs/reference/README.md, docs/reference/auth.md, docs/reference/errors.md): one entry per operation of the table, with its request, reply,
 // 202 pending reply (ask, poll), Problems per status and bearer security; a GET route without a reply
 // schema (JWKS, health) gets a plain object reply.
-import type { Operation, OperationExample, ToolHints } from '../operations/operation.ts';
+import type { Operation, OperationExample, Resource, ToolHints } from '../operations/operation.ts';
 import { JSON_SCHEMA_DIALECT, type Json } from './json-schema.ts';
 import { problemResponseName, problemResponses, problemStatusesOf } from './problems.ts';
 import { COMPONENT_BASE, pascalOf, schemaComponentsOf, type SchemaComponents } from './schemas.ts';
@@ -18,9 +18,26 @@ function pendingSchema(replyRef: Json): Json {
   };
 }
 
+/**
+ * The document's tags: one per resource, in the order a newcomer meets them, each pointing at its reference page
+ * (served at /docs/reference/<page>), so the API reference at /docs groups the operations as the docs do.
+ */
+const TAGS: ReadonlyArray<{ name: Resource; description: string; page: string }> = [
+  { name: 'account', description: 'Keys, the service description and its journeys, verification, health.', page: 'auth.md' },
+  { name: 'datasets', description: 'Records: inline, fetched, uploaded whole or in pieces; preflight and suggest.', page: 'datasets.md' },
+  { name: 'ask', description: 'Questions about cases, answered with a chance, reasons and a signed Verdict.', page: 'ask.md' },
+  { name: 'tasks', description: 'Pending work: poll, results, event streams, watch links.', page: 'tasks.md' },
+  { name: 'models', description: 'Stored models: profile, export, extend, delete, drift, track record.', page: 'models.md' },
+  { name: 'outcomes', description: 'What happened afterwards: report outcomes, attest, evidence.', page: 'outcomes.md' },
+  { name: 'map', description: 'From a set of tables to a ready ask: map.', page: 'map.md' },
+  { name: 'backtest', description: 'Would the answers have held in the past: backtest.', page: 'map.md' },
+  { name: 'schedules', description: 'Asks that run on a cadence.', page: 'schedules.md' },
+];
+
 /** One POST as the document shows it: a spec operation (with its MCP tool) or an extension route. */
 interface DocOperation {
   operationId: string;
+  resource: Resource;
   title: string;
   description: string;
   auth: 'key' | 'none';
@@ -54,6 +71,7 @@ function operationOf(op: DocOperation, security: Security): Json {
 
   const out: Json = {
     operationId: op.operationId,
+    tags: [op.resource],
     summary: op.title,
     description: op.description,
     // docs/reference/auth.md#scheme: verify, describe and register_agent need no credential.
@@ -86,6 +104,7 @@ function docOperationOf(op: Operation, components: SchemaComponents): DocOperati
   const base = pascalOf(op.name);
   return {
     operationId: op.name,
+    resource: op.resource,
     title: op.title,
     description: op.rules ? `${op.description}\n\n${op.rules}` : op.description,
     auth: op.auth,
@@ -180,6 +199,7 @@ export function buildOpenApi({ operations, issuers = [] }: DocumentInput): Json 
         'stateless). Errors are application/problem+json. Start with POST /v1/describe.',
     },
     security,
+    tags: TAGS.map((t) => ({ name: t.name, description: t.description, externalDocs: { url: `/docs/reference/${t.page}` } })),
     paths,
     components: {
       schemas: components.schemas,

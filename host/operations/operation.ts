@@ -45,9 +45,13 @@ export interface OperationRequest {
 /** How any process re-runs a stored request of an operation that went pending (runtime/tasks.ts). */
 export type { TaskExecutor };
 
+/** The resource an operation belongs to: the folder of host/operations/ it lives in, and its tag in /openapi.json. */
+export type Resource = 'account' | 'ask' | 'backtest' | 'datasets' | 'map' | 'models' | 'outcomes' | 'schedules' | 'tasks';
+
 export interface Operation {
   /** The spec's operation name (svc_ask, register_agent), or a route's own (export_model, jwks). */
   name: string;
+  resource: Resource;
   method: 'GET' | 'POST' | 'PUT';
   /** Hono path, `:param` for parameters (docs/reference/README.md: POST {base_url}/v1/<path>). */
   path: string;

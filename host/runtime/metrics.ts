@@ -11,57 +11,52 @@ const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
 
 export class ServiceMetrics {
   readonly registry = new Registry();
-  readonly requests = new Counter({
-    name: 'oq_http_requests_total',
-    help: 'HTTP requests answered, by route (the operation path) and status',
-    labelNames: ['operation', 'status'] as const,
-    registers: [this.registry],
-  });
-  readonly askSeconds = new Histogram({
-    name: 'oq_ask_duration_seconds',
-    help: 'Time to answer POST /v1/ask (a pending reply counts to when it was sent), by status',
-    labelNames: ['status'] as const,
-    buckets: DURATION_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly fitSeconds = new Histogram({
-    name: 'oq_fit_duration_seconds',
-    help: "Time a fit took in this process's fit workers, by outcome",
-    labelNames: ['outcome'] as const,
-    buckets: DURATION_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly refusals = new Counter({
-    name: 'oq_refusals_total',
-    help: 'Requests refused for load: 429 (a limit) and 503 (overloaded or the store unavailable), by route',
-    labelNames: ['operation', 'status'] as const,
-    registers: [this.registry],
-  });
-  readonly tasksClaimed = new Counter({
-    name: 'oq_tasks_claimed_total',
-    help: 'Tasks this process claimed from the store: handed back or queued ("pending"), or taken over from a process whose lease lapsed ("lapsed_lease")',
-    labelNames: ['from'] as const,
-    registers: [this.registry],
-  });
-  readonly leaseRenewals = new Counter({
-    name: 'oq_lease_renewals_total',
-    help: 'Lease renewals of tasks and in-flight calls, by result (ok, lost: another process holds it, error)',
-    labelNames: ['result'] as const,
-    registers: [this.registry],
-  });
-  readonly storeSeconds = new Histogram({
-    name: 'oq_store_call_duration_seconds',
-    help: 'Time of store calls (SQLite or PostgreSQL), by call',
-    labelNames: ['call'] as const,
-    buckets: STORE_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly storeErrors = new Counter({
-    name: 'oq_store_errors_total',
-    help: 'Store calls that failed, by call',
-    labelNames: ['call'] as const,
-    registers: [this.registry],
-  });
+  readonly requests = this.counter('oq_http_requests_total', 'HTTP requests answered, by route (the operation path) and status', [
+    'operation',
+    'status',
+  ]);
+  readonly askSeconds = this.histogram(
+    'oq_ask_duration_seconds',
+    'Time to answer POST /v1/ask (a pending reply counts to when it was sent), by status',
+    ['status'],
+    DURATION_BUCKETS,
+  );
+  readonly fitSeconds = this.histogram(
+    'oq_fit_duration_seconds',
+    "Time a fit took in this process's fit workers, by outcome",
+    ['outcome'],
+    DURATION_BUCKETS,
+  );
+  readonly refusals = this.counter(
+    'oq_refusals_total',
+    'Requests refused for load: 429 (a limit) and 503 (overloaded or the store unavailable), by route',
+    ['operation', 'status'],
+  );
+  readonly tasksClaimed = this.counter(
+    'oq_tasks_claimed_total',
+    'Tasks this process claimed from the store: handed back or queued ("pending"), or taken over from a process whose lease lapsed ("lapsed_lease")',
+    ['from'],
+  );
+  readonly leaseRenewals = this.counter(
+    'oq_lease_renewals_total',
+    'Lease renewals of tasks and in-flight calls, by result (ok, lost: another process holds it, error)',
+    ['result'],
+  );
+  readonly storeSeconds = this.histogram(
+    'oq_store_call_duration_seconds',
+    'Time of store calls (SQLite or PostgreSQL), by call',
+    ['call'],
+    STORE_BUCKETS,
+  );
+  readonly storeErrors = this.counter('oq_store_errors_total', 'Store calls that failed, by call', ['call']);
+
+  private counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  private histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]): Histogram<L> {
+    return new Histogram({ name, help, labelNames, buckets, registers: [this.registry] });
+  }
 
   /** Gauges read when scraped: tasks running here, tasks waiting in the store, open event streams. */
   watch(read: { tasksRunning: () => number; eventClients: () => number; tasksQueued: () => Promise<number> }): void {

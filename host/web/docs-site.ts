@@ -7,15 +7,15 @@
 // UI needs `img-src data:` for its icons (checked in Chromium: nothing else is refused). The markdown pages
 // run no script at all. Raw HTML in the markdown is escaped (markdown-it `html: false`), except the one form
 // the docs use for stable anchors, `<a id="..."></a>`, which is rebuilt from a checked id.
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Context, Hono } from 'hono';
+import type { Hono } from 'hono';
 import markdownIt, { type MarkdownIt } from 'markdown-it';
 import type { AppEnv } from '../http/env.ts';
 import { ServiceError } from '../errors.ts';
+import { asset, send, type Asset } from './static-asset.ts';
 
 /** The repository's docs/ folder. */
 export const DOCS_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
@@ -41,32 +41,6 @@ const PAGE_CSP = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
-
-const HEADERS = {
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-};
-
-interface Asset {
-  body: Uint8Array;
-  type: string;
-  etag: string;
-  csp?: string;
-}
-
-function asset(body: string | Uint8Array, type: string, csp?: string): Asset {
-  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
-  return { body: bytes, type, csp, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"` };
-}
-
-function send(c: Context<AppEnv>, a: Asset): Response {
-  const headers: Record<string, string> = { ...HEADERS, 'content-type': a.type, etag: a.etag, 'cache-control': 'no-cache' };
-  if (a.csp) headers['content-security-policy'] = a.csp;
-  if (c.req.header('if-none-match') === a.etag) return new Response(null, { status: 304, headers });
-  return new Response(a.body as Uint8Array<ArrayBuffer>, { status: 200, headers });
-}
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
@@ -177,6 +151,10 @@ export function mountDocsSite(app: Hono<AppEnv>): void {
   });
   app.get('/docs/*', (c) => {
     const rel = decodeURIComponent(c.req.path.slice('/docs/'.length));
+    // A folder (what a newcomer types: /docs/, /docs/guides/) goes to an index: /docs/ to the API reference,
+    // another folder to its README, or to the docs' own README when it has none.
+    if (rel === '') return c.redirect('/docs', 301);
+    if (rel.endsWith('/')) return c.redirect(docsFile(`${rel}README.md`) ? `/docs/${rel}README.md` : '/docs/README.md', 301);
     const file = docsFile(rel);
     if (!file) throw new ServiceError('not_found', `There is no docs page ${rel}; the guides start at /docs/README.md.`);
     return send(

@@ -3,13 +3,14 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Context, Hono } from 'hono';
+import type { Hono } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import { ServiceError } from '../errors.ts';
 import { ENGINE_WASM_PATH } from '../engine/load-node.ts';
 import { getSample, loadSampleCsv } from '../../samples/catalog.ts';
 import { BUNDLE_PATH } from './bundle-path.ts';
 import { RUNNING_BUILT } from '../lib/built.ts';
+import { asset as staticAsset, send, type Asset } from './static-asset.ts';
 
 /** The page talks to its own origin only; wasm compilation needs 'wasm-unsafe-eval', nothing inline. */
 export const PAGE_CSP = [
@@ -23,32 +24,10 @@ export const PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const SECURITY_HEADERS = {
-  'content-security-policy': PAGE_CSP,
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-};
-
-interface Asset {
-  body: Uint8Array;
-  type: string;
-  etag: string;
-}
+/** Every file of the page goes out under the page's policy. */
+const asset = (body: string | Uint8Array, type: string): Asset => staticAsset(body, type, PAGE_CSP);
 
 const pageFile = (name: string) => fileURLToPath(new URL(`./page/${name}`, import.meta.url));
-
-function asset(body: string | Uint8Array, type: string): Asset {
-  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
-  return { body: bytes, type, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"` };
-}
-
-function send(c: Context<AppEnv>, a: Asset): Response {
-  const headers = { ...SECURITY_HEADERS, 'content-type': a.type, etag: a.etag, 'cache-control': 'no-cache' };
-  if (c.req.header('if-none-match') === a.etag) return new Response(null, { status: 304, headers });
-  return new Response(a.body as Uint8Array<ArrayBuffer>, { status: 200, headers });
-}
 
 /** One value per process, made on first use; a failed attempt is forgotten so the next request retries. */
 function once<T>(make: () => Promise<T>): () => Promise<T> {

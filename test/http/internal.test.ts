@@ -23,6 +23,7 @@ it('a thrown non-ServiceError becomes a bare 500 internal Problem and one log li
   const services = { ...svc.services, log: pino({ level: 'error' }, sink) };
   const boom: Operation = {
     name: 'boom',
+    resource: 'account',
     method: 'POST',
     path: '/v1/boom',
     auth: 'none',

@@ -50,6 +50,7 @@ describe('tools and paths follow the operation table', () => {
     const EchoReply = v.strictObject({ echoed: v.string() });
     const echo: Operation = {
       name: 'svc_echo',
+      resource: 'account',
       path: '/v1/echo',
       method: 'POST',
       auth: 'none',

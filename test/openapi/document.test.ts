@@ -135,6 +135,24 @@ describe('GET /openapi.json', () => {
     ]);
   });
 
+  it('tags every operation with its resource, the folder of host/operations it is declared in', () => {
+    const declared = new Map<string, string>(
+      fs
+        .readdirSync(path.join(import.meta.dirname, '../../host/operations'), { withFileTypes: true, recursive: true })
+        .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+        .flatMap((e) => {
+          const text = fs.readFileSync(path.join(e.parentPath, e.name), 'utf8');
+          return [...text.matchAll(/\n  name: '([a-z_]+)',\n  resource: '([a-z]+)',/g)].map((m) => [m[1], path.basename(e.parentPath)]);
+        }),
+    );
+    const tags = new Set((doc.tags as Array<{ name: string }>).map((t) => t.name));
+    for (const op of served()) {
+      expect(declared.get(op.name), op.name).toBe(op.resource);
+      expect(doc.paths[docPath(op.path)][op.method.toLowerCase()].tags, op.name).toEqual([op.resource]);
+      expect(tags.has(op.resource), op.resource).toBe(true);
+    }
+  });
+
   it('asks for the bearer key exactly where the route does (docs/reference/auth.md#scheme)', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const op of served().filter((o) => o.method === 'POST')) {

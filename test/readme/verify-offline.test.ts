@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { liveVerdict, type SignedEntry } from './live-verdict.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 // Inside the repository, so the script's `import 'jose'` resolves from node_modules as it would for a user.
@@ -21,7 +22,7 @@ function recipe(): string {
 }
 
 let svc: TestService;
-let entry: { verdict: any; signature: any };
+let entry: SignedEntry;
 
 function runRecipe(input: unknown): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -38,28 +39,7 @@ beforeAll(async () => {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(script, recipe());
   svc = await startTestService();
-  const key = await svc.liveKey();
-  const rows = Array.from({ length: 400 }, (_, i) => ({
-    id: `kunde_${String(i).padStart(3, '0')}`,
-    stadt: ['Zürich', 'Genève', 'Malmö', 'Kraków'][i % 4],
-    tenure: (i % 37) + 0.25,
-    spend: ((i * 7919) % 1000) / 3,
-    churned: i % 37 < 8 !== (i % 11 === 0) ? 'kündigt' : 'bleibt',
-  }));
-  const r = await svc.post(
-    '/v1/ask',
-    {
-      data: { rows },
-      entity_column: 'id',
-      subject_kind: 'org',
-      questions: { q: { type: 'yesno', outcome_column: 'churned', positive_values: ['kündigt'] } },
-      cases: { ids: ['kunde_001', 'kunde_002', 'kunde_003'] },
-    },
-    key,
-  );
-  expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
-  expect(r.body.answers.q.state).toBe('answered');
-  entry = r.body.answers.q.verdicts[0];
+  entry = await liveVerdict(svc, 'yesno');
 });
 afterAll(() => svc?.close());
 

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, tempDir, type TestService } from '../helpers/service.ts';
+import { liveVerdict, type SignedEntry } from './live-verdict.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const dir = tempDir('oq-python-');
@@ -22,7 +23,7 @@ function recipe(): string {
 }
 
 let svc: TestService;
-let entry: { verdict: any; signature: any };
+let entry: SignedEntry;
 
 function runRecipe(input: unknown, where: string): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {
@@ -40,28 +41,7 @@ function runRecipe(input: unknown, where: string): Promise<{ code: number | null
 beforeAll(async () => {
   fs.writeFileSync(script, recipe());
   svc = await startTestService();
-  const key = await svc.liveKey();
-  const rows = Array.from({ length: 400 }, (_, i) => ({
-    id: `kunde_${String(i).padStart(3, '0')}`,
-    stadt: ['Zürich', 'Genève', 'Malmö', 'Kraków'][i % 4],
-    tenure: (i % 37) + 0.25,
-    spend: ((i * 7919) % 1000) / 3,
-    churned: i % 37 < 8 !== (i % 11 === 0) ? 'kündigt' : 'bleibt',
-  }));
-  const r = await svc.post(
-    '/v1/ask',
-    {
-      data: { rows },
-      entity_column: 'id',
-      subject_kind: 'org',
-      questions: { q: { type: 'score', outcome_column: 'churned', positive_values: ['kündigt'] } },
-      cases: { ids: ['kunde_001', 'kunde_002', 'kunde_003'] },
-    },
-    key,
-  );
-  expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
-  expect(r.body.answers.q.state).toBe('answered');
-  entry = r.body.answers.q.verdicts[0];
+  entry = await liveVerdict(svc, 'score');
   fs.writeFileSync(jwksFile, await (await fetch(`${svc.url}/.well-known/jwks.json`)).text());
 }, 120_000);
 afterAll(async () => {

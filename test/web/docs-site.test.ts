@@ -55,10 +55,13 @@ describe('/docs', () => {
     expect(paths).toContain('/v1/ask');
     expect(paths).toContain('/v1/backtest');
     expect(paths.length).toBe(operations);
+    // grouped by resource, in the document's tag order
+    const sections = await page.$$eval('.opblock-tag', (els) => els.map((e) => e.getAttribute('data-tag')));
+    expect(sections).toEqual(spec.tags.map((t: { name: string }) => t.name));
     // open one operation: its description and request body render
-    await page.click('#operations-default-svc_ask .opblock-summary');
-    await page.waitForSelector('#operations-default-svc_ask .opblock-description-wrapper');
-    expect(await page.textContent('#operations-default-svc_ask')).toContain('Answers typed questions');
+    await page.click('#operations-ask-svc_ask .opblock-summary');
+    await page.waitForSelector('#operations-ask-svc_ask .opblock-description-wrapper');
+    expect(await page.textContent('#operations-ask-svc_ask')).toContain('Answers typed questions');
     await page.screenshot({ path: path.join(ARTIFACTS, 'docs-api.png'), fullPage: false });
     expect(await violations()).toEqual([]);
     expect(errors).toEqual([]);
@@ -102,6 +105,16 @@ describe('/docs', () => {
     ]) {
       const res = await fetch(svc.url + p);
       expect(res.status, p).toBe(404);
+    }
+    // a folder goes to its index
+    for (const [from, to] of [
+      ['/docs/', '/docs'],
+      ['/docs/reference/', '/docs/reference/README.md'],
+      ['/docs/guides/', '/docs/README.md'],
+    ]) {
+      const res = await fetch(svc.url + from, { redirect: 'manual' });
+      expect(res.status, from).toBe(301);
+      expect(new URL(res.headers.get('location')!, svc.url).pathname, from).toBe(to);
     }
     const ok = await fetch(`${svc.url}/docs/README.md`);
     expect(ok.status).toBe(200);

@@ -306,6 +306,7 @@ export async function runDescribe(ctx: OpContext, body: unknown): Promise<OpResu
 /** svc_describe: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const describeOperation: Operation = {
   name: 'svc_describe',
+  resource: 'account',
   path: '/v1/describe',
   method: 'POST',
   auth: 'none',

@@ -4,6 +4,7 @@ import type { Operation } from '../operation.ts';
 /** GET /healthz: liveness for load balancers and scripts. */
 export const healthzOperation: Operation = {
   name: 'healthz',
+  resource: 'account',
   path: '/healthz',
   method: 'GET',
   auth: 'none',

@@ -4,6 +4,7 @@ import type { Operation } from '../operation.ts';
 /** GET /.well-known/jwks.json (docs/reference/verdicts.md): the Ed25519 keys Verdicts are signed with, retired ones included. */
 export const jwksOperation: Operation = {
   name: 'jwks',
+  resource: 'account',
   path: '/.well-known/jwks.json',
   method: 'GET',
   auth: 'none',

@@ -67,6 +67,7 @@ async function runProfile(ctx: OpContext, raw: unknown): Promise<OpResult> {
 /** svc_profile: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const profileOperation: Operation = {
   name: 'svc_profile',
+  resource: 'account',
   path: '/v1/profile',
   method: 'POST',
   auth: 'key',

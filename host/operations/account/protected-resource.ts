@@ -22,6 +22,7 @@ export function protectedResourceMetadata(services: Services): Record<string, un
 /** GET /.well-known/oauth-protected-resource (RFC 9728 3). */
 export const protectedResourceOperation: Operation = {
   name: 'oauth_protected_resource',
+  resource: 'account',
   path: PROTECTED_RESOURCE_PATH,
   method: 'GET',
   auth: 'none',

@@ -29,6 +29,7 @@ export async function runRegister(ctx: OpContext, _body?: unknown): Promise<OpRe
 /** register_agent: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const registerOperation: Operation = {
   name: 'register_agent',
+  resource: 'account',
   path: '/v1/agents/register',
   method: 'POST',
   auth: 'none',

@@ -16,6 +16,7 @@ export async function runVerify(ctx: OpContext, body: unknown): Promise<OpResult
 /** svc_verify: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const verifyOperation: Operation = {
   name: 'svc_verify',
+  resource: 'account',
   path: '/v1/verify',
   method: 'POST',
   auth: 'none',

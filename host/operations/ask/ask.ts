@@ -295,6 +295,7 @@ const ASK_RULES =
 /** svc_ask: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const askOperation: Operation = {
   name: 'svc_ask',
+  resource: 'ask',
   path: '/v1/ask',
   method: 'POST',
   auth: 'key',

@@ -25,6 +25,7 @@ async function runDownload(ctx: OpContext, _body: unknown, req: OperationRequest
 /** GET /v1/exports/{token}: a route of the spec (not an MCP tool: 1.1's GET routes are not tools). */
 export const downloadAnswerOperation: Operation = {
   name: 'svc_download_answer',
+  resource: 'ask',
   path: '/v1/exports/:token',
   method: 'GET',
   auth: 'none',

@@ -24,6 +24,7 @@ async function runPage(ctx: OpContext, raw: unknown): Promise<OpResult> {
 /** svc_page: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const pageOperation: Operation = {
   name: 'svc_page',
+  resource: 'ask',
   path: '/v1/page',
   method: 'POST',
   auth: 'key',

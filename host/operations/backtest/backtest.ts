@@ -368,6 +368,7 @@ function nextOf(req: BacktestRequest, rec: BacktestRecord, decision: string): un
 /** svc_backtest: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const backtestOperation: Operation = {
   name: 'svc_backtest',
+  resource: 'backtest',
   path: '/v1/backtest',
   method: 'POST',
   auth: 'key',

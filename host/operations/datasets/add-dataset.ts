@@ -203,6 +203,7 @@ const EXAMPLE_ROWS = Array.from({ length: 6 }, (_, i) => ({
 /** svc_add_dataset: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const addDatasetOperation: Operation = {
   name: 'svc_add_dataset',
+  resource: 'datasets',
   path: '/v1/add-dataset',
   method: 'POST',
   auth: 'key',

@@ -19,6 +19,7 @@ export async function runDeleteDataset(ctx: OpContext, raw: unknown): Promise<Op
 /** svc_delete_dataset: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const deleteDatasetOperation: Operation = {
   name: 'svc_delete_dataset',
+  resource: 'datasets',
   path: '/v1/delete-dataset',
   method: 'POST',
   auth: 'key',

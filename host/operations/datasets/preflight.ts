@@ -271,6 +271,7 @@ export async function runPreflight(ctx: OpContext, raw: unknown): Promise<OpResu
 /** svc_preflight: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const preflightOperation: Operation = {
   name: 'svc_preflight',
+  resource: 'datasets',
   path: '/v1/preflight',
   method: 'POST',
   auth: 'key',

@@ -246,6 +246,7 @@ function screen(req: SuggestRequest, table: RawTable, columns: Column[], col: Co
 /** svc_suggest: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const suggestOperation: Operation = {
   name: 'svc_suggest',
+  resource: 'datasets',
   path: '/v1/suggest',
   method: 'POST',
   auth: 'key',

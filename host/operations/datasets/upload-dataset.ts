@@ -252,6 +252,7 @@ function tooLarge(limit: number, inflating = false): ServiceError {
  */
 export const uploadOperation: Operation = {
   name: 'upload_dataset',
+  resource: 'datasets',
   path: '/v1/uploads/:token',
   method: 'PUT',
   auth: 'none',

@@ -295,6 +295,7 @@ const PIECE_TEXT =
 /** `POST /v1/uploads/:token/complete`. */
 export const uploadCompleteOperation: Operation = {
   name: 'upload_complete',
+  resource: 'datasets',
   path: '/v1/uploads/:token/complete',
   method: 'POST',
   auth: 'none',
@@ -315,6 +316,7 @@ export const uploadCompleteOperation: Operation = {
 
 export const uploadPieceOperation: Operation = {
   name: 'upload_piece',
+  resource: 'datasets',
   // digits only, so /complete never matches this route as well (Hono would run both routes' middleware)
   path: '/v1/uploads/:token/:index{[0-9]+}',
   method: 'POST',

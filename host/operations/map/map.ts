@@ -320,6 +320,7 @@ export function readyAsk(
 
 export const mapOperation: Operation = {
   name: 'svc_map',
+  resource: 'map',
   path: '/v1/map',
   method: 'POST',
   auth: 'key',

@@ -23,6 +23,7 @@ async function runDeleteModel(ctx: OpContext, raw: unknown): Promise<OpResult> {
 /** svc_delete_model: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const deleteModelOperation: Operation = {
   name: 'svc_delete_model',
+  resource: 'models',
   path: '/v1/delete-model',
   method: 'POST',
   auth: 'key',

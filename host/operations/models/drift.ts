@@ -301,6 +301,7 @@ export async function runDrift(ctx: OpContext, raw: unknown): Promise<OpResult> 
 /** svc_drift: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const driftOperation: Operation = {
   name: 'svc_drift',
+  resource: 'models',
   path: '/v1/drift',
   method: 'POST',
   auth: 'key',

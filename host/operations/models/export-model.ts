@@ -39,6 +39,7 @@ async function runExportModel(ctx: OpContext, raw: unknown): Promise<OpResult> {
 /** POST /v1/export-model: REST only (docs/reference/mcp.md's tools are the spec's operations), in the OpenAPI document. */
 export const exportModelOperation: Operation = {
   name: 'export_model',
+  resource: 'models',
   path: '/v1/export-model',
   method: 'POST',
   auth: 'key',

@@ -33,6 +33,7 @@ async function runExtendModel(ctx: OpContext, raw: unknown): Promise<OpResult> {
 /** svc_extend_model: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const extendModelOperation: Operation = {
   name: 'svc_extend_model',
+  resource: 'models',
   path: '/v1/extend-model',
   method: 'POST',
   auth: 'key',

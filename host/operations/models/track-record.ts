@@ -45,6 +45,7 @@ async function runTrackRecord(ctx: OpContext, raw: unknown): Promise<OpResult> {
 /** svc_track_record: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const trackRecordOperation: Operation = {
   name: 'svc_track_record',
+  resource: 'models',
   path: '/v1/track-record',
   method: 'POST',
   auth: 'key',

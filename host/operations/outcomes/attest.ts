@@ -101,6 +101,7 @@ export async function runAttest(ctx: OpContext, raw: unknown): Promise<OpResult>
 /** svc_attest: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const attestOperation: Operation = {
   name: 'svc_attest',
+  resource: 'outcomes',
   path: '/v1/attest',
   method: 'POST',
   auth: 'key',

@@ -125,6 +125,7 @@ export async function runEvidence(ctx: OpContext, raw: unknown): Promise<OpResul
 /** svc_evidence: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const evidenceOperation: Operation = {
   name: 'svc_evidence',
+  resource: 'outcomes',
   path: '/v1/evidence',
   method: 'POST',
   auth: 'key',

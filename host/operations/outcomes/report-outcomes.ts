@@ -162,6 +162,7 @@ export async function runReportOutcomes(ctx: OpContext, raw: unknown): Promise<O
 /** svc_report_outcomes: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const reportOutcomesOperation: Operation = {
   name: 'svc_report_outcomes',
+  resource: 'outcomes',
   path: '/v1/report-outcomes',
   method: 'POST',
   auth: 'key',

@@ -20,6 +20,7 @@ async function runDeleteSchedule(ctx: OpContext, raw: unknown): Promise<OpResult
 /** svc_delete_schedule: the one declaration the transports, MCP and OpenAPI are derived from. */
 export const deleteScheduleOperation: Operation = {
   name: 'svc_delete_schedule',
+  resource: 'schedules',
   path: '/v1/delete-schedule',
   method: 'POST',
   auth: 'key',

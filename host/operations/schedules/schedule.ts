@@ -86,6 +86,7 @@ async function runSchedule(ctx: OpContext, raw: unknown): Promise<OpResult> {
 /** svc_schedule: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const scheduleOperation: Operation = {
   name: 'svc_schedule',
+  resource: 'schedules',
   path: '/v1/schedule',
   method: 'POST',
   auth: 'key',

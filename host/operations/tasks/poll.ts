@@ -55,6 +55,7 @@ export async function taskReply(
 /** svc_poll: the one declaration the transports, MCP, OpenAPI and tasks are derived from. */
 export const pollOperation: Operation = {
   name: 'svc_poll',
+  resource: 'tasks',
   path: '/v1/poll',
   method: 'POST',
   auth: 'key',

@@ -82,6 +82,7 @@ const EVENTS_TEXT =
 /** svc_task_events: REST only (an event stream), in the OpenAPI document. */
 export const taskEventsOperation: Operation = {
   name: 'svc_task_events',
+  resource: 'tasks',
   path: '/v1/tasks/:task_id/events',
   method: 'GET',
   auth: 'key',

@@ -6,6 +6,7 @@ import { keyedTask } from './task-events.ts';
 /** GET /v1/tasks/{task_id}: a done event's result_url; answers exactly as svc_poll does for the task. */
 export const taskResultOperation: Operation = {
   name: 'task_result',
+  resource: 'tasks',
   path: '/v1/tasks/:task_id',
   method: 'GET',
   auth: 'key',

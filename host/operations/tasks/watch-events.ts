@@ -39,6 +39,7 @@ async function runWatchEvents(ctx: OpContext, _body: unknown, req: OperationRequ
 /** svc_watch_events: REST only (an event stream), no key. */
 export const watchEventsOperation: Operation = {
   name: 'svc_watch_events',
+  resource: 'tasks',
   path: '/v1/watch/:token/events',
   method: 'GET',
   auth: 'none',

@@ -94,6 +94,7 @@ async function runWatch(ctx: OpContext, _body: unknown, req: OperationRequest): 
 /** svc_watch: REST only (a GET route), no key. */
 export const watchOperation: Operation = {
   name: 'svc_watch',
+  resource: 'tasks',
   path: '/v1/watch/:token',
   method: 'GET',
   auth: 'none',
