@@ -105,6 +105,9 @@ export const MIN_HELD_CLASS: i32 = 20; // positives and negatives needed in the 
 // and 50 of the rarer class in training, however many columns: not_yet means too few to test at all, and
 // the held-out test (not a count of columns) decides whether a wide table's pattern holds
 export const MIN_TRAIN_MINORITY: i32 = 50;
+// Cross-fitted records (every labeled row held out once) need this many of the rarer class in each fold model's
+// expected training share instead (3/4 of the record: 15 -> 20 of the rarer class in the record, the held-out bar).
+export const MIN_CROSS_TRAIN_MINORITY: i32 = 15;
 export const RESTATES_AUC: f64 = 0.985; // a single column this good on held-in rows restates the outcome
 // one-sided alpha 0.005 over the larger of DeLong's error and the null spread (stats.ts aucZ): at 0.01,
 // permuted labels were answered too close to the 1% the honesty target allows
