@@ -16,7 +16,7 @@ const MAX_TIMER_MS = 2_147_483_647;
  */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-/** SHUTDOWN_DRAIN_MS with DATABASE_URL set: decision 0080. */
+/** SHUTDOWN_DRAIN_MS with DATABASE_URL set (docs/decisions/0080-drain-on-stop.md). */
 export const DEFAULT_DRAIN_MS = 8000;
 
 export interface Config {

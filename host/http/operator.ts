@@ -30,7 +30,7 @@ function drainingReply(c: Context<AppEnv>): Response {
 /**
  * GET /healthz while the process drains: 503 draining, before the liveness operation runs. HAProxy checks
  * /healthz (deploy/haproxy.cfg), not /readyz: /readyz also fails while the database is down, which would
- * take every node out of the balancer at once (decision 0080).
+ * take every node out of the balancer at once (docs/decisions/0080-drain-on-stop.md).
  */
 export function healthzDrainingGate(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
