@@ -79,3 +79,16 @@ it('answers 503 draining on its checks, serves calls with Connection: close for 
     agent.destroy();
   }
 }, 60_000);
+
+it('ends the drain at a second signal (Ctrl-C twice) and still closes gracefully', async () => {
+  const node = await startChildService(dir, { SHUTDOWN_DRAIN_MS: '120000' });
+  const exited = new Promise<number | null>((resolve) => node.child.once('exit', resolve));
+  node.child.kill('SIGINT');
+  await node.waitForLog((r) => r.msg === 'draining', 5000);
+  const second = Date.now();
+  node.child.kill('SIGINT');
+  expect(await exited).toBe(0);
+  // far sooner than the 120 s drain: the close alone
+  expect(Date.now() - second).toBeLessThan(30_000);
+  expect(node.logs.some((r) => r.msg === 'ending the drain')).toBe(true);
+}, 60_000);
