@@ -82,7 +82,8 @@ it('answers 503 draining on its checks, serves calls with Connection: close for 
 
 it('ends the drain at a second signal (Ctrl-C twice) and still closes gracefully', async () => {
   const node = await startChildService(dir, { SHUTDOWN_DRAIN_MS: '120000' });
-  const exited = new Promise<number | null>((resolve) => node.child.once('exit', resolve));
+  // 'close', not 'exit': only then has every log line the child wrote been read
+  const exited = new Promise<number | null>((resolve) => node.child.once('close', resolve));
   node.child.kill('SIGINT');
   await node.waitForLog((r) => r.msg === 'draining', 5000);
   const second = Date.now();
