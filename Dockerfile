@@ -20,6 +20,7 @@ USER node
 EXPOSE 8787
 VOLUME ["/data"]
 HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 CMD ["deploy/image.sh", "healthcheck"]
-# The script execs node, so node is PID 1 and gets SIGTERM (docker stop) itself: the server hands its tasks
-# back and exits within its 10 s grace (compose gives it 30 s: stop_grace_period).
+# The script execs node, so node is PID 1 and gets SIGTERM (docker stop) itself: with DATABASE_URL the server
+# drains 8 s (SHUTDOWN_DRAIN_MS), then hands its tasks back and exits within its 10 s grace. docker stop's
+# own wait is 10 s: run with --stop-timeout 30 (compose gives it 30 s: stop_grace_period).
 CMD ["deploy/image.sh", "start"]
