@@ -18,6 +18,7 @@ import { BIN_STRIDE } from './binning';
 import { CAT_SMOOTH, MIN_CHILD_ROWS } from './tunables';
 import { rowLogLoss } from './stats';
 import { FOREST_TREE } from './abi';
+import { mix64 } from './hash';
 
 export const TREE_DEPTH: i32 = 4;
 const LEAVES: i32 = 1 << TREE_DEPTH;
@@ -356,6 +357,11 @@ function halfLoss(s: usize, ys: usize, n: i32, half: i32): f64 {
   return k > 0 ? sum / <f64>k : 0;
 }
 
+/** The 53-bit draw below which a seeded draw (mix64 >> 11) falls with chance `fraction`. */
+function drawBar(fraction: f64): u64 {
+  return fraction >= 1.0 ? (<u64>1) << 53 : <u64>(fraction * 9007199254740992.0);
+}
+
 /** What boostTrees leaves: the kept trees (f64 [count * RAW_TREE], owned by the caller) and the gate's gain. */
 export class TreeRun {
   trees: usize = 0;
@@ -371,7 +377,10 @@ export class TreeRun {
  * when the validation rows of `stopHalf` (halfLoss) have not improved for `patience` rounds (patience 0: runs
  * maxRounds) and keeps the best round; `gateGain` is how much the trees lowered the odd validation rows' loss.
  */
-export function boostTrees(bag: Bag, sT: usize, sV: usize, lr: f64, l2: f64, patience: i32, maxRounds: i32, stopHalf: i32 = 0): TreeRun {
+export function boostTrees(
+  bag: Bag, sT: usize, sV: usize, lr: f64, l2: f64, patience: i32, maxRounds: i32, stopHalf: i32 = 0,
+  colFraction: f64 = 1.0, rowFraction: f64 = 1.0,
+): TreeRun {
   const u = bag.u, nT = bag.nT, nV = bag.nV, yT = bag.yT;
   const run = new TreeRun();
   const trees = allocF64(maxRounds * RAW_TREE);
@@ -390,13 +399,18 @@ export function boostTrees(bag: Bag, sT: usize, sV: usize, lr: f64, l2: f64, pat
   const startGate = halfLoss(sV, bag.yV, nV, 1);
   let bestStop = halfLoss(sV, bag.yV, nV, stopHalf);
   let bestRound = 0, round = 0;
+  const sampleCols = colFraction < 1.0, sampleRows = rowFraction < 1.0;
+  const colBar = drawBar(colFraction), rowBar = drawBar(rowFraction);
   while (round < maxRounds) {
+    const roundSeed = mix64(bag.seed ^ (<u64>round * 0x9e3779b97f4a7c15));
     for (let i = 0; i < nT; i++) {
       const e = ldf(eT, i);
       const p = e / (1.0 + e);
       const o = ghRow + (<usize>i << 4);
-      store<f64>(o, p - ldf(yT, i));
-      store<f64>(o + 8, p * (1.0 - p));
+      // a row left out of this round's sample adds nothing to the round's sums
+      const inSample = !sampleRows || (mix64(roundSeed ^ (<u64>i + 1)) >> 11) < rowBar;
+      store<f64>(o, inSample ? p - ldf(yT, i) : 0.0);
+      store<f64>(o + 8, inSample ? p * (1.0 - p) : 0.0);
     }
     memory.fill(nodeOf, 0, <usize>nT);
     const t = trees + (<usize>(round * RAW_TREE) << 3);
@@ -407,7 +421,11 @@ export function boostTrees(bag: Bag, sT: usize, sV: usize, lr: f64, l2: f64, pat
       fillLevel(bag, nodes, nodeOf, ghRow, subtract, right, nRight);
       bestLevelGain = 0;
       let bestC = -1;
-      for (let c = 0; c < u; c++) if (scanColumn(bag, nodes, c, l2)) bestC = c;
+      for (let c = 0; c < u; c++) {
+        // the level's sample of columns (all of them without sampling), drawn from the bag's seed
+        if (sampleCols && (mix64(roundSeed ^ (<u64>(l * u + c + 1) << 32)) >> 11) >= colBar) continue;
+        if (scanColumn(bag, nodes, c, l2)) bestC = c;
+      }
       stf(t, RT_COLS + l, <f64>bestC);
       nRight = 0;
       if (bestC < 0) {
@@ -424,7 +442,7 @@ export function boostTrees(bag: Bag, sT: usize, sV: usize, lr: f64, l2: f64, pat
         nRight += <i32>side;
       }
     }
-    if (levels == 0) break; // nothing left to cut
+    if (levels == 0 && !sampleCols) break; // nothing left to cut (with sampling: this round's columns had none)
     for (let k = 0; k < LEAVES; k++) { stf(NODE_G, k, 0); stf(NODE_H, k, 0); stf(t, RT_COVERS + k, 0); }
     for (let i = 0; i < nT; i++) {
       const leaf = ldb(nodeOf, i);
