@@ -4,8 +4,9 @@
 // takes the same cut, so a tree of TREE_DEPTH levels reads at most TREE_DEPTH columns and a case's leaf is the
 // pattern of its sides at the levels' cuts. A level's cut is the cut of one column's bins (numeric: ordered bins
 // with missing on either side; categorical: bins ordered by G/(H + CAT_SMOOTH) over the level's rows) that gains
-// most summed over the level's nodes, MIN_CHILD_ROWS a side over the level. Boosted with early stopping on the
-// bag's validation rows; tree-stage.ts keeps them only when the held-out rows (single split) or the out-of-fold
+// most summed over the level's nodes, MIN_CHILD_ROWS a side over the level, among all usable columns or (a
+// cross-fitted bag) a seeded sample of them a level, as a random forest samples a split's columns. Boosted with
+// early stopping on the bag's validation rows, or a fixed number of rounds; tree-stage.ts keeps them only when the held-out rows (single split) or the out-of-fold
 // rows (cross-fitted) say the model with them beats the model without.
 //
 // A case's reasons take each tree's exact Shapley values over its columns, with the tree's own training rows as
