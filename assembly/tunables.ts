@@ -201,13 +201,11 @@ export const TREE_CROSS_STOP_HALF: i32 = -1;
 // minimum; the out-of-fold test (Z_TREES) still decides whether they are kept. On the quality bench's splits,
 // AUC before -> after: sonar 0.8973 -> 0.9053, ionosphere 0.9663 -> 0.9688; stopping on the validation rows at
 // 0.05 with patience 40 gained only 0.0004-0.0012 a table, a third of the columns or rows sampled at 0.7 a round
-// no more. Cost: about twice the CPU of a small record's fit (every bag boosts all its rounds).
-// docs/engine-history.md "Forest-shaped residual trees". Single splits scan every column on every row (1: the
-// old code path); half the columns gained cells 0.0004, inside the noise.
+// (tried, not kept) no more. Cost: about twice the CPU of a small record's fit (every bag boosts all its rounds).
+// docs/engine-history.md "Forest-shaped residual trees". Single splits scan every column (1: the old code path);
+// half the columns gained cells 0.0004, inside the noise.
 export const TREE_CROSS_PATIENCE: i32 = 0;
 export const TREE_CROSS_ROUNDS: i32 = 150;
 export const TREE_CROSS_LR: f64 = 0.05;
 export const TREE_COL_FRACTION: f64 = 1.0;
-export const TREE_ROW_FRACTION: f64 = 1.0;
 export const TREE_CROSS_COL_FRACTION: f64 = 0.5;
-export const TREE_CROSS_ROW_FRACTION: f64 = 1.0;
