@@ -9,7 +9,7 @@ import { selectPairs, pairsKept, PairSet } from './pairs';
 import { FitState } from './fit-state';
 import { reportProgress } from './progress';
 import { buildBlock, PHASE_BAGS, PHASE_PAIRS, PHASE_TREES, BAG_OUT_HEAD, PAIR_OUT_HEAD } from './tasks';
-import { putTreeTask, treeInterceptShare, servedTreeLogit } from './tree-stage';
+import { putTreeTask, treeInterceptShare, servedTreeLogits } from './tree-stage';
 import { N_BAGS, PAIR_MIN_ROWS, CROSS_FOLDS, BAGS_PER_FOLD, CROSS_PAIRS, CROSS_PAIR_AGREE, TEMPER_LOW,
   TEMPER_HIGH } from './tunables';
 
@@ -396,15 +396,17 @@ export function rescale(s: FitState, cal: LogisticFit): void {
 export function scoreHeldOut(s: FitState): void {
   const u = s.u, n = s.n, binsAll = s.binsAll, terms = s.terms, intercept = s.intercept, pairs = s.pairs;
   const baseP = (<f64>s.trainPos) / <f64>s.nTrain;
+  const trees = servedTreeLogits(s);
   for (let q = 0; q < s.nHeld; q++) {
     const r = ldi(s.heldRows, q);
     let sum = intercept;
     for (let c = 0; c < u; c++) sum += ldf(terms, c * BIN_STRIDE + <i32>load<u8>(binsAll + <usize>c * <usize>n + <usize>r));
     if (pairs != null) sum += pairs.logitOfRow(binsAll, n, r);
-    sum += servedTreeLogit(s, r);
+    sum += trees != 0 ? ldf(trees, q) : 0.0;
     stf(s.heldLogit, q, sum);
     stf(s.heldBase, q, baseP);
   }
+  release(trees);
 }
 
 /** Platt slope and offset of the bags' mean out-of-bag logits `logits` (per bag, as s.oobLogit). */

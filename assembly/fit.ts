@@ -14,7 +14,7 @@ import { TaskCtx, PHASE_DONE, PHASE_BAGS, PHASE_PAIRS, PHASE_TREES, runTaskOf, o
 import { buildModel } from './model';
 import { reportProgress } from './progress';
 import {
-  HELD_OUT_FRACTION, MIN_HELD_CLASS, MIN_TRAIN_MINORITY, RESTATES_AUC, Z_AUC, Z_LOG_LOSS,
+  HELD_OUT_FRACTION, MIN_CROSS_TRAIN_MINORITY, MIN_HELD_CLASS, MIN_TRAIN_MINORITY, RESTATES_AUC, Z_AUC, Z_AUC_CROSS, Z_LOG_LOSS,
   Z_INTERVAL, PAIR_MIN_ROWS, CROSS_FOLDS,
 } from './tunables';
 
@@ -286,9 +286,10 @@ function cmpEntityTime(a: i32, b: i32): i32 {
 
 /**
  * The scheme and the row lists. A record whose single-split training part would be too small for pair
- * terms is cross-fitted instead (every labeled row is held out once; see CROSS_FOLDS), others keep the
- * split. Labeled rows in canonical order go to training and held-out (cross-fitted: all of them to both,
- * and foldOf says which fold each training position belongs to).
+ * terms, or whose held-out part too few of the rarer class (isCrossFitted), is cross-fitted instead (every
+ * labeled row is held out once; see CROSS_FOLDS), others keep the split. Labeled rows in canonical order go
+ * to training and held-out (cross-fitted: all of them to both, and foldOf says which fold each training
+ * position belongs to).
  */
 function splitRows(s: FitState): void {
   const n = s.n, outcome = s.outcome, out = s.out;
@@ -298,7 +299,7 @@ function splitRows(s: FitState): void {
     if (yi == 0 || yi == 1) { labeled++; if (yi == 1) positives++; }
   }
   s.labeled = labeled; s.positives = positives;
-  const crossFit = s.times == 0 && isCrossFitted(labeled);
+  const crossFit = s.times == 0 && isCrossFitted(labeled, min(positives, labeled - positives));
   s.crossFit = crossFit;
   if (crossFit) out.setMetric(A.M_SCHEME, 2);
   out.setMetric(A.M_FOLDS, crossFit ? <f64>CROSS_FOLDS : 1);
@@ -343,10 +344,12 @@ function splitRows(s: FitState): void {
   out.setMetric(A.M_CAL_SLOPE, 1);
 }
 
-/** Whether a record of this many labeled rows (and no time column) is cross-fitted: its single
- * split's training part would be too small for pair terms. */
-function isCrossFitted(labeled: i32): bool {
-  return <f64>labeled * (1 - HELD_OUT_FRACTION) < <f64>PAIR_MIN_ROWS;
+/** Whether a record of this many labeled rows, `minority` of them of the rarer class (and no time column), is
+ * cross-fitted: its single split's training part would be too small for pair terms, or its held-out part would
+ * hold too few of the rarer class to check anything (docs/decisions/0082-small-records.md). */
+function isCrossFitted(labeled: i32, minority: i32): bool {
+  return <f64>labeled * (1 - HELD_OUT_FRACTION) < <f64>PAIR_MIN_ROWS
+    || <f64>minority < requiredMinority(MIN_TRAIN_MINORITY, false);
 }
 
 // ---- 3-4. binning and guards on the training part ----
@@ -472,7 +475,7 @@ function notYet(s: FitState): bool {
   const heldNeg = nHeld - heldPos;
   // The bars do not grow with the number of columns: a boosted additive model with early stopping does
   // not need rows in proportion to columns, and the held-out test decides between answered and refused.
-  const minorityNeed = MIN_TRAIN_MINORITY;
+  const minorityNeed = crossFit ? MIN_CROSS_TRAIN_MINORITY : MIN_TRAIN_MINORITY;
   const trainShare = crossFit ? 1.0 - 1.0 / <f64>CROSS_FOLDS : 1.0;
   const trainMinority = <i32>Math.floor(<f64>min(trainPos, nTrain - trainPos) * trainShare);
   const trainPosShare = <i32>Math.floor(<f64>trainPos * trainShare);
@@ -499,8 +502,8 @@ function notYet(s: FitState): bool {
   } else {
     const rate = <f64>minority / <f64>labeled;
     let target = Math.ceil(required / rate);
-    if (crossFit && !isCrossFitted(<i32>Math.min(target, 1e9))) {
-      required = requiredMinority(minorityNeed, false);
+    if (crossFit && !isCrossFitted(<i32>Math.min(target, 1e9), <i32>Math.min(required, 1e9))) {
+      required = requiredMinority(MIN_TRAIN_MINORITY, false);
       target = Math.ceil(required / rate);
     }
     out.setMetric(A.M_NEEDS_LABELED, Math.max(1, target - <f64>labeled));
@@ -530,7 +533,8 @@ function noPredictors(s: FitState): bool {
 
 /**
  * Answered only when the held-out logits beat chance on AUC and the base rate on log loss (docs/design/engine.md
- * step 9); writes the held-out quality numbers and each held-out row's logit.
+ * step 9); writes the held-out quality numbers and each held-out row's logit. A cross-fitted record's AUC must
+ * clear Z_AUC_CROSS (docs/decisions/0068-cross-fitted-refusal-bar.md: its folds' out-of-fold scores are correlated).
  */
 function decide(s: FitState): void {
   const out = s.out, nHeld = s.nHeld, sH = s.heldLogit, baseH = s.heldBase;
@@ -584,7 +588,7 @@ function decide(s: FitState): void {
   out.setMetric(A.M_BRIER, brier / <f64>nHeld);
   out.setMetric(A.M_TOP_DECILE_LIFT, topLift(sH, yH, nHeld, 0.1));
   out.setMetric(A.M_REALISED_LIFT, topLift(sH, yH, nHeld, 0.2));
-  if (zAuc >= Z_AUC && zLl >= Z_LOG_LOSS) {
+  if (zAuc >= (s.crossFit ? Z_AUC_CROSS : Z_AUC) && zLl >= Z_LOG_LOSS) {
     out.setMetric(A.M_STATE, <f64>A.STATE_ANSWERED);
   } else {
     out.setMetric(A.M_STATE, <f64>A.STATE_REFUSED);

@@ -64,6 +64,36 @@ export function rawTreeValue(t: usize, bins: usize, n: i32, r: i32): f64 {
   return ldf(t, RT_LEAVES + rawTreeLeaf(t, bins, n, r));
 }
 
+// Each level's side of every bin (u8 [TREE_DEPTH][BIN_STRIDE]; all 0 at a level that does not cut) and column.
+const SIDES = allocU8(TREE_DEPTH * BIN_STRIDE);
+const LEVEL_COL = allocI32(TREE_DEPTH);
+
+/**
+ * Adds raw tree t's value for rows 0..m-1 of column-major bins (bins [c * stride + r]) into out [r]: the same
+ * numbers as rawTreeValue row by row, read through one side table a level (a byte per bin) instead of the mask's
+ * words, the tree's cuts unpacked once for all rows. Written for TREE_DEPTH 4 (a level a line below).
+ */
+export function addRawTree(t: usize, bins: usize, stride: i32, m: i32, out: usize): void {
+  for (let l = 0; l < TREE_DEPTH; l++) {
+    const c = <i32>ldf(t, RT_COLS + l), side = SIDES + <usize>(l * BIN_STRIDE);
+    // a level that does not cut sends every bin left: it reads column 0 through a table of zeros
+    sti(LEVEL_COL, l, c < 0 ? 0 : c);
+    const mask = t + (<usize>(RT_MASKS + l * MASK_WORDS) << 3);
+    for (let b = 0; b < BIN_STRIDE; b++) store<u8>(side + <usize>b, c < 0 ? 0 : <u8>goesRight(mask, b));
+  }
+  const c0 = bins + <usize>ldi(LEVEL_COL, 0) * <usize>stride, c1 = bins + <usize>ldi(LEVEL_COL, 1) * <usize>stride;
+  const c2 = bins + <usize>ldi(LEVEL_COL, 2) * <usize>stride, c3 = bins + <usize>ldi(LEVEL_COL, 3) * <usize>stride;
+  const s1 = SIDES + <usize>BIN_STRIDE, s2 = SIDES + <usize>(2 * BIN_STRIDE), s3 = SIDES + <usize>(3 * BIN_STRIDE);
+  const leaves = t + (<usize>RT_LEAVES << 3);
+  for (let r = 0; r < m; r++) {
+    const o = <usize>r;
+    const leaf = (<i32>load<u8>(SIDES + <usize>load<u8>(c0 + o)) << 3) | (<i32>load<u8>(s1 + <usize>load<u8>(c1 + o)) << 2)
+      | (<i32>load<u8>(s2 + <usize>load<u8>(c2 + o)) << 1) | <i32>load<u8>(s3 + <usize>load<u8>(c3 + o));
+    const p = out + (o << 3);
+    store<f64>(p, load<f64>(p) + load<f64>(leaves + (<usize>leaf << 3)));
+  }
+}
+
 /** A raw tree's mean value over its training rows (cover-weighted leaves): the base its Shapley values start from. */
 export function rawTreeMean(t: usize): f64 {
   let s = 0.0, n = 0.0;
@@ -148,8 +178,9 @@ export function serveTree(t: usize, colOf: usize, scale: f64, out: usize): void 
 // ---- boosting the trees of one bag ----
 
 // Histograms of the level being cut: for each node of the level and usable column, each bin's (g, h) side by side
-// (f64 [node][column][256][2]) and rows (f64 [node][column][256]).
-let levelGH: usize = 0, levelN: usize = 0, prevGH: usize = 0, prevN: usize = 0;
+// (f64 [node][column][256][2]). The rows a bin are not kept a node: the cut search only reads them summed over the
+// level's nodes, which hold every training row once, so they are the bag's own rows a bin (binRows), counted once.
+let levelGH: usize = 0, prevGH: usize = 0, binRows: usize = 0;
 const CUT_SIDE = allocU8(BIN_STRIDE); // the chosen cut: each bin's side (0 left, 1 right)
 const TRY_SIDE = allocU8(BIN_STRIDE);
 const ORDER = allocI32(BIN_STRIDE);
@@ -162,47 +193,39 @@ const LEAF_MULT = allocF64(LEAVES);
 // bin of every column maps to one L1 cache set, and a row's adds to a record's columns of few bins (0/1 indicators)
 // evict each other (boost.ts GH_COLUMN): a 1,000-row record of 64 such columns spent 60% of its fit here.
 const GH_COL: usize = (<usize>BIN_STRIDE << 4) + 64;
-const N_COL: usize = (<usize>BIN_STRIDE << 3) + 64;
 @inline function ghAt(node: i32, u: i32, c: i32): usize { return levelGH + <usize>(node * u + c) * GH_COL; }
-@inline function nAt(node: i32, u: i32, c: i32): usize { return levelN + <usize>(node * u + c) * N_COL; }
 @inline function prevGhAt(node: i32, u: i32, c: i32): usize { return prevGH + <usize>(node * u + c) * GH_COL; }
-@inline function prevNAt(node: i32, u: i32, c: i32): usize { return prevN + <usize>(node * u + c) * N_COL; }
+/** The bag's training rows in bin b of usable column c (f64 [c * BIN_STRIDE + b]). */
+@inline function rowsIn(c: i32, b: i32): f64 { return ldf(binRows, c * BIN_STRIDE + b); }
 
 /**
  * The level's histograms of its `nodes` nodes, from each training row's node and (g, h). With `subtract` (a bag of
  * many rows, where the pass over them costs more than the bins), below the first level only the rows on the right
- * side of the last cut are summed (into the odd nodes), and each even node is its parent's histogram (the level
- * above's, in prevGH / prevN) less its odd sibling's.
+ * side of the last cut (`right`, nRight of them) are summed (into the odd nodes), and each even node is its parent's histogram (the level
+ * above's, in prevGH) less its odd sibling's.
  */
-function fillLevel(bag: Bag, nodes: i32, nodeOf: usize, ghRow: usize, subtract: bool): void {
+function fillLevel(bag: Bag, nodes: i32, nodeOf: usize, ghRow: usize, subtract: bool, right: usize, nRight: i32): void {
   const u = bag.u, nT = bag.nT;
   const half = subtract && nodes > 1;
   if (half) { // the level above's histograms become the parents
     const t1 = prevGH; prevGH = levelGH; levelGH = t1;
-    const t2 = prevN; prevN = levelN; levelN = t2;
   }
   for (let v = 0; v < nodes; v++) {
-    for (let c = 0; c < u; c++) {
-      const nb = <usize>ldi(bag.nBins, c);
-      memory.fill(ghAt(v, u, c), 0, nb << 4);
-      memory.fill(nAt(v, u, c), 0, nb << 3);
-    }
+    for (let c = 0; c < u; c++) memory.fill(ghAt(v, u, c), 0, <usize>ldi(bag.nBins, c) << 4);
   }
-  for (let i = 0; i < nT; i++) {
+  // every row, or (half) the rows of the odd nodes: those the last cut sent right, listed in row order
+  const count = half ? nRight : nT;
+  for (let k = 0; k < count; k++) {
+    const i = half ? ldi(right, k) : k;
     const node = <i32>load<u8>(nodeOf + <usize>i);
-    if (half && (node & 1) == 0) continue;
     const gh = v128.load(ghRow + (<usize>i << 4));
     let col = bag.binsT + <usize>i;
-    let hist = ghAt(node, u, 0), cnt = nAt(node, u, 0);
+    let hist = ghAt(node, u, 0);
     for (let c = 0; c < u; c++) {
-      const b = <usize>load<u8>(col);
-      const o = hist + (b << 4);
+      const o = hist + (<usize>load<u8>(col) << 4);
       v128.store(o, f64x2.add(v128.load(o), gh));
-      const oc = cnt + (b << 3);
-      store<f64>(oc, load<f64>(oc) + 1.0);
       col += <usize>nT;
       hist += GH_COL;
-      cnt += N_COL;
     }
   }
   if (half) {
@@ -215,9 +238,6 @@ function fillLevel(bag: Bag, nodes: i32, nodeOf: usize, ghRow: usize, subtract: 
           const off = <usize>b << 4;
           v128.store(d + off, f64x2.sub(v128.load(p + off), v128.load(r + off)));
         }
-        const dn = nAt(v, u, c), rn = nAt(v + 1, u, c);
-        const pn = prevNAt(v >> 1, u, c);
-        for (let b = 0; b < nb; b++) stf(dn, b, ldf(pn, b) - ldf(rn, b));
       }
     }
   }
@@ -238,14 +258,17 @@ function scanColumn(bag: Bag, nodes: i32, c: i32, l2: f64): bool {
   // the level's whole histogram of c: order (categorical) and totals
   let k = 0, nTot = 0.0;
   for (let b = 0; b < nb; b++) {
-    let g = 0.0, h = 0.0, n = 0.0;
-    for (let v = 0; v < nodes; v++) {
-      const o = ghAt(v, u, c) + (<usize>b << 4);
-      g += load<f64>(o); h += load<f64>(o + 8); n += ldf(nAt(v, u, c), b);
-    }
+    const n = rowsIn(c, b);
     nTot += n;
     if (kind == 0) { if (b > 0) { sti(ORDER, k, b); k++; } }
-    else if (n > 0) { stf(RATIO, b, g / (h + CAT_SMOOTH)); sti(ORDER, k, b); k++; }
+    else if (n > 0) {
+      let g = 0.0, h = 0.0;
+      for (let v = 0; v < nodes; v++) {
+        const o = ghAt(v, u, c) + (<usize>b << 4);
+        g += load<f64>(o); h += load<f64>(o + 8);
+      }
+      stf(RATIO, b, g / (h + CAT_SMOOTH)); sti(ORDER, k, b); k++;
+    }
   }
   if (kind != 0) {
     for (let i = 1; i < k; i++) { // insertion sort by (ratio, bin): at most 256 bins
@@ -264,24 +287,25 @@ function scanColumn(bag: Bag, nodes: i32, c: i32, l2: f64): bool {
     whole += leafScore(g, h, l2);
   }
   let found = false, bestAt = -1, bestPass = 0;
-  // numeric: missing (bin 0) on the left (pass 0) or on the right (pass 1); categorical: one pass
-  const passes = kind == 0 ? 2 : 1;
+  // numeric: missing (bin 0) on the left (pass 0) or on the right (pass 1); categorical: one pass. With no missing
+  // rows both passes sum the same numbers (bin 0's are zeros) and pass 1 never beats pass 0: it is not run.
+  const passes = kind == 0 && rowsIn(c, 0) > 0 ? 2 : 1;
   for (let pass = 0; pass < passes; pass++) {
     let nL = 0.0;
     for (let v = 0; v < nodes; v++) { stf(RUN_G, v, 0); stf(RUN_H, v, 0); }
     if (kind == 0 && pass == 0) {
       for (let v = 0; v < nodes; v++) {
         const o = ghAt(v, u, c);
-        stf(RUN_G, v, load<f64>(o)); stf(RUN_H, v, load<f64>(o + 8)); nL += ldf(nAt(v, u, c), 0);
+        stf(RUN_G, v, load<f64>(o)); stf(RUN_H, v, load<f64>(o + 8));
       }
+      nL = rowsIn(c, 0);
     }
     for (let i = 0; i < k - 1; i++) {
       const b = ldi(ORDER, i);
-      let nb1 = 0.0;
+      const nb1 = rowsIn(c, b);
       for (let v = 0; v < nodes; v++) {
         const o = ghAt(v, u, c) + (<usize>b << 4);
         stf(RUN_G, v, ldf(RUN_G, v) + load<f64>(o)); stf(RUN_H, v, ldf(RUN_H, v) + load<f64>(o + 8));
-        nb1 += ldf(nAt(v, u, c), b);
       }
       nL += nb1;
       if (nb1 == 0) continue; // the same cut as the previous one
@@ -351,17 +375,20 @@ export function boostTrees(bag: Bag, sT: usize, sV: usize, lr: f64, l2: f64, pat
   const u = bag.u, nT = bag.nT, nV = bag.nV, yT = bag.yT;
   const run = new TreeRun();
   const trees = allocF64(maxRounds * RAW_TREE);
-  const eT = allocF64(nT), ghRow = allocF64(2 * nT), nodeOf = allocU8(nT);
+  const eT = allocF64(nT), ghRow = allocF64(2 * nT), nodeOf = allocU8(nT), right = allocI32(nT);
   for (let i = 0; i < nT; i++) stf(eT, i, Math.exp(ldf(sT, i)));
   levelGH = allocU8((LEAVES >> 1) * u * <i32>GH_COL);
-  levelN = allocU8((LEAVES >> 1) * u * <i32>N_COL);
   prevGH = allocU8((LEAVES >> 1) * u * <i32>GH_COL);
-  prevN = allocU8((LEAVES >> 1) * u * <i32>N_COL);
   const subtract = nT >= SUBTRACT_ROWS;
+  binRows = allocF64(u * BIN_STRIDE);
+  for (let c = 0; c < u; c++) {
+    const col = bag.binsT + <usize>c * <usize>nT, cnt = binRows + (<usize>(c * BIN_STRIDE) << 3);
+    for (let i = 0; i < nT; i++) { const oc = cnt + (<usize>load<u8>(col + <usize>i) << 3); store<f64>(oc, load<f64>(oc) + 1.0); }
+  }
   const sVbest = allocF64(nV);
   memory.copy(sVbest, sV, <usize>nV << 3);
   const startGate = halfLoss(sV, bag.yV, nV, 1);
-  let bestStop = halfLoss(sV, bag.yV, nV, stopHalf), bestGate = startGate;
+  let bestStop = halfLoss(sV, bag.yV, nV, stopHalf);
   let bestRound = 0, round = 0;
   while (round < maxRounds) {
     for (let i = 0; i < nT; i++) {
@@ -374,14 +401,15 @@ export function boostTrees(bag: Bag, sT: usize, sV: usize, lr: f64, l2: f64, pat
     memory.fill(nodeOf, 0, <usize>nT);
     const t = trees + (<usize>(round * RAW_TREE) << 3);
     memory.fill(t, 0, <usize>RAW_TREE << 3);
-    let levels = 0;
+    let levels = 0, nRight = 0;
     for (let l = 0; l < TREE_DEPTH; l++) {
       const nodes = 1 << l;
-      fillLevel(bag, nodes, nodeOf, ghRow, subtract);
+      fillLevel(bag, nodes, nodeOf, ghRow, subtract, right, nRight);
       bestLevelGain = 0;
       let bestC = -1;
       for (let c = 0; c < u; c++) if (scanColumn(bag, nodes, c, l2)) bestC = c;
       stf(t, RT_COLS + l, <f64>bestC);
+      nRight = 0;
       if (bestC < 0) {
         for (let i = 0; i < nT; i++) store<u8>(nodeOf + <usize>i, load<u8>(nodeOf + <usize>i) << 1);
         continue;
@@ -392,6 +420,8 @@ export function boostTrees(bag: Bag, sT: usize, sV: usize, lr: f64, l2: f64, pat
       for (let i = 0; i < nT; i++) {
         const side = load<u8>(CUT_SIDE + <usize>load<u8>(col + <usize>i));
         store<u8>(nodeOf + <usize>i, (load<u8>(nodeOf + <usize>i) << 1) | side);
+        sti(right, nRight, i); // kept only when the row went right
+        nRight += <i32>side;
       }
     }
     if (levels == 0) break; // nothing left to cut
@@ -410,20 +440,20 @@ export function boostTrees(bag: Bag, sT: usize, sV: usize, lr: f64, l2: f64, pat
     }
     // step the rows: training odds by the leaf's factor, validation logits by its value
     for (let i = 0; i < nT; i++) stf(eT, i, ldf(eT, i) * ldf(LEAF_MULT, ldb(nodeOf, i)));
-    for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + rawTreeValue(t, bag.binsV, nV, i));
+    addRawTree(t, bag.binsV, nV, nV, sV);
     round++;
     const stop = halfLoss(sV, bag.yV, nV, stopHalf);
     if (patience <= 0 ? round == maxRounds : stop < bestStop) {
       bestStop = stop; bestRound = round;
-      bestGate = halfLoss(sV, bag.yV, nV, 1);
       memory.copy(sVbest, sV, <usize>nV << 3);
     } else if (patience > 0 && round - bestRound >= patience) break;
   }
   memory.copy(sV, sVbest, <usize>nV << 3);
   run.trees = trees; run.count = bestRound; run.rounds = round;
-  run.gateGain = startGate - bestGate;
-  release(levelGH); release(levelN); release(prevGH); release(prevN);
-  levelGH = 0; levelN = 0; prevGH = 0; prevN = 0;
+  run.gateGain = startGate - halfLoss(sV, bag.yV, nV, 1); // the gate rows at the kept round
+  release(right);
+  release(levelGH); release(prevGH); release(binRows);
+  levelGH = 0; prevGH = 0; binRows = 0;
   release(eT); release(ghRow); release(nodeOf); release(sVbest);
   return run;
 }

@@ -7,7 +7,7 @@ import { ldf, stf, ldi, sti, ldb, stb, allocF64, allocI32, allocU8, release } fr
 import { FitState } from './fit-state';
 import { PairSet, pairsKept } from './pairs';
 import { buildBlock, PHASE_TREES, TREE_OUT_HEAD } from './tasks';
-import { RAW_TREE, rawTreeValue, rawTreeMean } from './residual-trees';
+import { RAW_TREE, rawTreeValue, rawTreeMean, addRawTree } from './residual-trees';
 import { rowLogLoss, clusteredMeanSe } from './stats';
 import { rescale, outOfBagPlatt, crossTempered } from './bags';
 import { BIN_STRIDE } from './binning';
@@ -93,6 +93,21 @@ function treeSum(s: FitState, bg0: i32, nB: i32, r: i32): f64 {
     for (let t = 0; t < s.bagTreeCount[bg]; t++) sum += rawTreeValue(t0 + (<usize>(t * RAW_TREE) << 3), s.binsAll, s.n, r);
   }
   return sum;
+}
+
+/**
+ * The held-out rows' bins, gathered from the full binned matrix (u8 [c * nHeld + q]; the caller releases), for
+ * addRawTree to add each tree over all of them: bag after bag and tree after tree, every row's sum adds the same
+ * values in the same order as treeSum.
+ */
+function heldBins(s: FitState): usize {
+  const n = s.nHeld, u = s.u;
+  const bins = allocU8(u * n);
+  for (let c = 0; c < u; c++) {
+    const from = s.binsAll + <usize>c * <usize>s.n, to = bins + <usize>c * <usize>n;
+    for (let q = 0; q < n; q++) store<u8>(to + <usize>q, load<u8>(from + <usize>ldi(s.heldRows, q)));
+  }
+  return bins;
 }
 
 /**
@@ -191,7 +206,11 @@ export function calibrateSingle(s: FitState): void {
   if (s.treeCandidate != 0 && ldb(s.treeCandidate, 0) != 0) {
     cal1 = outOfBagPlatt(s, s.treeOob);
     const n = s.nHeld, u = s.u, binsAll = s.binsAll, terms = s.terms, pairs = s.pairs;
-    const x0 = allocF64(n), x1 = allocF64(n);
+    const x0 = allocF64(n), x1 = allocF64(n), trees = allocF64(n), bins = heldBins(s);
+    for (let bg = 0; bg < s.nBags; bg++) {
+      for (let t = 0; t < s.bagTreeCount[bg]; t++) addRawTree(s.bagTrees[bg] + (<usize>(t * RAW_TREE) << 3), bins, n, n, trees);
+    }
+    release(bins);
     const a0 = cal0.ok && cal0.b > 0 ? cal0.a : 0.0, b0 = cal0.ok && cal0.b > 0 ? cal0.b : 1.0;
     const a1 = cal1.ok && cal1.b > 0 ? cal1.a : 0.0, b1 = cal1.ok && cal1.b > 0 ? cal1.b : 1.0;
     for (let q = 0; q < n; q++) {
@@ -200,10 +219,10 @@ export function calibrateSingle(s: FitState): void {
       for (let c = 0; c < u; c++) sum += ldf(terms, c * BIN_STRIDE + <i32>load<u8>(binsAll + <usize>c * <usize>s.n + <usize>r));
       if (pairs != null) sum += pairs.logitOfRow(binsAll, s.n, r);
       stf(x0, q, a0 + b0 * sum);
-      stf(x1, q, a1 + b1 * (sum + treeSum(s, 0, s.nBags, r) / <f64>s.nBags));
+      stf(x1, q, a1 + b1 * (sum + ldf(trees, q) / <f64>s.nBags));
     }
     keep = pairedZ(s, x0, x1) >= Z_TREES;
-    release(x0); release(x1);
+    release(x0); release(x1); release(trees);
   }
   if (keep) {
     serveCandidates(s, 1.0 / <f64>s.nBags);
@@ -216,10 +235,15 @@ export function calibrateSingle(s: FitState): void {
   }
 }
 
-/** The served trees' part of row r's logit (weighted values less the share in the intercept). */
-export function servedTreeLogit(s: FitState, r: i32): f64 {
+/**
+ * The served trees' part of each held-out row's logit (f64 [nHeld], weighted values less the share in the
+ * intercept; the caller releases), or 0 when no trees are served.
+ */
+export function servedTreeLogits(s: FitState): usize {
   if (s.servedCount == 0) return 0;
-  let sum = 0.0;
-  for (let t = 0; t < s.servedCount; t++) sum += rawTreeValue(s.servedTrees + (<usize>(t * RAW_TREE) << 3), s.binsAll, s.n, r);
-  return s.treeWeight * (sum - s.treeMeanSum);
+  const n = s.nHeld, sums = allocF64(n), bins = heldBins(s);
+  for (let t = 0; t < s.servedCount; t++) addRawTree(s.servedTrees + (<usize>(t * RAW_TREE) << 3), bins, n, n, sums);
+  release(bins);
+  for (let q = 0; q < n; q++) stf(sums, q, s.treeWeight * (ldf(sums, q) - s.treeMeanSum));
+  return sums;
 }

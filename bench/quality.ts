@@ -6,7 +6,7 @@ import { auc, logLoss, brier, ece } from './metrics.ts';
 import { encodeFeatures } from './peers/encode.ts';
 import { fitMlLogisticRegression } from './peers/ml-logistic-regression.ts';
 import { fitMlXgboost } from './peers/ml-xgboost.ts';
-import { runPythonSplits, toPythonSplit, PYTHON_MODELS, type PythonSplit } from './peers/python.ts';
+import { runPythonSplits, toPythonSplit, PYTHON_MODELS, type PythonModel, type PythonSplit } from './peers/python.ts';
 import type { PeerInput, PeerResult } from './peers/types.ts';
 
 export type { TableRows } from './datasets.ts';
@@ -76,6 +76,8 @@ export interface QualityOptions {
   jsPeerMaxCells?: number;
   /** Python XGBoost fits with tree_method 'hist' instead of its 1.7 default (exact greedy) above this many train cells. */
   xgbHistCells?: number;
+  /** Only these Python peers (all by default): tuned HistGradientBoosting takes hours on a large table under load. */
+  pythonModels?: readonly PythonModel[];
   log?: (line: string) => void;
 }
 
@@ -179,7 +181,7 @@ export async function runQuality(engineFit?: EngineFit, options: QualityOptions 
     }
     if (pythonPeers) {
       log(`${ds.name}: python peers`);
-      const py = await runPythonSplits(pySplits, { xgbTreeMethod });
+      const py = await runPythonSplits(pySplits, { xgbTreeMethod, models: options.pythonModels });
       if (py.available) {
         results.pythonVersions = py.versions;
         for (const [model, rs] of Object.entries(py.models)) rs.forEach((r) => add(model, r));

@@ -2,6 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { mulberry32, shuffleInPlace } from './prng.ts';
 import { PYTHON } from './peers/python.ts';
+import { outcomeVector, type Dataset } from './datasets.ts';
 
 export interface Split {
   train: Int32Array;
@@ -54,4 +55,23 @@ export function sklearnSplits(y: ArrayLike<number>, count = 3, seed = 1337): Spl
   if (r.status !== 0 || !r.stdout) return null;
   const parsed = JSON.parse(r.stdout) as Array<[number[], number[]]>;
   return parsed.map(([train, test]) => ({ train: Int32Array.from(train), test: Int32Array.from(test) }));
+}
+
+/**
+ * A small record of `minority` rows of the table's rarer class (the positives of all four tables but sonar) and as
+ * many of the other class as keep the table's prevalence (or `commonRows` of them), drawn without replacement by a seeded shuffle (entity ids
+ * and every other cell untouched).
+ */
+export function subsample(ds: Dataset, minority: number, seed: number, commonRows?: number): Dataset {
+  const y = outcomeVector(ds);
+  const pos: number[] = [];
+  const neg: number[] = [];
+  y.forEach((v, i) => (v === 1 ? pos : neg).push(i));
+  const next = mulberry32(seed);
+  shuffleInPlace(pos, next);
+  shuffleInPlace(neg, next);
+  const [rare, common] = pos.length <= neg.length ? [pos, neg] : [neg, pos];
+  const nCommon = Math.min(common.length, commonRows ?? Math.round((minority * common.length) / rare.length));
+  const picked = [...rare.slice(0, minority), ...common.slice(0, nCommon)].sort((a, b) => a - b);
+  return { ...ds, name: `${ds.name}_m${minority}`, rows: picked.map((i) => ds.rows[i]) };
 }

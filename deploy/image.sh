@@ -1,6 +1,6 @@
 #!/bin/sh
 # The container image's steps, in one script that the Dockerfile runs and a test runs too
-# (test/release/image.test.ts), so what the image does is tested where no container engine runs.
+# (test/release/image-compose.test.ts), so what the image does is tested where no container engine runs.
 #
 #   deploy/image.sh install         in a checkout: every package, then npm run build (dist/)
 #   deploy/image.sh assemble DIR    DIR gets what runs: dist/, package files, this script, and node_modules

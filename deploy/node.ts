@@ -24,7 +24,9 @@ export interface RunningNode {
 export function startNode(env: NodeJS.ProcessEnv, logFile?: string): Promise<RunningNode> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'host/main.ts'], {
     cwd: root,
-    env: { ...process.env, PORT: '0', ...env },
+    // SHUTDOWN_DRAIN_MS 0 unless given: `npm run cluster` and the benchmarks stop every node at once, so there
+    // is no other node for the balancer to send calls to while one drains (docs/guides/operating.md#stopping-a-node).
+    env: { ...process.env, PORT: '0', SHUTDOWN_DRAIN_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const log = logFile ? fs.createWriteStream(logFile, { flags: 'a' }) : null;

@@ -14,7 +14,7 @@ import { mountOpenApi } from './openapi/index.ts';
 import { mountPreviewPage } from './web/serve.ts';
 import { mountDocsPages } from './web/docs.ts';
 import { mountDocsSite } from './web/docs-site.ts';
-import { mountOperatorEndpoints } from './http/operator.ts';
+import { healthzDrainingGate, mountOperatorEndpoints } from './http/operator.ts';
 import { OPERATIONS, type Operation } from './operations/index.ts';
 import type { Services } from './runtime/services.ts';
 
@@ -57,6 +57,8 @@ export function createApp(services: Services, ops: readonly Operation[] = OPERAT
   });
   app.use('*', requestId(), clientAddress(services.config.trustProxy), accessLog());
 
+  // While the process drains, /healthz answers 503 before its operation runs (host/http/operator.ts).
+  app.use('/healthz', healthzDrainingGate());
   const methodsByPath = mountOperations(app, ops);
   // GET /readyz and GET /metrics (host/http/operator.ts).
   mountOperatorEndpoints(app);

@@ -16,6 +16,9 @@ const MAX_TIMER_MS = 2_147_483_647;
  */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 
+/** SHUTDOWN_DRAIN_MS with DATABASE_URL set (docs/decisions/0080-drain-on-stop.md). */
+export const DEFAULT_DRAIN_MS = 8000;
+
 export interface Config {
   /** HTTP port (0: any free port; the real one is known once listening). */
   port: number;
@@ -98,6 +101,11 @@ export interface Config {
   eventPollMs: number;
   /** docs/reference/tasks.md#events: a comment line this often on a quiet event stream. */
   eventHeartbeatMs: number;
+  /**
+   * SHUTDOWN_DRAIN_MS (docs/guides/operating.md#stopping-a-node): on SIGTERM the node keeps serving this
+   * long while its health checks answer 503, so the load balancer stops sending before it closes.
+   */
+  shutdownDrainMs: number;
   /** docs/reference/tasks.md#events: an event stream is closed after this long (the client reconnects with Last-Event-ID). */
   eventStreamMaxMs: number;
 }
@@ -179,13 +187,14 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export function configFromEnv(env: Env = process.env): Config {
   const port = intFrom(env, 'PORT', 8787, 0, 65_535);
   const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  const databaseUrl = databaseUrlFrom(env);
   const logLevel = isSet(env, 'LOG_LEVEL') ? env.LOG_LEVEL!.trim() : 'info';
   if (!LOG_LEVELS.includes(logLevel))
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
   return {
     port,
     dataDir: path.resolve(env.DATA_DIR || './data'),
-    databaseUrl: databaseUrlFrom(env),
+    databaseUrl,
     databasePoolSize: intFrom(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     baseUrl,
     keysUrl: env.KEYS_URL || `${baseUrl}/keys`,
@@ -221,6 +230,9 @@ export function configFromEnv(env: Env = process.env): Config {
     eventPollMs: intFrom(env, 'EVENT_POLL_MS', 500, 10, 60_000),
     eventHeartbeatMs: 15_000,
     eventStreamMaxMs: 5 * 60_000,
+    // With a database, nodes sit behind a balancer: HAProxy's check (inter 2 s, fall 3) takes a node out
+    // within 6 s of its first 503, and 2 s more is margin. SQLite is one node: nowhere else to send calls.
+    shutdownDrainMs: intFrom(env, 'SHUTDOWN_DRAIN_MS', databaseUrl === null ? 0 : DEFAULT_DRAIN_MS, 0, 300_000),
   };
 }
 

@@ -168,7 +168,7 @@ export const PROBLEM_CODES = {
     status: 422,
     title: 'The uploaded file cannot be read',
     remedy:
-      'Nothing of it was kept. Check the file (gzip -t for gzip; a Parquet reader for Parquet; CSV must be UTF-8), then upload it again from piece 0 with a new x-upload-session.',
+      'Nothing of it was kept. Check the file (gzip -t for gzip; a Parquet reader for Parquet), then upload it again: in pieces from piece 0 with a new x-upload-session, or PUT it again.',
   },
   upload_unreadable: {
     status: 422,

@@ -2,7 +2,7 @@
 // `startService` does the same for tests (port 0, a temp DATA_DIR) and hands back a close().
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { Server, ServerOptions } from 'node:http';
+import type { Server, ServerOptions, ServerResponse } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
 import { pino, type Logger } from 'pino';
@@ -59,8 +59,12 @@ export interface RunningService {
   warmed: Promise<void>;
   /** Threads of this process now: task threads started so far and alive, and fit workers alive. */
   threadCounts(): { taskThreadsStarted: number; taskThreads: number; fitWorkers: number };
-  /** Stops accepting, gives in-flight requests `graceMs` (default 0), drops the rest, closes threads and store. */
-  close(graceMs?: number): Promise<void>;
+  /**
+   * Drains for `drainMs` (default 0: still serving, health checks answering 503, replies closing their
+   * connections), then stops accepting, gives in-flight requests `graceMs` (default 0), drops the rest,
+   * closes threads and store. Called again with no drainMs while draining, it ends the drain at once.
+   */
+  close(graceMs?: number, drainMs?: number): Promise<void>;
 }
 
 export async function startService(overrides: Partial<Config> = {}, opts: StartOptions = {}): Promise<RunningService> {
@@ -105,11 +109,31 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
     // docs/reference/schedules.md#runs: scheduled runs due now (a period missed while down runs once) and every tick after
     const stopScheduler = startScheduler(services, config.scheduleTickMs);
 
+    // While the process drains (host/runtime/drain.ts) every reply says `Connection: close`: the client or
+    // balancer ends that connection itself after the reply, so none is left idle for close() to cut just as
+    // a request is sent on it. Set before the app writes its headers, which keep it unless they name their own.
+    server.prependListener('request', (_req, res: ServerResponse) => {
+      if (services.drain.draining) res.setHeader('connection', 'close');
+    });
+
     let closing: Promise<void> | undefined;
-    const close = (graceMs = 0) =>
-      (closing ??= (async () => {
+    let endDrain: (() => void) | undefined;
+    const close = (graceMs = 0, drainMs = 0) => {
+      // A second close (a second Ctrl-C) while draining ends the drain now.
+      if (closing && drainMs === 0) endDrain?.();
+      return (closing ??= (async () => {
         stopSweeper();
         stopScheduler();
+        services.drain.begin();
+        if (drainMs > 0) {
+          // Still listening and serving: /readyz and /healthz answer 503 so the balancer stops sending here
+          // (docs/guides/operating.md#stopping-a-node).
+          log.info({ drain_ms: drainMs }, 'draining');
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, drainMs);
+            endDrain = () => (clearTimeout(timer), resolve());
+          });
+        }
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         // In-flight requests get graceMs to finish; then every connection is dropped (tests pass 0).
@@ -125,6 +149,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
         await opened.close();
         await pool.close();
       })());
+    };
     log.info({ url, data_dir: config.dataDir, base_url: config.baseUrl, memory_bound_mb: memoryBoundMb(config) }, 'listening');
     const threadCounts = () => {
       const t = threads.counts();
@@ -149,13 +174,27 @@ function serverOptionsOf(t: ConnectionTimeouts): ServerOptions {
   };
 }
 
+/** What calls still running when a stopped node closes get to finish (docs/guides/operating.md#stopping-a-node). */
+const IN_FLIGHT_GRACE_MS = 10_000;
+
 async function main(): Promise<void> {
   // Nothing is built here: `npm run build` (host/cli/build.ts) made the engine, the page and dist/ before.
   const running = await startService();
   const log = running.services.log;
+  const { shutdownDrainMs } = running.services.config;
+  let stopping = false;
   const stop = (signal: string) => {
-    log.info({ signal }, 'shutting down');
-    running.close(10_000).then(
+    if (stopping) {
+      // A second signal (Ctrl-C again): skip the rest of the drain, still close gracefully.
+      log.info({ signal }, 'ending the drain');
+      void running.close();
+      return;
+    }
+    stopping = true;
+    log.info({ signal, drain_ms: shutdownDrainMs }, 'shutting down');
+    // SHUTDOWN_DRAIN_MS of draining, then 10 s for the calls still running; the service manager's stop
+    // timeout must cover both and the rest of close() (TimeoutStopSec, stop_grace_period: 30 s).
+    running.close(IN_FLIGHT_GRACE_MS, shutdownDrainMs).then(
       () => process.exit(0),
       (err: unknown) => {
         log.error({ err }, 'shutdown failed');
@@ -163,8 +202,8 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
 /** `node dist/main.js` (`npm start`), or `tsx host/main.ts` from source. */

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { startService } from '../host/main.ts';
-import { ConfigError, configFromEnv, DEFAULT_MAX_BODY_BYTES } from '../host/config.ts';
+import { ConfigError, configFromEnv, DEFAULT_DRAIN_MS, DEFAULT_MAX_BODY_BYTES } from '../host/config.ts';
 import { createLiveKey } from '../host/runtime/keys.ts';
 import { tempDir } from './helpers/service.ts';
 
@@ -38,6 +38,7 @@ describe('configFromEnv', () => {
       bodyMemoryBytes: 256 * 1024 * 1024,
       sweepEveryMs: 600_000,
       scheduleTickMs: 3_600_000,
+      shutdownDrainMs: 0, // SQLite: one node, no balancer to drain from
       uploadPartBytes: 1024 * 1024,
       maxUploadRowBytes: 8_000_000,
       fetchCaPem: null,
@@ -52,6 +53,13 @@ describe('configFromEnv', () => {
       maxUploadBytes: 100_000_000,
       fetchTimeoutMs: 30_000,
     });
+  });
+
+  it('drains 8 s on stop with a database (nodes behind a balancer), not at all on SQLite', () => {
+    expect(configFromEnv({ DATABASE_URL: 'postgres://app@db.internal:5432/oq' }).shutdownDrainMs).toBe(DEFAULT_DRAIN_MS);
+    expect(DEFAULT_DRAIN_MS).toBe(8000);
+    expect(configFromEnv({}).shutdownDrainMs).toBe(0);
+    expect(configFromEnv({ DATABASE_URL: 'postgres://app@db.internal:5432/oq', SHUTDOWN_DRAIN_MS: '0' }).shutdownDrainMs).toBe(0);
   });
 
   it('reads every variable', () => {
@@ -83,6 +91,7 @@ describe('configFromEnv', () => {
       OAUTH_ISSUERS: '[{"issuer": "https://sso.example/realms/a", "audience": "oq", "workspace": "team"}]',
       SIGNING_KEY_RELOAD_MS: '5000',
       TRUST_PROXY: '10.0.0.5, ::1',
+      SHUTDOWN_DRAIN_MS: '3000',
     });
     expect(c).toEqual({
       port: 9000,
@@ -116,6 +125,7 @@ describe('configFromEnv', () => {
       eventPollMs: 250,
       eventHeartbeatMs: 15_000,
       eventStreamMaxMs: 300_000,
+      shutdownDrainMs: 3000,
       oauthIssuers: [
         {
           issuer: 'https://sso.example/realms/a',
@@ -175,6 +185,8 @@ describe('configFromEnv', () => {
     ['SWEEP_EVERY_MS', '10'],
     ['SCHEDULE_TICK_MS', '99'],
     ['SIGNING_KEY_RELOAD_MS', '999'],
+    ['SHUTDOWN_DRAIN_MS', '300001'],
+    ['SHUTDOWN_DRAIN_MS', 'soon'],
     ['WARM_THREADS', '2'],
     ['WARM_THREADS', 'yes'],
   ])('refuses %s=%j, naming the variable and the value', (name, value) => {

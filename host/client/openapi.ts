@@ -565,7 +565,7 @@ export interface paths {
     put?: never;
     /**
      * A model's calls against real outcomes
-     * @description How the calls of a model (a model_ref an answered ask gave, in the namespace that ask named) matched the outcomes reported with svc_report_outcomes. Each answer is kept when issued (yesno and score cases, the top_k cases of a rank; never choice); each reported case is paired with the latest answer about it issued no later than the outcome's observation day (UTC), and a case reported twice counts once, with its latest outcome. Returns answers_kept, records_since, outcomes_without_an_earlier_answer, and overall, by_band, by_level and by_chance (deciles "0.0-0.1" to "0.9-1.0"), each with calls, happened, observed_rate, interval_95 (95% Wilson), mean_chance and small_n (under 100 calls). A well-calibrated model has observed_rate close to mean_chance in each range. watch_url shows this calibration and the latest drift of the model to anyone holding it, for 24 hours, with no key. Free.
+     * @description How the calls of a model (a model_ref an answered ask gave, in the namespace that ask named) matched the outcomes reported with svc_report_outcomes. Each answer is kept when issued (yesno and score cases, the top_k cases of a rank; never choice); each reported case is paired with the latest answer about it issued no later than the outcome's observation day (UTC), and a case reported twice counts once, with its latest outcome. Returns answers_kept, records_since, outcomes_without_an_earlier_answer (of them outcomes_answered_later: cases answered only after the day their outcome was observed, which are no forecast), unpaired_note saying why when either is not 0, and overall, by_band, by_level and by_chance (deciles "0.0-0.1" to "0.9-1.0"), each with calls, happened, observed_rate, interval_95 (95% Wilson), mean_chance and small_n (under 100 calls). A well-calibrated model has observed_rate close to mean_chance in each range. watch_url shows this calibration and the latest drift of the model to anyone holding it, for 24 hours, with no key. Free.
      */
     post: operations['svc_track_record'];
     delete?: never;
@@ -1660,6 +1660,7 @@ export interface components {
         small_n: boolean;
       }[];
       model_ref: string;
+      outcomes_answered_later: number;
       outcomes_without_an_earlier_answer: number;
       overall: {
         calls: number;
@@ -1670,6 +1671,7 @@ export interface components {
         small_n: boolean;
       };
       records_since: string | null;
+      unpaired_note?: string;
       watch_url?: string;
     };
     UploadCompleteRequest: {
@@ -1957,7 +1959,7 @@ export interface components {
      *     - `shape_invalid`: Invalid shape. Fix the shape definition named in `field`.
      *     - `shape_empty`: Shape yields no usable rows. Check the time column, as_of and windows: the shape read produced no cases.
      *     - `columns_mismatch`: Columns differ from the dataset. Every piece of a dataset must have exactly the same columns as the first.
-     *     - `upload_corrupt`: The uploaded file cannot be read. Nothing of it was kept. Check the file (gzip -t for gzip; a Parquet reader for Parquet; CSV must be UTF-8), then upload it again from piece 0 with a new x-upload-session.
+     *     - `upload_corrupt`: The uploaded file cannot be read. Nothing of it was kept. Check the file (gzip -t for gzip; a Parquet reader for Parquet), then upload it again: in pieces from piece 0 with a new x-upload-session, or PUT it again.
      *     - `upload_unreadable`: The file holds columns this service does not read. Write the Parquet file with flat columns of text, numbers, booleans, dates or times (no lists, maps, groups or raw bytes), or send CSV.
      *     - `invalid_outcomes`: Invalid outcomes. Fix the rows listed in `errors`; nothing was written.
      *     - `idempotency_key_reused`: Idempotency key reused with a different body. Use a new idempotency_key for a different request.

@@ -11,7 +11,7 @@ import type { FitOutcome } from './fit-outcome.ts';
 import { compareIds, inRequestOrder, pickRows, readableCases, type CaseSet } from './cases.ts';
 import { decisionOf, nextSteps, type NextContext } from './next-steps.ts';
 import { saysOf, type AnswerProfile } from './says.ts';
-import { explanationOf } from './explain.ts';
+import { explanationOf, reasonsNoteOf } from './explain.ts';
 import { scoreTable, type ScoredCase } from './scoring.ts';
 import { bandOf } from './band.ts';
 import type { SignedVerdict, VerdictCase, VerdictInput } from './verdicts.ts';
@@ -107,6 +107,8 @@ export async function buildAnswer(a: AnswerInput): Promise<BuiltAnswer> {
       }
     }
   }
+  // docs/reference/ask.md#cases: cases.open that found no case says so, rather than an unexplained empty list
+  if (a.cases.note !== undefined && body.state === 'answered') body.cases_note = a.cases.note;
   // docs/reference/ask.md#answer: decision restates state; next[] says what to do from the answer alone
   body.decision = decisionOf(body.state as string);
   // a refusal or not_yet says why in words, with its numbers, as the page does (core/explain.ts)
@@ -179,6 +181,8 @@ function caseResult(
   out.p_display = pDisplayOf(s.p);
   if (signed.position !== undefined) out.position = signed.position;
   out.reasons = s.reasons;
+  const note = reasonsNoteOf(s, fit.quality.base_rate);
+  if (note !== undefined) out.reasons_note = note;
   if (levers) out.levers = levers;
   if (a.band) Object.assign(out, bandOf(fit.quality, s, a.subjectKind));
   if (a.profile && out.refused !== true) out.says = saysOf(a.profile, a.question, out);
@@ -191,7 +195,8 @@ function caseResult(
  * from the signed text (reply-json.ts); otherwise copies without the extras.
  */
 function signedCases(cases: CaseResult[], a: AnswerInput, levers: Lever[][] | null): VerdictCase[] {
-  return levers || a.band || a.profile ? cases.map(verdictCase) : (cases as unknown as VerdictCase[]);
+  const extras = levers || a.band || a.profile || cases.some((c) => c.reasons_note !== undefined);
+  return extras ? cases.map(verdictCase) : (cases as unknown as VerdictCase[]);
 }
 
 /** The Verdict's fields of a case result (docs/reference/ask.md#case-result subset signed by docs/reference/verdicts.md), in canonical key order. */
@@ -270,12 +275,39 @@ async function simpleAnswer(a: AnswerInput, fit: FitOutcome): Promise<BuiltAnswe
   const cases = scored.map((s, r) => caseResult(a, fit, cs.entityIds[r], s, { level: levelOf(a.question, s.p) }, levers?.[r]));
   const verdicts = cases.length > 0 ? [await sign(a, fit, signedCases(cases, a, levers))] : [];
   const all = allInOrder(cs, cases);
+  const levelsNote = levelsNoteOf(a.question, fit.quality.base_rate, cases);
   return {
-    body: { ...answeredBase(a.question, fit), cases: all, ...verdictsField(verdicts) },
+    body: { ...answeredBase(a.question, fit), cases: all, ...verdictsField(verdicts), ...(levelsNote ? { levels_note: levelsNote } : {}) },
     billable: cases.length,
     asked: cs.total,
     allCases: () => all,
   };
+}
+
+/**
+ * docs/decisions/0076-score-levels-note.md: a score with the default cuts on a record whose base rate lies outside
+ * them (below 0.25 or above 0.75) puts nearly every case in one level; when more than half of the answer's cases
+ * are in that end level, the answer says so in `levels_note`, with
+ * cuts at half, 1.5 and 3 times the base rate (mirrored for a high one) that grade cases against it.
+ */
+export function levelsNoteOf(q: Question, baseRate: number, cases: readonly CaseResult[]): string | undefined {
+  if (q.type !== 'score' || q.cuts !== undefined || !(baseRate > 0 && baseRate < 1)) return undefined;
+  const low = baseRate < DEFAULT_CUTS[0];
+  if (!low && baseRate <= DEFAULT_CUTS[DEFAULT_CUTS.length - 1]) return undefined;
+  const cut = (x: number) => Number(x.toPrecision(2));
+  const cuts = low
+    ? [0.5, 1.5, 3].map((k) => cut(Math.min(k * baseRate, 0.99)))
+    : [3, 1.5, 0.5].map((k) => cut(1 - Math.min(k * (1 - baseRate), 0.99)));
+  const rate = `${Math.round(baseRate * 100)}%`;
+  const level = low ? (q.levels ?? DEFAULT_LEVELS)[0] : (q.levels ?? DEFAULT_LEVELS)[DEFAULT_CUTS.length];
+  const inLevel = cases.filter((c) => c.level === level).length;
+  // only when the cuts do fail here: more than half of the answered cases share that end level
+  if (!(inLevel > cases.length / 2)) return undefined;
+  return (
+    `${inLevel} of ${cases.length} cases are ${level}: the default cuts (${DEFAULT_CUTS.join(', ')}) lie ${low ? 'above' : 'below'} this record's base rate of ${rate}, ` +
+    `so they tell few cases apart. To grade cases against the base rate, send cuts such as [${cuts.join(', ')}] ` +
+    `(${low ? 'half, 1.5 times and 3 times the base rate' : 'the same steps measured from 100%'}) with levels that name what they mean.`
+  );
 }
 
 /** docs/reference/ask.md#answer: a rank lists its first 100 unreadable cases, and their count. */

@@ -35,6 +35,8 @@ export interface CaseSet {
   total: number;
   /** The cases.rows objects the table was read from (a key a row lacks is a missing column, not a blank). */
   rowObjects?: readonly object[];
+  /** Why no case was selected, when `cases.open` found none (an answer then says it in `cases_note`). */
+  note?: string;
 }
 
 const MAX_LISTED = 20;
@@ -193,7 +195,19 @@ function openCases(record: RawTable, entityColumn: string, timeColumn: string | 
     entityIds: ids,
     skipped: [],
     total: ids.length,
+    ...(ids.length === 0 ? { note: noOpenCase(open) } : {}),
   };
+}
+
+/** docs/reference/ask.md#cases: why cases.open answered nothing, and what to send instead. */
+function noOpenCase(open: OpenCases): string {
+  const where = open.at
+    ? `no reading at ${open.at.column} ${open.at.value} has a blank ${open.outcomeColumn}`
+    : `every row has its ${open.outcomeColumn} (a blank ${open.outcomeColumn} marks a case still open)`;
+  return (
+    `cases.open found no open case: ${where}, so there is no case to answer. Add rows whose ${open.outcomeColumn} is ` +
+    'still blank, or send cases: {ids: [...]} or cases: {rows: [...]} to ask about particular cases.'
+  );
 }
 
 /** The case results in request order: `answered[r]` is table row r's result, at its position; each skipped case at its own. */

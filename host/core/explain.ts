@@ -66,3 +66,30 @@ export function explanationOf(a: Unanswered): string | undefined {
   }
   return undefined;
 }
+
+const percent = (p: number) => (p < 0.005 ? 'under 1%' : p >= 0.995 ? 'over 99%' : `${Math.round(p * 100)}%`);
+
+/**
+ * Why an answered case has fewer reasons than it might (`reasons_note`, docs/decisions/0075-reasons-note.md):
+ * none at all, because no column moved its odds by a quarter against the average case; or a column left out
+ * because its effect holds over too narrow a span of values (docs/decisions/0074-effect-spans.md).
+ * Undefined when there is nothing to explain.
+ */
+export function reasonsNoteOf(
+  s: { p: number; reasons: readonly unknown[]; narrow: readonly string[] },
+  baseRate: number,
+): string | undefined {
+  const n = s.narrow.length;
+  const narrow =
+    n === 0
+      ? ''
+      : `${s.narrow.join(', ')} ${n === 1 ? 'moves' : 'move'} this chance only over a span of values too narrow to act on, ` +
+        `so ${n === 1 ? 'it is' : 'they are'} not given as a reason.`;
+  if (s.reasons.length > 0) return n > 0 ? narrow : undefined;
+  const wide = n > 0 ? ' over a span of values wide enough to act on' : '';
+  return (
+    `No column moved this case's odds by a quarter or more against the average case${wide}, so no reason is given: ` +
+    `its chance (${percent(s.p)}) is near the record's base rate (${percent(baseRate)}) or the sum of small effects.` +
+    (n > 0 ? ` ${narrow}` : '')
+  );
+}

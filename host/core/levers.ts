@@ -8,7 +8,8 @@
 // - A target bin of the column is a bin training rows fell in (count > 0), not the missing bin nor
 //   the categorical "rare or unseen" bin, whose term improves on the case's bin by at least ln 1.1
 //   (10% on the odds) in the wanted direction: lower for an outcome to avoid, higher for a wanted one.
-// - Numeric: the side (higher or lower bins) holding the largest improvement gives `increase` or
+// - Numeric: a target bin's effect span must be wide enough to act on (core/effect-span.ts,
+//   docs/decisions/0074-effect-spans.md): a lone bin a few cents wide is no target. The side (higher or lower bins) holding the largest improvement gives `increase` or
 //   `decrease`; the targets are the improving bins on that side. A missing numeric value gets none.
 // - Categorical: `to_one_of` the values of the best improving bins (at most 10, best first).
 import { scoreCases } from '../engine/scorer.ts';
@@ -16,6 +17,7 @@ import type { Model } from '../engine/model.ts';
 import type { EngineModule } from '../engine/wasm.ts';
 import type { RawTable } from '../table/types.ts';
 import type { LeverDirection, LeverGrant } from '../signing/lever-token.ts';
+import { tooNarrow } from './effect-span.ts';
 
 export const LEVER_MIN_GAIN = Math.log(1.1);
 const MAX_VALUES = 10;
@@ -62,7 +64,7 @@ export function leverTargets(model: Model, j: number, bin: number, desirable: bo
     let bestUp = 0;
     let bestDown = 0;
     for (let b = 1; b < terms.length; b++) {
-      if (!improving(b)) continue;
+      if (!improving(b) || tooNarrow(model, j, b)) continue;
       const g = gain(terms[bin], terms[b], desirable);
       if (b > bin) (up.push(b), (bestUp = Math.max(bestUp, g)));
       else (down.push(b), (bestDown = Math.max(bestDown, g)));

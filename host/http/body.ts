@@ -1,6 +1,5 @@
 // JSON request bodies: content type checked (415), size enforced while reading (413), parse errors 400.
 import type { Context, MiddlewareHandler } from 'hono';
-import { keepRawJson } from '../lib/raw-json.ts';
 import { ServiceError } from '../errors.ts';
 import { assertPlainJson } from '../schemas/json-guard.ts';
 import type { AppEnv } from './env.ts';
@@ -75,9 +74,7 @@ export function parseJsonBytes(bytes: Uint8Array): unknown {
     throw new ServiceError('invalid_json', 'The body is not valid UTF-8.');
   }
   try {
-    const value: unknown = JSON.parse(text);
-    keepRawJson(value, text);
-    return value;
+    return JSON.parse(text);
   } catch (err) {
     const why = err instanceof SyntaxError ? err.message : 'unparseable';
     throw new ServiceError('invalid_json', `The body is not valid JSON (${why}).`, { cause: err });

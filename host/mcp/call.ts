@@ -1,6 +1,6 @@
 // One tools/call: authenticate like REST when the operation needs a key, count it against the workspace's
 // rate limit, run the same operation function the REST route runs, and shape the reply as a tool result.
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { assertScope, authenticate } from '../runtime/auth.ts';
 import { ServiceError, answerFor, serviceErrorOf, toProblem } from '../errors.ts';
 import { bodyOnlyRequest, type Operation } from '../operations/operation.ts';

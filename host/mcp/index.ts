@@ -1,7 +1,7 @@
 // POST /mcp (docs/reference/mcp.md): MCP streamable HTTP, stateless — a fresh server and transport per request, JSON
 // replies, the body read like every REST body (size limit, problem+json); GET and DELETE answer 405.
 import type { Hono } from 'hono';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { AppEnv } from '../http/env.ts';
 import { jsonBody } from '../http/body.ts';
 import { ServiceError } from '../errors.ts';

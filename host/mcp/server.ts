@@ -1,7 +1,6 @@
 // A low-level MCP Server for one HTTP request (stateless: any number of clients, any process answers):
 // tools/list from the prepared catalog, tools/call through callTool.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
 import type { Operation } from '../operations/operation.ts';
 import { callTool, type CallContext } from './call.ts';
 import { INTERFACE_VERSION } from '../core/contract.ts';
@@ -24,11 +23,12 @@ const INSTRUCTIONS =
 export function createMcpServer(catalog: ToolCatalog, cc: CallContext): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   // Listing needs no key: a client sees every tool, and a keyed tool called without one answers unauthorized.
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: catalog.tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler('tools/list', async () => ({ tools: catalog.tools }));
+  server.setRequestHandler('tools/call', async (request) => {
     const op = catalog.byName.get(request.params.name);
     // A single call naming no tool never gets here (params.ts answers it with the Problem); a batch might.
-    if (!op) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    // The message keeps the "MCP error <code>: " prefix the 1.x SDK added, so clients see the same bytes as before.
+    if (!op) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `MCP error -32602: Unknown tool: ${request.params.name}`);
     return callTool(op, request.params.arguments, cc);
   });
   return server;

@@ -1,6 +1,6 @@
 // The MCP tool list (docs/reference/mcp.md): one tool per implemented operation, with its JSON Schemas converted
 // from the same valibot schemas REST validates with, and its hints from the registry.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { ProblemSchema } from '../schemas/index.ts';
 import type { Operation } from '../operations/operation.ts';
 import { JSON_SCHEMA_DIALECT, hoistDefs, jsonSchemaOf, type Json } from '../openapi/json-schema.ts';

@@ -21,6 +21,7 @@ import { StoredAnswerCache } from './stored-answers.ts';
 import { DatabaseClock } from './clock.ts';
 import { loadTokenSecrets } from '../signing/hmac-token.ts';
 import { ServiceMetrics } from './metrics.ts';
+import { Drain } from './drain.ts';
 
 export interface OpenOptions {
   log: Logger;
@@ -93,6 +94,7 @@ export async function openServices(config: Config, opts: OpenOptions): Promise<O
       records: new RecordCache(opts.recordCacheCells),
       storedAnswers: new StoredAnswerCache(),
       metrics,
+      drain: new Drain(),
     };
     metrics.watch({
       tasksRunning: () => services.tasks.running,

@@ -17,6 +17,7 @@ import type { TokenSecrets } from '../signing/hmac-token.ts';
 import type { TaskEventHub } from './events/hub.ts';
 import type { StoredAnswerCache } from './stored-answers.ts';
 import type { ServiceMetrics } from './metrics.ts';
+import type { Drain } from './drain.ts';
 
 export type { Config } from '../config.ts';
 
@@ -58,6 +59,8 @@ export interface Services {
   storedAnswers: StoredAnswerCache;
   /** What GET /metrics reports (host/runtime/metrics.ts). */
   metrics: ServiceMetrics;
+  /** Set once the process is stopping: it still serves, but tells the balancer to stop sending (host/runtime/drain.ts). */
+  drain: Drain;
 }
 
 export interface Caller {

@@ -23,6 +23,12 @@ export class StoreConfigError extends StoreError {
   readonly code = 'store_config';
 }
 
+/** PostgreSQL's read_only_sql_transaction, and SQLite's read-only result codes (SQLITE_READONLY_*). */
+export function isReadOnly(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '25006' || (typeof code === 'string' && code.startsWith('SQLITE_READONLY'));
+}
+
 // Node socket errors that mean the server is not there (or went away).
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 

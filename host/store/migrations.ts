@@ -6,6 +6,7 @@
 // name recorded in schema_migrations), then comment lines saying why; the rest is the SQL as it runs.
 // {{BYTES}} stands for the binary column type (BLOB / BYTEA). Timestamps are epoch milliseconds in BIGINT
 // columns; flags are INTEGER 0/1; JSON is TEXT. Never edit a released migration: add the next number.
+import { isReadOnly, StoreConfigError } from './errors.ts';
 import fs from 'node:fs';
 import { lockForTransaction, type Dialect, type SqlClient } from './sql.ts';
 
@@ -73,6 +74,23 @@ export const MIGRATION_LOCK_KEY = 0x6f71736d6967;
  * its bookkeeping row, so a crash leaves either all of a migration or none. Returns the versions applied.
  */
 export async function runMigrations(db: SqlClient, now: number = Date.now()): Promise<number[]> {
+  try {
+    return await applyMigrations(db, now);
+  } catch (err) {
+    // A hot standby, or a recovery paused before promotion (docs/guides/operating.md): the operator pointed
+    // DATABASE_URL at a copy that takes no writes. Said in one line, as any other setting to fix.
+    if (isReadOnly(err)) {
+      throw new StoreConfigError(
+        'the database is read-only (a standby, or a recovery not yet promoted): the service and the keys command write to it; ' +
+          'point DATABASE_URL at the primary, or promote this one first',
+        { cause: err },
+      );
+    }
+    throw err;
+  }
+}
+
+async function applyMigrations(db: SqlClient, now: number): Promise<number[]> {
   await db.transaction(async (tx) => {
     await lockForTransaction(tx, MIGRATION_LOCK_KEY);
     await tx.exec(

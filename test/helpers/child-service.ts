@@ -35,6 +35,9 @@ export function startChildService(dataDir: string, env: Record<string, string> =
       LOG_LEVEL: 'info',
       BASE_URL: '',
       DATABASE_URL: '', // SQLite under DATA_DIR unless a test passes one: never a database from the shell
+      // A stopped node closes at once (on PostgreSQL it would drain 8 s first: no balancer here to notice);
+      // test/http/drain.test.ts sets its own.
+      SHUTDOWN_DRAIN_MS: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -197,6 +197,20 @@ describe('tools/call', () => {
     expect(err.data).toMatchObject({ code: 'invalid_request', field: 'params.name', status: 422 });
     expect(err.data.remedy).toMatch(/tools\/list/);
   });
+
+  it('answers an unknown tool inside a batch with the same -32602 message the 1.x SDK server gave', async () => {
+    const call = (id: number, name: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
+    const res = await fetch(`${svc.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify([call(1, 'svc_nothing'), call(2, 'svc_describe')]),
+    });
+    expect(res.status).toBe(200);
+    const [unknown, described] = await res.json();
+    // Byte-compatible with the 1.x server (docs/decisions/0081-mcp-server-package.md): no data, this exact message.
+    expect(unknown).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'MCP error -32602: Unknown tool: svc_nothing' } });
+    expect(described.result.structuredContent.interface_version).toBeDefined();
+  });
 });
 
 describe('the /mcp endpoint', () => {

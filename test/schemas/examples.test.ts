@@ -188,6 +188,7 @@ const responses: [string, unknown][] = [
       answers_kept: 0,
       records_since: null,
       outcomes_without_an_earlier_answer: 0,
+      outcomes_answered_later: 0,
       overall: { calls: 0, happened: 0, observed_rate: null, interval_95: null, mean_chance: null, small_n: true },
       by_band: [],
       by_level: [],

@@ -84,6 +84,15 @@ describe('opening the store', () => {
     }
   });
 
+  it('says a read-only database (a standby, a paused recovery) needs the primary, in one line', async () => {
+    const url = new URL(await freshSchema());
+    await (await openStore({ dataDir: tempDir(), databaseUrl: url.href })).close(); // migrated on the primary
+    url.searchParams.set('options', `${url.searchParams.get('options')} -c default_transaction_read_only=on`);
+    const err = await openStore({ dataDir: tempDir(), databaseUrl: url.href }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreConfigError);
+    expect((err as Error).message).toMatch(/^the database is read-only .*point DATABASE_URL at the primary/);
+  });
+
   it('stops the service at start with one line naming DATABASE_URL and a non-zero exit when the database is unreachable', async () => {
     const port = await freePort();
     const { code, stderr } = await runMain({ DATA_DIR: tempDir(), DATABASE_URL: `postgres://app:s3cret-pw@127.0.0.1:${port}/oq` });

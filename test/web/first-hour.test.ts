@@ -89,6 +89,37 @@ describe('the page guesses right', () => {
     await page.screenshot({ path: path.join(ARTIFACTS, 'first-hour-answer.png'), fullPage: true });
   });
 
+  it("draws a refused answer's terms grey on one shared scale, and an answered one's each on its own", async () => {
+    await page.selectOption('#sample', 'coin_flips');
+    await page.selectOption('#type', 'yesno');
+    await page.click('#run');
+    expect(await waitDone()).toBe('done');
+    expect(await page.textContent('#preview-answer')).toMatch(/refused/);
+    const chart = page.locator('#terms-chart');
+    expect(await chart.getAttribute('class')).toBe('terms refused');
+    const scale = Number(await chart.getAttribute('data-scale'));
+    expect(scale).toBeGreaterThanOrEqual(0.69);
+    // every panel's top tick is the one shared scale, not its own largest term
+    const tops = await page.$$eval('#terms-chart svg.panel', (ps) => ps.map((p) => p.querySelector('text.axis')!.textContent));
+    expect(tops.length).toBeGreaterThan(1);
+    expect(new Set(tops)).toEqual(new Set([`+${scale.toFixed(2)}`]));
+    expect(await page.textContent('#terms-chart figcaption')).toMatch(/^Refused: these terms did not hold on the held-out rows/);
+    const fill = await page.$eval('#terms-chart svg rect', (r) => getComputedStyle(r).fill);
+    expect(fill).toBe('rgb(185, 192, 201)');
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'first-hour-refused.png'), fullPage: true });
+
+    await page.selectOption('#sample', 'saas_churn');
+    await page.click('#run');
+    expect(await waitDone()).toBe('done');
+    expect(await page.locator('#terms-chart').getAttribute('class')).toBe('terms');
+    expect(await page.locator('#terms-chart').getAttribute('data-scale')).toBe('own');
+    // saas_churn has no blank cell: no column gets an "is missing" bar (a bin no training row fell in is not drawn)
+    const titles = await page.$$eval('#terms-chart rect title', (ts) => ts.map((t) => t.textContent ?? ''));
+    expect(titles.length).toBeGreaterThan(10);
+    expect(titles.filter((t) => t.includes('is missing'))).toEqual([]);
+  });
+
   it('asks the service a log sample with its own ready ask and shows that answer', async () => {
     await page.selectOption('#sample', 'customer_events');
     expect(await page.$eval('#run', (b) => (b as HTMLButtonElement).disabled)).toBe(true);

@@ -142,9 +142,14 @@ export async function* csvPartsOf(
   };
   try {
     if (format === 'gzip') {
-      for await (const out of inflated(file.chunks())) {
+      const stream = inflated(file.chunks());
+      for await (const out of stream) {
         count(out.byteLength);
-        yield* cutter.push(out);
+        try {
+          yield* cutter.push(out);
+        } catch (err) {
+          throw await csvFaultOrDamage(err, stream, cap - csvBytes, limits.field);
+        }
       }
     } else {
       const encoder = new TextEncoder();
@@ -244,16 +249,57 @@ export async function* inflated(chunks: AsyncIterable<Uint8Array>): AsyncGenerat
   }
 }
 
+/**
+ * `err`, a fault the CSV inside a gzip stream showed, unless the stream itself is damaged: bytes changed in a
+ * gzip stream often inflate to text that is not CSV before zlib sees the damage (at the latest, the checksum
+ * at its end). So the rest of the stream is inflated, its output dropped and at most `left` bytes of it (the
+ * cap), and a stream that does not inflate whole is upload_corrupt (docs/decisions/0078-csv-faults-inside-files.md).
+ */
+export async function csvFaultOrDamage(err: unknown, rest: AsyncIterator<Uint8Array>, left: number, field: string): Promise<unknown> {
+  if (!(err instanceof ServiceError && err.code === 'invalid_request')) return err;
+  try {
+    for (let r = await rest.next(); !r.done && left >= 0; r = await rest.next()) left -= r.value.byteLength;
+  } catch (damage) {
+    if (isGzipDamage(damage)) return gzipCorrupt(field, damage);
+  }
+  return err;
+}
+
+/** A gzip stream zlib cannot inflate (damaged bytes, cut short, not gzip after its first bytes). */
+export function isGzipDamage(err: unknown): err is NodeJS.ErrnoException {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return err instanceof Error && typeof code === 'string' && code.startsWith('Z_');
+}
+
+/** A gzip stream that cannot be inflated, named as the upload `field`: upload_corrupt, whatever the route. */
+export function gzipCorrupt(field: string, err: NodeJS.ErrnoException): ServiceError {
+  return new ServiceError(
+    'upload_corrupt',
+    `${field}: the gzip CSV cannot be read: the gzip stream is corrupt (${err.message}); nothing was stored`,
+    {
+      field,
+    },
+  );
+}
+
+/**
+ * A file that cannot be read as the problem it is (docs/decisions/0078-csv-faults-inside-files.md): a damaged
+ * container (a gzip stream, a Parquet file's structure) is upload_corrupt; a fault of the CSV it holds (not
+ * UTF-8, an unclosed quote, a row over the row limit) is invalid_request naming the field, as the same CSV sent
+ * plain is, so a file gets one answer whichever route it takes.
+ */
 function corrupt(what: string, field: string, err: unknown): ServiceError {
-  if (err instanceof ServiceError && err.code !== 'invalid_request') return err;
+  if (err instanceof ServiceError && err.code === 'invalid_request') {
+    return new ServiceError('invalid_request', `${field}: the CSV the ${what} holds cannot be read: ${err.message} Nothing was stored.`, {
+      field,
+    });
+  }
+  if (err instanceof ServiceError) return err;
   if (err instanceof ParquetProblem && err.kind === 'unsupported') {
     return new ServiceError('upload_unreadable', `${field}: the Parquet file cannot be read as a table: ${err.message}`, { field });
   }
-  const why =
-    err instanceof ServiceError
-      ? `it holds no readable CSV: ${err.message}`
-      : (err as NodeJS.ErrnoException).code?.startsWith('Z_')
-        ? `the gzip stream is corrupt (${(err as Error).message})`
-        : (err as Error).message;
-  return new ServiceError('upload_corrupt', `${field}: the ${what} cannot be read: ${why}; nothing was stored`, { field });
+  if (isGzipDamage(err)) return gzipCorrupt(field, err);
+  return new ServiceError('upload_corrupt', `${field}: the ${what} cannot be read: ${(err as Error).message}; nothing was stored`, {
+    field,
+  });
 }

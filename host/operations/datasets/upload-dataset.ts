@@ -19,7 +19,7 @@ import { datasetReply } from './reply.ts';
 import { assertUsableTable, unknownDataset } from './errors.ts';
 import { verifyUploadToken } from '../../signing/upload-token.ts';
 import { detectFormat } from './formats.ts';
-import { inflated } from './stored-file.ts';
+import { csvFaultOrDamage, gzipCorrupt, inflated, isGzipDamage } from './stored-file.ts';
 import type { Operation, OperationRequest } from '../operation.ts';
 import { UPLOAD_DIR, uploadFileName } from '../../runtime/upload-files.ts';
 import { type AddDatasetResponse, AddDatasetResponseSchema } from './add-dataset.schema.ts';
@@ -125,10 +125,16 @@ async function receive(body: ReadableStream<Uint8Array> | null, file: string, se
   try {
     const { format, chunks } = await withFormat(bodyChunks());
     if (format === 'parquet') throw parquetPut();
-    for await (const chunk of format === 'gzip' ? inflated(chunks) : chunks) {
+    const stream = format === 'gzip' ? inflated(chunks) : chunks;
+    for await (const chunk of stream) {
       size += chunk.byteLength;
       if (size > settings.maxUploadBytes) throw tooLarge(settings.maxUploadBytes, format === 'gzip');
-      scanner.push(chunk);
+      try {
+        scanner.push(chunk);
+      } catch (err) {
+        // a fault of the CSV a gzip holds, unless the gzip stream is damaged (docs/decisions/0078-csv-faults-inside-files.md)
+        throw format === 'gzip' ? await csvFaultOrDamage(err, stream, settings.maxUploadBytes - size, FIELD) : err;
+      }
       await out.write(chunk);
     }
     const summary = scanner.finish();
@@ -136,7 +142,8 @@ async function receive(body: ReadableStream<Uint8Array> | null, file: string, se
     return { size, summary, header: scanner.headerRow(), parts, format };
   } catch (err) {
     await reader?.cancel().catch(() => undefined);
-    throw err;
+    // a damaged gzip is the file's problem, as it is at a pieces upload's /complete (never a 500)
+    throw isGzipDamage(err) ? gzipCorrupt(FIELD, err) : err;
   } finally {
     signal.removeEventListener('abort', onAbort);
     await out.close();

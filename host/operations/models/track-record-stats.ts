@@ -8,7 +8,9 @@
 // - that outcome is matched to the latest answer about the case issued no later than the outcome's
 //   observation day (UTC: issued before the end of that day); ties in issue time go to the greater
 //   answer id;
-// - a case whose latest outcome has no such answer counts in outcomes_without_an_earlier_answer.
+// - a case whose latest outcome has no such answer counts in outcomes_without_an_earlier_answer, and in
+//   outcomes_answered_later too when the only answers about it were issued after that day (an answer made
+//   after the outcome was seen is no forecast of it: docs/decisions/0077-outcomes-answered-later.md).
 import type { AnsweredCase, OutcomeRecord } from '../../store/index.ts';
 
 export const DAY_MS = 86_400_000;
@@ -58,7 +60,10 @@ export function endOfDay(at: number): number {
 }
 
 /** Pairs each reported case's latest outcome with the latest answer about it issued by its observation day. */
-export function pairCalls(outcomes: readonly OutcomeRecord[], answers: readonly AnsweredCase[]): { calls: Call[]; unpaired: number } {
+export function pairCalls(
+  outcomes: readonly OutcomeRecord[],
+  answers: readonly AnsweredCase[],
+): { calls: Call[]; unpaired: number; answeredLater: number } {
   const latest = new Map<string, OutcomeRecord>();
   for (const o of outcomes) {
     const seen = latest.get(o.entity_id);
@@ -72,6 +77,7 @@ export function pairCalls(outcomes: readonly OutcomeRecord[], answers: readonly 
   }
   const calls: Call[] = [];
   let unpaired = 0;
+  let answeredLater = 0;
   // in case order, so the calls (and any sum over them) come out the same however the store returned them
   const cases = [...latest.keys()].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
   for (const id of cases) {
@@ -81,10 +87,12 @@ export function pairCalls(outcomes: readonly OutcomeRecord[], answers: readonly 
     for (const a of byCase.get(id) ?? []) {
       if (a.issued_at < by && (told === null || laterAnswer(a, told))) told = a;
     }
-    if (told === null) unpaired++;
-    else calls.push({ p: told.p, band: told.band, level: told.level, happened: o.outcome });
+    if (told === null) {
+      unpaired++;
+      if ((byCase.get(id)?.length ?? 0) > 0) answeredLater++;
+    } else calls.push({ p: told.p, band: told.band, level: told.level, happened: o.outcome });
   }
-  return { calls, unpaired };
+  return { calls, unpaired, answeredLater };
 }
 
 /** The 95% Wilson score interval of k successes in n trials (n > 0), rounded to 6 decimals. */
@@ -155,4 +163,28 @@ export function trackRecordOf(calls: readonly Call[]) {
 function rank(order: readonly string[], x: string): number {
   const i = order.indexOf(x);
   return i < 0 ? order.length : i;
+}
+
+/**
+ * Why reported cases are not among the calls (docs/decisions/0077-outcomes-answered-later.md), when some are not:
+ * undefined when every reported case was paired.
+ */
+export function unpairedNoteOf(unpaired: number, answeredLater: number): string | undefined {
+  if (unpaired === 0) return undefined;
+  const cases = (n: number) => `${n.toLocaleString('en-US')} reported ${n === 1 ? 'case' : 'cases'}`;
+  const never = unpaired - answeredLater;
+  const parts: string[] = [];
+  if (answeredLater > 0) {
+    parts.push(
+      `${cases(answeredLater)} ${answeredLater === 1 ? 'was' : 'were'} answered under this model_ref only after the day ` +
+        `${answeredLater === 1 ? 'its' : 'their'} outcome was observed: an answer made after the outcome is no forecast of it, so ` +
+        `${answeredLater === 1 ? 'it is' : 'they are'} not counted as calls`,
+    );
+  }
+  if (never > 0)
+    parts.push(`${cases(never)} ${never === 1 ? 'was' : 'were'} never answered under this model_ref, so there is no call to compare`);
+  return (
+    `${parts.join('; ')}. Outcomes count when an answer about the case was issued by the end of the UTC day of its observed_at; ` +
+    'report outcomes of cases after asking about them, with the observed_at of when the outcome became known.'
+  );
 }

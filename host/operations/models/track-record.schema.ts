@@ -23,6 +23,8 @@ export const TrackRecordResponseSchema = v.looseObject({
   answers_kept: Integer,
   records_since: v.nullable(v.string()),
   outcomes_without_an_earlier_answer: Integer,
+  outcomes_answered_later: Integer,
+  unpaired_note: v.optional(v.string()),
   overall: v.looseObject(StatisticsEntries),
   by_band: v.array(v.looseObject({ band: v.string(), ...StatisticsEntries })),
   by_level: v.array(v.looseObject({ level: v.string(), ...StatisticsEntries })),

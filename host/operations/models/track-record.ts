@@ -6,7 +6,7 @@ import { parseBody } from '../../schemas/index.ts';
 import type { OpContext, OpResult } from '../../runtime/services.ts';
 import { namespaceOf, requireLink } from './model-links.ts';
 import { EXAMPLE_IDS, FREE, READ_ONLY, type Operation } from '../operation.ts';
-import { pairCalls, trackRecordOf } from './track-record-stats.ts';
+import { pairCalls, trackRecordOf, unpairedNoteOf } from './track-record-stats.ts';
 import { modelWatchUrlOf } from '../../signing/watch-token.ts';
 import { TrackRecordRequestSchema, TrackRecordResponseSchema } from './track-record.schema.ts';
 
@@ -23,12 +23,15 @@ export async function trackRecordBody(ctx: OpContext, modelRef: string, namespac
   // outcomes first: an answer kept between the two reads has no outcome in this pairing anyway
   const outcomes = await store.listOutcomes(ws, modelRef);
   const kept = await store.keptAnswers(ws, modelRef);
-  const { calls, unpaired } = pairCalls(outcomes, kept.withOutcome);
+  const { calls, unpaired, answeredLater } = pairCalls(outcomes, kept.withOutcome);
+  const note = unpairedNoteOf(unpaired, answeredLater);
   return {
     model_ref: modelRef,
     answers_kept: kept.kept,
     records_since: kept.since === null ? null : new Date(kept.since).toISOString(),
     outcomes_without_an_earlier_answer: unpaired,
+    outcomes_answered_later: answeredLater,
+    ...(note ? { unpaired_note: note } : {}),
     ...trackRecordOf(calls),
   };
 }
@@ -56,7 +59,9 @@ export const trackRecordOperation: Operation = {
     'reported with svc_report_outcomes. Each answer is kept when issued (yesno and score cases, the top_k cases of a ' +
     'rank; never choice); each reported case is paired with the latest answer about it issued no later than the ' +
     "outcome's observation day (UTC), and a case reported twice counts once, with its latest outcome. Returns " +
-    'answers_kept, records_since, outcomes_without_an_earlier_answer, and overall, by_band, by_level and by_chance ' +
+    'answers_kept, records_since, outcomes_without_an_earlier_answer (of them outcomes_answered_later: cases answered ' +
+    'only after the day their outcome was observed, which are no forecast), unpaired_note saying why when either is ' +
+    'not 0, and overall, by_band, by_level and by_chance ' +
     '(deciles "0.0-0.1" to "0.9-1.0"), each with calls, happened, observed_rate, interval_95 (95% Wilson), ' +
     'mean_chance and small_n (under 100 calls). A well-calibrated model has observed_rate close to mean_chance in ' +
     'each range. watch_url shows this calibration and the latest drift of the model to anyone holding it, for 24 ' +

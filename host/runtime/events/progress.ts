@@ -133,7 +133,7 @@ export class TaskProgress {
           this.move(
             'binning',
             stage === abi.P_SPLIT_FOLDS
-              ? `${which}: ${count(done)} labeled rows, each held out once in turn (a small record is cross-fitted)`
+              ? `${which}: ${count(done)} labeled rows, each held out once in turn (cross-fitted: too few rows, or of the rarer outcome, for one held-out part)`
               : `${which}: ${count(done)} training rows, ${count(total)} held out for the check`,
           );
           return;

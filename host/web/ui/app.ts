@@ -131,7 +131,11 @@ export class PreviewApp {
       answerView(
         answer,
         'preview',
-        model ? termsChart(strongestTerms(model), model.pairCount - model.tripleCount, model.tripleCount, model.residualTrees) : undefined,
+        model
+          ? termsChart(strongestTerms(model), model.pairCount - model.tripleCount, model.tripleCount, model.residualTrees, {
+              refused: answer.state === 'refused',
+            })
+          : undefined,
       ),
     );
     this.scoring.usePageFit(model, answer.model_ref ?? null);

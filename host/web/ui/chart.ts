@@ -9,10 +9,19 @@ const H = 190;
 const PAD = { left: 92, right: 12, top: 26, bottom: 66 };
 const H_TOTAL = H + PAD.bottom - 44;
 
-/** `pairs`: the model's terms of two columns together; `triples`: of three (assembly/pairs.ts tree terms). */
-export function termsChart(columns: ColumnTerms[], pairs: number, triples = 0, trees = 0): HTMLElement {
+/** A refused answer's panels share one scale that reaches at least this (doubled or halved odds). */
+const REFUSED_SCALE = Math.log(2);
+
+/**
+ * `pairs`: the model's terms of two columns together; `triples`: of three (assembly/pairs.ts tree terms).
+ * `refused`: the question was refused, so the terms did not hold on held-out rows: every panel is drawn grey
+ * on one shared scale of at least +-0.69, so a column that moves the odds by a tenth looks as small as it is
+ * instead of filling a panel scaled to itself.
+ */
+export function termsChart(columns: ColumnTerms[], pairs: number, triples = 0, trees = 0, opts: { refused?: boolean } = {}): HTMLElement {
   if (columns.length === 0) return el('p', { class: 'muted' }, 'The model uses no column.');
-  const panels = columns.map(panel);
+  const shared = opts.refused ? Math.max(REFUSED_SCALE, ...columns.flatMap((c) => c.bars.map((b) => Math.abs(b.term)))) : undefined;
+  const panels = columns.map((c) => panel(c, shared));
   const counts = [
     pairs > 0 ? `${pairs} pair term${pairs === 1 ? '' : 's'} (two columns together)` : '',
     triples > 0 ? `${triples} term${triples === 1 ? '' : 's'} of three columns together` : '',
@@ -21,21 +30,25 @@ export function termsChart(columns: ColumnTerms[], pairs: number, triples = 0, t
       : '',
   ].filter((t) => t !== '');
   const note = counts.length > 0 ? ` The model also has ${counts.join(' and ')}, not drawn.` : '';
+  const refused = opts.refused
+    ? `Refused: these terms did not hold on the held-out rows, so they are drawn grey, every column on one scale (±${shared!.toFixed(2)}), and are no reason to act. `
+    : '';
   return el(
     'figure',
-    { class: 'terms', id: 'terms-chart' },
+    { class: opts.refused ? 'terms refused' : 'terms', id: 'terms-chart', 'data-scale': shared === undefined ? 'own' : shared.toFixed(3) },
     el('div', { class: 'panels' }, ...panels),
     el(
       'figcaption',
       {},
-      `Each column's contribution by bin, strongest column first, on the log-odds scale (0 is the average case; +0.69 doubles the odds, -0.69 halves them). Above the line: the bin raises the chance; below: lowers it. Hover a bar for its range.${note}`,
+      `${refused}Each column's contribution by bin, strongest column first, on the log-odds scale (0 is the average case; +0.69 doubles the odds, -0.69 halves them). Above the line: the bin raises the chance; below: lowers it. Hover a bar for its range.${note}`,
     ),
   );
 }
 
-function panel(c: ColumnTerms): SVGElement {
+/** One column's panel, scaled to its own largest term or to `shared` (a refused answer's one scale). */
+function panel(c: ColumnTerms, shared?: number): SVGElement {
   const n = c.bars.length;
-  const maxAbs = Math.max(0.05, ...c.bars.map((b) => Math.abs(b.term)));
+  const maxAbs = shared ?? Math.max(0.05, ...c.bars.map((b) => Math.abs(b.term)));
   const plotW = W - PAD.left - PAD.right;
   const plotH = H - PAD.top - 44;
   const zeroY = PAD.top + plotH / 2;

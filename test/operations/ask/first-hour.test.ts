@@ -270,3 +270,56 @@ describe('a rank of the whole record', () => {
     expect(all.body.answers.q.ranked_note).toBeUndefined();
   });
 });
+
+describe('cases.open on a record with no open case', () => {
+  it('answers none and says why in cases_note, naming the outcome column and what to send instead', async () => {
+    const r = await ask({ questions: yesno({ positive_values: ['Yes'] }), cases: { open: true } });
+    expect(r.status).toBe(200);
+    const a = r.body.answers.q;
+    expect(a.state).toBe('answered');
+    expect(a.cases).toEqual([]);
+    expect(a.cases_note).toBe(
+      'cases.open found no open case: every row has its churned (a blank churned marks a case still open), so there is no ' +
+        'case to answer. Add rows whose churned is still blank, or send cases: {ids: [...]} or cases: {rows: [...]} to ask ' +
+        'about particular cases.',
+    );
+    // with an open case there is nothing to explain
+    const open = await ask({
+      data: { rows: rows.map((row, i) => (i === 5 ? { ...row, churned: '' } : row)) },
+      questions: yesno({ positive_values: ['Yes'] }),
+      cases: { open: true },
+    });
+    expect(open.status).toBe(200);
+    expect(open.body.answers.q.cases).toHaveLength(1);
+    expect(open.body.answers.q.cases_note).toBeUndefined();
+  });
+});
+
+describe('score levels on a record with a low base rate', () => {
+  it('the default cuts say they tell few cases apart, and the cuts it suggests do', async () => {
+    const ids = rows.slice(0, 60).map((row) => row.customer_id);
+    const q = { type: 'score', outcome_column: 'churned', positive_values: ['Yes'] };
+    const r = await ask({ questions: { q }, cases: { ids } });
+    expect(r.status).toBe(200);
+    const a = r.body.answers.q;
+    const rate = Math.round(a.quality.base_rate * 100);
+    expect(rate).toBeLessThan(25);
+    const unlikely = a.cases.filter((c: { level: string }) => c.level === 'unlikely').length;
+    expect(a.levels_note).toMatch(
+      new RegExp(
+        `^${unlikely} of 60 cases are unlikely: the default cuts \\(0.25, 0.5, 0.75\\) lie above this record's base rate of ${rate}%, ` +
+          'so they tell few cases apart. To grade cases against the base rate, send cuts such as \\[([0-9.]+), ([0-9.]+), ([0-9.]+)\\]',
+      ),
+    );
+    const cuts = /\[([0-9.]+), ([0-9.]+), ([0-9.]+)\]/.exec(a.levels_note)!.slice(1).map(Number);
+    expect(cuts[0]).toBeCloseTo(a.quality.base_rate / 2, 2);
+    const graded = await ask({
+      questions: { q: { ...q, cuts, levels: ['below_average', 'average', 'above_average', 'far_above_average'] } },
+      cases: { ids },
+    });
+    expect(graded.status).toBe(200);
+    expect(graded.body.answers.q.levels_note).toBeUndefined();
+    const levels = new Set(graded.body.answers.q.cases.map((c: { level: string }) => c.level));
+    expect(levels.size).toBeGreaterThan(2);
+  });
+});

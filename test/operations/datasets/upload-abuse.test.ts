@@ -1,9 +1,10 @@
 // Uploads under abuse (docs/guides/uploads.md), beside the out-of-order, missing, oversized and corrupt
 // pieces of upload-pieces.test.ts and the bombs of upload-bomb.test.ts: the same piece sent several times at
-// once, /complete sent several times at once, a /complete racing the last piece, and a gzip of a few KB whose
-// one row inflates past the row limit. Each caller gets a clear reply (the piece taken once, one /complete
-// that stores the dataset and upload_already_complete or upload_pieces_missing for the others, the row
-// limit named), and a dataset is stored once, whole, or not at all.
+// once, /complete sent several times at once, a /complete racing the last piece, and gzip files (one of a few KB
+// whose one row inflates past the row limit) given the same problem over the PUT URL and in pieces. Each caller
+// gets a clear reply (the piece taken once, one /complete that stores the dataset and upload_already_complete
+// or upload_pieces_missing for the others, the row limit named), and a dataset is stored once, whole, or not at
+// all. The memory these races take: upload-races-memory.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../helpers/service.ts';
 import { complete, csvPieces, gzip, newSession, sendPiece, telcoCsv } from '../../helpers/files.ts';
@@ -88,35 +89,70 @@ describe('uploads in pieces, raced', () => {
 });
 
 describe('a gzip of a few KB whose one row inflates past 8,000,000 bytes', () => {
-  const small = gzip(`a,b\n1,2\n${'x'.repeat(9_000_000)},3\n4,5\n`, 9);
-
   it('is a few KB', () => {
-    expect(small.byteLength).toBeLessThan(20_000);
+    expect(bomb.byteLength).toBeLessThan(20_000);
   });
+});
 
-  it('in one piece: /complete is upload_corrupt naming the row limit; nothing is stored', async () => {
-    const up = await newUpload();
-    const s = newSession();
-    expect((await sendPiece(up.url, 0, small, s)).status).toBe(200);
-    const done = await complete(up.url, 1, s);
-    expect(done.status, JSON.stringify(done.body)).toBe(422);
-    expect(done.body.code).toBe('upload_corrupt');
-    expect(done.body.detail).toMatch(/8,?000,?000/);
-    expect((await stored(up.id)).status).not.toBe('ready');
-  });
+// A gzip sent over the PUT URL or in pieces gets the same problem (docs/decisions/0078-csv-faults-inside-files.md):
+// a damaged gzip stream is upload_corrupt; a fault of the CSV inside (not UTF-8, an unclosed quote, a row
+// over the row limit) is invalid_request naming `body`, as the same CSV sent plain is. Nothing is stored.
+const bomb = gzip(`a,b\n1,2\n${'x'.repeat(9_000_000)},3\n4,5\n`, 9);
+const damaged = (() => {
+  const g = Buffer.from(gzip(telcoCsv()));
+  for (let i = 2000; i < 2100; i++) g[i] = 0xff;
+  return g;
+})();
+const xorMiddle = (g: Buffer) => {
+  const out = Buffer.from(g);
+  for (let i = out.length >> 1; i < (out.length >> 1) + 64; i++) out[i] ^= 0x5a;
+  return out;
+};
+const FILES: Array<[string, string, () => Buffer, RegExp]> = [
+  ['a row that inflates past 8,000,000 bytes', 'invalid_request', () => bomb, /8,?000,?000/],
+  ['a CSV that is not UTF-8', 'invalid_request', () => gzip(Buffer.from([...Buffer.from('a,b\n1,'), 0xff, 0xfe, 0x0a])), /UTF-8/],
+  ['a quoted field never closed', 'invalid_request', () => gzip('a,b\n"1,2\n3,4\n'), /never closed/],
+  ['a gzip stream with damaged bytes', 'upload_corrupt', () => damaged, /gzip stream is corrupt/],
+  [
+    'a gzip stream with bytes changed mid-stream (it inflates to text that is not CSV first)',
+    'upload_corrupt',
+    () => xorMiddle(gzip(telcoCsv())),
+    /gzip stream is corrupt/,
+  ],
+  ['a gzip stream cut short', 'upload_corrupt', () => gzip(telcoCsv()).subarray(0, 60_000), /gzip stream is corrupt/],
+];
 
-  it('over the presigned PUT: 422 invalid_request naming the row limit; nothing is stored', async () => {
-    const r = await svc.post('/v1/add-dataset', { upload: true }, a.key);
-    const res = await fetch(r.body.upload_url, {
+describe('one gzip file, one problem, over the PUT URL and in pieces', () => {
+  it.each(FILES)('%s: %s over both routes, naming body; nothing stored', async (_name, code, make, detail) => {
+    const file = make();
+    const put = await svc.post('/v1/add-dataset', { upload: true }, a.key);
+    const res = await fetch(put.body.upload_url, {
       method: 'PUT',
-      body: new Uint8Array(small),
+      body: new Uint8Array(file),
       headers: { 'content-type': 'application/gzip' },
     });
-    const body = (await res.json()) as { code: string; detail: string };
-    expect(res.status, JSON.stringify(body)).toBe(422);
-    // read as it arrives, as a plain CSV PUT is: the row limit is the request's (invalid_request, field body)
-    expect(body.code).toBe('invalid_request');
-    expect(body.detail).toMatch(/8,?000,?000/);
-    expect((await stored(r.body.dataset_id)).status).not.toBe('ready');
+    const viaPut = { status: res.status, body: (await res.json()) as any };
+    const up = await newUpload();
+    const s = newSession();
+    for (let i = 0, at = 0; at < file.length; i++, at += 1_000_000)
+      expect((await sendPiece(up.url, i, file.subarray(at, at + 1_000_000), s)).status).toBe(200);
+    const viaPieces = await complete(up.url, Math.ceil(file.length / 1_000_000), s);
+    for (const [route, r] of [
+      ['PUT', viaPut],
+      ['pieces', viaPieces],
+    ] as const) {
+      expect(r.status, `${route}: ${JSON.stringify(r.body)}`).toBe(422);
+      expect(r.body, route).toMatchObject({ code, field: 'body' });
+      expect(r.body.detail, route).toMatch(detail);
+    }
+    expect((await stored(put.body.dataset_id)).status).toBe('awaiting_upload');
+    expect(await stored(up.id)).toMatchObject({ status: 'awaiting_upload', pieces: 0 });
+    // and each link takes the good file afterwards
+    const good = new Uint8Array(gzip(telcoCsv()));
+    const again = await fetch(put.body.upload_url, { method: 'PUT', body: good, headers: { 'content-type': 'application/gzip' } });
+    expect(again.status).toBe(200);
+    const s2 = newSession();
+    expect((await sendPiece(up.url, 0, good, s2)).status).toBe(200);
+    expect((await complete(up.url, 1, s2)).status).toBe(200);
   });
 });

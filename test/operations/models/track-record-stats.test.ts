@@ -6,6 +6,7 @@ import {
   chanceRangeOf,
   CHANCE_RANGES,
   pairCalls,
+  unpairedNoteOf,
   statisticsOf,
   trackRecordOf,
   wilson95,
@@ -44,9 +45,11 @@ const happened = (
 describe('pairing', () => {
   it('an answer issued at the last millisecond of the observation day pairs; one at the next midnight does not', () => {
     const answers = [told('a', D1 + DAY - 1, 0.2), told('b', D1 + DAY, 0.3)];
-    const { calls, unpaired } = pairCalls([happened('a', D1, 1), happened('b', D1 + 5, 1)], answers);
+    const { calls, unpaired, answeredLater } = pairCalls([happened('a', D1, 1), happened('b', D1 + 5, 1)], answers);
     expect(calls).toEqual([{ p: 0.2, band: null, level: null, happened: 1 }]);
     expect(unpaired).toBe(1);
+    // b was answered, but only the day after its outcome: counted, and said so
+    expect(answeredLater).toBe(1);
   });
 
   it('of answers issued in the same millisecond, the greater answer id; of outcomes observed at once, the later reported', () => {
@@ -58,8 +61,30 @@ describe('pairing', () => {
   it('a case reported twice counts once, with its latest outcome, even when the earlier one had an answer and the latest has none', () => {
     const answers = [told('a', D1, 0.4)];
     const outcomes = [happened('a', D1, 1), happened('a', D1 - 3 * DAY, 0)];
-    expect(pairCalls(outcomes, answers)).toEqual({ calls: [{ p: 0.4, band: null, level: null, happened: 1 }], unpaired: 0 });
-    expect(pairCalls([happened('a', D1 - 3 * DAY, 0), happened('a', D1 - DAY, 1)], answers)).toEqual({ calls: [], unpaired: 1 });
+    expect(pairCalls(outcomes, answers)).toEqual({
+      calls: [{ p: 0.4, band: null, level: null, happened: 1 }],
+      unpaired: 0,
+      answeredLater: 0,
+    });
+    expect(pairCalls([happened('a', D1 - 3 * DAY, 0), happened('a', D1 - DAY, 1)], answers)).toEqual({
+      calls: [],
+      unpaired: 1,
+      answeredLater: 1,
+    });
+  });
+
+  it('says why reported cases are not calls: answered only after their outcome, or never answered', () => {
+    const answers = [told('a', D1 + DAY, 0.3)];
+    const { unpaired, answeredLater } = pairCalls([happened('a', D1, 1), happened('z', D1, 0), happened('y', D1, 0)], answers);
+    expect({ unpaired, answeredLater }).toEqual({ unpaired: 3, answeredLater: 1 });
+    expect(unpairedNoteOf(unpaired, answeredLater)).toBe(
+      '1 reported case was answered under this model_ref only after the day its outcome was observed: an answer made after ' +
+        'the outcome is no forecast of it, so it is not counted as calls; 2 reported cases were never answered under this ' +
+        'model_ref, so there is no call to compare. Outcomes count when an answer about the case was issued by the end of the ' +
+        'UTC day of its observed_at; report outcomes of cases after asking about them, with the observed_at of when the ' +
+        'outcome became known.',
+    );
+    expect(unpairedNoteOf(0, 0)).toBeUndefined();
   });
 });
 

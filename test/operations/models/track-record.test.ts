@@ -150,6 +150,11 @@ describe('a small track record, by hand', () => {
       records_since: iso(D1 + NOON - 60_000),
       outcomes_without_an_earlier_answer: 2,
     });
+    // k00004 was answered only after its outcome, never-told never: counted apart and said in words
+    expect(r.body.outcomes_answered_later).toBe(1);
+    expect(r.body.unpaired_note).toMatch(
+      /^1 reported case was answered under this model_ref only after the day its outcome was observed: .*; 1 reported case was never answered under this model_ref/,
+    );
     const bands = ['act', 'escalate', 'refuse'].filter((b) => groups('band').includes(b));
     expect(r.body.by_band).toEqual(bands.map((band) => ({ band, ...byHand(calls.filter((c) => c.band === band)) })));
     expect(new Set(r.body.by_level.map((g: any) => g.level))).toEqual(new Set(groups('level')));
@@ -233,7 +238,8 @@ describe('what is kept', () => {
       k,
     );
     const t = (await trackRecord({ model_ref: ref }, k)).body;
-    expect(t).toMatchObject({ answers_kept: 0, records_since: null, outcomes_without_an_earlier_answer: 1 });
+    expect(t).toMatchObject({ answers_kept: 0, records_since: null, outcomes_without_an_earlier_answer: 1, outcomes_answered_later: 0 });
+    expect(t.unpaired_note).toMatch(/^1 reported case was never answered under this model_ref, so there is no call to compare\./);
     expect(t.overall).toEqual({ calls: 0, happened: 0, observed_rate: null, interval_95: null, mean_chance: null, small_n: true });
     expect(t.by_band).toEqual([]);
     expect(t.by_level).toEqual([]);
