@@ -8,6 +8,7 @@
 //   npx tsx bench/scale-cold.ts beside RUNS SECONDS ROOT [ROOT...]      per run and root: cached 1-case asks paced
 //                                                                       at 200/s alone, then beside cold asks of
 //                                                                       new 2,000-row inline CSVs paced at 10/s
+//                                                                       (BESIDE_RATES=CACHED,COLD: other rates)
 // Each ask reports the time to the answer and the process's peak RSS (VmHWM). BENCH_CPU_PROF=DIR writes a
 // CPU profile per process (and per thread) into DIR.
 import { spawn } from 'node:child_process';
@@ -202,6 +203,8 @@ function inlineCsv(from: number): string {
  * paced at 10 per second, each on a new 2,000-row record sent inline as CSV.
  */
 async function besideColdFits(root: string, seconds: number): Promise<string> {
+  // BESIDE_RATES=CACHED,COLD per second (default 200,10): lower rates show whether a run measures the code or the machine
+  const [cachedRate, coldRate] = (process.env.BESIDE_RATES ?? '200,10').split(',').map(Number);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'oq-beside-'));
   const store = await openSqliteStore(dir);
   const { key } = await createLiveKey(store, { workspaceName: 'bench', now: Date.now() });
@@ -219,7 +222,7 @@ async function besideColdFits(root: string, seconds: number): Promise<string> {
       r = await postJson(`${url}/v1/poll`, { task_id: r.body.task_id }, key);
     }
     if (r.status !== 200) throw new Error(`first ask: HTTP ${r.status} ${r.body?.code}`);
-    const cached = () => pacedLoad({ url: `${url}/v1/ask`, headers, body: cachedBody, rate: 200, seconds });
+    const cached = () => pacedLoad({ url: `${url}/v1/ask`, headers, body: cachedBody, rate: cachedRate, seconds });
     await pacedLoad({ url: `${url}/v1/ask`, headers, body: cachedBody, rate: 200, seconds: 2 }); // warm
     const cpu0 = mainThreadCpuS(child.pid!);
     const alone = await cached();
@@ -229,7 +232,7 @@ async function besideColdFits(root: string, seconds: number): Promise<string> {
       JSON.stringify({ ...question, data: { csv: inlineCsv(base + i * 2_000) }, cases: { ids: [`c${base + i * 2_000}`] } });
     const [beside, cold] = await Promise.all([
       cached(),
-      pacedLoad({ url: `${url}/v1/ask`, headers, body: '', bodyOf: coldBody, rate: 10, seconds, sockets: 1000 }),
+      pacedLoad({ url: `${url}/v1/ask`, headers, body: '', bodyOf: coldBody, rate: coldRate, seconds, sockets: 1000 }),
     ]);
     const cpu2 = mainThreadCpuS(child.pid!);
     const f = (x: PacedResult) =>
