@@ -945,42 +945,243 @@ export interface components {
             entity_id: string;
             least_likely?: string;
             level?: string;
-            levers?: Record<string, never>[];
+            levers?: {
+              /** @enum {string} */
+              direction: 'increase' | 'decrease' | 'to_one_of';
+              feature_label: string;
+              lever_token: string;
+              target?:
+                | {
+                    at_least: number;
+                  }
+                | {
+                    under: number;
+                  };
+              values?: string[];
+            }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
             most_likely?: string;
-            p:
+            not_scoreable?: {
+              missing_columns?: string[];
+              /** @constant */
+              unknown_id?: true;
+              unseen_values?: {
+                [key: string]: (string | number | boolean | null)[];
+              };
+            };
+            p?:
               | number
               | {
                   [key: string]: number;
                 };
+            p_display?:
+              | string
+              | {
+                  [key: string]: string;
+                };
             position?: number;
-            reasons: {
+            reasons?: {
               /** @constant */
               association_not_causal: true;
               feature_label: string;
               /** @enum {string} */
               likelihood_direction: 'higher' | 'lower';
               range?: {
+                lower?: number | null;
+                max?: number;
+                min?: number;
+                /** @constant */
+                missing?: true;
+                /** @constant */
+                other?: true;
                 text: string;
+                /** @constant */
+                unseen?: true;
+                upper?: number | null;
+                value?: string;
               };
               /** @enum {string} */
               strength: 'strong' | 'moderate';
               value?: unknown;
             }[];
+            reasons_note?: string;
             refused?: boolean;
             refused_reason?: string;
+            row?: number;
+            says?: string;
+            /** @constant */
+            state?: 'not_scoreable';
           }[];
-          drift?: Record<string, never>;
+          cases_note?: string;
+          /** @enum {string} */
+          decision?: 'actionable' | 'refused' | 'not_yet';
+          detail?: string;
+          drift?: {
+            [key: string]: unknown;
+          };
+          explanation?: string;
+          have?: {
+            labeled_rows: number;
+            positives: number;
+          };
+          levels_note?: string;
+          model_columns?: string[];
+          model_expires_at?: string;
           model_ref?: string;
           model_refs?: {
             [key: string]: string;
           };
           needs?: {
+            columns?: number;
+            countdown?: {
+              [key: string]: unknown;
+            } | null;
             labeled_rows: number | null;
+            positives?: number;
+          };
+          next?: {
+            cost: string;
+            gives: string;
+            operation: string;
+            with?: {
+              [key: string]: unknown;
+            };
+          }[];
+          not_scoreable?: {
+            /** @enum {string} */
+            band?: 'act' | 'escalate' | 'refuse';
+            band_reason?: string;
+            choice?: string;
+            entity_id: string;
+            least_likely?: string;
+            level?: string;
+            levers?: {
+              /** @enum {string} */
+              direction: 'increase' | 'decrease' | 'to_one_of';
+              feature_label: string;
+              lever_token: string;
+              target?:
+                | {
+                    at_least: number;
+                  }
+                | {
+                    under: number;
+                  };
+              values?: string[];
+            }[];
+            /** @enum {string} */
+            max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
+            most_likely?: string;
+            not_scoreable?: {
+              missing_columns?: string[];
+              /** @constant */
+              unknown_id?: true;
+              unseen_values?: {
+                [key: string]: (string | number | boolean | null)[];
+              };
+            };
+            p?:
+              | number
+              | {
+                  [key: string]: number;
+                };
+            p_display?:
+              | string
+              | {
+                  [key: string]: string;
+                };
+            position?: number;
+            reasons?: {
+              /** @constant */
+              association_not_causal: true;
+              feature_label: string;
+              /** @enum {string} */
+              likelihood_direction: 'higher' | 'lower';
+              range?: {
+                lower?: number | null;
+                max?: number;
+                min?: number;
+                /** @constant */
+                missing?: true;
+                /** @constant */
+                other?: true;
+                text: string;
+                /** @constant */
+                unseen?: true;
+                upper?: number | null;
+                value?: string;
+              };
+              /** @enum {string} */
+              strength: 'strong' | 'moderate';
+              value?: unknown;
+            }[];
+            reasons_note?: string;
+            refused?: boolean;
+            refused_reason?: string;
+            row?: number;
+            says?: string;
+            /** @constant */
+            state?: 'not_scoreable';
+          }[];
+          not_scoreable_total?: number;
+          option?: string;
+          outcome?: {
+            column: string;
+            positive_values: string[];
+          };
+          page?: {
+            offset: number;
+            returned: number;
+            total: number;
           };
           polarity?: string | null;
-          quality?: Record<string, never>;
+          profile?: {
+            display: string;
+            exclusions_applied: string[];
+            hash: string;
+          };
+          quality?:
+            | {
+                auc: number | null;
+                auc_interval: [number, number] | null;
+                base_rate: number;
+                brier: number | null;
+                excluded_columns: {
+                  column: string;
+                  why: string;
+                }[];
+                folds: number;
+                held_out_positives: number;
+                held_out_rows: number;
+                log_loss: number | null;
+                realised_lift: number | null;
+                top_decile_lift: number | null;
+                training_rows: number;
+                /** @enum {string} */
+                validation_scheme: 'entity_hash' | 'out_of_time' | 'entity_hash_folds';
+              }
+            | {
+                [key: string]: {
+                  auc: number | null;
+                  auc_interval: [number, number] | null;
+                  base_rate: number;
+                  brier: number | null;
+                  excluded_columns: {
+                    column: string;
+                    why: string;
+                  }[];
+                  folds: number;
+                  held_out_positives: number;
+                  held_out_rows: number;
+                  log_loss: number | null;
+                  realised_lift: number | null;
+                  top_decile_lift: number | null;
+                  training_rows: number;
+                  /** @enum {string} */
+                  validation_scheme: 'entity_hash' | 'out_of_time' | 'entity_hash_folds';
+                };
+              };
           ranked?: {
             /** @enum {string} */
             band?: 'act' | 'escalate' | 'refuse';
@@ -989,32 +1190,75 @@ export interface components {
             entity_id: string;
             least_likely?: string;
             level?: string;
-            levers?: Record<string, never>[];
+            levers?: {
+              /** @enum {string} */
+              direction: 'increase' | 'decrease' | 'to_one_of';
+              feature_label: string;
+              lever_token: string;
+              target?:
+                | {
+                    at_least: number;
+                  }
+                | {
+                    under: number;
+                  };
+              values?: string[];
+            }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
             most_likely?: string;
-            p:
+            not_scoreable?: {
+              missing_columns?: string[];
+              /** @constant */
+              unknown_id?: true;
+              unseen_values?: {
+                [key: string]: (string | number | boolean | null)[];
+              };
+            };
+            p?:
               | number
               | {
                   [key: string]: number;
                 };
+            p_display?:
+              | string
+              | {
+                  [key: string]: string;
+                };
             position?: number;
-            reasons: {
+            reasons?: {
               /** @constant */
               association_not_causal: true;
               feature_label: string;
               /** @enum {string} */
               likelihood_direction: 'higher' | 'lower';
               range?: {
+                lower?: number | null;
+                max?: number;
+                min?: number;
+                /** @constant */
+                missing?: true;
+                /** @constant */
+                other?: true;
                 text: string;
+                /** @constant */
+                unseen?: true;
+                upper?: number | null;
+                value?: string;
               };
               /** @enum {string} */
               strength: 'strong' | 'moderate';
               value?: unknown;
             }[];
+            reasons_note?: string;
             refused?: boolean;
             refused_reason?: string;
+            row?: number;
+            says?: string;
+            /** @constant */
+            state?: 'not_scoreable';
           }[];
+          ranked_note?: string;
           ranked_total?: number;
           reasons?: string[];
           /** @constant */
@@ -1029,10 +1273,72 @@ export interface components {
               [key: string]: string;
             } | null;
             verdict: {
-              kind: string;
+              acknowledge_decision_support: boolean;
+              cases: {
+                choice?: string;
+                entity_id: string;
+                level?: string;
+                p: number;
+                p_display?: string;
+                position?: number;
+                reasons: {
+                  /** @constant */
+                  association_not_causal: true;
+                  feature_label: string;
+                  /** @enum {string} */
+                  likelihood_direction: 'higher' | 'lower';
+                  range?: {
+                    lower?: number | null;
+                    max?: number;
+                    min?: number;
+                    /** @constant */
+                    missing?: true;
+                    /** @constant */
+                    other?: true;
+                    text: string;
+                    /** @constant */
+                    unseen?: true;
+                    upper?: number | null;
+                    value?: string;
+                  };
+                  /** @enum {string} */
+                  strength: 'strong' | 'moderate';
+                  value?: unknown;
+                }[];
+              }[];
+              computed_at: string;
+              contract: string;
+              core_hash: string;
+              expires_at: string;
+              issuer: string;
+              /** @constant */
+              kind: 'answer';
+              model_ref: string;
+              option?: string;
+              outcome: {
+                column: string;
+                polarity: string | null;
+                positive_values: string[];
+              };
+              profile_hash?: string;
+              question: string;
+              record_hash: string;
+              subject_kind: string;
+              trust: {
+                auc: number | null;
+                realised_lift: number | null;
+                top_decile_lift: number | null;
+                validation_scheme: string;
+              };
+              /** @enum {string} */
+              type: 'yesno' | 'score' | 'choice' | 'rank';
               verdict_id: string;
             };
           }[];
+          verdicts_withheld?: {
+            count: number;
+            reason: string;
+          };
         };
       };
       billable_decisions?: number;
@@ -1040,24 +1346,53 @@ export interface components {
       core_hash?: string;
       dataset_id?: string;
       elapsed_ms?: number;
+      export?: {
+        expires_at: string;
+        /** @constant */
+        format: 'csv';
+        results_url: string;
+      };
       fits_run?: number;
+      /** @constant */
+      free?: true;
+      namespace?: string | null;
+      page?: {
+        answer_url: string;
+        expires_at: string;
+        next_cursor?: string;
+      };
       progress?: {
-        facts_so_far: Record<string, never>;
+        bag?: number;
+        bags?: number;
+        facts_so_far: {
+          bootstrap?: boolean;
+          held_out_rows?: number;
+          outcome?: string;
+          rows?: number;
+          training_rows?: number;
+        };
         fit?: number;
         frac: number;
         of?: number;
         /** @enum {string} */
-        stage: 'reading' | 'shaping' | 'binning' | 'fitting' | 'deciding' | 'scoring' | 'signing';
+        stage: 'reading' | 'shaping' | 'binning' | 'fitting' | 'deciding' | 'scoring' | 'signing' | 'loading' | 'cutoff' | 'grading';
       };
       record?: {
+        columns?: number;
         content_hash: string;
+        rows?: number;
       };
       retry_after_ms?: number;
       shape?: {
+        as_of?: string;
+        counts?: {
+          [key: string]: number;
+        };
+        features?: string[];
         kind: string;
       };
       /** @enum {string} */
-      stage?: 'reading_data' | 'reading_shape' | 'asking';
+      stage?: 'reading_data' | 'reading_shape' | 'asking' | 'backtesting';
       /** @enum {string} */
       status: 'done' | 'pending';
       task_id?: string;
@@ -1350,42 +1685,243 @@ export interface components {
             entity_id: string;
             least_likely?: string;
             level?: string;
-            levers?: Record<string, never>[];
+            levers?: {
+              /** @enum {string} */
+              direction: 'increase' | 'decrease' | 'to_one_of';
+              feature_label: string;
+              lever_token: string;
+              target?:
+                | {
+                    at_least: number;
+                  }
+                | {
+                    under: number;
+                  };
+              values?: string[];
+            }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
             most_likely?: string;
-            p:
+            not_scoreable?: {
+              missing_columns?: string[];
+              /** @constant */
+              unknown_id?: true;
+              unseen_values?: {
+                [key: string]: (string | number | boolean | null)[];
+              };
+            };
+            p?:
               | number
               | {
                   [key: string]: number;
                 };
+            p_display?:
+              | string
+              | {
+                  [key: string]: string;
+                };
             position?: number;
-            reasons: {
+            reasons?: {
               /** @constant */
               association_not_causal: true;
               feature_label: string;
               /** @enum {string} */
               likelihood_direction: 'higher' | 'lower';
               range?: {
+                lower?: number | null;
+                max?: number;
+                min?: number;
+                /** @constant */
+                missing?: true;
+                /** @constant */
+                other?: true;
                 text: string;
+                /** @constant */
+                unseen?: true;
+                upper?: number | null;
+                value?: string;
               };
               /** @enum {string} */
               strength: 'strong' | 'moderate';
               value?: unknown;
             }[];
+            reasons_note?: string;
             refused?: boolean;
             refused_reason?: string;
+            row?: number;
+            says?: string;
+            /** @constant */
+            state?: 'not_scoreable';
           }[];
-          drift?: Record<string, never>;
+          cases_note?: string;
+          /** @enum {string} */
+          decision?: 'actionable' | 'refused' | 'not_yet';
+          detail?: string;
+          drift?: {
+            [key: string]: unknown;
+          };
+          explanation?: string;
+          have?: {
+            labeled_rows: number;
+            positives: number;
+          };
+          levels_note?: string;
+          model_columns?: string[];
+          model_expires_at?: string;
           model_ref?: string;
           model_refs?: {
             [key: string]: string;
           };
           needs?: {
+            columns?: number;
+            countdown?: {
+              [key: string]: unknown;
+            } | null;
             labeled_rows: number | null;
+            positives?: number;
+          };
+          next?: {
+            cost: string;
+            gives: string;
+            operation: string;
+            with?: {
+              [key: string]: unknown;
+            };
+          }[];
+          not_scoreable?: {
+            /** @enum {string} */
+            band?: 'act' | 'escalate' | 'refuse';
+            band_reason?: string;
+            choice?: string;
+            entity_id: string;
+            least_likely?: string;
+            level?: string;
+            levers?: {
+              /** @enum {string} */
+              direction: 'increase' | 'decrease' | 'to_one_of';
+              feature_label: string;
+              lever_token: string;
+              target?:
+                | {
+                    at_least: number;
+                  }
+                | {
+                    under: number;
+                  };
+              values?: string[];
+            }[];
+            /** @enum {string} */
+            max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
+            most_likely?: string;
+            not_scoreable?: {
+              missing_columns?: string[];
+              /** @constant */
+              unknown_id?: true;
+              unseen_values?: {
+                [key: string]: (string | number | boolean | null)[];
+              };
+            };
+            p?:
+              | number
+              | {
+                  [key: string]: number;
+                };
+            p_display?:
+              | string
+              | {
+                  [key: string]: string;
+                };
+            position?: number;
+            reasons?: {
+              /** @constant */
+              association_not_causal: true;
+              feature_label: string;
+              /** @enum {string} */
+              likelihood_direction: 'higher' | 'lower';
+              range?: {
+                lower?: number | null;
+                max?: number;
+                min?: number;
+                /** @constant */
+                missing?: true;
+                /** @constant */
+                other?: true;
+                text: string;
+                /** @constant */
+                unseen?: true;
+                upper?: number | null;
+                value?: string;
+              };
+              /** @enum {string} */
+              strength: 'strong' | 'moderate';
+              value?: unknown;
+            }[];
+            reasons_note?: string;
+            refused?: boolean;
+            refused_reason?: string;
+            row?: number;
+            says?: string;
+            /** @constant */
+            state?: 'not_scoreable';
+          }[];
+          not_scoreable_total?: number;
+          option?: string;
+          outcome?: {
+            column: string;
+            positive_values: string[];
+          };
+          page?: {
+            offset: number;
+            returned: number;
+            total: number;
           };
           polarity?: string | null;
-          quality?: Record<string, never>;
+          profile?: {
+            display: string;
+            exclusions_applied: string[];
+            hash: string;
+          };
+          quality?:
+            | {
+                auc: number | null;
+                auc_interval: [number, number] | null;
+                base_rate: number;
+                brier: number | null;
+                excluded_columns: {
+                  column: string;
+                  why: string;
+                }[];
+                folds: number;
+                held_out_positives: number;
+                held_out_rows: number;
+                log_loss: number | null;
+                realised_lift: number | null;
+                top_decile_lift: number | null;
+                training_rows: number;
+                /** @enum {string} */
+                validation_scheme: 'entity_hash' | 'out_of_time' | 'entity_hash_folds';
+              }
+            | {
+                [key: string]: {
+                  auc: number | null;
+                  auc_interval: [number, number] | null;
+                  base_rate: number;
+                  brier: number | null;
+                  excluded_columns: {
+                    column: string;
+                    why: string;
+                  }[];
+                  folds: number;
+                  held_out_positives: number;
+                  held_out_rows: number;
+                  log_loss: number | null;
+                  realised_lift: number | null;
+                  top_decile_lift: number | null;
+                  training_rows: number;
+                  /** @enum {string} */
+                  validation_scheme: 'entity_hash' | 'out_of_time' | 'entity_hash_folds';
+                };
+              };
           ranked?: {
             /** @enum {string} */
             band?: 'act' | 'escalate' | 'refuse';
@@ -1394,32 +1930,75 @@ export interface components {
             entity_id: string;
             least_likely?: string;
             level?: string;
-            levers?: Record<string, never>[];
+            levers?: {
+              /** @enum {string} */
+              direction: 'increase' | 'decrease' | 'to_one_of';
+              feature_label: string;
+              lever_token: string;
+              target?:
+                | {
+                    at_least: number;
+                  }
+                | {
+                    under: number;
+                  };
+              values?: string[];
+            }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
             most_likely?: string;
-            p:
+            not_scoreable?: {
+              missing_columns?: string[];
+              /** @constant */
+              unknown_id?: true;
+              unseen_values?: {
+                [key: string]: (string | number | boolean | null)[];
+              };
+            };
+            p?:
               | number
               | {
                   [key: string]: number;
                 };
+            p_display?:
+              | string
+              | {
+                  [key: string]: string;
+                };
             position?: number;
-            reasons: {
+            reasons?: {
               /** @constant */
               association_not_causal: true;
               feature_label: string;
               /** @enum {string} */
               likelihood_direction: 'higher' | 'lower';
               range?: {
+                lower?: number | null;
+                max?: number;
+                min?: number;
+                /** @constant */
+                missing?: true;
+                /** @constant */
+                other?: true;
                 text: string;
+                /** @constant */
+                unseen?: true;
+                upper?: number | null;
+                value?: string;
               };
               /** @enum {string} */
               strength: 'strong' | 'moderate';
               value?: unknown;
             }[];
+            reasons_note?: string;
             refused?: boolean;
             refused_reason?: string;
+            row?: number;
+            says?: string;
+            /** @constant */
+            state?: 'not_scoreable';
           }[];
+          ranked_note?: string;
           ranked_total?: number;
           reasons?: string[];
           /** @constant */
@@ -1434,10 +2013,72 @@ export interface components {
               [key: string]: string;
             } | null;
             verdict: {
-              kind: string;
+              acknowledge_decision_support: boolean;
+              cases: {
+                choice?: string;
+                entity_id: string;
+                level?: string;
+                p: number;
+                p_display?: string;
+                position?: number;
+                reasons: {
+                  /** @constant */
+                  association_not_causal: true;
+                  feature_label: string;
+                  /** @enum {string} */
+                  likelihood_direction: 'higher' | 'lower';
+                  range?: {
+                    lower?: number | null;
+                    max?: number;
+                    min?: number;
+                    /** @constant */
+                    missing?: true;
+                    /** @constant */
+                    other?: true;
+                    text: string;
+                    /** @constant */
+                    unseen?: true;
+                    upper?: number | null;
+                    value?: string;
+                  };
+                  /** @enum {string} */
+                  strength: 'strong' | 'moderate';
+                  value?: unknown;
+                }[];
+              }[];
+              computed_at: string;
+              contract: string;
+              core_hash: string;
+              expires_at: string;
+              issuer: string;
+              /** @constant */
+              kind: 'answer';
+              model_ref: string;
+              option?: string;
+              outcome: {
+                column: string;
+                polarity: string | null;
+                positive_values: string[];
+              };
+              profile_hash?: string;
+              question: string;
+              record_hash: string;
+              subject_kind: string;
+              trust: {
+                auc: number | null;
+                realised_lift: number | null;
+                top_decile_lift: number | null;
+                validation_scheme: string;
+              };
+              /** @enum {string} */
+              type: 'yesno' | 'score' | 'choice' | 'rank';
               verdict_id: string;
             };
           }[];
+          verdicts_withheld?: {
+            count: number;
+            reason: string;
+          };
         };
       };
       page: {
@@ -1453,6 +2094,533 @@ export interface components {
       response_format?: 'full' | 'compact';
       task_id: string;
     };
+    PollResponse:
+      | {
+          answers?: {
+            [key: string]: {
+              /** @enum {string} */
+              cache?: 'hit' | 'miss';
+              cases?: {
+                /** @enum {string} */
+                band?: 'act' | 'escalate' | 'refuse';
+                band_reason?: string;
+                choice?: string;
+                entity_id: string;
+                least_likely?: string;
+                level?: string;
+                levers?: {
+                  /** @enum {string} */
+                  direction: 'increase' | 'decrease' | 'to_one_of';
+                  feature_label: string;
+                  lever_token: string;
+                  target?:
+                    | {
+                        at_least: number;
+                      }
+                    | {
+                        under: number;
+                      };
+                  values?: string[];
+                }[];
+                /** @enum {string} */
+                max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
+                most_likely?: string;
+                not_scoreable?: {
+                  missing_columns?: string[];
+                  /** @constant */
+                  unknown_id?: true;
+                  unseen_values?: {
+                    [key: string]: (string | number | boolean | null)[];
+                  };
+                };
+                p?:
+                  | number
+                  | {
+                      [key: string]: number;
+                    };
+                p_display?:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
+                position?: number;
+                reasons?: {
+                  /** @constant */
+                  association_not_causal: true;
+                  feature_label: string;
+                  /** @enum {string} */
+                  likelihood_direction: 'higher' | 'lower';
+                  range?: {
+                    lower?: number | null;
+                    max?: number;
+                    min?: number;
+                    /** @constant */
+                    missing?: true;
+                    /** @constant */
+                    other?: true;
+                    text: string;
+                    /** @constant */
+                    unseen?: true;
+                    upper?: number | null;
+                    value?: string;
+                  };
+                  /** @enum {string} */
+                  strength: 'strong' | 'moderate';
+                  value?: unknown;
+                }[];
+                reasons_note?: string;
+                refused?: boolean;
+                refused_reason?: string;
+                row?: number;
+                says?: string;
+                /** @constant */
+                state?: 'not_scoreable';
+              }[];
+              cases_note?: string;
+              /** @enum {string} */
+              decision?: 'actionable' | 'refused' | 'not_yet';
+              detail?: string;
+              drift?: {
+                [key: string]: unknown;
+              };
+              explanation?: string;
+              have?: {
+                labeled_rows: number;
+                positives: number;
+              };
+              levels_note?: string;
+              model_columns?: string[];
+              model_expires_at?: string;
+              model_ref?: string;
+              model_refs?: {
+                [key: string]: string;
+              };
+              needs?: {
+                columns?: number;
+                countdown?: {
+                  [key: string]: unknown;
+                } | null;
+                labeled_rows: number | null;
+                positives?: number;
+              };
+              next?: {
+                cost: string;
+                gives: string;
+                operation: string;
+                with?: {
+                  [key: string]: unknown;
+                };
+              }[];
+              not_scoreable?: {
+                /** @enum {string} */
+                band?: 'act' | 'escalate' | 'refuse';
+                band_reason?: string;
+                choice?: string;
+                entity_id: string;
+                least_likely?: string;
+                level?: string;
+                levers?: {
+                  /** @enum {string} */
+                  direction: 'increase' | 'decrease' | 'to_one_of';
+                  feature_label: string;
+                  lever_token: string;
+                  target?:
+                    | {
+                        at_least: number;
+                      }
+                    | {
+                        under: number;
+                      };
+                  values?: string[];
+                }[];
+                /** @enum {string} */
+                max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
+                most_likely?: string;
+                not_scoreable?: {
+                  missing_columns?: string[];
+                  /** @constant */
+                  unknown_id?: true;
+                  unseen_values?: {
+                    [key: string]: (string | number | boolean | null)[];
+                  };
+                };
+                p?:
+                  | number
+                  | {
+                      [key: string]: number;
+                    };
+                p_display?:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
+                position?: number;
+                reasons?: {
+                  /** @constant */
+                  association_not_causal: true;
+                  feature_label: string;
+                  /** @enum {string} */
+                  likelihood_direction: 'higher' | 'lower';
+                  range?: {
+                    lower?: number | null;
+                    max?: number;
+                    min?: number;
+                    /** @constant */
+                    missing?: true;
+                    /** @constant */
+                    other?: true;
+                    text: string;
+                    /** @constant */
+                    unseen?: true;
+                    upper?: number | null;
+                    value?: string;
+                  };
+                  /** @enum {string} */
+                  strength: 'strong' | 'moderate';
+                  value?: unknown;
+                }[];
+                reasons_note?: string;
+                refused?: boolean;
+                refused_reason?: string;
+                row?: number;
+                says?: string;
+                /** @constant */
+                state?: 'not_scoreable';
+              }[];
+              not_scoreable_total?: number;
+              option?: string;
+              outcome?: {
+                column: string;
+                positive_values: string[];
+              };
+              page?: {
+                offset: number;
+                returned: number;
+                total: number;
+              };
+              polarity?: string | null;
+              profile?: {
+                display: string;
+                exclusions_applied: string[];
+                hash: string;
+              };
+              quality?:
+                | {
+                    auc: number | null;
+                    auc_interval: [number, number] | null;
+                    base_rate: number;
+                    brier: number | null;
+                    excluded_columns: {
+                      column: string;
+                      why: string;
+                    }[];
+                    folds: number;
+                    held_out_positives: number;
+                    held_out_rows: number;
+                    log_loss: number | null;
+                    realised_lift: number | null;
+                    top_decile_lift: number | null;
+                    training_rows: number;
+                    /** @enum {string} */
+                    validation_scheme: 'entity_hash' | 'out_of_time' | 'entity_hash_folds';
+                  }
+                | {
+                    [key: string]: {
+                      auc: number | null;
+                      auc_interval: [number, number] | null;
+                      base_rate: number;
+                      brier: number | null;
+                      excluded_columns: {
+                        column: string;
+                        why: string;
+                      }[];
+                      folds: number;
+                      held_out_positives: number;
+                      held_out_rows: number;
+                      log_loss: number | null;
+                      realised_lift: number | null;
+                      top_decile_lift: number | null;
+                      training_rows: number;
+                      /** @enum {string} */
+                      validation_scheme: 'entity_hash' | 'out_of_time' | 'entity_hash_folds';
+                    };
+                  };
+              ranked?: {
+                /** @enum {string} */
+                band?: 'act' | 'escalate' | 'refuse';
+                band_reason?: string;
+                choice?: string;
+                entity_id: string;
+                least_likely?: string;
+                level?: string;
+                levers?: {
+                  /** @enum {string} */
+                  direction: 'increase' | 'decrease' | 'to_one_of';
+                  feature_label: string;
+                  lever_token: string;
+                  target?:
+                    | {
+                        at_least: number;
+                      }
+                    | {
+                        under: number;
+                      };
+                  values?: string[];
+                }[];
+                /** @enum {string} */
+                max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
+                most_likely?: string;
+                not_scoreable?: {
+                  missing_columns?: string[];
+                  /** @constant */
+                  unknown_id?: true;
+                  unseen_values?: {
+                    [key: string]: (string | number | boolean | null)[];
+                  };
+                };
+                p?:
+                  | number
+                  | {
+                      [key: string]: number;
+                    };
+                p_display?:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
+                position?: number;
+                reasons?: {
+                  /** @constant */
+                  association_not_causal: true;
+                  feature_label: string;
+                  /** @enum {string} */
+                  likelihood_direction: 'higher' | 'lower';
+                  range?: {
+                    lower?: number | null;
+                    max?: number;
+                    min?: number;
+                    /** @constant */
+                    missing?: true;
+                    /** @constant */
+                    other?: true;
+                    text: string;
+                    /** @constant */
+                    unseen?: true;
+                    upper?: number | null;
+                    value?: string;
+                  };
+                  /** @enum {string} */
+                  strength: 'strong' | 'moderate';
+                  value?: unknown;
+                }[];
+                reasons_note?: string;
+                refused?: boolean;
+                refused_reason?: string;
+                row?: number;
+                says?: string;
+                /** @constant */
+                state?: 'not_scoreable';
+              }[];
+              ranked_note?: string;
+              ranked_total?: number;
+              reasons?: string[];
+              /** @constant */
+              retry?: 'unproductive';
+              /** @enum {string} */
+              state: 'answered' | 'refused' | 'not_yet';
+              /** @enum {string} */
+              type: 'yesno' | 'score' | 'choice' | 'rank';
+              verdicts?: {
+                option?: string;
+                signature: {
+                  [key: string]: string;
+                } | null;
+                verdict: {
+                  acknowledge_decision_support: boolean;
+                  cases: {
+                    choice?: string;
+                    entity_id: string;
+                    level?: string;
+                    p: number;
+                    p_display?: string;
+                    position?: number;
+                    reasons: {
+                      /** @constant */
+                      association_not_causal: true;
+                      feature_label: string;
+                      /** @enum {string} */
+                      likelihood_direction: 'higher' | 'lower';
+                      range?: {
+                        lower?: number | null;
+                        max?: number;
+                        min?: number;
+                        /** @constant */
+                        missing?: true;
+                        /** @constant */
+                        other?: true;
+                        text: string;
+                        /** @constant */
+                        unseen?: true;
+                        upper?: number | null;
+                        value?: string;
+                      };
+                      /** @enum {string} */
+                      strength: 'strong' | 'moderate';
+                      value?: unknown;
+                    }[];
+                  }[];
+                  computed_at: string;
+                  contract: string;
+                  core_hash: string;
+                  expires_at: string;
+                  issuer: string;
+                  /** @constant */
+                  kind: 'answer';
+                  model_ref: string;
+                  option?: string;
+                  outcome: {
+                    column: string;
+                    polarity: string | null;
+                    positive_values: string[];
+                  };
+                  profile_hash?: string;
+                  question: string;
+                  record_hash: string;
+                  subject_kind: string;
+                  trust: {
+                    auc: number | null;
+                    realised_lift: number | null;
+                    top_decile_lift: number | null;
+                    validation_scheme: string;
+                  };
+                  /** @enum {string} */
+                  type: 'yesno' | 'score' | 'choice' | 'rank';
+                  verdict_id: string;
+                };
+              }[];
+              verdicts_withheld?: {
+                count: number;
+                reason: string;
+              };
+            };
+          };
+          billable_decisions?: number;
+          contract?: string;
+          core_hash?: string;
+          dataset_id?: string;
+          elapsed_ms?: number;
+          export?: {
+            expires_at: string;
+            /** @constant */
+            format: 'csv';
+            results_url: string;
+          };
+          fits_run?: number;
+          /** @constant */
+          free?: true;
+          namespace?: string | null;
+          page?: {
+            answer_url: string;
+            expires_at: string;
+            next_cursor?: string;
+          };
+          progress?: {
+            bag?: number;
+            bags?: number;
+            facts_so_far: {
+              bootstrap?: boolean;
+              held_out_rows?: number;
+              outcome?: string;
+              rows?: number;
+              training_rows?: number;
+            };
+            fit?: number;
+            frac: number;
+            of?: number;
+            /** @enum {string} */
+            stage: 'reading' | 'shaping' | 'binning' | 'fitting' | 'deciding' | 'scoring' | 'signing' | 'loading' | 'cutoff' | 'grading';
+          };
+          record?: {
+            columns?: number;
+            content_hash: string;
+            rows?: number;
+          };
+          retry_after_ms?: number;
+          shape?: {
+            as_of?: string;
+            counts?: {
+              [key: string]: number;
+            };
+            features?: string[];
+            kind: string;
+          };
+          /** @enum {string} */
+          stage?: 'reading_data' | 'reading_shape' | 'asking' | 'backtesting';
+          /** @enum {string} */
+          status: 'done' | 'pending';
+          task_id?: string;
+          watch_url?: string;
+        }
+      | {
+          backtest_id?: string;
+          cutoffs?: {
+            at: string;
+            reasons: string[];
+            /** @enum {string} */
+            state: 'graded' | 'not_yet' | 'refused';
+          }[];
+          dataset_id?: string;
+          /** @enum {string} */
+          decision?: 'supported' | 'not_supported' | 'not_yet';
+          fits_run?: number;
+          next?: Record<string, never>[];
+          record?: {
+            as_of: string;
+            horizon: {
+              unit: string;
+              value: number;
+            };
+            outcome_column: string;
+            snapshot_every: string;
+          };
+          signature?: Record<string, never>;
+          /** @enum {string} */
+          status: 'done' | 'pending';
+          summary?: {
+            baseline: {
+              capture: {
+                top10: number | null;
+                top20: number | null;
+              };
+              lift: {
+                top10: number | null;
+                top20: number | null;
+              };
+            } | null;
+            capture: {
+              top10: number | null;
+              top20: number | null;
+            };
+            cutoffs: {
+              graded: number;
+              not_yet: number;
+              refused: number;
+            };
+            lift: {
+              top10: number | null;
+              top20: number | null;
+            };
+          };
+          task_id?: string;
+          verdict?: {
+            /** @constant */
+            kind: 'backtest';
+          };
+          verdicts_withheld?: {
+            count: number;
+            reason: string;
+          };
+        };
     PreflightRequest: {
       dataset_id: string;
       labelled_column?: string;
@@ -2871,7 +4039,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['AskResponse'];
+          'application/json': components['schemas']['PollResponse'];
         };
       };
       /** @description Pending: the fit is still running (docs/reference/tasks.md#pending). */
@@ -2887,7 +4055,7 @@ export interface operations {
            *       "retry_after_ms": 1000
            *     }
            */
-          'application/json': components['schemas']['AskResponse'] & {
+          'application/json': components['schemas']['PollResponse'] & {
             /** @constant */
             status: 'pending';
           };
