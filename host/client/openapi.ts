@@ -1411,6 +1411,11 @@ export interface components {
       compliant: boolean;
       evaluated_direction: string | null;
       evaluated_feature: string | null;
+      evaluation?: {
+        from: string;
+        to: string;
+        values?: string[];
+      };
       event_id: string | null;
       written: boolean;
     };
@@ -1439,25 +1444,106 @@ export interface components {
       backtest_id?: string;
       cutoffs?: {
         at: string;
+        baseline: {
+          column: string | null;
+          direction: string | null;
+          graded: {
+            capture: {
+              k: number;
+              top: number;
+              value: number | null;
+            }[];
+            lift: {
+              top10: number | null;
+              top20: number | null;
+            };
+          } | null;
+        } | null;
+        graded: {
+          calibration: {
+            bin: number;
+            count: number;
+            mean_p: number | null;
+            observed: number | null;
+          }[];
+          capture: {
+            k: number;
+            top: number;
+            value: number | null;
+          }[];
+          lift: {
+            top10: number | null;
+            top20: number | null;
+          };
+        } | null;
+        model_ref: string | null;
         reasons: string[];
+        scored: {
+          entities: number;
+          positives: number;
+        };
         /** @enum {string} */
         state: 'graded' | 'not_yet' | 'refused';
+        train: {
+          entities: number;
+          positives_entities: number;
+          rows: number;
+        };
       }[];
       dataset_id?: string;
       /** @enum {string} */
       decision?: 'supported' | 'not_supported' | 'not_yet';
+      elapsed_ms?: number;
       fits_run?: number;
-      next?: Record<string, never>[];
+      /** @constant */
+      free?: true;
+      namespace?: string | null;
+      next?: {
+        cost: string;
+        gives: string;
+        operation: string;
+        with?: {
+          [key: string]: unknown;
+        };
+      }[];
+      page?: {
+        answer_url: string;
+        expires_at: string;
+        next_cursor?: string;
+      };
+      progress?: {
+        bag?: number;
+        bags?: number;
+        facts_so_far: {
+          bootstrap?: boolean;
+          held_out_rows?: number;
+          outcome?: string;
+          rows?: number;
+          training_rows?: number;
+        };
+        fit?: number;
+        frac: number;
+        of?: number;
+        /** @enum {string} */
+        stage: 'reading' | 'shaping' | 'binning' | 'fitting' | 'deciding' | 'scoring' | 'signing' | 'loading' | 'cutoff' | 'grading';
+      };
       record?: {
         as_of: string;
         horizon: {
           unit: string;
           value: number;
         };
+        mapping_id?: string;
         outcome_column: string;
+        record_hash: string;
         snapshot_every: string;
       };
-      signature?: Record<string, never>;
+      retry_after_ms?: number;
+      signature?: {
+        [key: string]: string;
+      };
+      /** @enum {string} */
+      stage?: 'reading_data' | 'backtesting';
       /** @enum {string} */
       status: 'done' | 'pending';
       summary?: {
@@ -1487,13 +1573,82 @@ export interface components {
       };
       task_id?: string;
       verdict?: {
+        acknowledge_decision_support: boolean;
+        backtest: {
+          baseline: string;
+          cutoffs: {
+            every: string;
+            last: number;
+          };
+          lift_bar: number;
+        };
+        backtest_id: string;
+        computed_at: string;
+        contract: string;
+        core_hash: string;
+        cutoffs: {
+          at: string;
+          lift: {
+            top10: number | null;
+            top20: number | null;
+          } | null;
+          model_ref: string | null;
+          scored: {
+            entities: number;
+            positives: number;
+          };
+          state: string;
+        }[];
+        dataset_id: string;
+        decision: string;
+        expires_at: null;
+        issuer: string;
         /** @constant */
         kind: 'backtest';
+        record: {
+          as_of: string;
+          horizon: {
+            unit: string;
+            value: number;
+          };
+          mapping_id?: string;
+          outcome_column: string;
+          record_hash: string;
+          snapshot_every: string;
+        };
+        subject_kind: string;
+        summary: {
+          baseline: {
+            capture: {
+              top10: number | null;
+              top20: number | null;
+            };
+            lift: {
+              top10: number | null;
+              top20: number | null;
+            };
+          } | null;
+          capture: {
+            top10: number | null;
+            top20: number | null;
+          };
+          cutoffs: {
+            graded: number;
+            not_yet: number;
+            refused: number;
+          };
+          lift: {
+            top10: number | null;
+            top20: number | null;
+          };
+        };
+        verdict_id: string;
       };
       verdicts_withheld?: {
         count: number;
         reason: string;
       };
+      watch_url?: string;
     };
     DeleteDatasetRequest: {
       dataset_id: string;
@@ -1522,11 +1677,22 @@ export interface components {
     };
     DescribeRequest: Record<string, never>;
     DescribeResponse: {
+      answer_states: {
+        action: string;
+        meaning: string;
+        state: string;
+      }[];
+      auth: {
+        [key: string]: unknown;
+      };
       contract: string;
+      core_hash: string;
       interface_version: string;
       journeys: {
         first_calls: {
-          body?: Record<string, never>;
+          body?: {
+            [key: string]: unknown;
+          };
           does: string;
           needs?: string[];
           operation: string;
@@ -1536,8 +1702,63 @@ export interface components {
         summary: string;
         title: string;
       }[];
-      question_types: Record<string, never>[];
-      samples: Record<string, never>[];
+      jwks_url: string;
+      limits: {
+        [key: string]: unknown;
+      };
+      prices: {
+        [key: string]: unknown;
+      };
+      question_types: {
+        answers: string;
+        fields: {
+          name: string;
+          rules: string;
+          type: string;
+        }[];
+        needs_cases: boolean;
+        type: string;
+      }[];
+      retention: {
+        [key: string]: string;
+      };
+      samples: {
+        columns: {
+          description: string;
+          name: string;
+          type: string;
+        }[];
+        dataset_id: string;
+        description: string;
+        entity_column: string;
+        expected_refusal?: string;
+        /** @enum {string} */
+        expected_state: 'answered' | 'refused';
+        name: string;
+        outcome_column: string;
+        rows: number;
+        shape: string;
+        try: {
+          [key: string]: unknown;
+        };
+      }[];
+      schedules?: {
+        [key: string]: unknown;
+      }[];
+      shapes: {
+        available: boolean;
+        description: string;
+        features: {
+          meaning: string;
+          name: string;
+        }[];
+        fields: {
+          name: string;
+          rules: string;
+          type: string;
+        }[];
+        kind: string;
+      }[];
     };
     DriftRequest: {
       model_ref: string;
@@ -1553,7 +1774,9 @@ export interface components {
       recommendation: 'keep' | 'refit' | 'abandon' | 'no_check_yet';
       /** @enum {string} */
       refit_quality?: 'worse' | 'similar' | 'better' | 'not_comparable';
-      report?: Record<string, never>;
+      report?: {
+        [key: string]: unknown;
+      };
       watch_url?: string;
     };
     EvidenceRequest: {
@@ -1572,11 +1795,14 @@ export interface components {
         small_n: boolean;
       } | null;
       model_ref: string;
+      note: string;
       progress: {
         attestations: number;
+        compliant_attestations: number;
         entities_with_outcome: number;
         n_acted: number;
         n_not_acted: number;
+        needed_per_group: number;
       };
     };
     ExportModelRequest: {
@@ -1603,7 +1829,25 @@ export interface components {
         };
       };
       model_ref: string;
-      quality: Record<string, never> | null;
+      quality: {
+        auc: number | null;
+        auc_interval: [number, number] | null;
+        base_rate: number;
+        brier: number | null;
+        excluded_columns: {
+          column: string;
+          why: string;
+        }[];
+        folds: number;
+        held_out_positives: number;
+        held_out_rows: number;
+        log_loss: number | null;
+        realised_lift: number | null;
+        top_decile_lift: number | null;
+        training_rows: number;
+        /** @enum {string} */
+        validation_scheme: 'entity_hash' | 'out_of_time' | 'entity_hash_folds';
+      } | null;
       state: ('answered' | 'refused' | 'not_yet') | null;
     };
     ExtendModelRequest: {
@@ -1659,11 +1903,56 @@ export interface components {
       }[];
     };
     MapResponse: {
-      next: Record<string, never>[];
+      ask?: {
+        [key: string]: unknown;
+      };
+      ask_notes?: {
+        [key: string]: string;
+      };
+      empty_reason?: string;
+      join?: {
+        [key: string]: unknown;
+      } | null;
+      manifest?: {
+        [key: string]: unknown;
+      };
+      mapping_id?: string;
+      next: {
+        cost: string;
+        gives: string;
+        operation: string;
+        with?: {
+          [key: string]: unknown;
+        };
+      }[];
+      open_cases?: {
+        count: number;
+        sample_ids: string[];
+      };
+      outcome?: {
+        [key: string]: unknown;
+      };
+      outcomes?: {
+        [key: string]: unknown;
+      };
+      proposal?: {
+        [key: string]: unknown;
+      };
       provenance: {
         contract_hash: string;
         core_hash: string;
       };
+      questions?: {
+        options: unknown[];
+        slot: string;
+        why: string;
+      }[];
+      record?: {
+        [key: string]: unknown;
+      };
+      sources?: {
+        [key: string]: unknown;
+      }[];
       /** @enum {string} */
       status: 'proposed' | 'confirmed' | 'not_runnable' | 'empty';
     };
@@ -2565,25 +2854,106 @@ export interface components {
           backtest_id?: string;
           cutoffs?: {
             at: string;
+            baseline: {
+              column: string | null;
+              direction: string | null;
+              graded: {
+                capture: {
+                  k: number;
+                  top: number;
+                  value: number | null;
+                }[];
+                lift: {
+                  top10: number | null;
+                  top20: number | null;
+                };
+              } | null;
+            } | null;
+            graded: {
+              calibration: {
+                bin: number;
+                count: number;
+                mean_p: number | null;
+                observed: number | null;
+              }[];
+              capture: {
+                k: number;
+                top: number;
+                value: number | null;
+              }[];
+              lift: {
+                top10: number | null;
+                top20: number | null;
+              };
+            } | null;
+            model_ref: string | null;
             reasons: string[];
+            scored: {
+              entities: number;
+              positives: number;
+            };
             /** @enum {string} */
             state: 'graded' | 'not_yet' | 'refused';
+            train: {
+              entities: number;
+              positives_entities: number;
+              rows: number;
+            };
           }[];
           dataset_id?: string;
           /** @enum {string} */
           decision?: 'supported' | 'not_supported' | 'not_yet';
+          elapsed_ms?: number;
           fits_run?: number;
-          next?: Record<string, never>[];
+          /** @constant */
+          free?: true;
+          namespace?: string | null;
+          next?: {
+            cost: string;
+            gives: string;
+            operation: string;
+            with?: {
+              [key: string]: unknown;
+            };
+          }[];
+          page?: {
+            answer_url: string;
+            expires_at: string;
+            next_cursor?: string;
+          };
+          progress?: {
+            bag?: number;
+            bags?: number;
+            facts_so_far: {
+              bootstrap?: boolean;
+              held_out_rows?: number;
+              outcome?: string;
+              rows?: number;
+              training_rows?: number;
+            };
+            fit?: number;
+            frac: number;
+            of?: number;
+            /** @enum {string} */
+            stage: 'reading' | 'shaping' | 'binning' | 'fitting' | 'deciding' | 'scoring' | 'signing' | 'loading' | 'cutoff' | 'grading';
+          };
           record?: {
             as_of: string;
             horizon: {
               unit: string;
               value: number;
             };
+            mapping_id?: string;
             outcome_column: string;
+            record_hash: string;
             snapshot_every: string;
           };
-          signature?: Record<string, never>;
+          retry_after_ms?: number;
+          signature?: {
+            [key: string]: string;
+          };
+          /** @enum {string} */
+          stage?: 'reading_data' | 'backtesting';
           /** @enum {string} */
           status: 'done' | 'pending';
           summary?: {
@@ -2613,13 +2983,82 @@ export interface components {
           };
           task_id?: string;
           verdict?: {
+            acknowledge_decision_support: boolean;
+            backtest: {
+              baseline: string;
+              cutoffs: {
+                every: string;
+                last: number;
+              };
+              lift_bar: number;
+            };
+            backtest_id: string;
+            computed_at: string;
+            contract: string;
+            core_hash: string;
+            cutoffs: {
+              at: string;
+              lift: {
+                top10: number | null;
+                top20: number | null;
+              } | null;
+              model_ref: string | null;
+              scored: {
+                entities: number;
+                positives: number;
+              };
+              state: string;
+            }[];
+            dataset_id: string;
+            decision: string;
+            expires_at: null;
+            issuer: string;
             /** @constant */
             kind: 'backtest';
+            record: {
+              as_of: string;
+              horizon: {
+                unit: string;
+                value: number;
+              };
+              mapping_id?: string;
+              outcome_column: string;
+              record_hash: string;
+              snapshot_every: string;
+            };
+            subject_kind: string;
+            summary: {
+              baseline: {
+                capture: {
+                  top10: number | null;
+                  top20: number | null;
+                };
+                lift: {
+                  top10: number | null;
+                  top20: number | null;
+                };
+              } | null;
+              capture: {
+                top10: number | null;
+                top20: number | null;
+              };
+              cutoffs: {
+                graded: number;
+                not_yet: number;
+                refused: number;
+              };
+              lift: {
+                top10: number | null;
+                top20: number | null;
+              };
+            };
+            verdict_id: string;
           };
           verdicts_withheld?: {
             count: number;
             reason: string;
           };
+          watch_url?: string;
         };
     PreflightRequest: {
       dataset_id: string;
@@ -2631,9 +3070,33 @@ export interface components {
       advisory: string[];
       blocking: string[];
       dataset_id: string;
-      fitness: Record<string, never> | null;
-      grain: Record<string, never>;
-      resolutions: Record<string, never>;
+      fitness: {
+        labeled_rows: number;
+        negatives: number | null;
+        positives: number | null;
+        positives_per_predictor: number | null;
+        usable_predictors: number;
+      } | null;
+      grain: {
+        entities: number;
+        entity_column: string | null;
+        /** @enum {string} */
+        entity_inferred_from: 'name' | 'distinct' | 'none';
+        one_row_per_entity: boolean;
+        rows: number;
+        rows_per_entity_max: number;
+      };
+      resolutions: {
+        [key: string]: {
+          ambiguous?: {
+            examples: string[];
+            why: string;
+          };
+          distinct: number;
+          kind: string;
+          missing: number;
+        };
+      };
     };
     /** @description RFC 9457 problem details (docs/reference/errors.md#problem, docs/reference/errors.md); read `code` and `remedy`, `field` names the argument at fault. */
     Problem: {
@@ -2668,7 +3131,13 @@ export interface components {
         exclude: string[];
         fixed: string[];
         hash: string;
-        words: Record<string, never>;
+        words: {
+          case?: string;
+          columns?: {
+            [key: string]: string;
+          };
+          outcome?: string;
+        };
       } | null;
     };
     RegisterAgentResponse: {
@@ -2710,12 +3179,22 @@ export interface components {
       subject_kind: 'person' | 'org' | 'object' | 'event' | 'other';
     };
     ScheduleResponse: {
+      next?: {
+        cost: string;
+        gives: string;
+        operation: string;
+        with?: {
+          [key: string]: unknown;
+        };
+      }[];
       schedule: {
         /** @enum {string} */
         cadence: 'daily' | 'weekly' | 'monthly';
         halt_code?: string | null;
         last_run?: {
+          as_of?: string | null;
           at: string;
+          closed_since?: number | null;
           decisions: number;
           drift: {
             pattern: string;
@@ -2724,6 +3203,7 @@ export interface components {
           } | null;
           duplicates: number;
           fits_run: number;
+          model_ref?: string | null;
           reported: number;
           run_id: string;
           scored: number;
@@ -2784,7 +3264,9 @@ export interface components {
         outcome_column: string;
         positive_values: string[];
         prevalence: number | null;
-        question: Record<string, never>;
+        question: {
+          [key: string]: unknown;
+        };
         values: string[];
         why_not?: string;
         worth_asking: boolean;
