@@ -74,7 +74,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
 
   // The task threads (the fits, and reading large records) are this process's TaskHost; they open their
   // own services on the same store when first needed.
-  const pool = new FitPool(config.fitWorkers);
+  const pool = new FitPool(config.fitWorkers, config.backgroundNice);
   const threads = new TaskThreads(config, log, pool, TASK_THREAD_ENTRY, opts.now !== undefined);
   const opened = await openServices(config, {
     log,
