@@ -957,7 +957,7 @@ export interface components {
                 | {
                     under: number;
                   };
-              values?: string[];
+              to_one_of?: string[];
             }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -1068,7 +1068,7 @@ export interface components {
                 | {
                     under: number;
                   };
-              values?: string[];
+              to_one_of?: string[];
             }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -1202,7 +1202,7 @@ export interface components {
                 | {
                     under: number;
                   };
-              values?: string[];
+              to_one_of?: string[];
             }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -1986,7 +1986,7 @@ export interface components {
                 | {
                     under: number;
                   };
-              values?: string[];
+              to_one_of?: string[];
             }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -2097,7 +2097,7 @@ export interface components {
                 | {
                     under: number;
                   };
-              values?: string[];
+              to_one_of?: string[];
             }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -2231,7 +2231,7 @@ export interface components {
                 | {
                     under: number;
                   };
-              values?: string[];
+              to_one_of?: string[];
             }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -2409,7 +2409,7 @@ export interface components {
                     | {
                         under: number;
                       };
-                  values?: string[];
+                  to_one_of?: string[];
                 }[];
                 /** @enum {string} */
                 max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -2520,7 +2520,7 @@ export interface components {
                     | {
                         under: number;
                       };
-                  values?: string[];
+                  to_one_of?: string[];
                 }[];
                 /** @enum {string} */
                 max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -2654,7 +2654,7 @@ export interface components {
                     | {
                         under: number;
                       };
-                  values?: string[];
+                  to_one_of?: string[];
                 }[];
                 /** @enum {string} */
                 max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';

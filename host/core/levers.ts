@@ -27,8 +27,8 @@ const OTHER_BIN = 1;
 export interface Lever {
   feature_label: string;
   direction: LeverDirection;
-  /** to_one_of: the values to move to, best first. */
-  values?: string[];
+  /** to_one_of: the values to move to, best first (docs/decisions/0069-to-one-of-values.md). */
+  to_one_of?: string[];
   /** increase: the least value reaching a target bin; decrease: values under this reach one. */
   target?: { at_least: number } | { under: number };
   lever_token: string;
@@ -137,7 +137,7 @@ export function leversForCases(
       const lever: Lever = {
         feature_label: reason.feature_label,
         direction: t.direction,
-        ...(t.values ? { values: t.values } : {}),
+        ...(t.values ? { to_one_of: t.values } : {}),
         ...(t.target ? { target: t.target } : {}),
         lever_token: token,
       };

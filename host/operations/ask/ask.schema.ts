@@ -44,8 +44,8 @@ export const ReasonSchema = v.looseObject({
 export const LeverSchema = v.looseObject({
   feature_label: v.string(),
   direction: v.picklist(['increase', 'decrease', 'to_one_of']),
-  /** to_one_of: the values to move to, best first. */
-  values: v.optional(v.array(v.string())),
+  /** direction to_one_of: the values to move to, best first. */
+  to_one_of: v.optional(v.array(v.string())),
   /** increase: the least value that reaches a better bin; decrease: values under this reach one. */
   target: v.optional(v.union([v.looseObject({ at_least: v.number() }), v.looseObject({ under: v.number() })])),
   /** Send it to svc_attest after acting (docs/reference/outcomes.md#attest). */

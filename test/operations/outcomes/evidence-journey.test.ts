@@ -126,7 +126,7 @@ function expectEvidenceMatches(body: any) {
 /** A post-action value that follows the lever, or (comply false) one that stays where the case is. */
 function postValue(c: any, lever: any, comply: boolean): unknown {
   if (!comply) return c.reasons.find((r: any) => r.feature_label === lever.feature_label).value;
-  if (lever.direction === 'to_one_of') return lever.values[0];
+  if (lever.direction === 'to_one_of') return lever.to_one_of[0];
   // a cut belongs to the bin above it (the engine bins v into the bin whose lower cut is <= v)
   return lever.direction === 'increase' ? lever.target.at_least : lever.target.under - 1e-6;
 }
