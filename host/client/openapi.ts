@@ -1022,8 +1022,10 @@ export interface components {
           };
           explanation?: string;
           have?: {
+            columns?: number;
             labeled_rows: number;
             positives: number;
+            predictive_columns?: number;
           };
           levels_note?: string;
           model_columns?: string[];
@@ -2051,8 +2053,10 @@ export interface components {
           };
           explanation?: string;
           have?: {
+            columns?: number;
             labeled_rows: number;
             positives: number;
+            predictive_columns?: number;
           };
           levels_note?: string;
           model_columns?: string[];
@@ -2474,8 +2478,10 @@ export interface components {
               };
               explanation?: string;
               have?: {
+                columns?: number;
                 labeled_rows: number;
                 positives: number;
+                predictive_columns?: number;
               };
               levels_note?: string;
               model_columns?: string[];

@@ -219,7 +219,16 @@ export const AnswerSchema = v.looseObject({
       countdown: v.optional(v.nullable(OpenMap)),
     }),
   ),
-  have: v.optional(v.looseObject({ labeled_rows: Integer, positives: Integer })),
+  have: v.optional(
+    v.looseObject({
+      labeled_rows: Integer,
+      positives: Integer,
+      /** The columns read as candidate predictors. */
+      columns: v.optional(Integer),
+      /** Of those, the ones left after the training part's guards (not constant, not restating the outcome). */
+      predictive_columns: v.optional(Integer),
+    }),
+  ),
   /** A refusal or not_yet in one plain sentence, with its numbers. */
   explanation: v.optional(v.string()),
   /** choice refused as option_not_in_pattern: why, in words. */
