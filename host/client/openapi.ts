@@ -949,6 +949,8 @@ export interface components {
               /** @enum {string} */
               direction: 'increase' | 'decrease' | 'to_one_of';
               feature_label: string;
+              /** @enum {string} */
+              lever_advisory?: 'time_like';
               lever_token: string;
               target?:
                 | {
@@ -1062,6 +1064,8 @@ export interface components {
               /** @enum {string} */
               direction: 'increase' | 'decrease' | 'to_one_of';
               feature_label: string;
+              /** @enum {string} */
+              lever_advisory?: 'time_like';
               lever_token: string;
               target?:
                 | {
@@ -1196,6 +1200,8 @@ export interface components {
               /** @enum {string} */
               direction: 'increase' | 'decrease' | 'to_one_of';
               feature_label: string;
+              /** @enum {string} */
+              lever_advisory?: 'time_like';
               lever_token: string;
               target?:
                 | {
@@ -1980,6 +1986,8 @@ export interface components {
               /** @enum {string} */
               direction: 'increase' | 'decrease' | 'to_one_of';
               feature_label: string;
+              /** @enum {string} */
+              lever_advisory?: 'time_like';
               lever_token: string;
               target?:
                 | {
@@ -2093,6 +2101,8 @@ export interface components {
               /** @enum {string} */
               direction: 'increase' | 'decrease' | 'to_one_of';
               feature_label: string;
+              /** @enum {string} */
+              lever_advisory?: 'time_like';
               lever_token: string;
               target?:
                 | {
@@ -2227,6 +2237,8 @@ export interface components {
               /** @enum {string} */
               direction: 'increase' | 'decrease' | 'to_one_of';
               feature_label: string;
+              /** @enum {string} */
+              lever_advisory?: 'time_like';
               lever_token: string;
               target?:
                 | {
@@ -2405,6 +2417,8 @@ export interface components {
                   /** @enum {string} */
                   direction: 'increase' | 'decrease' | 'to_one_of';
                   feature_label: string;
+                  /** @enum {string} */
+                  lever_advisory?: 'time_like';
                   lever_token: string;
                   target?:
                     | {
@@ -2518,6 +2532,8 @@ export interface components {
                   /** @enum {string} */
                   direction: 'increase' | 'decrease' | 'to_one_of';
                   feature_label: string;
+                  /** @enum {string} */
+                  lever_advisory?: 'time_like';
                   lever_token: string;
                   target?:
                     | {
@@ -2652,6 +2668,8 @@ export interface components {
                   /** @enum {string} */
                   direction: 'increase' | 'decrease' | 'to_one_of';
                   feature_label: string;
+                  /** @enum {string} */
+                  lever_advisory?: 'time_like';
                   lever_token: string;
                   target?:
                     | {

@@ -50,6 +50,8 @@ export const LeverSchema = v.looseObject({
   target: v.optional(v.union([v.looseObject({ at_least: v.number() }), v.looseObject({ under: v.number() })])),
   /** Send it to svc_attest after acting (docs/reference/outcomes.md#attest). */
   lever_token: v.string(),
+  /** time_like: the column moves with the calendar by itself (a tenure, an age, days since something). */
+  lever_advisory: v.optional(v.picklist(['time_like'])),
 });
 
 const Cell = v.union([v.string(), v.number(), v.boolean(), v.null()]);
