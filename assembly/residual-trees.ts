@@ -132,6 +132,9 @@ function valueGiven(t: usize, l: i32, prefix: i32, sides: i32, known: i32): f64 
   return w0 + w1 > 0 ? (w0 * v0 + w1 * v1) / (w0 + w1) : 0.5 * (v0 + v1);
 }
 
+// v(S) of one pattern of sides for every subset S of the tree's columns (serveTree)
+const V_OF = allocF64(LEAVES);
+
 function factorial(k: i32): f64 {
   let f = 1.0;
   for (let i = 2; i <= k; i++) f *= <f64>i;
@@ -159,6 +162,8 @@ export function serveTree(t: usize, colOf: usize, scale: f64, out: usize): void 
   const full = (1 << nFeatures) - 1;
   const fF = factorial(nFeatures);
   for (let sides = 0; sides < LEAVES; sides++) {
+    // v(S) of every subset once for this pattern (each is read by several columns' sums below)
+    for (let known = 0; known <= full; known++) stf(V_OF, known, valueGiven(t, 0, 0, sides, known));
     for (let k = 0; k < TREE_DEPTH; k++) {
       let phi = 0.0;
       if (k < nFeatures) {
@@ -167,7 +172,7 @@ export function serveTree(t: usize, colOf: usize, scale: f64, out: usize): void 
           let size = 0;
           for (let q = 0; q < nFeatures; q++) size += known >> q & 1;
           const w = factorial(size) * factorial(nFeatures - size - 1) / fF;
-          phi += w * (valueGiven(t, 0, 0, sides, known | (1 << k)) - valueGiven(t, 0, 0, sides, known));
+          phi += w * (ldf(V_OF, known | (1 << k)) - ldf(V_OF, known));
         }
       }
       stf(out, ST_PHI + sides * TREE_DEPTH + k, phi * scale);
@@ -200,23 +205,26 @@ const GH_COL: usize = (<usize>BIN_STRIDE << 4) + 64;
 
 /**
  * The level's histograms of its `nodes` nodes, from each training row's node and (g, h). With `subtract` (a bag of
- * many rows, where the pass over them costs more than the bins), below the first level only the rows on the right
- * side of the last cut (`right`, nRight of them) are summed (into the odd nodes), and each even node is its parent's histogram (the level
- * above's, in prevGH) less its odd sibling's.
+ * many rows, where the pass over them costs more than the bins), below the first level only the rows on the smaller
+ * side of the last cut over the whole level (`listed`, nListed of them, in row order; `listedRight`: the side they
+ * went to) are summed, into their nodes, and each sibling is its parent's histogram (the level above's, in prevGH)
+ * less theirs: at most half the rows a level are read.
  */
-function fillLevel(bag: Bag, nodes: i32, nodeOf: usize, ghRow: usize, subtract: bool, right: usize, nRight: i32): void {
+function fillLevel(bag: Bag, nodes: i32, nodeOf: usize, ghRow: usize, subtract: bool, listed: usize, nListed: i32, listedRight: bool): void {
   const u = bag.u, nT = bag.nT;
   const half = subtract && nodes > 1;
   if (half) { // the level above's histograms become the parents
     const t1 = prevGH; prevGH = levelGH; levelGH = t1;
   }
-  for (let v = 0; v < nodes; v++) {
+  // the nodes summed from rows start at zero (with `half`, the listed side's only: the others are written whole)
+  const first = half ? (listedRight ? 1 : 0) : 0, step = half ? 2 : 1;
+  for (let v = first; v < nodes; v += step) {
     for (let c = 0; c < u; c++) memory.fill(ghAt(v, u, c), 0, <usize>ldi(bag.nBins, c) << 4);
   }
-  // every row, or (half) the rows of the odd nodes: those the last cut sent right, listed in row order
-  const count = half ? nRight : nT;
+  // every row, or (half) the listed side's rows
+  const count = half ? nListed : nT;
   for (let k = 0; k < count; k++) {
-    const i = half ? ldi(right, k) : k;
+    const i = half ? ldi(listed, k) : k;
     const node = <i32>load<u8>(nodeOf + <usize>i);
     const gh = v128.load(ghRow + (<usize>i << 4));
     let col = bag.binsT + <usize>i;
@@ -230,9 +238,10 @@ function fillLevel(bag: Bag, nodes: i32, nodeOf: usize, ghRow: usize, subtract: 
   }
   if (half) {
     for (let v = 0; v < nodes; v += 2) {
+      const summed = v + first, derived = v + 1 - first;
       for (let c = 0; c < u; c++) {
         const nb = ldi(bag.nBins, c);
-        const d = ghAt(v, u, c), r = ghAt(v + 1, u, c);
+        const d = ghAt(derived, u, c), r = ghAt(summed, u, c);
         const p = prevGhAt(v >> 1, u, c);
         for (let b = 0; b < nb; b++) {
           const off = <usize>b << 4;
@@ -375,7 +384,7 @@ export function boostTrees(bag: Bag, sT: usize, sV: usize, lr: f64, l2: f64, pat
   const u = bag.u, nT = bag.nT, nV = bag.nV, yT = bag.yT;
   const run = new TreeRun();
   const trees = allocF64(maxRounds * RAW_TREE);
-  const eT = allocF64(nT), ghRow = allocF64(2 * nT), nodeOf = allocU8(nT), right = allocI32(nT);
+  const eT = allocF64(nT), ghRow = allocF64(2 * nT), nodeOf = allocU8(nT), listed = allocI32(nT);
   for (let i = 0; i < nT; i++) stf(eT, i, Math.exp(ldf(sT, i)));
   levelGH = allocU8((LEAVES >> 1) * u * <i32>GH_COL);
   prevGH = allocU8((LEAVES >> 1) * u * <i32>GH_COL);
@@ -390,38 +399,50 @@ export function boostTrees(bag: Bag, sT: usize, sV: usize, lr: f64, l2: f64, pat
   const startGate = halfLoss(sV, bag.yV, nV, 1);
   let bestStop = halfLoss(sV, bag.yV, nV, stopHalf);
   let bestRound = 0, round = 0;
+  // each row's gradient and hessian for the first round (later rounds take theirs as the rows step)
+  for (let i = 0; i < nT; i++) {
+    const e = ldf(eT, i);
+    const p = e / (1.0 + e);
+    const o = ghRow + (<usize>i << 4);
+    store<f64>(o, p - ldf(yT, i));
+    store<f64>(o + 8, p * (1.0 - p));
+  }
   while (round < maxRounds) {
-    for (let i = 0; i < nT; i++) {
-      const e = ldf(eT, i);
-      const p = e / (1.0 + e);
-      const o = ghRow + (<usize>i << 4);
-      store<f64>(o, p - ldf(yT, i));
-      store<f64>(o + 8, p * (1.0 - p));
-    }
     memory.fill(nodeOf, 0, <usize>nT);
     const t = trees + (<usize>(round * RAW_TREE) << 3);
     memory.fill(t, 0, <usize>RAW_TREE << 3);
-    let levels = 0, nRight = 0;
+    let levels = 0, nListed = 0, listedRight = true;
     for (let l = 0; l < TREE_DEPTH; l++) {
       const nodes = 1 << l;
-      fillLevel(bag, nodes, nodeOf, ghRow, subtract, right, nRight);
+      fillLevel(bag, nodes, nodeOf, ghRow, subtract, listed, nListed, listedRight);
       bestLevelGain = 0;
       let bestC = -1;
       for (let c = 0; c < u; c++) if (scanColumn(bag, nodes, c, l2)) bestC = c;
       stf(t, RT_COLS + l, <f64>bestC);
-      nRight = 0;
-      if (bestC < 0) {
+      nListed = 0;
+      if (bestC < 0) { // every row goes left: none listed on the right, and each left node is its parent
+        listedRight = true;
         for (let i = 0; i < nT; i++) store<u8>(nodeOf + <usize>i, load<u8>(nodeOf + <usize>i) << 1);
         continue;
       }
       levels++;
       writeMask(t + (<usize>(RT_MASKS + l * MASK_WORDS) << 3));
+      // the level's rows going right, from the bag's rows a bin (every row is in one node of the level): the next
+      // level sums the smaller side's rows (fillLevel)
+      let rightRows = 0.0;
+      for (let b = 0; b < ldi(bag.nBins, bestC); b++) if (load<u8>(CUT_SIDE + <usize>b) == 1) rightRows += rowsIn(bestC, b);
+      listedRight = rightRows * 2.0 <= <f64>nT;
+      const want: u8 = listedRight ? 1 : 0;
       const col = bag.binsT + <usize>bestC * <usize>nT;
+      if (l + 1 == TREE_DEPTH) { // the last level: no level below reads a list
+        for (let i = 0; i < nT; i++) store<u8>(nodeOf + <usize>i, (load<u8>(nodeOf + <usize>i) << 1) | load<u8>(CUT_SIDE + <usize>load<u8>(col + <usize>i)));
+        continue;
+      }
       for (let i = 0; i < nT; i++) {
         const side = load<u8>(CUT_SIDE + <usize>load<u8>(col + <usize>i));
         store<u8>(nodeOf + <usize>i, (load<u8>(nodeOf + <usize>i) << 1) | side);
-        sti(right, nRight, i); // kept only when the row went right
-        nRight += <i32>side;
+        sti(listed, nListed, i); // kept only when the row went to the listed side
+        nListed += <i32>(side == want);
       }
     }
     if (levels == 0) break; // nothing left to cut
@@ -438,8 +459,16 @@ export function boostTrees(bag: Bag, sT: usize, sV: usize, lr: f64, l2: f64, pat
       stf(t, RT_LEAVES + k, v);
       stf(LEAF_MULT, k, Math.exp(v));
     }
-    // step the rows: training odds by the leaf's factor, validation logits by its value
-    for (let i = 0; i < nT; i++) stf(eT, i, ldf(eT, i) * ldf(LEAF_MULT, ldb(nodeOf, i)));
+    // step the rows: training odds by the leaf's factor (and from them the next round's gradients and hessians),
+    // validation logits by its value
+    for (let i = 0; i < nT; i++) {
+      const e = ldf(eT, i) * ldf(LEAF_MULT, ldb(nodeOf, i));
+      stf(eT, i, e);
+      const p = e / (1.0 + e);
+      const o = ghRow + (<usize>i << 4);
+      store<f64>(o, p - ldf(yT, i));
+      store<f64>(o + 8, p * (1.0 - p));
+    }
     addRawTree(t, bag.binsV, nV, nV, sV);
     round++;
     const stop = halfLoss(sV, bag.yV, nV, stopHalf);
@@ -451,7 +480,7 @@ export function boostTrees(bag: Bag, sT: usize, sV: usize, lr: f64, l2: f64, pat
   memory.copy(sV, sVbest, <usize>nV << 3);
   run.trees = trees; run.count = bestRound; run.rounds = round;
   run.gateGain = startGate - halfLoss(sV, bag.yV, nV, 1); // the gate rows at the kept round
-  release(right);
+  release(listed);
   release(levelGH); release(prevGH); release(binRows);
   levelGH = 0; prevGH = 0; binRows = 0;
   release(eT); release(ghRow); release(nodeOf); release(sVbest);

@@ -28,13 +28,14 @@ function drainingReply(c: Context<AppEnv>): Response {
 }
 
 /**
- * GET /healthz while the process drains: 503 draining, before the liveness operation runs. HAProxy checks
+ * GET (or HEAD) /healthz while the process drains: 503 draining, before the liveness operation runs. A HEAD
+ * reaches the GET route in Hono with its own method, so both are named here. HAProxy checks
  * /healthz (deploy/haproxy.cfg), not /readyz: /readyz also fails while the database is down, which would
  * take every node out of the balancer at once (docs/decisions/0080-drain-on-stop.md).
  */
 export function healthzDrainingGate(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (c.req.method === 'GET' && c.get('services').drain.draining) return drainingReply(c);
+    if ((c.req.method === 'GET' || c.req.method === 'HEAD') && c.get('services').drain.draining) return drainingReply(c);
     await next();
   };
 }

@@ -111,4 +111,13 @@ describe('the repository stands on its own', () => {
       fs.rmSync(path.join(ROOT, tmp));
     }
   });
+
+  // The front pages stay short enough to read at once: the README is the way in, docs/benchmarks.md the
+  // current figures (every experiment goes to docs/engine-history.md, every method to benchmark-results.md).
+  it.each([
+    ['README.md', 10 * 1024],
+    ['docs/benchmarks.md', 15 * 1024],
+  ])('%s stays under its size budget', (file, budget) => {
+    expect(fs.statSync(path.join(ROOT, file)).size).toBeLessThan(budget);
+  });
 });

@@ -64,6 +64,10 @@ it('answers 503 draining on its checks, serves calls with Connection: close for 
     expect(health.status).toBe(503);
     expect(health.headers['retry-after']).toMatch(/^\d+$/);
     expect(health.body).toMatchObject({ status: 'draining' });
+    // a checker that asks with HEAD is told the same (no body)
+    const healthHead = await request(agent, `${node.url}/healthz`, 'HEAD');
+    expect(healthHead.status).toBe(503);
+    expect(healthHead.headers['retry-after']).toMatch(/^\d+$/);
 
     // a real call during the drain is served as ever, with Connection: close
     const reg = await request(agent, `${node.url}/v1/agents/register`, 'POST', {});
