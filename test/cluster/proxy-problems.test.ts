@@ -3,10 +3,11 @@
 // service's 503 node_unavailable problem with Retry-After, never HAProxy's 502 page or a closed connection,
 // and its title and remedy are host/errors.ts's own. A node's own 502 (fetch_failed) passes through as it is.
 // The node here is a plain HTTP server standing in for one that dies mid-call: what is tested is the proxy.
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startHaproxy, type RunningHaproxy } from '../../deploy/haproxy.ts';
+import { HAPROXY_CFG, startHaproxy, type RunningHaproxy } from '../../deploy/haproxy.ts';
 import { PROBLEM_CODES } from '../../host/errors.ts';
 import { freePort } from '../helpers/postgres.ts';
 
@@ -67,4 +68,23 @@ it("a node's own 502 problem passes through unchanged", async () => {
   const r = await post('/v1/fetch');
   expect(r.status).toBe(502);
   expect(JSON.parse(r.text)).toEqual({ status: 502, code: 'fetch_failed' });
+});
+
+it("each of HAProxy's problems (502, 503, 504) is node_unavailable with the table's title and remedy", () => {
+  const cfg = fs.readFileSync(HAPROXY_CFG, 'utf8');
+  const lines = cfg.split('\n').filter((l) => /^\s*http-error status /.test(l));
+  expect(lines.map((l) => Number(/status (\d+)/.exec(l)![1]))).toEqual([502, 503, 504]);
+  for (const line of lines) {
+    expect(line).toMatch(/ hdr Retry-After 1 /);
+    const body = JSON.parse(/lf-string '(.*)'$/.exec(line)![1].replaceAll(/%\[[^\]]*\]/g, 'X'));
+    const info = PROBLEM_CODES.node_unavailable;
+    expect(body).toMatchObject({
+      code: 'node_unavailable',
+      status: info.status,
+      title: info.title,
+      remedy: info.remedy,
+      retry_after_ms: 1000,
+    });
+    expect(typeof body.detail).toBe('string');
+  }
 });
