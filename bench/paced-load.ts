@@ -10,6 +10,8 @@ export interface PacedResult {
   sent: number;
   ok: number;
   failed: number;
+  /** Replies by HTTP status ('error': no reply, the connection failed). */
+  statuses: Record<string, number>;
   /** Latency percentiles in ms, from each request's due time to the last byte of its response. */
   p50: number;
   p90: number;
@@ -22,6 +24,8 @@ export interface PacedOptions {
   method?: string;
   headers?: Record<string, string>;
   body: string;
+  /** Request i's body instead of `body` (e.g. a new record per request); made before it is due. */
+  bodyOf?: (i: number) => string;
   rate: number; // requests per second
   seconds: number;
   /** Sockets kept open; a request waits for a free one (its wait counts in its latency). */
@@ -40,7 +44,8 @@ export async function pacedLoad(o: PacedOptions): Promise<PacedResult> {
   const latencies: number[] = [];
   let ok = 0;
   let failed = 0;
-  const one = (due: number) =>
+  const statuses: Record<string, number> = {};
+  const one = (due: number, payload: Buffer) =>
     new Promise<void>((resolve) => {
       const req = http.request(
         {
@@ -49,12 +54,13 @@ export async function pacedLoad(o: PacedOptions): Promise<PacedResult> {
           path: url.pathname,
           method: o.method ?? 'POST',
           agent,
-          headers: { ...o.headers, 'content-length': body.length },
+          headers: { ...o.headers, 'content-length': payload.length },
         },
         (res) => {
           res.on('data', () => {});
           res.on('end', () => {
             latencies.push(performance.now() - due);
+            statuses[res.statusCode!] = (statuses[res.statusCode!] ?? 0) + 1;
             if (res.statusCode! >= 200 && res.statusCode! < 300) ok++;
             else failed++;
             resolve();
@@ -63,13 +69,15 @@ export async function pacedLoad(o: PacedOptions): Promise<PacedResult> {
       );
       req.on('error', () => {
         failed++;
+        statuses.error = (statuses.error ?? 0) + 1;
         resolve();
       });
-      req.end(body);
+      req.end(payload);
     });
   const pending: Promise<void>[] = [];
-  const start = performance.now() + 20;
   const interval = 1000 / o.rate;
+  const bodies = o.bodyOf ? Array.from({ length: total }, (_, i) => Buffer.from(o.bodyOf!(i))) : null;
+  const start = performance.now() + 20;
   let next = 0;
   await new Promise<void>((done) => {
     const tick = () => {
@@ -77,7 +85,7 @@ export async function pacedLoad(o: PacedOptions): Promise<PacedResult> {
       if (o.shouldStop?.()) total = next;
       // send every request that is due by now (a late timer sends the backlog at once, each timed from its due time)
       while (next < total && start + next * interval <= now) {
-        pending.push(one(start + next * interval));
+        pending.push(one(start + next * interval, bodies ? bodies[next] : body));
         next++;
       }
       if (next >= total) return done();
@@ -93,6 +101,7 @@ export async function pacedLoad(o: PacedOptions): Promise<PacedResult> {
     sent: total,
     ok,
     failed,
+    statuses,
     p50: percentile(latencies, 0.5),
     p90: percentile(latencies, 0.9),
     p99: percentile(latencies, 0.99),

@@ -109,7 +109,8 @@ const HARMONIC_40 = harmonic(40);
 /** Row i of the record of that kind. */
 export const rowOf = (kind: ScaleKind, i: number): ScaleRow => (kind === 'realistic' ? realisticScaleRow(i) : scaleRow(i));
 
-const csvLine = (r: ScaleRow, kind: ScaleKind = 'friendly') =>
+/** Row `r` as a line of the record's CSV. */
+export const scaleCsvLine = (r: ScaleRow, kind: ScaleKind = 'friendly') =>
   kind === 'realistic'
     ? `${r.id},${r.x.join(',')},${REAL_PLANS[r.plan]},${REAL_REGIONS[r.region]},${r.y ? 'yes' : 'no'}\n`
     : `${r.id},${r.x.join(',')},${PLANS[r.plan]},${REGIONS[r.region]},${r.y ? 'yes' : 'no'}\n`;
@@ -193,7 +194,7 @@ async function askToAnswer(server: ChildServer, body: unknown, timeoutMs = 900_0
 }
 
 async function upload(server: ChildServer, rows: number, kind: ScaleKind = 'friendly'): Promise<{ id: string; bytes: number; ms: number }> {
-  const up = await uploadCsv(server, `${SCALE_HEADER.join(',')}\n`, (i) => (i < rows ? csvLine(rowOf(kind, i), kind) : null));
+  const up = await uploadCsv(server, `${SCALE_HEADER.join(',')}\n`, (i) => (i < rows ? scaleCsvLine(rowOf(kind, i), kind) : null));
   if (up.status !== 200) throw new Error(`upload of ${rows} rows failed: HTTP ${up.status}`);
   return up;
 }

@@ -945,42 +945,243 @@ export interface components {
             entity_id: string;
             least_likely?: string;
             level?: string;
-            levers?: Record<string, never>[];
+            levers?: {
+              /** @enum {string} */
+              direction: 'increase' | 'decrease' | 'to_one_of';
+              feature_label: string;
+              lever_token: string;
+              target?:
+                | {
+                    at_least: number;
+                  }
+                | {
+                    under: number;
+                  };
+              values?: string[];
+            }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
             most_likely?: string;
-            p:
+            not_scoreable?: {
+              missing_columns?: string[];
+              /** @constant */
+              unknown_id?: true;
+              unseen_values?: {
+                [key: string]: (string | number | boolean | null)[];
+              };
+            };
+            p?:
               | number
               | {
                   [key: string]: number;
                 };
+            p_display?:
+              | string
+              | {
+                  [key: string]: string;
+                };
             position?: number;
-            reasons: {
+            reasons?: {
               /** @constant */
               association_not_causal: true;
               feature_label: string;
               /** @enum {string} */
               likelihood_direction: 'higher' | 'lower';
               range?: {
+                lower?: number | null;
+                max?: number;
+                min?: number;
+                /** @constant */
+                missing?: true;
+                /** @constant */
+                other?: true;
                 text: string;
+                /** @constant */
+                unseen?: true;
+                upper?: number | null;
+                value?: string;
               };
               /** @enum {string} */
               strength: 'strong' | 'moderate';
               value?: unknown;
             }[];
+            reasons_note?: string;
             refused?: boolean;
             refused_reason?: string;
+            row?: number;
+            says?: string;
+            /** @constant */
+            state?: 'not_scoreable';
           }[];
-          drift?: Record<string, never>;
+          cases_note?: string;
+          /** @enum {string} */
+          decision?: 'actionable' | 'refused' | 'not_yet';
+          detail?: string;
+          drift?: {
+            [key: string]: unknown;
+          };
+          explanation?: string;
+          have?: {
+            labeled_rows: number;
+            positives: number;
+          };
+          levels_note?: string;
+          model_columns?: string[];
+          model_expires_at?: string;
           model_ref?: string;
           model_refs?: {
             [key: string]: string;
           };
           needs?: {
+            columns?: number;
+            countdown?: {
+              [key: string]: unknown;
+            } | null;
             labeled_rows: number | null;
+            positives?: number;
+          };
+          next?: {
+            cost: string;
+            gives: string;
+            operation: string;
+            with?: {
+              [key: string]: unknown;
+            };
+          }[];
+          not_scoreable?: {
+            /** @enum {string} */
+            band?: 'act' | 'escalate' | 'refuse';
+            band_reason?: string;
+            choice?: string;
+            entity_id: string;
+            least_likely?: string;
+            level?: string;
+            levers?: {
+              /** @enum {string} */
+              direction: 'increase' | 'decrease' | 'to_one_of';
+              feature_label: string;
+              lever_token: string;
+              target?:
+                | {
+                    at_least: number;
+                  }
+                | {
+                    under: number;
+                  };
+              values?: string[];
+            }[];
+            /** @enum {string} */
+            max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
+            most_likely?: string;
+            not_scoreable?: {
+              missing_columns?: string[];
+              /** @constant */
+              unknown_id?: true;
+              unseen_values?: {
+                [key: string]: (string | number | boolean | null)[];
+              };
+            };
+            p?:
+              | number
+              | {
+                  [key: string]: number;
+                };
+            p_display?:
+              | string
+              | {
+                  [key: string]: string;
+                };
+            position?: number;
+            reasons?: {
+              /** @constant */
+              association_not_causal: true;
+              feature_label: string;
+              /** @enum {string} */
+              likelihood_direction: 'higher' | 'lower';
+              range?: {
+                lower?: number | null;
+                max?: number;
+                min?: number;
+                /** @constant */
+                missing?: true;
+                /** @constant */
+                other?: true;
+                text: string;
+                /** @constant */
+                unseen?: true;
+                upper?: number | null;
+                value?: string;
+              };
+              /** @enum {string} */
+              strength: 'strong' | 'moderate';
+              value?: unknown;
+            }[];
+            reasons_note?: string;
+            refused?: boolean;
+            refused_reason?: string;
+            row?: number;
+            says?: string;
+            /** @constant */
+            state?: 'not_scoreable';
+          }[];
+          not_scoreable_total?: number;
+          option?: string;
+          outcome?: {
+            column: string;
+            positive_values: string[];
+          };
+          page?: {
+            offset: number;
+            returned: number;
+            total: number;
           };
           polarity?: string | null;
-          quality?: Record<string, never>;
+          profile?: {
+            display: string;
+            exclusions_applied: string[];
+            hash: string;
+          };
+          quality?:
+            | {
+                auc: number | null;
+                auc_interval: [number, number] | null;
+                base_rate: number;
+                brier: number | null;
+                excluded_columns: {
+                  column: string;
+                  why: string;
+                }[];
+                folds: number;
+                held_out_positives: number;
+                held_out_rows: number;
+                log_loss: number | null;
+                realised_lift: number | null;
+                top_decile_lift: number | null;
+                training_rows: number;
+                /** @enum {string} */
+                validation_scheme: 'entity_hash' | 'out_of_time' | 'entity_hash_folds';
+              }
+            | {
+                [key: string]: {
+                  auc: number | null;
+                  auc_interval: [number, number] | null;
+                  base_rate: number;
+                  brier: number | null;
+                  excluded_columns: {
+                    column: string;
+                    why: string;
+                  }[];
+                  folds: number;
+                  held_out_positives: number;
+                  held_out_rows: number;
+                  log_loss: number | null;
+                  realised_lift: number | null;
+                  top_decile_lift: number | null;
+                  training_rows: number;
+                  /** @enum {string} */
+                  validation_scheme: 'entity_hash' | 'out_of_time' | 'entity_hash_folds';
+                };
+              };
           ranked?: {
             /** @enum {string} */
             band?: 'act' | 'escalate' | 'refuse';
@@ -989,32 +1190,75 @@ export interface components {
             entity_id: string;
             least_likely?: string;
             level?: string;
-            levers?: Record<string, never>[];
+            levers?: {
+              /** @enum {string} */
+              direction: 'increase' | 'decrease' | 'to_one_of';
+              feature_label: string;
+              lever_token: string;
+              target?:
+                | {
+                    at_least: number;
+                  }
+                | {
+                    under: number;
+                  };
+              values?: string[];
+            }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
             most_likely?: string;
-            p:
+            not_scoreable?: {
+              missing_columns?: string[];
+              /** @constant */
+              unknown_id?: true;
+              unseen_values?: {
+                [key: string]: (string | number | boolean | null)[];
+              };
+            };
+            p?:
               | number
               | {
                   [key: string]: number;
                 };
+            p_display?:
+              | string
+              | {
+                  [key: string]: string;
+                };
             position?: number;
-            reasons: {
+            reasons?: {
               /** @constant */
               association_not_causal: true;
               feature_label: string;
               /** @enum {string} */
               likelihood_direction: 'higher' | 'lower';
               range?: {
+                lower?: number | null;
+                max?: number;
+                min?: number;
+                /** @constant */
+                missing?: true;
+                /** @constant */
+                other?: true;
                 text: string;
+                /** @constant */
+                unseen?: true;
+                upper?: number | null;
+                value?: string;
               };
               /** @enum {string} */
               strength: 'strong' | 'moderate';
               value?: unknown;
             }[];
+            reasons_note?: string;
             refused?: boolean;
             refused_reason?: string;
+            row?: number;
+            says?: string;
+            /** @constant */
+            state?: 'not_scoreable';
           }[];
+          ranked_note?: string;
           ranked_total?: number;
           reasons?: string[];
           /** @constant */
@@ -1029,10 +1273,72 @@ export interface components {
               [key: string]: string;
             } | null;
             verdict: {
-              kind: string;
+              acknowledge_decision_support: boolean;
+              cases: {
+                choice?: string;
+                entity_id: string;
+                level?: string;
+                p: number;
+                p_display?: string;
+                position?: number;
+                reasons: {
+                  /** @constant */
+                  association_not_causal: true;
+                  feature_label: string;
+                  /** @enum {string} */
+                  likelihood_direction: 'higher' | 'lower';
+                  range?: {
+                    lower?: number | null;
+                    max?: number;
+                    min?: number;
+                    /** @constant */
+                    missing?: true;
+                    /** @constant */
+                    other?: true;
+                    text: string;
+                    /** @constant */
+                    unseen?: true;
+                    upper?: number | null;
+                    value?: string;
+                  };
+                  /** @enum {string} */
+                  strength: 'strong' | 'moderate';
+                  value?: unknown;
+                }[];
+              }[];
+              computed_at: string;
+              contract: string;
+              core_hash: string;
+              expires_at: string;
+              issuer: string;
+              /** @constant */
+              kind: 'answer';
+              model_ref: string;
+              option?: string;
+              outcome: {
+                column: string;
+                polarity: string | null;
+                positive_values: string[];
+              };
+              profile_hash?: string;
+              question: string;
+              record_hash: string;
+              subject_kind: string;
+              trust: {
+                auc: number | null;
+                realised_lift: number | null;
+                top_decile_lift: number | null;
+                validation_scheme: string;
+              };
+              /** @enum {string} */
+              type: 'yesno' | 'score' | 'choice' | 'rank';
               verdict_id: string;
             };
           }[];
+          verdicts_withheld?: {
+            count: number;
+            reason: string;
+          };
         };
       };
       billable_decisions?: number;
@@ -1040,24 +1346,53 @@ export interface components {
       core_hash?: string;
       dataset_id?: string;
       elapsed_ms?: number;
+      export?: {
+        expires_at: string;
+        /** @constant */
+        format: 'csv';
+        results_url: string;
+      };
       fits_run?: number;
+      /** @constant */
+      free?: true;
+      namespace?: string | null;
+      page?: {
+        answer_url: string;
+        expires_at: string;
+        next_cursor?: string;
+      };
       progress?: {
-        facts_so_far: Record<string, never>;
+        bag?: number;
+        bags?: number;
+        facts_so_far: {
+          bootstrap?: boolean;
+          held_out_rows?: number;
+          outcome?: string;
+          rows?: number;
+          training_rows?: number;
+        };
         fit?: number;
         frac: number;
         of?: number;
         /** @enum {string} */
-        stage: 'reading' | 'shaping' | 'binning' | 'fitting' | 'deciding' | 'scoring' | 'signing';
+        stage: 'reading' | 'shaping' | 'binning' | 'fitting' | 'deciding' | 'scoring' | 'signing' | 'loading' | 'cutoff' | 'grading';
       };
       record?: {
+        columns?: number;
         content_hash: string;
+        rows?: number;
       };
       retry_after_ms?: number;
       shape?: {
+        as_of?: string;
+        counts?: {
+          [key: string]: number;
+        };
+        features?: string[];
         kind: string;
       };
       /** @enum {string} */
-      stage?: 'reading_data' | 'reading_shape' | 'asking';
+      stage?: 'reading_data' | 'reading_shape' | 'asking' | 'backtesting';
       /** @enum {string} */
       status: 'done' | 'pending';
       task_id?: string;
@@ -1076,6 +1411,11 @@ export interface components {
       compliant: boolean;
       evaluated_direction: string | null;
       evaluated_feature: string | null;
+      evaluation?: {
+        from: string;
+        to: string;
+        values?: string[];
+      };
       event_id: string | null;
       written: boolean;
     };
@@ -1104,25 +1444,106 @@ export interface components {
       backtest_id?: string;
       cutoffs?: {
         at: string;
+        baseline: {
+          column: string | null;
+          direction: string | null;
+          graded: {
+            capture: {
+              k: number;
+              top: number;
+              value: number | null;
+            }[];
+            lift: {
+              top10: number | null;
+              top20: number | null;
+            };
+          } | null;
+        } | null;
+        graded: {
+          calibration: {
+            bin: number;
+            count: number;
+            mean_p: number | null;
+            observed: number | null;
+          }[];
+          capture: {
+            k: number;
+            top: number;
+            value: number | null;
+          }[];
+          lift: {
+            top10: number | null;
+            top20: number | null;
+          };
+        } | null;
+        model_ref: string | null;
         reasons: string[];
+        scored: {
+          entities: number;
+          positives: number;
+        };
         /** @enum {string} */
         state: 'graded' | 'not_yet' | 'refused';
+        train: {
+          entities: number;
+          positives_entities: number;
+          rows: number;
+        };
       }[];
       dataset_id?: string;
       /** @enum {string} */
       decision?: 'supported' | 'not_supported' | 'not_yet';
+      elapsed_ms?: number;
       fits_run?: number;
-      next?: Record<string, never>[];
+      /** @constant */
+      free?: true;
+      namespace?: string | null;
+      next?: {
+        cost: string;
+        gives: string;
+        operation: string;
+        with?: {
+          [key: string]: unknown;
+        };
+      }[];
+      page?: {
+        answer_url: string;
+        expires_at: string;
+        next_cursor?: string;
+      };
+      progress?: {
+        bag?: number;
+        bags?: number;
+        facts_so_far: {
+          bootstrap?: boolean;
+          held_out_rows?: number;
+          outcome?: string;
+          rows?: number;
+          training_rows?: number;
+        };
+        fit?: number;
+        frac: number;
+        of?: number;
+        /** @enum {string} */
+        stage: 'reading' | 'shaping' | 'binning' | 'fitting' | 'deciding' | 'scoring' | 'signing' | 'loading' | 'cutoff' | 'grading';
+      };
       record?: {
         as_of: string;
         horizon: {
           unit: string;
           value: number;
         };
+        mapping_id?: string;
         outcome_column: string;
+        record_hash: string;
         snapshot_every: string;
       };
-      signature?: Record<string, never>;
+      retry_after_ms?: number;
+      signature?: {
+        [key: string]: string;
+      };
+      /** @enum {string} */
+      stage?: 'reading_data' | 'backtesting';
       /** @enum {string} */
       status: 'done' | 'pending';
       summary?: {
@@ -1152,13 +1573,82 @@ export interface components {
       };
       task_id?: string;
       verdict?: {
+        acknowledge_decision_support: boolean;
+        backtest: {
+          baseline: string;
+          cutoffs: {
+            every: string;
+            last: number;
+          };
+          lift_bar: number;
+        };
+        backtest_id: string;
+        computed_at: string;
+        contract: string;
+        core_hash: string;
+        cutoffs: {
+          at: string;
+          lift: {
+            top10: number | null;
+            top20: number | null;
+          } | null;
+          model_ref: string | null;
+          scored: {
+            entities: number;
+            positives: number;
+          };
+          state: string;
+        }[];
+        dataset_id: string;
+        decision: string;
+        expires_at: null;
+        issuer: string;
         /** @constant */
         kind: 'backtest';
+        record: {
+          as_of: string;
+          horizon: {
+            unit: string;
+            value: number;
+          };
+          mapping_id?: string;
+          outcome_column: string;
+          record_hash: string;
+          snapshot_every: string;
+        };
+        subject_kind: string;
+        summary: {
+          baseline: {
+            capture: {
+              top10: number | null;
+              top20: number | null;
+            };
+            lift: {
+              top10: number | null;
+              top20: number | null;
+            };
+          } | null;
+          capture: {
+            top10: number | null;
+            top20: number | null;
+          };
+          cutoffs: {
+            graded: number;
+            not_yet: number;
+            refused: number;
+          };
+          lift: {
+            top10: number | null;
+            top20: number | null;
+          };
+        };
+        verdict_id: string;
       };
       verdicts_withheld?: {
         count: number;
         reason: string;
       };
+      watch_url?: string;
     };
     DeleteDatasetRequest: {
       dataset_id: string;
@@ -1187,11 +1677,22 @@ export interface components {
     };
     DescribeRequest: Record<string, never>;
     DescribeResponse: {
+      answer_states: {
+        action: string;
+        meaning: string;
+        state: string;
+      }[];
+      auth: {
+        [key: string]: unknown;
+      };
       contract: string;
+      core_hash: string;
       interface_version: string;
       journeys: {
         first_calls: {
-          body?: Record<string, never>;
+          body?: {
+            [key: string]: unknown;
+          };
           does: string;
           needs?: string[];
           operation: string;
@@ -1201,8 +1702,63 @@ export interface components {
         summary: string;
         title: string;
       }[];
-      question_types: Record<string, never>[];
-      samples: Record<string, never>[];
+      jwks_url: string;
+      limits: {
+        [key: string]: unknown;
+      };
+      prices: {
+        [key: string]: unknown;
+      };
+      question_types: {
+        answers: string;
+        fields: {
+          name: string;
+          rules: string;
+          type: string;
+        }[];
+        needs_cases: boolean;
+        type: string;
+      }[];
+      retention: {
+        [key: string]: string;
+      };
+      samples: {
+        columns: {
+          description: string;
+          name: string;
+          type: string;
+        }[];
+        dataset_id: string;
+        description: string;
+        entity_column: string;
+        expected_refusal?: string;
+        /** @enum {string} */
+        expected_state: 'answered' | 'refused';
+        name: string;
+        outcome_column: string;
+        rows: number;
+        shape: string;
+        try: {
+          [key: string]: unknown;
+        };
+      }[];
+      schedules?: {
+        [key: string]: unknown;
+      }[];
+      shapes: {
+        available: boolean;
+        description: string;
+        features: {
+          meaning: string;
+          name: string;
+        }[];
+        fields: {
+          name: string;
+          rules: string;
+          type: string;
+        }[];
+        kind: string;
+      }[];
     };
     DriftRequest: {
       model_ref: string;
@@ -1218,7 +1774,9 @@ export interface components {
       recommendation: 'keep' | 'refit' | 'abandon' | 'no_check_yet';
       /** @enum {string} */
       refit_quality?: 'worse' | 'similar' | 'better' | 'not_comparable';
-      report?: Record<string, never>;
+      report?: {
+        [key: string]: unknown;
+      };
       watch_url?: string;
     };
     EvidenceRequest: {
@@ -1237,11 +1795,14 @@ export interface components {
         small_n: boolean;
       } | null;
       model_ref: string;
+      note: string;
       progress: {
         attestations: number;
+        compliant_attestations: number;
         entities_with_outcome: number;
         n_acted: number;
         n_not_acted: number;
+        needed_per_group: number;
       };
     };
     ExportModelRequest: {
@@ -1268,7 +1829,25 @@ export interface components {
         };
       };
       model_ref: string;
-      quality: Record<string, never> | null;
+      quality: {
+        auc: number | null;
+        auc_interval: [number, number] | null;
+        base_rate: number;
+        brier: number | null;
+        excluded_columns: {
+          column: string;
+          why: string;
+        }[];
+        folds: number;
+        held_out_positives: number;
+        held_out_rows: number;
+        log_loss: number | null;
+        realised_lift: number | null;
+        top_decile_lift: number | null;
+        training_rows: number;
+        /** @enum {string} */
+        validation_scheme: 'entity_hash' | 'out_of_time' | 'entity_hash_folds';
+      } | null;
       state: ('answered' | 'refused' | 'not_yet') | null;
     };
     ExtendModelRequest: {
@@ -1324,11 +1903,56 @@ export interface components {
       }[];
     };
     MapResponse: {
-      next: Record<string, never>[];
+      ask?: {
+        [key: string]: unknown;
+      };
+      ask_notes?: {
+        [key: string]: string;
+      };
+      empty_reason?: string;
+      join?: {
+        [key: string]: unknown;
+      } | null;
+      manifest?: {
+        [key: string]: unknown;
+      };
+      mapping_id?: string;
+      next: {
+        cost: string;
+        gives: string;
+        operation: string;
+        with?: {
+          [key: string]: unknown;
+        };
+      }[];
+      open_cases?: {
+        count: number;
+        sample_ids: string[];
+      };
+      outcome?: {
+        [key: string]: unknown;
+      };
+      outcomes?: {
+        [key: string]: unknown;
+      };
+      proposal?: {
+        [key: string]: unknown;
+      };
       provenance: {
         contract_hash: string;
         core_hash: string;
       };
+      questions?: {
+        options: unknown[];
+        slot: string;
+        why: string;
+      }[];
+      record?: {
+        [key: string]: unknown;
+      };
+      sources?: {
+        [key: string]: unknown;
+      }[];
       /** @enum {string} */
       status: 'proposed' | 'confirmed' | 'not_runnable' | 'empty';
     };
@@ -1350,42 +1974,243 @@ export interface components {
             entity_id: string;
             least_likely?: string;
             level?: string;
-            levers?: Record<string, never>[];
+            levers?: {
+              /** @enum {string} */
+              direction: 'increase' | 'decrease' | 'to_one_of';
+              feature_label: string;
+              lever_token: string;
+              target?:
+                | {
+                    at_least: number;
+                  }
+                | {
+                    under: number;
+                  };
+              values?: string[];
+            }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
             most_likely?: string;
-            p:
+            not_scoreable?: {
+              missing_columns?: string[];
+              /** @constant */
+              unknown_id?: true;
+              unseen_values?: {
+                [key: string]: (string | number | boolean | null)[];
+              };
+            };
+            p?:
               | number
               | {
                   [key: string]: number;
                 };
+            p_display?:
+              | string
+              | {
+                  [key: string]: string;
+                };
             position?: number;
-            reasons: {
+            reasons?: {
               /** @constant */
               association_not_causal: true;
               feature_label: string;
               /** @enum {string} */
               likelihood_direction: 'higher' | 'lower';
               range?: {
+                lower?: number | null;
+                max?: number;
+                min?: number;
+                /** @constant */
+                missing?: true;
+                /** @constant */
+                other?: true;
                 text: string;
+                /** @constant */
+                unseen?: true;
+                upper?: number | null;
+                value?: string;
               };
               /** @enum {string} */
               strength: 'strong' | 'moderate';
               value?: unknown;
             }[];
+            reasons_note?: string;
             refused?: boolean;
             refused_reason?: string;
+            row?: number;
+            says?: string;
+            /** @constant */
+            state?: 'not_scoreable';
           }[];
-          drift?: Record<string, never>;
+          cases_note?: string;
+          /** @enum {string} */
+          decision?: 'actionable' | 'refused' | 'not_yet';
+          detail?: string;
+          drift?: {
+            [key: string]: unknown;
+          };
+          explanation?: string;
+          have?: {
+            labeled_rows: number;
+            positives: number;
+          };
+          levels_note?: string;
+          model_columns?: string[];
+          model_expires_at?: string;
           model_ref?: string;
           model_refs?: {
             [key: string]: string;
           };
           needs?: {
+            columns?: number;
+            countdown?: {
+              [key: string]: unknown;
+            } | null;
             labeled_rows: number | null;
+            positives?: number;
+          };
+          next?: {
+            cost: string;
+            gives: string;
+            operation: string;
+            with?: {
+              [key: string]: unknown;
+            };
+          }[];
+          not_scoreable?: {
+            /** @enum {string} */
+            band?: 'act' | 'escalate' | 'refuse';
+            band_reason?: string;
+            choice?: string;
+            entity_id: string;
+            least_likely?: string;
+            level?: string;
+            levers?: {
+              /** @enum {string} */
+              direction: 'increase' | 'decrease' | 'to_one_of';
+              feature_label: string;
+              lever_token: string;
+              target?:
+                | {
+                    at_least: number;
+                  }
+                | {
+                    under: number;
+                  };
+              values?: string[];
+            }[];
+            /** @enum {string} */
+            max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
+            most_likely?: string;
+            not_scoreable?: {
+              missing_columns?: string[];
+              /** @constant */
+              unknown_id?: true;
+              unseen_values?: {
+                [key: string]: (string | number | boolean | null)[];
+              };
+            };
+            p?:
+              | number
+              | {
+                  [key: string]: number;
+                };
+            p_display?:
+              | string
+              | {
+                  [key: string]: string;
+                };
+            position?: number;
+            reasons?: {
+              /** @constant */
+              association_not_causal: true;
+              feature_label: string;
+              /** @enum {string} */
+              likelihood_direction: 'higher' | 'lower';
+              range?: {
+                lower?: number | null;
+                max?: number;
+                min?: number;
+                /** @constant */
+                missing?: true;
+                /** @constant */
+                other?: true;
+                text: string;
+                /** @constant */
+                unseen?: true;
+                upper?: number | null;
+                value?: string;
+              };
+              /** @enum {string} */
+              strength: 'strong' | 'moderate';
+              value?: unknown;
+            }[];
+            reasons_note?: string;
+            refused?: boolean;
+            refused_reason?: string;
+            row?: number;
+            says?: string;
+            /** @constant */
+            state?: 'not_scoreable';
+          }[];
+          not_scoreable_total?: number;
+          option?: string;
+          outcome?: {
+            column: string;
+            positive_values: string[];
+          };
+          page?: {
+            offset: number;
+            returned: number;
+            total: number;
           };
           polarity?: string | null;
-          quality?: Record<string, never>;
+          profile?: {
+            display: string;
+            exclusions_applied: string[];
+            hash: string;
+          };
+          quality?:
+            | {
+                auc: number | null;
+                auc_interval: [number, number] | null;
+                base_rate: number;
+                brier: number | null;
+                excluded_columns: {
+                  column: string;
+                  why: string;
+                }[];
+                folds: number;
+                held_out_positives: number;
+                held_out_rows: number;
+                log_loss: number | null;
+                realised_lift: number | null;
+                top_decile_lift: number | null;
+                training_rows: number;
+                /** @enum {string} */
+                validation_scheme: 'entity_hash' | 'out_of_time' | 'entity_hash_folds';
+              }
+            | {
+                [key: string]: {
+                  auc: number | null;
+                  auc_interval: [number, number] | null;
+                  base_rate: number;
+                  brier: number | null;
+                  excluded_columns: {
+                    column: string;
+                    why: string;
+                  }[];
+                  folds: number;
+                  held_out_positives: number;
+                  held_out_rows: number;
+                  log_loss: number | null;
+                  realised_lift: number | null;
+                  top_decile_lift: number | null;
+                  training_rows: number;
+                  /** @enum {string} */
+                  validation_scheme: 'entity_hash' | 'out_of_time' | 'entity_hash_folds';
+                };
+              };
           ranked?: {
             /** @enum {string} */
             band?: 'act' | 'escalate' | 'refuse';
@@ -1394,32 +2219,75 @@ export interface components {
             entity_id: string;
             least_likely?: string;
             level?: string;
-            levers?: Record<string, never>[];
+            levers?: {
+              /** @enum {string} */
+              direction: 'increase' | 'decrease' | 'to_one_of';
+              feature_label: string;
+              lever_token: string;
+              target?:
+                | {
+                    at_least: number;
+                  }
+                | {
+                    under: number;
+                  };
+              values?: string[];
+            }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
             most_likely?: string;
-            p:
+            not_scoreable?: {
+              missing_columns?: string[];
+              /** @constant */
+              unknown_id?: true;
+              unseen_values?: {
+                [key: string]: (string | number | boolean | null)[];
+              };
+            };
+            p?:
               | number
               | {
                   [key: string]: number;
                 };
+            p_display?:
+              | string
+              | {
+                  [key: string]: string;
+                };
             position?: number;
-            reasons: {
+            reasons?: {
               /** @constant */
               association_not_causal: true;
               feature_label: string;
               /** @enum {string} */
               likelihood_direction: 'higher' | 'lower';
               range?: {
+                lower?: number | null;
+                max?: number;
+                min?: number;
+                /** @constant */
+                missing?: true;
+                /** @constant */
+                other?: true;
                 text: string;
+                /** @constant */
+                unseen?: true;
+                upper?: number | null;
+                value?: string;
               };
               /** @enum {string} */
               strength: 'strong' | 'moderate';
               value?: unknown;
             }[];
+            reasons_note?: string;
             refused?: boolean;
             refused_reason?: string;
+            row?: number;
+            says?: string;
+            /** @constant */
+            state?: 'not_scoreable';
           }[];
+          ranked_note?: string;
           ranked_total?: number;
           reasons?: string[];
           /** @constant */
@@ -1434,10 +2302,72 @@ export interface components {
               [key: string]: string;
             } | null;
             verdict: {
-              kind: string;
+              acknowledge_decision_support: boolean;
+              cases: {
+                choice?: string;
+                entity_id: string;
+                level?: string;
+                p: number;
+                p_display?: string;
+                position?: number;
+                reasons: {
+                  /** @constant */
+                  association_not_causal: true;
+                  feature_label: string;
+                  /** @enum {string} */
+                  likelihood_direction: 'higher' | 'lower';
+                  range?: {
+                    lower?: number | null;
+                    max?: number;
+                    min?: number;
+                    /** @constant */
+                    missing?: true;
+                    /** @constant */
+                    other?: true;
+                    text: string;
+                    /** @constant */
+                    unseen?: true;
+                    upper?: number | null;
+                    value?: string;
+                  };
+                  /** @enum {string} */
+                  strength: 'strong' | 'moderate';
+                  value?: unknown;
+                }[];
+              }[];
+              computed_at: string;
+              contract: string;
+              core_hash: string;
+              expires_at: string;
+              issuer: string;
+              /** @constant */
+              kind: 'answer';
+              model_ref: string;
+              option?: string;
+              outcome: {
+                column: string;
+                polarity: string | null;
+                positive_values: string[];
+              };
+              profile_hash?: string;
+              question: string;
+              record_hash: string;
+              subject_kind: string;
+              trust: {
+                auc: number | null;
+                realised_lift: number | null;
+                top_decile_lift: number | null;
+                validation_scheme: string;
+              };
+              /** @enum {string} */
+              type: 'yesno' | 'score' | 'choice' | 'rank';
               verdict_id: string;
             };
           }[];
+          verdicts_withheld?: {
+            count: number;
+            reason: string;
+          };
         };
       };
       page: {
@@ -1453,6 +2383,683 @@ export interface components {
       response_format?: 'full' | 'compact';
       task_id: string;
     };
+    PollResponse:
+      | {
+          answers?: {
+            [key: string]: {
+              /** @enum {string} */
+              cache?: 'hit' | 'miss';
+              cases?: {
+                /** @enum {string} */
+                band?: 'act' | 'escalate' | 'refuse';
+                band_reason?: string;
+                choice?: string;
+                entity_id: string;
+                least_likely?: string;
+                level?: string;
+                levers?: {
+                  /** @enum {string} */
+                  direction: 'increase' | 'decrease' | 'to_one_of';
+                  feature_label: string;
+                  lever_token: string;
+                  target?:
+                    | {
+                        at_least: number;
+                      }
+                    | {
+                        under: number;
+                      };
+                  values?: string[];
+                }[];
+                /** @enum {string} */
+                max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
+                most_likely?: string;
+                not_scoreable?: {
+                  missing_columns?: string[];
+                  /** @constant */
+                  unknown_id?: true;
+                  unseen_values?: {
+                    [key: string]: (string | number | boolean | null)[];
+                  };
+                };
+                p?:
+                  | number
+                  | {
+                      [key: string]: number;
+                    };
+                p_display?:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
+                position?: number;
+                reasons?: {
+                  /** @constant */
+                  association_not_causal: true;
+                  feature_label: string;
+                  /** @enum {string} */
+                  likelihood_direction: 'higher' | 'lower';
+                  range?: {
+                    lower?: number | null;
+                    max?: number;
+                    min?: number;
+                    /** @constant */
+                    missing?: true;
+                    /** @constant */
+                    other?: true;
+                    text: string;
+                    /** @constant */
+                    unseen?: true;
+                    upper?: number | null;
+                    value?: string;
+                  };
+                  /** @enum {string} */
+                  strength: 'strong' | 'moderate';
+                  value?: unknown;
+                }[];
+                reasons_note?: string;
+                refused?: boolean;
+                refused_reason?: string;
+                row?: number;
+                says?: string;
+                /** @constant */
+                state?: 'not_scoreable';
+              }[];
+              cases_note?: string;
+              /** @enum {string} */
+              decision?: 'actionable' | 'refused' | 'not_yet';
+              detail?: string;
+              drift?: {
+                [key: string]: unknown;
+              };
+              explanation?: string;
+              have?: {
+                labeled_rows: number;
+                positives: number;
+              };
+              levels_note?: string;
+              model_columns?: string[];
+              model_expires_at?: string;
+              model_ref?: string;
+              model_refs?: {
+                [key: string]: string;
+              };
+              needs?: {
+                columns?: number;
+                countdown?: {
+                  [key: string]: unknown;
+                } | null;
+                labeled_rows: number | null;
+                positives?: number;
+              };
+              next?: {
+                cost: string;
+                gives: string;
+                operation: string;
+                with?: {
+                  [key: string]: unknown;
+                };
+              }[];
+              not_scoreable?: {
+                /** @enum {string} */
+                band?: 'act' | 'escalate' | 'refuse';
+                band_reason?: string;
+                choice?: string;
+                entity_id: string;
+                least_likely?: string;
+                level?: string;
+                levers?: {
+                  /** @enum {string} */
+                  direction: 'increase' | 'decrease' | 'to_one_of';
+                  feature_label: string;
+                  lever_token: string;
+                  target?:
+                    | {
+                        at_least: number;
+                      }
+                    | {
+                        under: number;
+                      };
+                  values?: string[];
+                }[];
+                /** @enum {string} */
+                max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
+                most_likely?: string;
+                not_scoreable?: {
+                  missing_columns?: string[];
+                  /** @constant */
+                  unknown_id?: true;
+                  unseen_values?: {
+                    [key: string]: (string | number | boolean | null)[];
+                  };
+                };
+                p?:
+                  | number
+                  | {
+                      [key: string]: number;
+                    };
+                p_display?:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
+                position?: number;
+                reasons?: {
+                  /** @constant */
+                  association_not_causal: true;
+                  feature_label: string;
+                  /** @enum {string} */
+                  likelihood_direction: 'higher' | 'lower';
+                  range?: {
+                    lower?: number | null;
+                    max?: number;
+                    min?: number;
+                    /** @constant */
+                    missing?: true;
+                    /** @constant */
+                    other?: true;
+                    text: string;
+                    /** @constant */
+                    unseen?: true;
+                    upper?: number | null;
+                    value?: string;
+                  };
+                  /** @enum {string} */
+                  strength: 'strong' | 'moderate';
+                  value?: unknown;
+                }[];
+                reasons_note?: string;
+                refused?: boolean;
+                refused_reason?: string;
+                row?: number;
+                says?: string;
+                /** @constant */
+                state?: 'not_scoreable';
+              }[];
+              not_scoreable_total?: number;
+              option?: string;
+              outcome?: {
+                column: string;
+                positive_values: string[];
+              };
+              page?: {
+                offset: number;
+                returned: number;
+                total: number;
+              };
+              polarity?: string | null;
+              profile?: {
+                display: string;
+                exclusions_applied: string[];
+                hash: string;
+              };
+              quality?:
+                | {
+                    auc: number | null;
+                    auc_interval: [number, number] | null;
+                    base_rate: number;
+                    brier: number | null;
+                    excluded_columns: {
+                      column: string;
+                      why: string;
+                    }[];
+                    folds: number;
+                    held_out_positives: number;
+                    held_out_rows: number;
+                    log_loss: number | null;
+                    realised_lift: number | null;
+                    top_decile_lift: number | null;
+                    training_rows: number;
+                    /** @enum {string} */
+                    validation_scheme: 'entity_hash' | 'out_of_time' | 'entity_hash_folds';
+                  }
+                | {
+                    [key: string]: {
+                      auc: number | null;
+                      auc_interval: [number, number] | null;
+                      base_rate: number;
+                      brier: number | null;
+                      excluded_columns: {
+                        column: string;
+                        why: string;
+                      }[];
+                      folds: number;
+                      held_out_positives: number;
+                      held_out_rows: number;
+                      log_loss: number | null;
+                      realised_lift: number | null;
+                      top_decile_lift: number | null;
+                      training_rows: number;
+                      /** @enum {string} */
+                      validation_scheme: 'entity_hash' | 'out_of_time' | 'entity_hash_folds';
+                    };
+                  };
+              ranked?: {
+                /** @enum {string} */
+                band?: 'act' | 'escalate' | 'refuse';
+                band_reason?: string;
+                choice?: string;
+                entity_id: string;
+                least_likely?: string;
+                level?: string;
+                levers?: {
+                  /** @enum {string} */
+                  direction: 'increase' | 'decrease' | 'to_one_of';
+                  feature_label: string;
+                  lever_token: string;
+                  target?:
+                    | {
+                        at_least: number;
+                      }
+                    | {
+                        under: number;
+                      };
+                  values?: string[];
+                }[];
+                /** @enum {string} */
+                max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
+                most_likely?: string;
+                not_scoreable?: {
+                  missing_columns?: string[];
+                  /** @constant */
+                  unknown_id?: true;
+                  unseen_values?: {
+                    [key: string]: (string | number | boolean | null)[];
+                  };
+                };
+                p?:
+                  | number
+                  | {
+                      [key: string]: number;
+                    };
+                p_display?:
+                  | string
+                  | {
+                      [key: string]: string;
+                    };
+                position?: number;
+                reasons?: {
+                  /** @constant */
+                  association_not_causal: true;
+                  feature_label: string;
+                  /** @enum {string} */
+                  likelihood_direction: 'higher' | 'lower';
+                  range?: {
+                    lower?: number | null;
+                    max?: number;
+                    min?: number;
+                    /** @constant */
+                    missing?: true;
+                    /** @constant */
+                    other?: true;
+                    text: string;
+                    /** @constant */
+                    unseen?: true;
+                    upper?: number | null;
+                    value?: string;
+                  };
+                  /** @enum {string} */
+                  strength: 'strong' | 'moderate';
+                  value?: unknown;
+                }[];
+                reasons_note?: string;
+                refused?: boolean;
+                refused_reason?: string;
+                row?: number;
+                says?: string;
+                /** @constant */
+                state?: 'not_scoreable';
+              }[];
+              ranked_note?: string;
+              ranked_total?: number;
+              reasons?: string[];
+              /** @constant */
+              retry?: 'unproductive';
+              /** @enum {string} */
+              state: 'answered' | 'refused' | 'not_yet';
+              /** @enum {string} */
+              type: 'yesno' | 'score' | 'choice' | 'rank';
+              verdicts?: {
+                option?: string;
+                signature: {
+                  [key: string]: string;
+                } | null;
+                verdict: {
+                  acknowledge_decision_support: boolean;
+                  cases: {
+                    choice?: string;
+                    entity_id: string;
+                    level?: string;
+                    p: number;
+                    p_display?: string;
+                    position?: number;
+                    reasons: {
+                      /** @constant */
+                      association_not_causal: true;
+                      feature_label: string;
+                      /** @enum {string} */
+                      likelihood_direction: 'higher' | 'lower';
+                      range?: {
+                        lower?: number | null;
+                        max?: number;
+                        min?: number;
+                        /** @constant */
+                        missing?: true;
+                        /** @constant */
+                        other?: true;
+                        text: string;
+                        /** @constant */
+                        unseen?: true;
+                        upper?: number | null;
+                        value?: string;
+                      };
+                      /** @enum {string} */
+                      strength: 'strong' | 'moderate';
+                      value?: unknown;
+                    }[];
+                  }[];
+                  computed_at: string;
+                  contract: string;
+                  core_hash: string;
+                  expires_at: string;
+                  issuer: string;
+                  /** @constant */
+                  kind: 'answer';
+                  model_ref: string;
+                  option?: string;
+                  outcome: {
+                    column: string;
+                    polarity: string | null;
+                    positive_values: string[];
+                  };
+                  profile_hash?: string;
+                  question: string;
+                  record_hash: string;
+                  subject_kind: string;
+                  trust: {
+                    auc: number | null;
+                    realised_lift: number | null;
+                    top_decile_lift: number | null;
+                    validation_scheme: string;
+                  };
+                  /** @enum {string} */
+                  type: 'yesno' | 'score' | 'choice' | 'rank';
+                  verdict_id: string;
+                };
+              }[];
+              verdicts_withheld?: {
+                count: number;
+                reason: string;
+              };
+            };
+          };
+          billable_decisions?: number;
+          contract?: string;
+          core_hash?: string;
+          dataset_id?: string;
+          elapsed_ms?: number;
+          export?: {
+            expires_at: string;
+            /** @constant */
+            format: 'csv';
+            results_url: string;
+          };
+          fits_run?: number;
+          /** @constant */
+          free?: true;
+          namespace?: string | null;
+          page?: {
+            answer_url: string;
+            expires_at: string;
+            next_cursor?: string;
+          };
+          progress?: {
+            bag?: number;
+            bags?: number;
+            facts_so_far: {
+              bootstrap?: boolean;
+              held_out_rows?: number;
+              outcome?: string;
+              rows?: number;
+              training_rows?: number;
+            };
+            fit?: number;
+            frac: number;
+            of?: number;
+            /** @enum {string} */
+            stage: 'reading' | 'shaping' | 'binning' | 'fitting' | 'deciding' | 'scoring' | 'signing' | 'loading' | 'cutoff' | 'grading';
+          };
+          record?: {
+            columns?: number;
+            content_hash: string;
+            rows?: number;
+          };
+          retry_after_ms?: number;
+          shape?: {
+            as_of?: string;
+            counts?: {
+              [key: string]: number;
+            };
+            features?: string[];
+            kind: string;
+          };
+          /** @enum {string} */
+          stage?: 'reading_data' | 'reading_shape' | 'asking' | 'backtesting';
+          /** @enum {string} */
+          status: 'done' | 'pending';
+          task_id?: string;
+          watch_url?: string;
+        }
+      | {
+          backtest_id?: string;
+          cutoffs?: {
+            at: string;
+            baseline: {
+              column: string | null;
+              direction: string | null;
+              graded: {
+                capture: {
+                  k: number;
+                  top: number;
+                  value: number | null;
+                }[];
+                lift: {
+                  top10: number | null;
+                  top20: number | null;
+                };
+              } | null;
+            } | null;
+            graded: {
+              calibration: {
+                bin: number;
+                count: number;
+                mean_p: number | null;
+                observed: number | null;
+              }[];
+              capture: {
+                k: number;
+                top: number;
+                value: number | null;
+              }[];
+              lift: {
+                top10: number | null;
+                top20: number | null;
+              };
+            } | null;
+            model_ref: string | null;
+            reasons: string[];
+            scored: {
+              entities: number;
+              positives: number;
+            };
+            /** @enum {string} */
+            state: 'graded' | 'not_yet' | 'refused';
+            train: {
+              entities: number;
+              positives_entities: number;
+              rows: number;
+            };
+          }[];
+          dataset_id?: string;
+          /** @enum {string} */
+          decision?: 'supported' | 'not_supported' | 'not_yet';
+          elapsed_ms?: number;
+          fits_run?: number;
+          /** @constant */
+          free?: true;
+          namespace?: string | null;
+          next?: {
+            cost: string;
+            gives: string;
+            operation: string;
+            with?: {
+              [key: string]: unknown;
+            };
+          }[];
+          page?: {
+            answer_url: string;
+            expires_at: string;
+            next_cursor?: string;
+          };
+          progress?: {
+            bag?: number;
+            bags?: number;
+            facts_so_far: {
+              bootstrap?: boolean;
+              held_out_rows?: number;
+              outcome?: string;
+              rows?: number;
+              training_rows?: number;
+            };
+            fit?: number;
+            frac: number;
+            of?: number;
+            /** @enum {string} */
+            stage: 'reading' | 'shaping' | 'binning' | 'fitting' | 'deciding' | 'scoring' | 'signing' | 'loading' | 'cutoff' | 'grading';
+          };
+          record?: {
+            as_of: string;
+            horizon: {
+              unit: string;
+              value: number;
+            };
+            mapping_id?: string;
+            outcome_column: string;
+            record_hash: string;
+            snapshot_every: string;
+          };
+          retry_after_ms?: number;
+          signature?: {
+            [key: string]: string;
+          };
+          /** @enum {string} */
+          stage?: 'reading_data' | 'backtesting';
+          /** @enum {string} */
+          status: 'done' | 'pending';
+          summary?: {
+            baseline: {
+              capture: {
+                top10: number | null;
+                top20: number | null;
+              };
+              lift: {
+                top10: number | null;
+                top20: number | null;
+              };
+            } | null;
+            capture: {
+              top10: number | null;
+              top20: number | null;
+            };
+            cutoffs: {
+              graded: number;
+              not_yet: number;
+              refused: number;
+            };
+            lift: {
+              top10: number | null;
+              top20: number | null;
+            };
+          };
+          task_id?: string;
+          verdict?: {
+            acknowledge_decision_support: boolean;
+            backtest: {
+              baseline: string;
+              cutoffs: {
+                every: string;
+                last: number;
+              };
+              lift_bar: number;
+            };
+            backtest_id: string;
+            computed_at: string;
+            contract: string;
+            core_hash: string;
+            cutoffs: {
+              at: string;
+              lift: {
+                top10: number | null;
+                top20: number | null;
+              } | null;
+              model_ref: string | null;
+              scored: {
+                entities: number;
+                positives: number;
+              };
+              state: string;
+            }[];
+            dataset_id: string;
+            decision: string;
+            expires_at: null;
+            issuer: string;
+            /** @constant */
+            kind: 'backtest';
+            record: {
+              as_of: string;
+              horizon: {
+                unit: string;
+                value: number;
+              };
+              mapping_id?: string;
+              outcome_column: string;
+              record_hash: string;
+              snapshot_every: string;
+            };
+            subject_kind: string;
+            summary: {
+              baseline: {
+                capture: {
+                  top10: number | null;
+                  top20: number | null;
+                };
+                lift: {
+                  top10: number | null;
+                  top20: number | null;
+                };
+              } | null;
+              capture: {
+                top10: number | null;
+                top20: number | null;
+              };
+              cutoffs: {
+                graded: number;
+                not_yet: number;
+                refused: number;
+              };
+              lift: {
+                top10: number | null;
+                top20: number | null;
+              };
+            };
+            verdict_id: string;
+          };
+          verdicts_withheld?: {
+            count: number;
+            reason: string;
+          };
+          watch_url?: string;
+        };
     PreflightRequest: {
       dataset_id: string;
       labelled_column?: string;
@@ -1463,9 +3070,33 @@ export interface components {
       advisory: string[];
       blocking: string[];
       dataset_id: string;
-      fitness: Record<string, never> | null;
-      grain: Record<string, never>;
-      resolutions: Record<string, never>;
+      fitness: {
+        labeled_rows: number;
+        negatives: number | null;
+        positives: number | null;
+        positives_per_predictor: number | null;
+        usable_predictors: number;
+      } | null;
+      grain: {
+        entities: number;
+        entity_column: string | null;
+        /** @enum {string} */
+        entity_inferred_from: 'name' | 'distinct' | 'none';
+        one_row_per_entity: boolean;
+        rows: number;
+        rows_per_entity_max: number;
+      };
+      resolutions: {
+        [key: string]: {
+          ambiguous?: {
+            examples: string[];
+            why: string;
+          };
+          distinct: number;
+          kind: string;
+          missing: number;
+        };
+      };
     };
     /** @description RFC 9457 problem details (docs/reference/errors.md#problem, docs/reference/errors.md); read `code` and `remedy`, `field` names the argument at fault. */
     Problem: {
@@ -1500,7 +3131,13 @@ export interface components {
         exclude: string[];
         fixed: string[];
         hash: string;
-        words: Record<string, never>;
+        words: {
+          case?: string;
+          columns?: {
+            [key: string]: string;
+          };
+          outcome?: string;
+        };
       } | null;
     };
     RegisterAgentResponse: {
@@ -1542,12 +3179,22 @@ export interface components {
       subject_kind: 'person' | 'org' | 'object' | 'event' | 'other';
     };
     ScheduleResponse: {
+      next?: {
+        cost: string;
+        gives: string;
+        operation: string;
+        with?: {
+          [key: string]: unknown;
+        };
+      }[];
       schedule: {
         /** @enum {string} */
         cadence: 'daily' | 'weekly' | 'monthly';
         halt_code?: string | null;
         last_run?: {
+          as_of?: string | null;
           at: string;
+          closed_since?: number | null;
           decisions: number;
           drift: {
             pattern: string;
@@ -1556,6 +3203,7 @@ export interface components {
           } | null;
           duplicates: number;
           fits_run: number;
+          model_ref?: string | null;
           reported: number;
           run_id: string;
           scored: number;
@@ -1616,7 +3264,9 @@ export interface components {
         outcome_column: string;
         positive_values: string[];
         prevalence: number | null;
-        question: Record<string, never>;
+        question: {
+          [key: string]: unknown;
+        };
         values: string[];
         why_not?: string;
         worth_asking: boolean;
@@ -2872,7 +4522,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['AskResponse'];
+          'application/json': components['schemas']['PollResponse'];
         };
       };
       /** @description Pending: the fit is still running (docs/reference/tasks.md#pending). */
@@ -2888,7 +4538,7 @@ export interface operations {
            *       "retry_after_ms": 1000
            *     }
            */
-          'application/json': components['schemas']['AskResponse'] & {
+          'application/json': components['schemas']['PollResponse'] & {
             /** @constant */
             status: 'pending';
           };

@@ -1,5 +1,6 @@
 // JSON request bodies: content type checked (415), size enforced while reading (413), parse errors 400.
 import type { Context, MiddlewareHandler } from 'hono';
+import { keepRawJson } from '../lib/raw-json.ts';
 import { ServiceError } from '../errors.ts';
 import { assertPlainJson } from '../schemas/json-guard.ts';
 import type { AppEnv } from './env.ts';
@@ -74,7 +75,9 @@ export function parseJsonBytes(bytes: Uint8Array): unknown {
     throw new ServiceError('invalid_json', 'The body is not valid UTF-8.');
   }
   try {
-    return JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    keepRawJson(value, text);
+    return value;
   } catch (err) {
     const why = err instanceof SyntaxError ? err.message : 'unparseable';
     throw new ServiceError('invalid_json', `The body is not valid JSON (${why}).`, { cause: err });

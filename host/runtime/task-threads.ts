@@ -14,6 +14,14 @@ import { ThreadLost, type TaskHost, type TaskJob, type TaskOutcome } from './tas
 import type { EventSink } from './events/types.ts';
 import type { ThreadMessage, ThreadData, ToThread } from './task-thread.ts';
 
+/**
+ * A task thread's young generation, MiB. Node sizes it from the machine, not from the heap cap (192 MiB on a
+ * 24 GB machine, for a 96 MiB cap), and a full GC moves every live young object into the old generation at
+ * once. Node gives a thread past its cap 16 MiB of grace while it stops; a GC that ended further past the cap
+ * than that aborted the whole process ("Reached heap limit") instead of ending the thread. 12 MiB of young
+ * generation (two 4 MiB semi-spaces and 4 MiB for large objects) holds about 8 MiB of live objects.
+ */
+const TASK_YOUNG_GENERATION_MB = 12;
 /** An idle thread ends after this long (its heap goes with it); the next task starts a new one. */
 const IDLE_MS = 60_000;
 const LEVELS: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'> = {
@@ -111,7 +119,8 @@ export class TaskThreads implements TaskHost {
     const worker = new Worker(this.entry, {
       workerData: data,
       // The heap bound of one task: past it V8 ends this thread (ERR_WORKER_OUT_OF_MEMORY), never the process.
-      resourceLimits: { maxOldGenerationSizeMb: this.config.taskMemoryMb },
+      // The young generation is capped too (TASK_YOUNG_GENERATION_MB).
+      resourceLimits: { maxOldGenerationSizeMb: this.config.taskMemoryMb, maxYoungGenerationSizeMb: TASK_YOUNG_GENERATION_MB },
     });
     const thread: Thread = { worker, index: data.index, runs: 0, job: null, idleTimer: null, warmed: null, gone: false };
     this.live.add(thread);

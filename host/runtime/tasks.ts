@@ -24,6 +24,7 @@
 //
 // A task's idempotency record (if the ask had a key) follows it: host/runtime/idempotency.ts.
 import type { TaskRecord, UsageKind } from '../store/index.ts';
+import { rawJsonOf } from '../lib/raw-json.ts';
 import { ServiceError, storeProblem, reviveProblem, type StoredProblem } from '../errors.ts';
 import type { Caller, OpContext, OpResult, Services } from './services.ts';
 import { newId } from '../lib/ids.ts';
@@ -51,6 +52,18 @@ export interface TaskRequest {
   body: unknown;
   caller: Caller;
   idempotency?: { operation: string; key: string };
+}
+
+/**
+ * The TaskRequest as stored: a body parsed from a request's JSON goes in as that text (lib/raw-json.ts), which
+ * JSON.parse reads back into the same value, so the request thread does not write a large inline record
+ * back into JSON (docs/guides/overload.md: the request thread's work per cold ask).
+ */
+export function taskRequestJson(req: TaskRequest): string {
+  const raw = rawJsonOf(req.body);
+  if (raw === undefined) return JSON.stringify(req);
+  const rest = JSON.stringify({ operation: req.operation, caller: req.caller, idempotency: req.idempotency });
+  return `${rest.slice(0, -1)},"body":${raw}}`;
 }
 
 /**
@@ -208,7 +221,7 @@ export class TaskRunner {
     });
     const createdAt = services.now();
     const pending = { status: 202, body: pendingOf(firstStageOf(req.operation)) };
-    const request = JSON.stringify(req);
+    const request = taskRequestJson(req);
     const startsNow = !this.stopped && this.inUse < this.host.size;
     if (startsNow) this.inUse++;
     try {

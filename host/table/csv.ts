@@ -1,6 +1,7 @@
 // RFC 4180 CSV reader for inline `csv` and stored uploads (docs/reference/ask.md#data, docs/reference/limits.md#limits): one pass over char codes.
 import { ServiceError } from '../errors.ts';
 import type { Cell, RawTable } from './types.ts';
+import { MISSING_TOKENS } from './typing.ts';
 
 export interface CsvOptions {
   /** Dotted request path named in errors (docs/reference/errors.md#problem). Default `data.csv`. */
@@ -24,8 +25,18 @@ const INTERN_MAX_CHARS = 24;
 const INTERN_SLOTS_MAX = 4096;
 const INTERN_SLOTS_TOTAL = 65_536;
 
+/** Column states while parsing: its fields kept as numbers, with or without a fraction seen so far, or as text. */
+const NUMBERS_WHOLE = 0;
+const NUMBERS_FRACTION = 1;
+const TEXT = 2;
+
 /**
  * Parses CSV text into a column-major table of strings (typing happens later, docs/design/engine.md#step-3).
+ * A column of decimal numbers is the exception: when every field of a column is a number in the form
+ * JavaScript writes it (`canonicalNumber`) or a missing token, and one of them has a fraction, its fields
+ * are kept as those numbers (missing tokens as text). Such a cell reads exactly as its text would (typing,
+ * categories, entity keys and times read a number by that same text), and a million distinct numbers then
+ * take 8 bytes each instead of a string each (bench/scale.ts realistic: no string per numeric cell).
  * Rules: comma separator, or semicolon when the header line holds semicolons and no comma (a spreadsheet's
  * export in much of Europe; see `headerDelimiter`), and then a decimal comma in a data field (`12,5`) reads
  * as a decimal point (`12.5`); `"` quoting with `""` escapes, quoted fields may hold commas, CR and LF;
@@ -54,6 +65,45 @@ export function parseCsv(text: string, opts: CsvOptions = {}): RawTable {
   // A field is looked up by a hash of its characters computed while scanning, so a repeat allocates nothing.
   let seen: Array<string | undefined> = [];
   let slots = 1;
+  let kinds: Uint8Array = new Uint8Array(0);
+  // A column read as numbers holds them in a growing Float64Array (row r at index r) and its missing tokens
+  // by row, until it is text or the input ends: a JS array of them is made once, at the end, by Array.from,
+  // so it holds unboxed doubles (an array literal here would take the kind V8 last saw at this site: text).
+  let nums: Float64Array[] = [];
+  let missingAt: Array<Map<number, string>> = [];
+  const keepNumber = (col: number, x: number): void => {
+    let a = nums[col];
+    if (rowCount >= a.length) {
+      const grown = new Float64Array(Math.max(1024, a.length * 2));
+      grown.set(a);
+      nums[col] = a = grown;
+    }
+    a[rowCount] = x;
+  };
+  /** The column's cells so far as text (each number is the field as written), and its later fields too. */
+  const toText = (col: number): void => {
+    kinds[col] = TEXT;
+    const a = nums[col];
+    const missing = missingAt[col];
+    const texts = new Map<number, string>();
+    const cells: Cell[] = [];
+    for (let r = 0; r < rowCount; r++) {
+      const m = missing.get(r);
+      if (m !== undefined) {
+        cells.push(m);
+        continue;
+      }
+      const x = a[r];
+      let t = texts.get(x);
+      if (t === undefined) {
+        t = String(x);
+        if (texts.size < 1 << 16) texts.set(x, t);
+      }
+      cells.push(t);
+    }
+    data[col] = cells as string[];
+    nums[col] = new Float64Array(0);
+  };
   const interned = (col: number, start: number, end: number, h: number): string => {
     const slot = col * slots + ((h ^ (h >>> 13)) & (slots - 1));
     const s = seen[slot];
@@ -105,6 +155,7 @@ export function parseCsv(text: string, opts: CsvOptions = {}): RawTable {
           i++;
         }
         value = head + text.slice(start, i);
+        if (columns !== null && k < width && kinds[k] !== TEXT) toText(k);
         i++; // closing quote
         while (i < n && ((c = text.charCodeAt(i)) === SPACE || c === TAB)) i++;
         if (i < n && c !== sep && c !== LF && c !== CR) {
@@ -117,12 +168,34 @@ export function parseCsv(text: string, opts: CsvOptions = {}): RawTable {
           h = (Math.imul(h, 31) + c) | 0;
           i++;
         }
+        if (columns !== null && k < width && kinds[k] !== TEXT) {
+          const x = canonicalNumber(text, start, i);
+          if (x === x) {
+            keepNumber(k, x);
+            if (kinds[k] === NUMBERS_WHOLE && !Number.isInteger(x)) kinds[k] = NUMBERS_FRACTION;
+            k++;
+            if (i >= n) break;
+            c = text.charCodeAt(i);
+            i++;
+            if (c === sep) continue;
+            if (c === CR && i < n && text.charCodeAt(i) === LF) i++;
+            line++;
+            break;
+          }
+        }
         value = columns !== null && k < width && i - start <= INTERN_MAX_CHARS ? interned(k, start, i, h) : text.slice(start, i);
+        if (columns !== null && k < width && kinds[k] !== TEXT && !MISSING_TOKENS.has(value.trim())) toText(k);
       }
 
       if (sep === SEMICOLON && columns !== null && DECIMAL_COMMA.test(value)) value = value.replace(',', '.');
       if (columns === null) header.push(value);
-      else if (k < width) data[k].push(value);
+      else if (k < width) {
+        if (kinds[k] === TEXT) data[k].push(value);
+        else {
+          keepNumber(k, NaN); // a missing token in a column of numbers (any other text made it text above)
+          missingAt[k].set(rowCount, value);
+        }
+      }
       k++;
 
       if (i >= n) break;
@@ -142,6 +215,10 @@ export function parseCsv(text: string, opts: CsvOptions = {}): RawTable {
       const budget = Math.min(INTERN_SLOTS_TOTAL, (n - i) / 8) / width;
       while (slots * 2 <= Math.min(INTERN_SLOTS_MAX, budget)) slots *= 2;
       seen = new Array<string | undefined>(width * slots);
+      // A semicolon-separated file's decimal commas are rewritten below: its columns are read as text.
+      kinds = new Uint8Array(width).fill(sep === SEMICOLON ? TEXT : NUMBERS_WHOLE);
+      nums = columns.map(() => new Float64Array(0));
+      missingAt = columns.map(() => new Map<number, string>());
     } else {
       if (k !== width) fail(`Line ${rowLine} has ${k} field${k === 1 ? '' : 's'}; the header has ${width}.`);
       rowCount++;
@@ -149,7 +226,55 @@ export function parseCsv(text: string, opts: CsvOptions = {}): RawTable {
   }
 
   if (columns === null) fail('The CSV has no header row.');
+  // Whole numbers alone stay text (an id or a date written 20240315 is read by its text as before).
+  for (let col = 0; col < width; col++) {
+    if (kinds[col] === NUMBERS_WHOLE) toText(col);
+    else if (kinds[col] === NUMBERS_FRACTION) {
+      const cells: Cell[] = Array.from(nums[col].subarray(0, rowCount));
+      for (const [r, m] of missingAt[col]) cells[r] = m;
+      data[col] = cells as string[];
+    }
+  }
   return { columns: columns as string[], data: data as Cell[][], rowCount };
+}
+
+const POW10 = Array.from({ length: 16 }, (_, k) => 10 ** k);
+
+/**
+ * The number a field between `start` and `end` spells when it is written as JavaScript writes that number
+ * (`String(x)` gives the field back): an optional `-`, an integer part without leading zeros, an optional
+ * fraction not ending in 0, at most 15 digits in all, not -0 and not below 1e-6 (written with an exponent);
+ * NaN otherwise. Read without a string: with at most 15 digits the digits are an exact integer and the
+ * division by a power of ten is rounded once, so the result is the double `Number(field)` gives.
+ */
+export function canonicalNumber(text: string, start: number, end: number): number {
+  let i = start;
+  const negative = i < end && text.charCodeAt(i) === 45;
+  if (negative) i++;
+  const intStart = i;
+  let m = 0;
+  let c = 0;
+  while (i < end && (c = text.charCodeAt(i)) >= 48 && c <= 57) {
+    m = m * 10 + (c - 48);
+    i++;
+  }
+  const intDigits = i - intStart;
+  if (intDigits === 0 || (intDigits > 1 && text.charCodeAt(intStart) === 48)) return NaN;
+  let fraction = 0;
+  if (i < end && text.charCodeAt(i) === 46) {
+    i++;
+    const from = i;
+    while (i < end && (c = text.charCodeAt(i)) >= 48 && c <= 57) {
+      m = m * 10 + (c - 48);
+      i++;
+    }
+    fraction = i - from;
+    if (fraction === 0 || text.charCodeAt(i - 1) === 48) return NaN;
+  }
+  if (i !== end || intDigits + fraction > 15) return NaN;
+  const x = m / POW10[fraction];
+  if (x < 1e-6 && (x !== 0 || negative)) return NaN;
+  return negative ? -x : x;
 }
 
 /** A CSV for a record must hold cases: a header with no rows under it is a mistake to name, not an empty record. */

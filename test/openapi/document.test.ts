@@ -1,5 +1,7 @@
 // GET /openapi.json: a valid OpenAPI 3.1 document generated from the same valibot schemas as the
-// service validates with; every schema converts; every operation has request examples the service answers.
+// service validates with; every schema converts; every operation has request examples the service answers,
+// with replies that match the schema the document serves for them and carry no field it leaves out
+// (test/helpers/strict-replies.ts), ask replies in every state, format and question type included.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,11 +16,13 @@ import { codePointLengths, jsonSchemaOf } from '../../host/openapi/json-schema.t
 import { SAMPLES, getSample } from '../../samples/catalog.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { connectMcp } from '../mcp/helpers.ts';
+import { strictReplies, type StrictReplies } from '../helpers/strict-replies.ts';
 import { startHttpsServer, type HttpsTestServer } from '../operations/datasets/helpers.ts';
 
 let svc: TestService;
 let doc: any;
 let res: Response;
+let strict: StrictReplies;
 /** A loopback https origin of the customer_events sample log: the schedule examples need a mapping over a fetch_url. */
 let origin: HttpsTestServer;
 beforeAll(async () => {
@@ -28,6 +32,7 @@ beforeAll(async () => {
   svc = await startTestService({ pendingWaitMs: 0, allowLoopbackFetchForTests: true, fetchCaPem: origin.cert });
   res = await fetch(`${svc.url}/openapi.json`);
   doc = await res.json();
+  strict = strictReplies(doc);
 });
 afterAll(async () => {
   await svc?.close();
@@ -254,12 +259,30 @@ const AS_IS: Record<string, { status: number; code: string; field?: string }> = 
   svc_delete_model: { status: 404, code: 'model_ref_missing', field: 'model_ref' },
 };
 
-/** POSTs and follows a 202 pending ask with svc_poll to its end (docs/reference/tasks.md#pending). */
+/** What the strict reply checks saw: statuses per path, answer states, case states (the ask block checks it covered each). */
+const seen = new Set<string>();
+
+/** A 2xx reply matches the schema the document serves for `path` and status, and declares every field it carries. */
+function expectDeclared(path: string, status: number, body: any, label = path): void {
+  expect(strict.check(path, 'post', status, body), `${label} ${status}: ${JSON.stringify(body).slice(0, 300)}`).toEqual([]);
+  seen.add(`${path} ${status}`);
+  for (const a of Object.values<any>(body?.answers ?? {})) {
+    seen.add(`state ${a.state}`);
+    for (const c of [...(a.cases ?? []), ...(a.ranked ?? []), ...(a.not_scoreable ?? [])]) if (c.state) seen.add(`case ${c.state}`);
+  }
+}
+
+/**
+ * POSTs and follows a 202 pending ask with svc_poll to its end (docs/reference/tasks.md#pending); each pending
+ * and poll reply on the way is checked strictly.
+ */
 async function postAndFollow(path: string, body: unknown, key: string): Promise<{ status: number; body: any }> {
   let r = await svc.post(path, body, key);
   for (let i = 0; i < 600 && r.status === 202; i++) {
+    expectDeclared(path, 202, r.body);
     await new Promise((resolve) => setTimeout(resolve, 100));
     r = await svc.post('/v1/poll', { task_id: r.body.task_id }, key);
+    if (r.status === 200 || r.status === 202) expectDeclared('/v1/poll', r.status, r.body);
   }
   return r;
 }
@@ -314,6 +337,7 @@ describe('request examples', () => {
         expect(r.status, `${d.id} ${example.name}: ${r.status} ${JSON.stringify(r.body)}`).toBeGreaterThanOrEqual(200);
         expect(r.status, `${d.id} ${example.name}: ${r.status} ${JSON.stringify(r.body)}`).toBeLessThan(300);
         expect(v.safeParse(d.response, r.body).success, `${d.id} ${example.name} reply`).toBe(true);
+        expectDeclared(d.path, r.status, r.body, `${d.id} ${example.name}`);
         sent++;
       }
     }
@@ -404,6 +428,7 @@ describe('request examples', () => {
           ranked = await mcp.callTool({ name: 'svc_poll', arguments: { task_id: ranked.structuredContent.task_id } });
         }
         expect(ranked.isError, JSON.stringify(ranked.structuredContent).slice(0, 300)).toBeFalsy();
+        expectDeclared('/v1/ask', 200, ranked.structuredContent, 'page one of an MCP answer');
         real[EXAMPLE_IDS.cursor] = ranked.structuredContent.page.next_cursor;
         expect(real[EXAMPLE_IDS.cursor]).toEqual(expect.any(String));
       } finally {
@@ -426,6 +451,7 @@ describe('request examples', () => {
           expect(r.status, `${id} ${example.name}: ${r.status} ${JSON.stringify(r.body)}`).toBeGreaterThanOrEqual(200);
           expect(r.status, `${id} ${example.name}: ${r.status} ${JSON.stringify(r.body)}`).toBeLessThan(300);
           expect(v.safeParse(d.response, r.body).success, `${id} ${example.name} reply ${JSON.stringify(r.body).slice(0, 300)}`).toBe(true);
+          expectDeclared(d.path, r.status, r.body, `${id} ${example.name}`);
         }
       },
     );
@@ -435,8 +461,93 @@ describe('request examples', () => {
     const res = await fetch(`${svc.url}/v1/agents/register`, { method: 'POST' });
     expect(res.status).toBe(201);
     const register = OPERATIONS.find((op) => op.name === 'register_agent')!;
-    expect(v.safeParse(register.response!, await res.json()).success).toBe(true);
+    const body = await res.json();
+    expect(v.safeParse(register.response!, body).success).toBe(true);
+    expectDeclared('/v1/agents/register', 201, body);
     expect(doc.paths['/v1/agents/register'].post.requestBody).toBeUndefined();
+  });
+});
+
+/**
+ * Ask replies beyond the examples, each checked strictly against the served schema: every question type, band,
+ * levers, unreadable cases, a namespace profile, refused and not_yet, the lean formats and the CSV export.
+ * They reuse the fits the examples above ran (fits are shared by content), so they cost about one new fit.
+ */
+describe('ask replies declare every field they carry', () => {
+  let key: string;
+  beforeAll(async () => {
+    key = await svc.liveKey('openapi-replies');
+  });
+
+  const ask = async (body: unknown): Promise<any> => {
+    const r = await postAndFollow('/v1/ask', body, key);
+    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
+    expectDeclared('/v1/ask', 200, r.body);
+    return r.body;
+  };
+  const churn = getSample('saas_churn')!.try;
+  const questions = {
+    stay: { type: 'yesno', outcome_column: 'churned', outcome_is_desirable: false },
+    risk: { type: 'score', outcome_column: 'churned' },
+    top: { type: 'rank', outcome_column: 'churned', top_k: 2 },
+  };
+  /** Two known customers and one the record does not hold (an unreadable case). */
+  const cases = { ids: ['cust_0001', 'cust_0002', 'cust_9999'] };
+
+  it('yesno, score and rank with band, levers and an unreadable case; in a namespace with a profile', async () => {
+    const plain = await ask({ ...churn, questions, cases, band: true });
+    expect(Object.values<any>(plain.answers).map((a) => a.state)).toEqual(['answered', 'answered', 'answered']);
+    expect(plain.answers.stay.cases[0].levers?.length, 'levers').toBeGreaterThan(0);
+    const profile = await svc.post(
+      '/v1/profile',
+      { namespace: 'strict', words: { case: 'account', outcome: 'cancels' }, fixed: ['plan'] },
+      key,
+    );
+    expect(profile.status, JSON.stringify(profile.body)).toBe(200);
+    const spoken = await ask({ ...churn, questions, cases, namespace: 'strict' });
+    expect(spoken.answers.stay.cases[0].says).toEqual(expect.any(String));
+    // a rank of the whole record says how many it left out
+    expect((await ask({ ...churn, questions: { top: questions.top }, cases: undefined })).answers.top.ranked_note).toEqual(
+      expect.any(String),
+    );
+    expect(seen).toContain('case not_scoreable');
+  });
+
+  it('choice by a column and by one outcome column per option', async () => {
+    await ask(getSample('telco_churn')!.try);
+    const leads = getSample('b2b_leads')!.try;
+    const both = await ask({
+      ...leads,
+      questions: { via: { type: 'choice', option_outcomes: { demo: 'demo_requested', won: 'converted' }, outcome_is_desirable: true } },
+    });
+    expect(Object.keys(both.answers.via.model_refs)).toEqual(['demo', 'won']);
+  });
+
+  it('refused and not_yet', async () => {
+    await ask(getSample('coin_flips')!.try);
+    const rows = Array.from({ length: 6 }, (_, i) => ({ id: `r${i}`, x: i, y: i % 2 === 0 }));
+    const few = await ask({
+      data: { rows },
+      entity_column: 'id',
+      subject_kind: 'other',
+      questions: { q: { type: 'yesno', outcome_column: 'y' } },
+      cases: { ids: ['r1'] },
+    });
+    expect(few.answers.q.have).toBeDefined();
+    for (const state of ['answered', 'refused', 'not_yet']) expect(seen, state).toContain(`state ${state}`);
+  });
+
+  it('the concise and compact formats, and an answer exported as CSV', async () => {
+    for (const response_format of ['concise', 'compact']) {
+      const lean = await ask({ ...churn, questions, cases, band: true, response_format });
+      expect(lean.answers.stay.verdicts_withheld).toMatchObject({ reason: `response_format_${response_format}` });
+    }
+    const exported = await ask({ ...churn, questions: { stay: questions.stay }, cases, export: 'csv' });
+    expect(exported.export.results_url).toEqual(expect.any(String));
+  });
+
+  it('saw pending replies of ask and poll on the way', () => {
+    for (const kind of ['/v1/ask 202', '/v1/poll 202', '/v1/poll 200', '/v1/page 200']) expect(seen, kind).toContain(kind);
   });
 });
 

@@ -114,9 +114,45 @@ const answered = {
   cache: 'miss',
   model_ref: MODEL_REF,
   polarity: null,
-  quality: { validation_scheme: 'entity_hash' },
+  quality: {
+    validation_scheme: 'entity_hash',
+    folds: 0,
+    auc: 0.81,
+    auc_interval: [0.76, 0.86],
+    top_decile_lift: 3.1,
+    realised_lift: 2.4,
+    brier: 0.12,
+    log_loss: 0.38,
+    base_rate: 0.17,
+    training_rows: 600,
+    held_out_rows: 200,
+    held_out_positives: 34,
+    excluded_columns: [{ column: 'customer_id', why: 'entity' }],
+  },
   cases: [{ entity_id: 'c1', p: 0.42, reasons: [reason], levers: [] }],
-  verdicts: [{ verdict: { verdict_id: 'v', kind: 'answer' }, signature: { protected: 'p', signature: 's', kid: 'k' } }],
+  verdicts: [
+    {
+      verdict: {
+        acknowledge_decision_support: false,
+        cases: [{ entity_id: 'c1', p: 0.42, p_display: '42%', reasons: [reason] }],
+        computed_at: '2026-01-01T00:00:00.000Z',
+        contract: 'outcome-question/1.1.0',
+        core_hash: 'h',
+        expires_at: '2026-04-01T00:00:00.000Z',
+        issuer: 'https://example.test',
+        kind: 'answer',
+        model_ref: MODEL_REF,
+        outcome: { column: 'churned', polarity: null, positive_values: ['1'] },
+        question: 'q1',
+        record_hash: 'x',
+        subject_kind: 'person',
+        trust: { auc: 0.81, realised_lift: 2.4, top_decile_lift: 3.1, validation_scheme: 'entity_hash' },
+        type: 'yesno',
+        verdict_id: 'v',
+      },
+      signature: { protected: 'p', signature: 's', kid: 'k' },
+    },
+  ],
 };
 /** The reply schema the operation table gives the operation `name`. */
 const responseOf = (name: string): v.GenericSchema => OPERATIONS.find((op) => op.name === name)!.response!;
@@ -163,7 +199,17 @@ const responses: [string, unknown][] = [
       expires_in: 3600,
     },
   ],
-  ['svc_preflight', { dataset_id: 'sample:x', grain: {}, resolutions: {}, fitness: null, blocking: [], advisory: ['a'] }],
+  [
+    'svc_preflight',
+    {
+      dataset_id: 'sample:x',
+      grain: { rows: 2, entities: 2, rows_per_entity_max: 1, one_row_per_entity: true, entity_column: 'id', entity_inferred_from: 'name' },
+      resolutions: { id: { kind: 'identifier', missing: 0, distinct: 2 } },
+      fitness: null,
+      blocking: [],
+      advisory: ['a'],
+    },
+  ],
   ['svc_report_outcomes', { written: 2, duplicates: 0 }],
   ['svc_drift', { pattern: 'no_prior', recommendation: 'keep' }],
   [
@@ -203,9 +249,31 @@ const responses: [string, unknown][] = [
     {
       interface_version: '1.1.0',
       contract: 'outcome-question/1.1.0',
-      question_types: [{}],
-      samples: [{ name: 'churn' }],
+      core_hash: 'h',
+      question_types: [
+        { type: 'yesno', answers: 'a chance', needs_cases: true, fields: [{ name: 'outcome_column', type: 'string', rules: 'r' }] },
+      ],
+      shapes: [{ kind: 'table', available: true, description: 'd', fields: [], features: [{ name: '{c}', meaning: 'm' }] }],
+      answer_states: [{ state: 'answered', meaning: 'm', action: 'a' }],
       limits: {},
+      prices: { currency: 'USD' },
+      retention: { answers: '24 hours' },
+      auth: { scheme: 's' },
+      jwks_url: 'https://example.test/.well-known/jwks.json',
+      samples: [
+        {
+          name: 'churn',
+          dataset_id: 'sample:churn',
+          description: 'd',
+          shape: 'table',
+          entity_column: 'id',
+          outcome_column: 'y',
+          columns: [{ name: 'id', type: 'id', description: 'd' }],
+          rows: 2,
+          expected_state: 'answered',
+          try: {},
+        },
+      ],
       journeys: [{ name: 'try_it', title: 'Try it', summary: 's', first_calls: [{ operation: 'svc_describe', does: 'd', body: {} }] }],
     },
   ],
@@ -213,7 +281,12 @@ const responses: [string, unknown][] = [
   ['svc_attest', { compliant: true, evaluated_feature: 'plan', evaluated_direction: 'increase', event_id: null, written: true }],
   [
     'svc_evidence',
-    { model_ref: MODEL_REF, live: null, progress: { attestations: 0, n_acted: 0, n_not_acted: 0, entities_with_outcome: 0 } },
+    {
+      model_ref: MODEL_REF,
+      live: null,
+      progress: { attestations: 0, compliant_attestations: 0, n_acted: 0, n_not_acted: 0, entities_with_outcome: 0, needed_per_group: 30 },
+      note: 'Observational, not causal.',
+    },
   ],
   ['register_agent', { api_key: 'svck_test_x', mode: 'test' }],
 ];
@@ -223,7 +296,7 @@ describe('response schemas', () => {
     expect(v.safeParse(responseOf(op), body).issues).toBeUndefined();
   });
 
-  it('a case result needs reasons and at most four of them', () => {
+  it('a case result has at most four reasons', () => {
     const caseResult = { entity_id: 'c1', p: 0.5, reasons: [reason, reason, reason, reason, reason] };
     const bad = { status: 'done', answers: { q1: { ...answered, cases: [caseResult] } } };
     expect(v.safeParse(responseOf('svc_ask'), bad).success).toBe(false);

@@ -1,6 +1,7 @@
 // parseCsv: RFC 4180 edge cases and errors (host/table/csv.ts; docs/reference/ask.md#data, docs/reference/errors.md#problem).
 import { describe, expect, it } from 'vitest';
-import { parseCsv } from '../../host/table/csv.ts';
+import { canonicalNumber, parseCsv } from '../../host/table/csv.ts';
+import { cellText, parseNumber } from '../../host/table/typing.ts';
 import { ServiceError } from '../../host/errors.ts';
 
 /** Row-major view for readable expectations. */
@@ -100,6 +101,53 @@ describe('parseCsv refuses malformed CSV with invalid_request', () => {
 
   it('names the field given in the options', () => {
     expect(errorOf(() => parseCsv('a,a\n', { field: 'csv' })).field).toBe('csv');
+  });
+});
+
+describe('parseCsv keeps a column of decimal numbers as numbers', () => {
+  it('reads a column of numbers written as JavaScript writes them, one with a fraction, as those numbers', () => {
+    const t = parseCsv('id,a,b,c,d,e\nx,1.5,3,1.5,NA,-0.25\ny,2,4,"2",0.25,1.10\nz,,5,x,7,3\n');
+    expect(t.data[0]).toEqual(['x', 'y', 'z']); // text
+    expect(t.data[1]).toEqual([1.5, 2, '']); // numbers; a missing value stays as written
+    expect(t.data[2]).toEqual(['3', '4', '5']); // whole numbers alone stay text (ids, dates written 20240315)
+    expect(t.data[3]).toEqual(['1.5', '2', 'x']); // a quoted field or a word: the whole column is text
+    expect(t.data[4]).toEqual(['NA', 0.25, 7]);
+    expect(t.data[5]).toEqual(['-0.25', '1.10', '3']); // 1.10 is not how 1.1 is written: text
+  });
+
+  it('reads every cell exactly as its text would be read', () => {
+    const fields = ['0', '-1.5', '0.000001', '123456789012.345', '7', '', 'NaN', '1e3', '-0', '0.10', '00.5', '+2.5', ' 3.5'];
+    for (const f of fields) {
+      const t = parseCsv(`a,b\n${f},0.5\n1.25,0.5\n`);
+      expect(cellText(t.data[0][0])).toBe(cellText(f));
+      expect(parseNumber(t.data[0][0])).toBe(parseNumber(f));
+    }
+  });
+
+  it('a semicolon-separated file keeps its decimal commas as text', () => {
+    expect(parseCsv('a;b\n1,5;2.5\n').data).toEqual([['1.5'], ['2.5']]);
+  });
+
+  it('canonicalNumber takes exactly the fields String(Number(field)) gives back, as Number(field)', () => {
+    let seed = 12345;
+    const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
+    const make = [
+      () => String(Math.round((rand() - 0.5) * 10 ** (rand() * 12) * 1000) / 1000),
+      () => (rand() * 10 ** (rand() * 20 - 8)).toPrecision(1 + Math.floor(rand() * 17)),
+      () => String((rand() - 0.5) * 10 ** (rand() * 30 - 10)),
+      () => String(Math.floor(rand() * 1e17)),
+    ];
+    const wrong: string[] = [];
+    for (let k = 0; k < 40_000; k++) {
+      const s = make[k % make.length]();
+      const x = canonicalNumber(s, 0, s.length);
+      const digits = s.replace(/[-.]/g, '').length;
+      const canonical = String(Number(s)) === s && digits <= 15 && !(Math.abs(Number(s)) < 1e-6 && Number(s) !== 0);
+      if (Number.isNaN(x) ? canonical : String(x) !== s || x !== Number(s)) wrong.push(s);
+    }
+    expect(wrong).toEqual([]);
+    for (const s of ['-0', '00', '0.0', '1.', '.5', '-', '', '1e3', '+1', '0.0000001', '1234567890123456', '1.10', ' 1'])
+      expect(canonicalNumber(s, 0, s.length), s).toBeNaN();
   });
 });
 

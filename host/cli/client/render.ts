@@ -33,7 +33,8 @@ export function renderAnswer(name: string, a: Answer): string {
   }
   if (a.state === 'not_yet') {
     const needs = a.needs ? Object.entries(a.needs).filter(([k]) => k !== 'countdown') : [];
-    const need = needs.map(([k, v]) => `${k.replace(/_/g, ' ')}: ${v}${a.have?.[k] !== undefined ? ` (have ${a.have[k]})` : ''}`);
+    const have: Record<string, number | undefined> = { ...a.have };
+    const need = needs.map(([k, v]) => `${k.replace(/_/g, ' ')}: ${v}${have[k] !== undefined ? ` (have ${have[k]})` : ''}`);
     return [
       `${name} (${a.type}): NOT YET. ${capital(reasons.join('; ') || 'too little to test anything')}.`,
       need.length > 0 ? `Needs ${need.join(', ')}. Add rows, then ask again.` : 'Add rows, then ask again.',

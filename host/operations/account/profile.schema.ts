@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { NamespaceSchema } from '../../schemas/common.ts';
 import { PROFILE_DISPLAYS, ProfileWordsSchema } from '../../schemas/profile.ts';
+import { ownRecord } from '../../schemas/record.ts';
 
 const ColumnListSchema = v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(200))), v.maxLength(200));
 
@@ -19,7 +20,11 @@ export const ProfileResponseSchema = v.looseObject({
   namespace: v.nullable(v.string()),
   profile: v.nullable(
     v.looseObject({
-      words: v.looseObject({}),
+      words: v.looseObject({
+        case: v.optional(v.string()),
+        outcome: v.optional(v.string()),
+        columns: v.optional(ownRecord(v.string(), v.string())),
+      }),
       exclude: v.array(v.string()),
       fixed: v.array(v.string()),
       display: v.picklist(['chance', 'bands']),

@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { AskDataSchema } from '../../schemas/ask.ts';
 import { LIMITS } from '../../schemas/common.ts';
+import { OpenMap } from '../../schemas/replies.ts';
 
 const ColumnSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(LIMITS.columnNameMax));
 
@@ -20,7 +21,8 @@ const SuggestCandidateSchema = v.looseObject({
   prevalence: v.nullable(v.number()),
   worth_asking: v.boolean(),
   defined_by: v.array(v.string()),
-  question: v.looseObject({}),
+  /** A ready svc_ask body for this outcome. */
+  question: OpenMap,
   why_not: v.optional(v.string()),
   code: v.optional(v.nullable(v.string())),
   facts: v.optional(v.looseObject({ rows: v.number(), positives: v.number(), prevalence: v.nullable(v.number()) })),

@@ -1,6 +1,9 @@
 // Contract 1.1 "ask your data" requests and replies (docs/reference/map.md#suggest svc_suggest, 2.7 svc_map): svc_map's here,
 // svc_suggest's in datasets/suggest.schema.ts.
 import * as v from 'valibot';
+import { Integer, OpenMap } from '../../schemas/replies.ts';
+import { ownRecord } from '../../schemas/record.ts';
+import { NextStepSchema } from '../ask/ask.schema.ts';
 import {
   FetchHeadersSchema,
   FetchUrlSchema,
@@ -67,10 +70,34 @@ export const MapRequestSchema = v.pipe(
   }),
 );
 
+/**
+ * docs/reference/map.md#map: a proposal (sources read, outcomes on offer, the join, the questions left to answer),
+ * a confirmed mapping (its record, manifest, open cases and a ready ask), not_runnable or empty. The parts
+ * documented there field by field are declared open here.
+ */
 export const MapResponseSchema = v.looseObject({
   status: v.picklist(['proposed', 'confirmed', 'not_runnable', 'empty']),
+  // proposed
+  sources: v.optional(v.array(OpenMap)),
+  outcomes: v.optional(OpenMap),
+  join: v.optional(v.nullable(OpenMap)),
+  questions: v.optional(v.array(v.looseObject({ slot: v.string(), options: v.array(v.unknown()), why: v.string() }))),
+  // confirmed
+  mapping_id: v.optional(v.string()),
+  record: v.optional(OpenMap),
+  manifest: v.optional(OpenMap),
+  open_cases: v.optional(v.looseObject({ count: Integer, sample_ids: v.array(v.string()) })),
+  /** A ready svc_ask body over the built record. */
+  ask: v.optional(OpenMap),
+  /** Field -> why the ready ask says what it says there. */
+  ask_notes: v.optional(ownRecord(v.string(), v.string())),
+  // not_runnable and empty
+  outcome: v.optional(OpenMap),
+  /** not_runnable: the proposal as it stands, to answer differently. */
+  proposal: v.optional(OpenMap),
+  empty_reason: v.optional(v.string()),
   provenance: v.looseObject({ core_hash: v.string(), contract_hash: v.string() }),
-  next: v.array(v.looseObject({})),
+  next: v.array(NextStepSchema),
 });
 
 export type MapRequest = v.InferOutput<typeof MapRequestSchema>;

@@ -1,7 +1,7 @@
 // svc_drift's request and reply.
 import * as v from 'valibot';
 import { ModelRefSchema, NamespaceSchema } from '../../schemas/common.ts';
-import { Open } from '../../schemas/replies.ts';
+import { OpenMap } from '../../schemas/replies.ts';
 
 /** docs/reference/outcomes.md#drift: compare a refit with the fit it replaced. */
 export const DriftRequestSchema = v.strictObject({ model_ref: ModelRefSchema, namespace: v.optional(NamespaceSchema) });
@@ -15,7 +15,8 @@ export const DriftResponseSchema = v.looseObject({
   note_code: v.optional(v.nullable(v.picklist(['refit_worse', 'prior_unusable', 'lift_not_confirmed']))),
   note: v.optional(v.nullable(v.string())),
   watch_url: v.optional(v.string()),
-  report: v.optional(Open),
+  /** The comparison's numbers, or `basis` saying why there is none (docs/reference/outcomes.md#drift). */
+  report: v.optional(OpenMap),
 });
 
 export type DriftRequest = v.InferOutput<typeof DriftRequestSchema>;

@@ -1,6 +1,7 @@
 // export_model's request and reply: the model as JSON the preview page (or any client running the engine) reads.
 import * as v from 'valibot';
 import { ModelRefSchema, NamespaceSchema } from '../../schemas/common.ts';
+import { QualitySchema } from '../ask/ask.schema.ts';
 
 export const ExportModelRequestSchema = v.strictObject({ model_ref: ModelRefSchema, namespace: v.optional(NamespaceSchema) });
 
@@ -33,7 +34,7 @@ export const ExportModelResponseSchema = v.strictObject({
   /** The engine that fitted it; a page or client must run build/engine.wasm of this core_hash to score alike. */
   core_hash: v.string(),
   state: v.nullable(v.picklist(['answered', 'refused', 'not_yet'])),
-  quality: v.nullable(v.looseObject({})),
+  quality: v.nullable(QualitySchema),
   model: ModelJsonSchema,
 });
 

@@ -20,6 +20,8 @@ export const AttestResponseSchema = v.looseObject({
   evaluated_direction: v.nullable(v.string()),
   event_id: v.nullable(v.string()),
   written: v.boolean(),
+  /** When the attestation is about the lever's own case and column: where the value was and where it went, in words (and a to_one_of lever's values). */
+  evaluation: v.optional(v.looseObject({ from: v.string(), to: v.string(), values: v.optional(v.array(v.string())) })),
 });
 
 export type AttestRequest = v.InferOutput<typeof AttestRequestSchema>;

@@ -23,10 +23,15 @@ export const EvidenceResponseSchema = v.looseObject({
   ),
   progress: v.looseObject({
     attestations: Integer,
+    compliant_attestations: Integer,
     n_acted: Integer,
     n_not_acted: Integer,
     entities_with_outcome: Integer,
+    /** Cases with an outcome each group needs before `live` is given. */
+    needed_per_group: Integer,
   }),
+  /** Observational, not causal: said on every reply. */
+  note: v.string(),
 });
 
 export type EvidenceRequest = v.InferOutput<typeof EvidenceRequestSchema>;

@@ -4,6 +4,7 @@ import * as v from 'valibot';
 import { SUBJECT_KINDS } from '../../schemas/ask.ts';
 import { NamespaceSchema, objectRule } from '../../schemas/common.ts';
 import { MAPPING_ID_PATTERN } from '../map/map.schema.ts';
+import { NextStepSchema } from '../ask/ask.schema.ts';
 
 /** docs/reference/schedules.md#schedule: daily, weekly (7 days), monthly (the same day of the next calendar month). */
 export const CADENCES = ['daily', 'weekly', 'monthly'] as const;
@@ -45,6 +46,10 @@ export const ScheduleRunSchema = v.looseObject({
   reported: v.number(),
   duplicates: v.number(),
   drift: v.nullable(v.looseObject({ pattern: v.string(), recommendation: v.string(), refit_quality: v.string() })),
+  /** The model the run scored with, the as_of it read the log at, and the cases whose outcome closed since the last run. */
+  model_ref: v.optional(v.nullable(v.string())),
+  as_of: v.optional(v.nullable(v.string())),
+  closed_since: v.optional(v.nullable(v.number())),
 });
 
 export const ScheduleObjectSchema = v.looseObject({
@@ -61,4 +66,5 @@ export const ScheduleObjectSchema = v.looseObject({
 export const ScheduleResponseSchema = v.looseObject({
   schedule: ScheduleObjectSchema,
   watch_url: v.optional(v.string()),
+  next: v.optional(v.array(NextStepSchema)),
 });

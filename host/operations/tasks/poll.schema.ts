@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { TaskIdSchema } from '../../schemas/common.ts';
 import { AskResponseSchema } from '../ask/ask.schema.ts';
+import { BacktestResponseSchema } from '../backtest/backtest.schema.ts';
 
 /** docs/reference/tasks.md#poll: follow a pending ask. */
 export const PollRequestSchema = v.strictObject({
@@ -10,7 +11,7 @@ export const PollRequestSchema = v.strictObject({
   response_format: v.optional(v.picklist(['full', 'compact'])),
 });
 
-/** docs/reference/tasks.md#poll: the ask response. */
-export const PollResponseSchema = AskResponseSchema;
+/** docs/reference/tasks.md#poll: the reply the ask (or the backtest) would have given, or pending. */
+export const PollResponseSchema = v.union([AskResponseSchema, BacktestResponseSchema]);
 
 export type PollRequest = v.InferOutput<typeof PollRequestSchema>;
