@@ -133,7 +133,10 @@ describe('idempotency keys and tasks across SIGKILL', () => {
   it(`a task whose process dies at each of ${MAX_TASK_ATTEMPTS} starts is given up: poll and the retry get the problem`, async () => {
     const { dir, key, workspaceId } = await setup();
     try {
-      const env = { PENDING_WAIT_MS: '50', TASK_LEASE_MS: '1500' };
+      // 3 s, not 1.5: each start is killed right after its "resuming task" line, and on a loaded machine that
+      // line can reach the test after a short lease has lapsed, letting the process claim the task again
+      // (attempts 3 where this expects 2) before the kill lands.
+      const env = { PENDING_WAIT_MS: '50', TASK_LEASE_MS: '3000' };
       const first = await startChildService(dir, env);
       const pending = await first.post('/v1/ask', ask('crash-3'), key);
       expect(pending.status).toBe(202);
