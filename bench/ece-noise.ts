@@ -6,7 +6,7 @@
 import { fitTable, loadEngine, scoreCases } from '../host/engine/index.ts';
 import { rowsToTable } from '../host/table/rows.ts';
 import { realTables, outcomeVector, featureColumns } from './datasets.ts';
-import { sklearnSplits, stratifiedSplits } from './splits.ts';
+import { sklearnSplits, splitRows, stratifiedSplits } from './splits.ts';
 import { auc, logLoss, ece, logisticFit } from './metrics.ts';
 import { encodeFeatures } from './peers/encode.ts';
 import { runPythonSplits, toPythonSplit, type PythonModel } from './peers/python.ts';
@@ -51,14 +51,8 @@ for (const info of realTables().filter((t) => wanted.includes(t.name))) {
   const ours: Float64Array[] = [];
   const yTests: Uint8Array[] = [];
   for (const [k, s] of splits.entries()) {
-    const train = Array.from(s.train, (i) => ds.rows[i]);
-    const test = Array.from(s.test, (i) => {
-      const { [ds.outcomeColumn]: _d, ...rest } = ds.rows[i];
-      return rest;
-    });
-    const yTest = Uint8Array.from(s.test, (i) => y[i]);
+    const { train, test, yTest, outcome } = splitRows(ds, y, s);
     yTests.push(yTest);
-    const outcome = Float64Array.from(train, (r) => (r[ds.outcomeColumn] === ds.positiveValue ? 1 : 0));
     const r = await fitTable(rowsToTable(train), { entityColumn: ds.entityColumn, outcomeColumn: ds.outcomeColumn, outcome });
     const p = scoreCases(mod, r.model!, rowsToTable(test)).p;
     ours.push(p);

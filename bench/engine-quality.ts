@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { fitTable, loadEngine, scoreCases } from '../host/engine/index.ts';
 import { rowsToTable } from '../host/table/rows.ts';
 import { realTables, outcomeVector, type Dataset } from './datasets.ts';
-import { sklearnSplits, stratifiedSplits } from './splits.ts';
+import { sklearnSplits, splitRows, stratifiedSplits } from './splits.ts';
 import { auc, logisticFit, logLoss } from './metrics.ts';
 
 const wanted = (process.argv[2] ?? 'wdbc,penguins,cars,cps_wages_1985,titanic').split(',');
@@ -23,13 +23,7 @@ for (const info of realTables().filter((t) => wanted.includes(t.name))) {
   for (const [seed, count] of sets) {
     const splits = sklearnSplits(y, count, seed) ?? stratifiedSplits(y, count, seed);
     for (const [k, s] of splits.entries()) {
-      const train = Array.from(s.train, (i) => ds.rows[i]);
-      const test = Array.from(s.test, (i) => {
-        const { [ds.outcomeColumn]: _d, ...rest } = ds.rows[i];
-        return rest;
-      });
-      const yTest = Uint8Array.from(s.test, (i) => y[i]);
-      const outcome = Float64Array.from(train, (r) => (r[ds.outcomeColumn] === ds.positiveValue ? 1 : 0));
+      const { train, test, yTest, outcome } = splitRows(ds, y, s);
       const c0 = process.cpuUsage();
       const t0 = performance.now();
       const r = await fitTable(rowsToTable(train), { entityColumn: ds.entityColumn, outcomeColumn: ds.outcomeColumn, outcome });
