@@ -3772,6 +3772,7 @@ export interface components {
      *     - `preview_not_built`: The preview page is not built. The operator runs npm run build, which writes the page script beside the built service.
      *     - `store_unavailable`: The database is unreachable. Nothing was written. Retry after Retry-After seconds; the service reconnects by itself when the database is back.
      *     - `issuer_unavailable`: The identity provider's keys could not be fetched. Retry after retry_after_ms with the same token; if it persists, the operator should check that the issuer is reachable from the service.
+     *     - `node_unavailable`: No node could finish this call. Send the same call again after Retry-After seconds with the same idempotency_key (or event_id): it then gets the first reply, or runs once. A call sent without one may have taken effect: check before sending it again.
      *     - `server_busy`: The service is at capacity. Every fit slot and the queue of waiting fits are taken. Send the same call again after Retry-After seconds; asks whose fits are already made are still answered at once.
      */
     Problem503: {
