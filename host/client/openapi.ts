@@ -949,6 +949,8 @@ export interface components {
               /** @enum {string} */
               direction: 'increase' | 'decrease' | 'to_one_of';
               feature_label: string;
+              /** @enum {string} */
+              lever_advisory?: 'time_like';
               lever_token: string;
               target?:
                 | {
@@ -957,7 +959,7 @@ export interface components {
                 | {
                     under: number;
                   };
-              values?: string[];
+              to_one_of?: string[];
             }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -1022,8 +1024,10 @@ export interface components {
           };
           explanation?: string;
           have?: {
+            columns?: number;
             labeled_rows: number;
             positives: number;
+            predictive_columns?: number;
           };
           levels_note?: string;
           model_columns?: string[];
@@ -1060,6 +1064,8 @@ export interface components {
               /** @enum {string} */
               direction: 'increase' | 'decrease' | 'to_one_of';
               feature_label: string;
+              /** @enum {string} */
+              lever_advisory?: 'time_like';
               lever_token: string;
               target?:
                 | {
@@ -1068,7 +1074,7 @@ export interface components {
                 | {
                     under: number;
                   };
-              values?: string[];
+              to_one_of?: string[];
             }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -1194,6 +1200,8 @@ export interface components {
               /** @enum {string} */
               direction: 'increase' | 'decrease' | 'to_one_of';
               feature_label: string;
+              /** @enum {string} */
+              lever_advisory?: 'time_like';
               lever_token: string;
               target?:
                 | {
@@ -1202,7 +1210,7 @@ export interface components {
                 | {
                     under: number;
                   };
-              values?: string[];
+              to_one_of?: string[];
             }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -1978,6 +1986,8 @@ export interface components {
               /** @enum {string} */
               direction: 'increase' | 'decrease' | 'to_one_of';
               feature_label: string;
+              /** @enum {string} */
+              lever_advisory?: 'time_like';
               lever_token: string;
               target?:
                 | {
@@ -1986,7 +1996,7 @@ export interface components {
                 | {
                     under: number;
                   };
-              values?: string[];
+              to_one_of?: string[];
             }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -2051,8 +2061,10 @@ export interface components {
           };
           explanation?: string;
           have?: {
+            columns?: number;
             labeled_rows: number;
             positives: number;
+            predictive_columns?: number;
           };
           levels_note?: string;
           model_columns?: string[];
@@ -2089,6 +2101,8 @@ export interface components {
               /** @enum {string} */
               direction: 'increase' | 'decrease' | 'to_one_of';
               feature_label: string;
+              /** @enum {string} */
+              lever_advisory?: 'time_like';
               lever_token: string;
               target?:
                 | {
@@ -2097,7 +2111,7 @@ export interface components {
                 | {
                     under: number;
                   };
-              values?: string[];
+              to_one_of?: string[];
             }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -2223,6 +2237,8 @@ export interface components {
               /** @enum {string} */
               direction: 'increase' | 'decrease' | 'to_one_of';
               feature_label: string;
+              /** @enum {string} */
+              lever_advisory?: 'time_like';
               lever_token: string;
               target?:
                 | {
@@ -2231,7 +2247,7 @@ export interface components {
                 | {
                     under: number;
                   };
-              values?: string[];
+              to_one_of?: string[];
             }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -2401,6 +2417,8 @@ export interface components {
                   /** @enum {string} */
                   direction: 'increase' | 'decrease' | 'to_one_of';
                   feature_label: string;
+                  /** @enum {string} */
+                  lever_advisory?: 'time_like';
                   lever_token: string;
                   target?:
                     | {
@@ -2409,7 +2427,7 @@ export interface components {
                     | {
                         under: number;
                       };
-                  values?: string[];
+                  to_one_of?: string[];
                 }[];
                 /** @enum {string} */
                 max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -2474,8 +2492,10 @@ export interface components {
               };
               explanation?: string;
               have?: {
+                columns?: number;
                 labeled_rows: number;
                 positives: number;
+                predictive_columns?: number;
               };
               levels_note?: string;
               model_columns?: string[];
@@ -2512,6 +2532,8 @@ export interface components {
                   /** @enum {string} */
                   direction: 'increase' | 'decrease' | 'to_one_of';
                   feature_label: string;
+                  /** @enum {string} */
+                  lever_advisory?: 'time_like';
                   lever_token: string;
                   target?:
                     | {
@@ -2520,7 +2542,7 @@ export interface components {
                     | {
                         under: number;
                       };
-                  values?: string[];
+                  to_one_of?: string[];
                 }[];
                 /** @enum {string} */
                 max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -2646,6 +2668,8 @@ export interface components {
                   /** @enum {string} */
                   direction: 'increase' | 'decrease' | 'to_one_of';
                   feature_label: string;
+                  /** @enum {string} */
+                  lever_advisory?: 'time_like';
                   lever_token: string;
                   target?:
                     | {
@@ -2654,7 +2678,7 @@ export interface components {
                     | {
                         under: number;
                       };
-                  values?: string[];
+                  to_one_of?: string[];
                 }[];
                 /** @enum {string} */
                 max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
