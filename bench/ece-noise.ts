@@ -6,8 +6,8 @@
 import { fitTable, loadEngine, scoreCases } from '../host/engine/index.ts';
 import { rowsToTable } from '../host/table/rows.ts';
 import { realTables, outcomeVector, featureColumns } from './datasets.ts';
-import { sklearnSplits, stratifiedSplits } from './splits.ts';
-import { auc, logLoss, ece } from './metrics.ts';
+import { sklearnSplits, splitRows, stratifiedSplits } from './splits.ts';
+import { auc, logLoss, ece, logisticFit } from './metrics.ts';
 import { encodeFeatures } from './peers/encode.ts';
 import { runPythonSplits, toPythonSplit, type PythonModel } from './peers/python.ts';
 import { mulberry32, uniform } from './prng.ts';
@@ -17,32 +17,6 @@ const peers = (process.env.PEERS ?? 'sklearn_logistic,sklearn_hist_gb').split(',
 const mod = await loadEngine();
 const logit = (v: number) => Math.log(Math.max(v, 1e-15) / Math.max(1 - v, 1e-15));
 const sig = (x: number) => 1 / (1 + Math.exp(-x));
-/** Logistic intercept and slope of y on x (Newton). */
-function logisticFit(y: ArrayLike<number>, x: ArrayLike<number>): [number, number] {
-  let a = 0,
-    b = 1;
-  for (let it = 0; it < 50; it++) {
-    let ga = 0,
-      gb = 0,
-      haa = 0,
-      hab = 0,
-      hbb = 0;
-    for (let i = 0; i < y.length; i++) {
-      const p = sig(a + b * x[i]);
-      const w = p * (1 - p);
-      ga += p - y[i];
-      gb += (p - y[i]) * x[i];
-      haa += w;
-      hab += w * x[i];
-      hbb += w * x[i] * x[i];
-    }
-    const det = haa * hbb - hab * hab;
-    if (!(det > 0)) break;
-    a -= (hbb * ga - hab * gb) / det;
-    b -= (haa * gb - hab * ga) / det;
-  }
-  return [a, b];
-}
 /** Per equal-count bin of p (as metrics.ts ece): mean chance / mean outcome. */
 function reliability(y: ArrayLike<number>, p: ArrayLike<number>) {
   const n = y.length;
@@ -77,14 +51,8 @@ for (const info of realTables().filter((t) => wanted.includes(t.name))) {
   const ours: Float64Array[] = [];
   const yTests: Uint8Array[] = [];
   for (const [k, s] of splits.entries()) {
-    const train = Array.from(s.train, (i) => ds.rows[i]);
-    const test = Array.from(s.test, (i) => {
-      const { [ds.outcomeColumn]: _d, ...rest } = ds.rows[i];
-      return rest;
-    });
-    const yTest = Uint8Array.from(s.test, (i) => y[i]);
+    const { train, test, yTest, outcome } = splitRows(ds, y, s);
     yTests.push(yTest);
-    const outcome = Float64Array.from(train, (r) => (r[ds.outcomeColumn] === ds.positiveValue ? 1 : 0));
     const r = await fitTable(rowsToTable(train), { entityColumn: ds.entityColumn, outcomeColumn: ds.outcomeColumn, outcome });
     const p = scoreCases(mod, r.model!, rowsToTable(test)).p;
     ours.push(p);

@@ -56,3 +56,30 @@ export function ece(y: ArrayLike<number>, p: ArrayLike<number>, bins = 10): numb
   }
   return sum / n;
 }
+
+/** Logistic intercept and slope of y on x (Newton). */
+export function logisticFit(y: ArrayLike<number>, x: ArrayLike<number>): [number, number] {
+  let a = 0,
+    b = 1;
+  for (let it = 0; it < 50; it++) {
+    let ga = 0,
+      gb = 0,
+      haa = 0,
+      hab = 0,
+      hbb = 0;
+    for (let i = 0; i < y.length; i++) {
+      const p = 1 / (1 + Math.exp(-(a + b * x[i])));
+      const w = p * (1 - p);
+      ga += p - y[i];
+      gb += (p - y[i]) * x[i];
+      haa += w;
+      hab += w * x[i];
+      hbb += w * x[i] * x[i];
+    }
+    const det = haa * hbb - hab * hab;
+    if (!(det > 0)) break;
+    a -= (hbb * ga - hab * gb) / det;
+    b -= (haa * gb - hab * ga) / det;
+  }
+  return [a, b];
+}

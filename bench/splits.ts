@@ -75,3 +75,18 @@ export function subsample(ds: Dataset, minority: number, seed: number, commonRow
   const picked = [...rare.slice(0, minority), ...common.slice(0, nCommon)].sort((a, b) => a - b);
   return { ...ds, name: `${ds.name}_m${minority}`, rows: picked.map((i) => ds.rows[i]) };
 }
+
+/**
+ * One split's rows as a fit and its scoring see them: the train rows whole, the test rows without the
+ * outcome, the test outcomes (0/1), and the train outcome as the engine takes it.
+ */
+export function splitRows(ds: Dataset, y: ArrayLike<number>, s: Split) {
+  const train = Array.from(s.train, (i) => ds.rows[i]);
+  const test = Array.from(s.test, (i) => {
+    const { [ds.outcomeColumn]: _outcome, ...rest } = ds.rows[i];
+    return rest;
+  });
+  const yTest = Uint8Array.from(s.test, (i) => y[i]);
+  const outcome = Float64Array.from(train, (r) => (r[ds.outcomeColumn] === ds.positiveValue ? 1 : 0));
+  return { train, test, yTest, outcome };
+}

@@ -3,6 +3,7 @@
 import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { BACKGROUND_NICE_STEP } from './lib/thread-priority.ts';
 import { OAuthConfigError, parseOAuthIssuers, type TrustedIssuer } from './signing/oauth-config.ts';
 
 const DAY_MS = 86_400_000;
@@ -55,6 +56,11 @@ export interface Config {
   fitWorkers: number;
   /** Heap limit of each task thread in MiB (V8 old generation); a task that needs more fails alone. */
   taskMemoryMb: number;
+  /**
+   * How much nicer than the request thread the task threads and fit workers run (BACKGROUND_NICE, 0-19;
+   * Linux only), so cached asks are not queued behind cold fits for a core.
+   */
+  backgroundNice: number;
   /**
    * Start one task thread and the fit workers as soon as the server listens (WARM_THREADS), so the first ask
    * does not wait about a second for them; off, they start when first needed.
@@ -213,6 +219,7 @@ export function configFromEnv(env: Env = process.env): Config {
     // (docs/benchmark-results.md#overload); a thread's wasm memory comes on top.
     taskMemoryMb: intFrom(env, 'TASK_MEMORY_MB', 2048, 64, 1_048_576),
     warmThreads: intFrom(env, 'WARM_THREADS', 1, 0, 1) === 1,
+    backgroundNice: intFrom(env, 'BACKGROUND_NICE', BACKGROUND_NICE_STEP, 0, 19),
     taskQueueMax: intFrom(env, 'TASK_QUEUE_MAX', 64, 0, 1_000_000),
     workspaceTasksMax: intFrom(env, 'WORKSPACE_TASKS_MAX', 4, 1, 1_000_000),
     bodyMemoryBytes: intFrom(env, 'BODY_MEMORY_MB', 256, 1, 1_048_576) * 1024 * 1024,

@@ -250,6 +250,15 @@ export const PROBLEM_CODES = {
     remedy:
       'Retry after retry_after_ms with the same token; if it persists, the operator should check that the issuer is reachable from the service.',
   },
+  node_unavailable: {
+    // Sent by the load balancer, not by a node: deploy/haproxy.cfg's http-error lines repeat this title and
+    // remedy (docs/decisions/0087-a-call-lost-with-its-node.md).
+    status: 503,
+    title: 'No node could finish this call',
+    remedy:
+      'Send the same call again after Retry-After seconds with the same idempotency_key (or event_id): it then gets the first reply, or runs once. ' +
+      'A call sent without one may have taken effect: check before sending it again.',
+  },
   server_busy: {
     status: 503,
     title: 'The service is at capacity',

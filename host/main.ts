@@ -74,7 +74,7 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
 
   // The task threads (the fits, and reading large records) are this process's TaskHost; they open their
   // own services on the same store when first needed.
-  const pool = new FitPool(config.fitWorkers);
+  const pool = new FitPool(config.fitWorkers, config.backgroundNice);
   const threads = new TaskThreads(config, log, pool, TASK_THREAD_ENTRY, opts.now !== undefined);
   const opened = await openServices(config, {
     log,
@@ -179,22 +179,26 @@ const IN_FLIGHT_GRACE_MS = 10_000;
 
 async function main(): Promise<void> {
   // Nothing is built here: `npm run build` (host/cli/build.ts) made the engine, the page and dist/ before.
-  const running = await startService();
-  const log = running.services.log;
-  const { shutdownDrainMs } = running.services.config;
+  // The signal handlers come first: a supervisor (or a test) that stops the process as soon as it logs
+  // 'listening' must get the graceful close, never Node's default exit. A signal during start-up is acted on
+  // once the service has started; a second one while it is still starting leaves at once.
+  let running: Awaited<ReturnType<typeof startService>> | undefined;
+  let signalledWhileStarting: string | undefined;
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = (signal: string, service: NonNullable<typeof running>) => {
+    const log = service.services.log;
+    const { shutdownDrainMs } = service.services.config;
     if (stopping) {
       // A second signal (Ctrl-C again): skip the rest of the drain, still close gracefully.
       log.info({ signal }, 'ending the drain');
-      void running.close();
+      void service.close();
       return;
     }
     stopping = true;
     log.info({ signal, drain_ms: shutdownDrainMs }, 'shutting down');
     // SHUTDOWN_DRAIN_MS of draining, then 10 s for the calls still running; the service manager's stop
     // timeout must cover both and the rest of close() (TimeoutStopSec, stop_grace_period: 30 s).
-    running.close(IN_FLIGHT_GRACE_MS, shutdownDrainMs).then(
+    service.close(IN_FLIGHT_GRACE_MS, shutdownDrainMs).then(
       () => process.exit(0),
       (err: unknown) => {
         log.error({ err }, 'shutdown failed');
@@ -202,8 +206,15 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  const onSignal = (signal: string) => () => {
+    if (running) stop(signal, running);
+    else if (signalledWhileStarting) process.exit(130);
+    else signalledWhileStarting = signal;
+  };
+  process.on('SIGINT', onSignal('SIGINT'));
+  process.on('SIGTERM', onSignal('SIGTERM'));
+  running = await startService();
+  if (signalledWhileStarting) stop(signalledWhileStarting, running);
 }
 
 /** `node dist/main.js` (`npm start`), or `tsx host/main.ts` from source. */

@@ -32,6 +32,7 @@ describe('configFromEnv', () => {
       databasePoolSize: 10,
       logLevel: 'info',
       taskMemoryMb: 2048,
+      backgroundNice: 10,
       warmThreads: true,
       taskQueueMax: 64,
       workspaceTasksMax: 4,
@@ -82,6 +83,7 @@ describe('configFromEnv', () => {
       FIT_WORKERS: '3',
       TASK_MEMORY_MB: '1024',
       WARM_THREADS: '0',
+      BACKGROUND_NICE: '5',
       TASK_QUEUE_MAX: '10',
       WORKSPACE_TASKS_MAX: '2',
       BODY_MEMORY_MB: '100',
@@ -112,6 +114,7 @@ describe('configFromEnv', () => {
       logLevel: 'warn',
       fitWorkers: 3,
       taskMemoryMb: 1024,
+      backgroundNice: 5,
       warmThreads: false,
       taskQueueMax: 10,
       workspaceTasksMax: 2,
@@ -188,6 +191,7 @@ describe('configFromEnv', () => {
     ['SHUTDOWN_DRAIN_MS', '300001'],
     ['SHUTDOWN_DRAIN_MS', 'soon'],
     ['WARM_THREADS', '2'],
+    ['BACKGROUND_NICE', '20'],
     ['WARM_THREADS', 'yes'],
   ])('refuses %s=%j, naming the variable and the value', (name, value) => {
     const read = () => configFromEnv({ [name]: value });

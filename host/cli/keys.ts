@@ -24,8 +24,15 @@ const USAGE = [
   "The store is the server's: PostgreSQL at DATABASE_URL when set, else SQLite under DATA_DIR (default ./data).",
 ].join('\n');
 
+/** `--help`, `-h` or `help` anywhere: print the usage and touch no store. */
+const wantsHelp = (argv: string[]) => argv.some((a) => a === '--help' || a === '-h' || a === 'help');
+
 /** Runs one command against `store`; returns the process exit code. */
 export async function runKeysCli(argv: string[], store: Store, io: CliIo): Promise<number> {
+  if (wantsHelp(argv)) {
+    io.out(USAGE);
+    return 0;
+  }
   let parsed;
   try {
     parsed = parseArgs({
@@ -113,6 +120,10 @@ export async function runKeysCli(argv: string[], store: Store, io: CliIo): Promi
 
 async function main(): Promise<void> {
   // The same configuration as the server (host/config.ts): the same DATA_DIR, the same store.
+  if (wantsHelp(process.argv.slice(2))) {
+    console.log(USAGE); // before the store is opened: asking how to use it should not create ./data
+    return;
+  }
   const config = configFromEnv(process.env);
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: 2 });
   try {

@@ -949,6 +949,8 @@ export interface components {
               /** @enum {string} */
               direction: 'increase' | 'decrease' | 'to_one_of';
               feature_label: string;
+              /** @enum {string} */
+              lever_advisory?: 'time_like';
               lever_token: string;
               target?:
                 | {
@@ -957,7 +959,7 @@ export interface components {
                 | {
                     under: number;
                   };
-              values?: string[];
+              to_one_of?: string[];
             }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -1022,8 +1024,10 @@ export interface components {
           };
           explanation?: string;
           have?: {
+            columns?: number;
             labeled_rows: number;
             positives: number;
+            predictive_columns?: number;
           };
           levels_note?: string;
           model_columns?: string[];
@@ -1060,6 +1064,8 @@ export interface components {
               /** @enum {string} */
               direction: 'increase' | 'decrease' | 'to_one_of';
               feature_label: string;
+              /** @enum {string} */
+              lever_advisory?: 'time_like';
               lever_token: string;
               target?:
                 | {
@@ -1068,7 +1074,7 @@ export interface components {
                 | {
                     under: number;
                   };
-              values?: string[];
+              to_one_of?: string[];
             }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -1194,6 +1200,8 @@ export interface components {
               /** @enum {string} */
               direction: 'increase' | 'decrease' | 'to_one_of';
               feature_label: string;
+              /** @enum {string} */
+              lever_advisory?: 'time_like';
               lever_token: string;
               target?:
                 | {
@@ -1202,7 +1210,7 @@ export interface components {
                 | {
                     under: number;
                   };
-              values?: string[];
+              to_one_of?: string[];
             }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -1978,6 +1986,8 @@ export interface components {
               /** @enum {string} */
               direction: 'increase' | 'decrease' | 'to_one_of';
               feature_label: string;
+              /** @enum {string} */
+              lever_advisory?: 'time_like';
               lever_token: string;
               target?:
                 | {
@@ -1986,7 +1996,7 @@ export interface components {
                 | {
                     under: number;
                   };
-              values?: string[];
+              to_one_of?: string[];
             }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -2051,8 +2061,10 @@ export interface components {
           };
           explanation?: string;
           have?: {
+            columns?: number;
             labeled_rows: number;
             positives: number;
+            predictive_columns?: number;
           };
           levels_note?: string;
           model_columns?: string[];
@@ -2089,6 +2101,8 @@ export interface components {
               /** @enum {string} */
               direction: 'increase' | 'decrease' | 'to_one_of';
               feature_label: string;
+              /** @enum {string} */
+              lever_advisory?: 'time_like';
               lever_token: string;
               target?:
                 | {
@@ -2097,7 +2111,7 @@ export interface components {
                 | {
                     under: number;
                   };
-              values?: string[];
+              to_one_of?: string[];
             }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -2223,6 +2237,8 @@ export interface components {
               /** @enum {string} */
               direction: 'increase' | 'decrease' | 'to_one_of';
               feature_label: string;
+              /** @enum {string} */
+              lever_advisory?: 'time_like';
               lever_token: string;
               target?:
                 | {
@@ -2231,7 +2247,7 @@ export interface components {
                 | {
                     under: number;
                   };
-              values?: string[];
+              to_one_of?: string[];
             }[];
             /** @enum {string} */
             max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -2401,6 +2417,8 @@ export interface components {
                   /** @enum {string} */
                   direction: 'increase' | 'decrease' | 'to_one_of';
                   feature_label: string;
+                  /** @enum {string} */
+                  lever_advisory?: 'time_like';
                   lever_token: string;
                   target?:
                     | {
@@ -2409,7 +2427,7 @@ export interface components {
                     | {
                         under: number;
                       };
-                  values?: string[];
+                  to_one_of?: string[];
                 }[];
                 /** @enum {string} */
                 max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -2474,8 +2492,10 @@ export interface components {
               };
               explanation?: string;
               have?: {
+                columns?: number;
                 labeled_rows: number;
                 positives: number;
+                predictive_columns?: number;
               };
               levels_note?: string;
               model_columns?: string[];
@@ -2512,6 +2532,8 @@ export interface components {
                   /** @enum {string} */
                   direction: 'increase' | 'decrease' | 'to_one_of';
                   feature_label: string;
+                  /** @enum {string} */
+                  lever_advisory?: 'time_like';
                   lever_token: string;
                   target?:
                     | {
@@ -2520,7 +2542,7 @@ export interface components {
                     | {
                         under: number;
                       };
-                  values?: string[];
+                  to_one_of?: string[];
                 }[];
                 /** @enum {string} */
                 max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -2646,6 +2668,8 @@ export interface components {
                   /** @enum {string} */
                   direction: 'increase' | 'decrease' | 'to_one_of';
                   feature_label: string;
+                  /** @enum {string} */
+                  lever_advisory?: 'time_like';
                   lever_token: string;
                   target?:
                     | {
@@ -2654,7 +2678,7 @@ export interface components {
                     | {
                         under: number;
                       };
-                  values?: string[];
+                  to_one_of?: string[];
                 }[];
                 /** @enum {string} */
                 max_autonomy?: 'L0' | 'L1' | 'L2' | 'L3';
@@ -3748,6 +3772,7 @@ export interface components {
      *     - `preview_not_built`: The preview page is not built. The operator runs npm run build, which writes the page script beside the built service.
      *     - `store_unavailable`: The database is unreachable. Nothing was written. Retry after Retry-After seconds; the service reconnects by itself when the database is back.
      *     - `issuer_unavailable`: The identity provider's keys could not be fetched. Retry after retry_after_ms with the same token; if it persists, the operator should check that the issuer is reachable from the service.
+     *     - `node_unavailable`: No node could finish this call. Send the same call again after Retry-After seconds with the same idempotency_key (or event_id): it then gets the first reply, or runs once. A call sent without one may have taken effect: check before sending it again.
      *     - `server_busy`: The service is at capacity. Every fit slot and the queue of waiting fits are taken. Send the same call again after Retry-After seconds; asks whose fits are already made are still answered at once.
      */
     Problem503: {

@@ -81,6 +81,7 @@ function unansweredBody(q: Question, fit: FitOutcome, extra: Record<string, unkn
     body.model_ref = fit.modelRef;
     body.quality = fit.quality;
     if (fit.needs) body.needs = fit.needs;
+    body.have = fit.have;
   }
   return { ...body, ...extra };
 }

@@ -12,12 +12,14 @@
 //   docs/decisions/0074-effect-spans.md): a lone bin a few cents wide is no target. The side (higher or lower bins) holding the largest improvement gives `increase` or
 //   `decrease`; the targets are the improving bins on that side. A missing numeric value gets none.
 // - Categorical: `to_one_of` the values of the best improving bins (at most 10, best first).
+// - A lever on a column that moves with the calendar by itself says so: `lever_advisory: "time_like"` (core/time-like.ts).
 import { scoreCases } from '../engine/scorer.ts';
 import type { Model } from '../engine/model.ts';
 import type { EngineModule } from '../engine/wasm.ts';
 import type { RawTable } from '../table/types.ts';
 import type { LeverDirection, LeverGrant } from '../signing/lever-token.ts';
 import { tooNarrow } from './effect-span.ts';
+import { isTimeLike } from './time-like.ts';
 
 export const LEVER_MIN_GAIN = Math.log(1.1);
 const MAX_VALUES = 10;
@@ -27,11 +29,13 @@ const OTHER_BIN = 1;
 export interface Lever {
   feature_label: string;
   direction: LeverDirection;
-  /** to_one_of: the values to move to, best first. */
-  values?: string[];
+  /** to_one_of: the values to move to, best first (docs/decisions/0069-to-one-of-values.md). */
+  to_one_of?: string[];
   /** increase: the least value reaching a target bin; decrease: values under this reach one. */
   target?: { at_least: number } | { under: number };
   lever_token: string;
+  /** The column moves with the calendar by itself (core/time-like.ts): acting on it means waiting. */
+  lever_advisory?: 'time_like';
 }
 
 export interface LeverTargets {
@@ -117,6 +121,7 @@ export function leversForCases(
   const index = new Map(model.columns.map((c, j) => [c.name, j]));
   const harmful = desirable ? 'lower' : 'higher';
   const memo = new Map<string, LeverTargets | null>();
+  const timeLike = model.columns.map((c) => c.kind !== 'unused' && isTimeLike(c));
   return scored.map((s, r) =>
     s.reasons.flatMap((reason) => {
       if (reason.likelihood_direction !== harmful || fixed?.has(reason.feature_label)) return [];
@@ -137,9 +142,10 @@ export function leversForCases(
       const lever: Lever = {
         feature_label: reason.feature_label,
         direction: t.direction,
-        ...(t.values ? { values: t.values } : {}),
+        ...(t.values ? { to_one_of: t.values } : {}),
         ...(t.target ? { target: t.target } : {}),
         lever_token: token,
+        ...(timeLike[j] ? { lever_advisory: 'time_like' as const } : {}),
       };
       return [lever];
     }),

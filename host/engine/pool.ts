@@ -7,7 +7,7 @@ import os from 'node:os';
 import { inputBuffers, type FitInput, type RawFitOutput } from './fit-core.ts';
 import type { ProgressListener } from './wasm.ts';
 import { EngineError } from './errors.ts';
-import type { FromWorker, ToWorker } from './worker.ts';
+import type { FromWorker, ToWorker, WorkerData } from './worker.ts';
 import { RUNNING_BUILT } from '../lib/built.ts';
 
 /** Runs one fit somewhere: a FitPool, or (in a task thread) the request thread's pool through messages. */
@@ -55,7 +55,14 @@ export class FitPool implements FitRunner {
   private closed = false;
   private live = 0;
 
-  constructor(size = Math.max(1, Math.min(os.availableParallelism?.() ?? 2, 4))) {
+  /**
+   * `nice`: how much nicer than the calling thread each worker runs (the service passes BACKGROUND_NICE; 0, the
+   * default for benches and tests, leaves it alone). host/lib/thread-priority.ts.
+   */
+  constructor(
+    size = Math.max(1, Math.min(os.availableParallelism?.() ?? 2, 4)),
+    private readonly nice = 0,
+  ) {
     this.size = size;
   }
 
@@ -110,7 +117,7 @@ export class FitPool implements FitRunner {
   }
 
   private spawn(): Worker {
-    const w = new Worker(WORKER_URL);
+    const w = new Worker(WORKER_URL, { workerData: { nice: this.nice } satisfies WorkerData });
     this.live++;
     w.on('message', (msg: FromWorker) => this.onMessage(w, msg));
     w.on('error', (err) => this.onDeath(w, new EngineError('worker_died', `a fit worker failed: ${err.message}`)));

@@ -30,7 +30,13 @@ export interface FitResult {
   state: AnswerState;
   reasons: string[];
   needs: { labeled_rows: number | null; positives: number; columns?: number } | null;
-  have: { labeled_rows: number; positives: number };
+  /**
+   * What the record gave the fit (docs/reference/ask.md#answer `have`): `columns` the columns read as candidate
+   * predictors (every column but the outcome, the entity, time and group columns, identifiers, wholly blank
+   * ones and those a profile excludes), `predictive_columns` those left after the training part's guards (not
+   * constant there, not restating the outcome). Absent when no fit ran (an empty record).
+   */
+  have: { labeled_rows: number; positives: number; columns?: number; predictive_columns?: number };
   quality: Quality;
   /** Present unless the state is not_yet or no predictor was left. */
   model: Model | null;
@@ -111,7 +117,12 @@ export function interpretFit(raw: RawFitOutput, table: EncodedTable, coreHash: s
     state,
     reasons,
     needs,
-    have: { labeled_rows: mt[M.LABELED_ROWS], positives: mt[M.POSITIVES] },
+    have: {
+      labeled_rows: mt[M.LABELED_ROWS],
+      positives: mt[M.POSITIVES],
+      columns: table.columns.filter((c) => c.kind !== 'skip').length,
+      predictive_columns: mt[M.USABLE_COLUMNS],
+    },
     quality,
     model,
     diagnostics: {

@@ -3,7 +3,8 @@
 // helper instance loads the task block and runs the tasks it claims), so the service's event loop never runs a
 // fit (docs/design/architecture.md#runtime). Task outputs go back by index: the bits never depend on which
 // worker ran which task (docs/design/engine.md#determinism).
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
+import { lowerThreadPriority } from '../lib/thread-priority.ts';
 import { loadEngine } from './load-node.ts';
 import { outputBuffers, runFitShared, runHelperTasks, type FitInput, type PhaseWork, type RawFitOutput } from './fit-core.ts';
 import { EngineError, type EngineFailure } from './errors.ts';
@@ -18,6 +19,12 @@ export type ToWorker =
   | { type: 'helpersDone'; seq: number }
   | { type: 'warm' };
 
+/** What the pool gives a worker when it starts it. */
+export interface WorkerData {
+  /** How much nicer than its parent this worker runs (host/lib/thread-priority.ts). */
+  nice: number;
+}
+
 /** Messages a worker sends the pool. */
 export type FromWorker =
   | { type: 'done'; id: number; out: RawFitOutput }
@@ -30,6 +37,7 @@ export type FromWorker =
   | { type: 'warmed' };
 
 if (!parentPort) throw new Error('worker.ts must run in a worker thread');
+lowerThreadPriority((workerData as WorkerData | null)?.nice ?? 0);
 const port = parentPort;
 const post = (msg: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(msg, transfer);
 

@@ -21,6 +21,7 @@ import {
 } from '../engine/index.ts';
 import { serviceErrorOf, storeProblem } from '../errors.ts';
 import { resultJson, type OpContext } from './services.ts';
+import { lowerThreadPriority } from '../lib/thread-priority.ts';
 
 export interface ThreadData {
   config: Config;
@@ -57,6 +58,8 @@ export function threadRecordCacheCells(taskMemoryMb: number): number {
 if (!parentPort) throw new Error('task-thread.ts runs in a worker thread (host/runtime/task-threads.ts)');
 const port = parentPort;
 const { config, heldClock } = workerData as ThreadData;
+// Below the request thread, so cached asks are served while this thread reads and fits (host/lib/thread-priority.ts).
+lowerThreadPriority(config.backgroundNice);
 const post = (m: ThreadMessage, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 const log = pino({ level: config.logLevel }, { write: (line: string) => post({ type: 'log', line }) });
 /** The operation table's task executors, by operation name (serveTaskThread). */

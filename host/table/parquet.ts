@@ -16,12 +16,13 @@ import { compressors, decompressZstd } from 'hyparquet-compressors';
 export type { AsyncBuffer } from 'hyparquet';
 
 /**
- * Why a file cannot be read as a table: corrupt, a kind of column this service does not read, or larger
- * than the cap (its pages or its CSV).
+ * Why a file cannot be read as a table: corrupt, a kind of column this service does not read, larger than
+ * the cap (its pages or its CSV), or a row of its CSV longer than one row may be (a fault of the table, as
+ * the same row in a CSV is: docs/decisions/0088-a-parquet-row-over-the-row-limit.md).
  */
 export class ParquetProblem extends Error {
   constructor(
-    readonly kind: 'corrupt' | 'unsupported' | 'too_large',
+    readonly kind: 'corrupt' | 'unsupported' | 'too_large' | 'row_too_long',
     message: string,
   ) {
     super(message);
@@ -320,7 +321,7 @@ export async function* parquetAsCsv(file: AsyncBuffer, limits: ParquetLimits): A
     const sliceRows = Math.max(1, Math.floor(SLICE_CELLS / columns.length), walked.pageValues);
     for (let from = start; from < end; from += sliceRows) {
       const to = Math.min(end, from + sliceRows);
-      yield* renderRows(await readSlice(cache, meta, from, to), columns, limits);
+      yield* renderRows(await readSlice(cache, meta, from, to), from, columns, limits);
       await new Promise((resolve) => setImmediate(resolve));
     }
     cache.clear();
@@ -350,21 +351,25 @@ async function readSlice(file: AsyncBuffer, meta: FileMetaData, from: number, to
   return rows;
 }
 
-/** Rows as CSV text, in chunks of at most ROWS_PER_CHUNK rows or about CHUNK_CHARS characters. */
-function* renderRows(rows: unknown[][], columns: string[], limits: ParquetLimits): Generator<string> {
+/**
+ * Rows as CSV text, in chunks of at most ROWS_PER_CHUNK rows or about CHUNK_CHARS characters; `first` is the
+ * file's index of rows[0] (0 for its first data row).
+ */
+function* renderRows(rows: unknown[][], first: number, columns: string[], limits: ParquetLimits): Generator<string> {
   let lines: string[] = [];
   let chars = 0;
   const fields: string[] = new Array<string>(columns.length);
-  for (const row of rows) {
+  for (const [i, row] of rows.entries()) {
     let length = row.length; // its commas and line end
     for (let j = 0; j < row.length; j++) {
       const f = field(row[j], columns[j]);
       // characters never outnumber the UTF-8 bytes, so this bounds the row before it is joined
       length += f.length;
       if (length > limits.maxRowBytes) {
+        // the CSV's line of that row: its header is line 1
         throw new ParquetProblem(
-          'too_large',
-          `a row renders to more than ${fmt(limits.maxRowBytes)} bytes of CSV, the most one row may hold`,
+          'row_too_long',
+          `The row on line ${fmt(first + i + 2)} of its CSV (row ${fmt(first + i + 1)} of the file) is longer than ${fmt(limits.maxRowBytes)} bytes, the most one row of an upload may hold.`,
         );
       }
       fields[j] = f;

@@ -1,4 +1,8 @@
 // The operator key CLI (docs/reference/auth.md): create, list and revoke against the real store.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runKeysCli } from '../../host/cli/keys.ts';
 import { hashApiKey } from '../../host/runtime/keys.ts';
@@ -79,6 +83,24 @@ describe('npm run keys', () => {
       expect(r.code).toBe(2);
       expect(r.err.join('\n')).toContain('usage: node dist/cli/keys.js');
     }
+  });
+
+  it('--help, -h and help print the usage on stdout and exit 0; the command line opens no store for it', async () => {
+    for (const argv of [['--help'], ['-h'], ['help'], ['create', '--help']]) {
+      const r = await cli(...argv);
+      expect(r.code).toBe(0);
+      expect(r.err).toEqual([]);
+      expect(r.out.join('\n')).toContain('usage: node dist/cli/keys.js');
+    }
+    const dataDir = path.join(os.tmpdir(), `oq-keys-help-${process.pid}`);
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'host/cli/keys.ts', '--help'], {
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('usage: node dist/cli/keys.js');
+    expect(run.stderr).toBe('');
+    expect(fs.existsSync(dataDir)).toBe(false);
   });
 
   it('rotate-signing-key makes a new signing key in the store; the running service verifies it at once and signs with it after a reload', async () => {

@@ -58,12 +58,17 @@ it('loses no task of a node killed with SIGKILL mid-fit: each is taken over once
   const attempts: number[] = [];
   for (const id of ids) {
     // started by the killed node (attempt 1) or queued there for a thread (FIT_WORKERS 1), then taken by
-    // exactly one other node (attempt 2, or 1 for a task that never started), never by two
+    // exactly one other node (attempt 2, or 1 for a task that never started), never by two. The killed node
+    // may itself have claimed one from the queue (a 'resuming task' line of attempt 1) when its runner's tick
+    // beat the ask's own hand-off to its thread: that is its first start, not a takeover.
     const resumes = resumesOf(id);
-    expect(resumes).toHaveLength(1);
-    expect([1, 2]).toContain(resumes[0].node);
+    const ownClaims = resumes.filter((r) => r.node === 0);
+    expect(ownClaims.length).toBeLessThanOrEqual(1);
+    for (const r of ownClaims) expect(r.attempt).toBe(1);
+    const taken = resumes.filter((r) => r.node !== 0);
+    expect(taken).toHaveLength(1);
     const stored = (await c.store.getTask(workspaceId, id))?.attempts;
-    expect(resumes[0].attempt).toBe(stored);
+    expect(taken[0].attempt).toBe(stored);
     attempts.push(stored!);
   }
   // the one the killed node was running when it died

@@ -1,17 +1,20 @@
 // Isolation between namespaces and workspaces under fuzzing (docs/reference/ask.md#namespace, decisions 0007, 0011
 // and 0022), and structure-aware mutation of the bodies of the operations that take a namespace. Two
 // workspaces, three namespaces in one (its own, `acme`, `globex`) and `acme` in the other, each with a model,
-// a lever token and a profile whose words are that namespace's secret. Every request is a real body of one
+// a lever token, a confirmed mapping of a fetched log (docs/reference/map.md) and a profile whose words are
+// that namespace's secret. Every request is a real body of one
 // of the operations, for one of those models, sent by either workspace in any namespace, then changed: a
 // field dropped, a key repeated, a value retyped, made huge or deeply nested, a string turned into a Unicode
 // look-alike (ACME, Cyrillic а, a NUL, a lone surrogate), an id swapped for one of another namespace, workspace
 // or kind. Whatever is sent:
 //   - never a 5xx (but 503 with Retry-After), and every refusal is a Problem; invalid_request names its field;
 //   - a 2xx for a model only from the workspace and namespace that own it (a look-alike namespace is not it);
-//   - no reply holds another namespace's or workspace's model_ref, lever token or profile words unless the
-//     request itself carried them;
+//   - no reply holds another namespace's or workspace's model_ref, lever token, mapping_id or profile words
+//     unless the request itself carried them; a mapping replays (svc_map) and is scheduled (svc_schedule)
+//     only in the workspace and namespace that made it;
 //   - a refused call stores nothing: the rows of every table a call can write (models and their expiry,
-//     profiles, outcomes, attestations, usage, answers, tasks, idempotency records) are the same after it.
+//     profiles, outcomes, attestations, usage, answers, tasks, idempotency records, mappings, schedules) are
+//     the same after it. A schedule made runs at once: its run is waited for before the next request.
 // Seeded (FUZZ_SEED); FUZZ_NS_RUNS sets the number of requests (default 300, a few seconds; a long run is e.g.
 // FUZZ_NS_RUNS=2000 FUZZ_SEED=7). The replies are counted by status and code on stdout. Requests are sent one
 // at a time, so a change to the store is the request's own.
@@ -22,6 +25,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { churnRows } from '../helpers/churn.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { SAMPLE_LOG, startLogOrigin, type LogOrigin } from '../operations/schedules/helpers.ts';
 
 const RUNS = Number(process.env.FUZZ_NS_RUNS ?? 300);
 const SEED = Number(process.env.FUZZ_SEED ?? 3607);
@@ -37,9 +41,12 @@ interface Owner {
   leverCase: string;
   /** The profile's words, which every answer in this namespace repeats. */
   words: string;
+  /** A confirmed mapping of the origin's log, made in this namespace. */
+  mappingId: string;
 }
 
 let svc: TestService;
+let origin: LogOrigin;
 let owners: Owner[];
 let workspaceIds: Record<Owner['ws'], string>;
 let db: Database.Database;
@@ -48,7 +55,13 @@ const cases = churnRows({ seed: 12, rows: 3, idPrefix: 'n' }).map(({ churned: _o
 const NEVER = `mr1_${'e'.repeat(32)}`;
 
 beforeAll(async () => {
-  svc = await startTestService({ rateLimitPerMinute: 1_000_000 });
+  // a part of the sample log: a schedule's run (fetch, map, fit) and a replay stay short
+  origin = await startLogOrigin(() => SAMPLE_LOG.split('\n').slice(0, 300).join('\n') + '\n');
+  svc = await startTestService({
+    rateLimitPerMinute: 1_000_000,
+    allowLoopbackFetchForTests: true,
+    fetchCaPem: origin.server.cert,
+  });
   const a = await svc.liveCaller('ns-fuzz-a', true);
   const b = await svc.liveCaller('ns-fuzz-b', true);
   workspaceIds = { A: a.workspaceId, B: b.workspaceId };
@@ -84,6 +97,16 @@ beforeAll(async () => {
     const q = fit.body.answers.q;
     expect(JSON.stringify(fit.body).toLowerCase()).toContain(words);
     const withLever = q.cases.find((c: any) => c.levers?.length > 0);
+    const mapped = await svc.post(
+      '/v1/map',
+      {
+        sources: [{ fetch_url: origin.url }],
+        answers: { outcome: { offer_id: 'lapsed:customer_events' } },
+        ...(namespace ? { namespace } : {}),
+      },
+      key,
+    );
+    expect(mapped.body.status, JSON.stringify(mapped.body).slice(0, 300)).toBe('confirmed');
     made.push({
       name,
       key,
@@ -93,9 +116,14 @@ beforeAll(async () => {
       leverToken: withLever.levers[0].lever_token,
       leverCase: withLever.entity_id,
       words,
+      mappingId: mapped.body.mapping_id,
     });
   }
   owners = made;
+  // a mapping_id, like a model_ref, is the same for the same sources and namespace in either workspace
+  // (decision 0025); the store keeps them apart by workspace
+  expect(new Set(owners.map((o) => o.mappingId)).size).toBe(3);
+  expect(owners[3].mappingId).toBe(owners[1].mappingId);
   // decision 0007: a namespaced ref is the fit's ref and the namespace hashed, so `acme` of either workspace has
   // the same ref (and lever tokens, which name model and case); the store keeps them apart by workspace
   expect(new Set(owners.map((o) => o.modelRef)).size).toBe(3);
@@ -109,6 +137,7 @@ afterAll(async () => {
   console.log(`namespace fuzz: ${sent} requests (seed ${SEED}), replies ${JSON.stringify(replies)}`);
   db?.close();
   await svc?.close();
+  await origin?.server.close();
 });
 
 // --- what a call may write --------------------------------------------------------------------------------
@@ -156,10 +185,46 @@ async function usage(): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((r) => [`${r.workspace_id}/${r.namespace}/${r.kind}`, Number(r.n)]));
 }
 
+/** Fields a refusal may name that the base body lacks: svc_map without mapping_id asks for its sources. */
+const ASKED_FOR: Partial<Record<Op, string[]>> = { map: ['sources'] };
+
+/** Waits until no task is pending or running (a schedule's run), at most a minute. */
+async function tasksSettled(): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const { n } = db.prepare("SELECT COUNT(*) AS n FROM tasks WHERE status IN ('pending', 'running')").get() as { n: number };
+    if (Number(n) === 0) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('a task still running after a minute');
+}
+
 // --- the requests -----------------------------------------------------------------------------------------
 
-type Op = 'ask' | 'report-outcomes' | 'drift' | 'evidence' | 'track-record' | 'extend-model' | 'attest' | 'profile' | 'export-model';
-const OPS: Op[] = ['ask', 'report-outcomes', 'drift', 'evidence', 'track-record', 'extend-model', 'attest', 'profile', 'export-model'];
+type Op =
+  | 'ask'
+  | 'report-outcomes'
+  | 'drift'
+  | 'evidence'
+  | 'track-record'
+  | 'extend-model'
+  | 'attest'
+  | 'profile'
+  | 'export-model'
+  | 'map'
+  | 'schedule';
+const OPS: Op[] = [
+  'ask',
+  'report-outcomes',
+  'drift',
+  'evidence',
+  'track-record',
+  'extend-model',
+  'attest',
+  'profile',
+  'export-model',
+  'map',
+  'schedule',
+];
 
 /** A valid body of `op` about `model`'s model, in namespace `ns`. */
 function baseBody(op: Op, model: Owner, ns: string | undefined): Record<string, unknown> {
@@ -193,6 +258,11 @@ function baseBody(op: Op, model: Owner, ns: string | undefined): Record<string, 
       };
     case 'profile':
       return { ...at };
+    case 'map':
+      // a replay: the mapping rebuilt from its sources, fetched again
+      return { mapping_id: model.mappingId, ...at };
+    case 'schedule':
+      return { mapping_id: model.mappingId, cadence: 'weekly', subject_kind: 'org', ...at };
     default:
       return { model_ref: model.modelRef, ...at };
   }
@@ -255,17 +325,19 @@ const replacement: fc.Arbitrary<unknown> = fc.oneof(
     `sc_${'a'.repeat(26)}`,
     'sample:saas_churn',
   ),
-  fc.integer({ min: 0, max: 3 }).chain((i) => fc.constantFrom(OTHER_ID(i, 'ref'), OTHER_ID(i, 'lever'), OTHER_ID(i, 'case'))),
+  fc
+    .integer({ min: 0, max: 3 })
+    .chain((i) => fc.constantFrom(OTHER_ID(i, 'ref'), OTHER_ID(i, 'lever'), OTHER_ID(i, 'case'), OTHER_ID(i, 'mapping'))),
 );
 /** A marker replaced by 3,000 nested arrays in the body's text (JSON.stringify would not stop at a depth). */
 const RAW_DEEP = '\u0001deep\u0001';
-const OTHER_ID = (i: number, what: 'ref' | 'lever' | 'case') => `\u0001${what}${i}\u0001`;
+const OTHER_ID = (i: number, what: 'ref' | 'lever' | 'case' | 'mapping') => `\u0001${what}${i}\u0001`;
 function textOf(body: unknown): string {
   return JSON.stringify(body)
     .replaceAll(JSON.stringify(RAW_DEEP), `${'['.repeat(3000)}1${']'.repeat(3000)}`)
-    .replaceAll(/"\\u0001(ref|lever|case)(\d)\\u0001"/g, (_m, what: string, i: string) => {
+    .replaceAll(/"\\u0001(ref|lever|case|mapping)(\d)\\u0001"/g, (_m, what: string, i: string) => {
       const o = owners[Number(i)];
-      return JSON.stringify(what === 'ref' ? o.modelRef : what === 'lever' ? o.leverToken : o.leverCase);
+      return JSON.stringify(what === 'ref' ? o.modelRef : what === 'lever' ? o.leverToken : what === 'case' ? o.leverCase : o.mappingId);
     });
 }
 
@@ -379,7 +451,7 @@ it(
             expect(typeof reply.json?.[f], `${reply.what}: ${f}`).toBe('string');
           // the field at fault is named: one of the body's own fields (a part of it), or the body itself
           if (['invalid_request', 'model_ref_missing', 'invalid_outcomes'].includes(reply.json.code) && reply.json.field !== undefined) {
-            expect(['body', ...Object.keys(baseBody(s.op, s.model, s.namespace))], reply.what).toContain(
+            expect(['body', ...Object.keys(baseBody(s.op, s.model, s.namespace)), ...(ASKED_FOR[s.op] ?? [])], reply.what).toContain(
               String(reply.json.field).split(/[.[]/)[0],
             );
           }
@@ -407,6 +479,16 @@ it(
               reply.what,
             ).toBe(true);
           }
+          // a mapping replays and is scheduled only in the workspace and namespace that made it (decision 0022)
+          if (s.op === 'map' || s.op === 'schedule') {
+            const mine = owners.filter((o) => s.text.includes(o.mappingId));
+            expect(
+              mine.some((o) => o.ws === s.caller.ws && o.namespace === namespaceSent(s.text)),
+              reply.what,
+            ).toBe(true);
+          }
+          // a schedule's first run starts at once: let it end before the next call reads the store
+          if (s.op === 'schedule') await tasksSettled();
         }
         // nothing of another namespace or workspace that the request did not carry itself (nor its own namespace has)
         const ns = namespaceSent(s.text);
@@ -415,8 +497,8 @@ it(
         const carried = s.text + owners.map((o) => (s.text.includes(o.leverToken) ? leverPayload(o.leverToken) : '')).join(' ');
         for (const o of owners) {
           if (o === own) continue;
-          for (const secret of [o.modelRef, o.leverToken]) {
-            if (!carried.includes(secret) && secret !== own?.modelRef && secret !== own?.leverToken)
+          for (const secret of [o.modelRef, o.leverToken, o.mappingId]) {
+            if (!carried.includes(secret) && secret !== own?.modelRef && secret !== own?.leverToken && secret !== own?.mappingId)
               expect(reply.text.includes(secret), `${reply.what}: holds ${o.name}'s ${secret.slice(0, 20)}`).toBe(false);
           }
           expect(reply.text.toLowerCase().includes(o.words), `${reply.what}: holds ${o.name}'s profile words`).toBe(false);

@@ -44,12 +44,14 @@ export const ReasonSchema = v.looseObject({
 export const LeverSchema = v.looseObject({
   feature_label: v.string(),
   direction: v.picklist(['increase', 'decrease', 'to_one_of']),
-  /** to_one_of: the values to move to, best first. */
-  values: v.optional(v.array(v.string())),
+  /** direction to_one_of: the values to move to, best first. */
+  to_one_of: v.optional(v.array(v.string())),
   /** increase: the least value that reaches a better bin; decrease: values under this reach one. */
   target: v.optional(v.union([v.looseObject({ at_least: v.number() }), v.looseObject({ under: v.number() })])),
   /** Send it to svc_attest after acting (docs/reference/outcomes.md#attest). */
   lever_token: v.string(),
+  /** time_like: the column moves with the calendar by itself (a tenure, an age, days since something). */
+  lever_advisory: v.optional(v.picklist(['time_like'])),
 });
 
 const Cell = v.union([v.string(), v.number(), v.boolean(), v.null()]);
@@ -219,7 +221,16 @@ export const AnswerSchema = v.looseObject({
       countdown: v.optional(v.nullable(OpenMap)),
     }),
   ),
-  have: v.optional(v.looseObject({ labeled_rows: Integer, positives: Integer })),
+  have: v.optional(
+    v.looseObject({
+      labeled_rows: Integer,
+      positives: Integer,
+      /** The columns read as candidate predictors. */
+      columns: v.optional(Integer),
+      /** Of those, the ones left after the training part's guards (not constant, not restating the outcome). */
+      predictive_columns: v.optional(Integer),
+    }),
+  ),
   /** A refusal or not_yet in one plain sentence, with its numbers. */
   explanation: v.optional(v.string()),
   /** choice refused as option_not_in_pattern: why, in words. */

@@ -295,6 +295,16 @@ function corrupt(what: string, field: string, err: unknown): ServiceError {
     });
   }
   if (err instanceof ServiceError) return err;
+  if (err instanceof ParquetProblem && err.kind === 'row_too_long') {
+    // the table's fault, as the same row in a CSV (docs/decisions/0088-a-parquet-row-over-the-row-limit.md)
+    return new ServiceError(
+      'invalid_request',
+      `${field}: the CSV the ${what} renders to cannot be read: ${err.message} Nothing was stored.`,
+      {
+        field,
+      },
+    );
+  }
   if (err instanceof ParquetProblem && err.kind === 'unsupported') {
     return new ServiceError('upload_unreadable', `${field}: the Parquet file cannot be read as a table: ${err.message}`, { field });
   }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSampleCsv } from '../../../samples/catalog.ts';
 import { parseCsv } from '../../../host/table/csv.ts';
 import { startTestService, type TestService } from '../../helpers/service.ts';
+import { Prng } from '../../../samples/prng.ts';
 
 let svc: TestService;
 let key: string;
@@ -322,6 +323,39 @@ describe('ask errors', () => {
     expect(a.needs.labeled_rows).toBeGreaterThan(0);
     expect(a.have.labeled_rows).toBe(40);
     expect(r.body.billable_decisions).toBe(0);
+  });
+
+  it('refused and not_yet answers say what the record has: rows, positives, columns, predictive columns', async () => {
+    // two columns of noise, one constant (dropped by the training part's guards), one of unique notes (an
+    // identifier, never read as a predictor), the entity and the outcome
+    const rng = new Prng(41);
+    const noise = Array.from({ length: 600 }, (_, i) => ({
+      id: `r${i}`,
+      a: rng.int(0, 99),
+      b: rng.choice(['x', 'y', 'z'] as const, [1, 1, 1]),
+      flat: 1,
+      note: `note ${i}`,
+      y: rng.chance(0.3) ? 'yes' : 'no',
+    }));
+    const q = { q: { type: 'yesno', outcome_column: 'y', positive_values: ['yes'] } };
+    const cases = { ids: ['r1'] };
+    const refused = (
+      await svc.post('/v1/ask', { data: { rows: noise }, entity_column: 'id', subject_kind: 'other', questions: q, cases }, key)
+    ).body.answers.q;
+    expect(refused.state).toBe('refused');
+    const positives = noise.filter((r) => r.y === 'yes').length;
+    expect(refused.have).toEqual({ labeled_rows: 600, positives, columns: 3, predictive_columns: 2 });
+    const few = noise.slice(0, 30);
+    const notYet = (
+      await svc.post('/v1/ask', { data: { rows: few }, entity_column: 'id', subject_kind: 'other', questions: q, cases }, key)
+    ).body.answers.q;
+    expect(notYet.state).toBe('not_yet');
+    expect(notYet.have).toEqual({
+      labeled_rows: 30,
+      positives: few.filter((r) => r.y === 'yes').length,
+      columns: 3,
+      predictive_columns: 2,
+    });
   });
 
   it('an unknown entity_column names the field', async () => {

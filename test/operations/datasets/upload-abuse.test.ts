@@ -5,6 +5,7 @@
 // gets a clear reply (the piece taken once, one /complete that stores the dataset and upload_already_complete
 // or upload_pieces_missing for the others, the row limit named), and a dataset is stored once, whole, or not at
 // all. The memory these races take: upload-races-memory.test.ts.
+import { parquetWriteBuffer } from 'hyparquet-writer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../helpers/service.ts';
 import { complete, csvPieces, gzip, newSession, sendPiece, telcoCsv } from '../../helpers/files.ts';
@@ -154,5 +155,51 @@ describe('one gzip file, one problem, over the PUT URL and in pieces', () => {
     const s2 = newSession();
     expect((await sendPiece(up.url, 0, good, s2)).status).toBe(200);
     expect((await complete(up.url, 1, s2)).status).toBe(200);
+  });
+});
+
+// The same row over the row limit in a plain CSV, a gzip CSV and a Parquet file (decisions 0078 and 0088): one
+// problem, 422 invalid_request naming `body` and the limit, whatever the file's format; nothing stored. A service
+// whose row limit is 64 bytes keeps the files small.
+describe('a row over the row limit, as CSV, gzip CSV and Parquet', () => {
+  let tiny: TestService;
+  let k: { key: string; workspaceId: string };
+  beforeAll(async () => {
+    tiny = await startTestService({ maxUploadRowBytes: 64 });
+    k = await tiny.liveCaller('row-limit');
+  });
+  afterAll(() => tiny?.close());
+
+  const long = 'x'.repeat(100);
+  const csv = `a,b\n1,2\n${long},3\n4,5\n`;
+  const parquet = parquetWriteBuffer({
+    columnData: [
+      { name: 'a', data: ['1', long, '4'], type: 'STRING' },
+      { name: 'b', data: [2, 3, 5], type: 'INT32' },
+    ],
+    statistics: false,
+  });
+
+  it('is 422 invalid_request naming body, the line and the limit in each; nothing stored', async () => {
+    const put = await tiny.post('/v1/add-dataset', { upload: true }, k.key);
+    const res = await fetch(put.body.upload_url, { method: 'PUT', body: csv, headers: { 'content-type': 'text/csv' } });
+    const replies: Array<[string, { status: number; body: any }]> = [['CSV over PUT', { status: res.status, body: await res.json() }]];
+    for (const [name, file] of [
+      ['gzip CSV in pieces', new Uint8Array(gzip(csv))],
+      ['Parquet in pieces', new Uint8Array(parquet)],
+    ] as const) {
+      const up = await tiny.post('/v1/add-dataset', { upload: true }, k.key);
+      const s = newSession();
+      expect((await sendPiece(up.body.upload_pieces_url, 0, file, s)).status).toBe(200);
+      replies.push([name, await complete(up.body.upload_pieces_url, 1, s)]);
+      expect(await tiny.services.store.listDatasetPieceSizes(k.workspaceId, up.body.dataset_id)).toEqual([]);
+      expect((await tiny.services.store.getDataset(k.workspaceId, up.body.dataset_id))?.status).toBe('awaiting_upload');
+    }
+    for (const [name, r] of replies) {
+      expect(r.status, `${name}: ${JSON.stringify(r.body).slice(0, 300)}`).toBe(422);
+      expect(r.body, name).toMatchObject({ code: 'invalid_request', field: 'body' });
+      expect(r.body.detail, name).toMatch(/line 3 .*longer than 64 bytes, the most one row of an upload may hold/);
+    }
+    expect((await tiny.services.store.getDataset(k.workspaceId, put.body.dataset_id))?.status).toBe('awaiting_upload');
   });
 });

@@ -126,7 +126,7 @@ function expectEvidenceMatches(body: any) {
 /** A post-action value that follows the lever, or (comply false) one that stays where the case is. */
 function postValue(c: any, lever: any, comply: boolean): unknown {
   if (!comply) return c.reasons.find((r: any) => r.feature_label === lever.feature_label).value;
-  if (lever.direction === 'to_one_of') return lever.values[0];
+  if (lever.direction === 'to_one_of') return lever.to_one_of[0];
   // a cut belongs to the bin above it (the engine bins v into the bin whose lower cut is <= v)
   return lever.direction === 'increase' ? lever.target.at_least : lever.target.under - 1e-6;
 }
@@ -142,8 +142,12 @@ describe('the journey: ask, report outcomes, act through levers, read the eviden
         expect(reason.likelihood_direction).toBe('higher'); // churn is to be avoided: only reasons raising it
         expect(['increase', 'decrease', 'to_one_of']).toContain(l.direction);
         expect(l.lever_token).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+        // tenure grows with the calendar by itself: its levers say so, and no other column's do
+        if (l.feature_label === 'tenure_months') expect(l.lever_advisory).toBe('time_like');
+        else expect(l).not.toHaveProperty('lever_advisory');
       }
     }
+    expect(levers.some((l: any) => l.feature_label === 'tenure_months')).toBe(true);
   });
 
   it('reads no evidence before any outcome', async () => {
