@@ -5,34 +5,64 @@ import Database from 'better-sqlite3';
 import type { Dialect, SqlClient, SqlValue } from './sql.ts';
 import { runMigrations } from './migrations.ts';
 import { createSqlStore } from './sql-store.ts';
+import { startCheckpointer } from './sqlite-checkpoint.ts';
 import type { Store } from './types.ts';
 
 export interface SqliteStoreOptions {
   filename?: string; // inside dir; default 'store.sqlite'
   busyTimeoutMs?: number; // how long a write waits for another process's lock; default 5000
   now?: () => number; // for the migration bookkeeping row
+  /**
+   * The service's request thread: this connection never checkpoints the WAL itself; a thread of its own
+   * does (sqlite-checkpoint.ts), stopped by the store's close(). Other connections checkpoint as SQLite does.
+   */
+  checkpointInBackground?: boolean;
+  /** Where a failed background checkpoint is told (the service's log). */
+  onCheckpointError?: (message: string) => void;
 }
+
+/** The WAL file is cut back to this size when it starts again from its beginning (journal_size_limit). */
+export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /** Opens (creating the directory and file when missing) and migrates the store under dir. */
 export async function openSqliteStore(dir: string, opts: SqliteStoreOptions = {}): Promise<Store> {
   fs.mkdirSync(dir, { recursive: true });
-  const client = openSqliteClient(path.join(dir, opts.filename ?? 'store.sqlite'), opts.busyTimeoutMs ?? 5000);
+  const file = path.join(dir, opts.filename ?? 'store.sqlite');
+  const busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
+  const client = openSqliteClient(file, busyTimeoutMs, { autoCheckpoint: !opts.checkpointInBackground });
   try {
     await runMigrations(client, (opts.now ?? Date.now)());
   } catch (err) {
     await client.close();
     throw err;
   }
+  if (opts.checkpointInBackground) {
+    const onError = opts.onCheckpointError ?? ((m) => process.stderr.write(`WAL checkpoint: ${m}\n`));
+    const checkpointer = startCheckpointer(file, { busyTimeoutMs, onError });
+    client.afterClose = () => checkpointer.stop();
+  }
   return createSqlStore(client);
 }
 
-export function openSqliteClient(file: string, busyTimeoutMs = 5000): SqlClient {
-  const db = new Database(file, { timeout: busyTimeoutMs });
+export function openSqliteClient(file: string, busyTimeoutMs = 5000, opts: { autoCheckpoint?: boolean } = {}): SqliteClient {
+  const timeoutMs = Math.max(0, Math.floor(busyTimeoutMs));
+  const db = new Database(file, { timeout: timeoutMs });
   // WAL: readers never block the writer and a killed process leaves only whole transactions behind.
   db.pragma('journal_mode = WAL');
-  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+  db.pragma(`busy_timeout = ${timeoutMs}`);
   db.pragma('synchronous = FULL');
-  return new SqliteClient(db);
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+  // 0: this connection's COMMITs never copy the WAL into the file (docs/decisions/0091-sqlite-checkpoints-off-the-request-thread.md)
+  if (opts.autoCheckpoint === false) db.pragma('wal_autocheckpoint = 0');
+  return new SqliteClient(db, timeoutMs);
+}
+
+/** The longest pause between two tries of a write lock another connection holds (sqlite.ts beginImmediate). */
+const LOCK_RETRY_MAX_MS = 8;
+
+function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
 type Statement = Database.Statement<unknown[], unknown>;
@@ -66,13 +96,21 @@ class Gate {
   }
 }
 
-class SqliteClient implements SqlClient {
+export class SqliteClient implements SqlClient {
   readonly dialect: Dialect = 'sqlite';
   private readonly statements = new Map<string, Statement>();
   private readonly gate = new Gate();
   private closed = false;
 
-  constructor(private readonly db: Database.Database) {}
+  /** Times a transaction found the write lock held by another connection and tried again after a timer. */
+  lockRetries = 0;
+  /** Run once the connection is closed (the background checkpointer's stop). */
+  afterClose: (() => Promise<void>) | undefined;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly busyTimeoutMs: number,
+  ) {}
 
   all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
     return this.outside(() => this.prepare(sql).all(...bind(params)) as T[]);
@@ -80,8 +118,9 @@ class SqliteClient implements SqlClient {
   get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
     return this.outside(() => this.prepare(sql).get(...bind(params)) as T | undefined);
   }
+  /** A write, in a transaction of its own so that it waits for the write lock as a transaction does. */
   run(sql: string, params: readonly SqlValue[] = []): Promise<number> {
-    return this.outside(() => this.prepare(sql).run(...bind(params)).changes);
+    return this.transaction((tx) => tx.run(sql, params));
   }
   exec(sql: string): Promise<void> {
     return this.outside(() => void this.db.exec(sql));
@@ -89,12 +128,8 @@ class SqliteClient implements SqlClient {
 
   async transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
     this.assertOpen();
-    await this.gate.enter();
+    await this.enterWithWriteLock();
     try {
-      this.assertOpen();
-      // IMMEDIATE takes the write lock up front (waiting up to busy_timeout), so two processes
-      // never deadlock upgrading read locks.
-      this.db.exec('BEGIN IMMEDIATE');
       try {
         const result = await fn(this.inside);
         this.db.exec('COMMIT');
@@ -108,6 +143,38 @@ class SqliteClient implements SqlClient {
     }
   }
 
+  /**
+   * Enters the gate holding SQLite's write lock (BEGIN IMMEDIATE: taken up front, so two connections never
+   * deadlock upgrading read locks). While another connection holds it (a task thread's, another process's),
+   * SQLite's own busy handler would sleep this whole thread, and on the request thread every read and reply
+   * queued behind it (docs/decisions/0090-sqlite-write-lock-waits-off-the-event-loop.md). So the lock is tried
+   * with busy_timeout 0 and, when taken, tried again after a timer with the gate open to this connection's
+   * reads, until busy_timeout has passed; then SQLITE_BUSY reaches the caller as the blocking wait's would.
+   */
+  private async enterWithWriteLock(): Promise<void> {
+    const deadline = performance.now() + this.busyTimeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      await this.gate.enter();
+      try {
+        this.assertOpen();
+        // (exec, not a prepared statement: SQLite applies a busy_timeout pragma when it compiles it)
+        this.db.exec('PRAGMA busy_timeout = 0');
+        try {
+          this.db.exec('BEGIN IMMEDIATE');
+          return; // the gate stays held until the transaction ends
+        } finally {
+          this.db.exec(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`);
+        }
+      } catch (err) {
+        this.gate.leave();
+        if (!isBusy(err) || performance.now() >= deadline) throw err;
+      }
+      this.lockRetries++;
+      const pause = Math.min(2 ** attempt, LOCK_RETRY_MAX_MS, Math.max(1, deadline - performance.now()));
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     await this.gate.enter();
@@ -115,6 +182,7 @@ class SqliteClient implements SqlClient {
     this.statements.clear();
     this.db.close();
     this.gate.leave();
+    await this.afterClose?.();
   }
 
   /** The client handed to a transaction body: runs at once, inside the open transaction. */
