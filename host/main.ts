@@ -83,7 +83,6 @@ export async function startService(overrides: Partial<Config> = {}, opts: StartO
     taskHost: threads,
     recordCacheCells: REQUEST_THREAD_RECORD_CELLS,
     usageFlushMs: 1000,
-    checkpointInBackground: true,
   });
   const { services } = opened;
   pool.onFit = (seconds, outcome) => services.metrics.fitSeconds.observe({ outcome }, seconds);

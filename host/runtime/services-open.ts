@@ -38,8 +38,6 @@ export interface OpenOptions {
   recordCacheCells: number;
   /** How often the usage meter writes (0: never on its own; a task thread drains it after each task). */
   usageFlushMs: number;
-  /** The request thread's store: on SQLite, its WAL checkpoints run on a thread of their own. */
-  checkpointInBackground?: boolean;
 }
 
 export interface OpenServices {
@@ -59,8 +57,6 @@ export async function openServices(config: Config, opts: OpenOptions): Promise<O
       databaseUrl: config.databaseUrl,
       poolSize: config.databasePoolSize,
       now: opts.now,
-      checkpointInBackground: opts.checkpointInBackground,
-      onCheckpointError: (message) => log.warn({ err: message }, 'checkpointing the SQLite WAL'),
     }),
   );
   let clock: DatabaseClock | undefined;

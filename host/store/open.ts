@@ -12,9 +12,6 @@ export interface OpenStoreOptions {
   /** PostgreSQL connections this process keeps at most (default 10). */
   poolSize?: number;
   now?: () => number;
-  /** SQLite: the request thread's store, whose WAL checkpoints run on a thread of their own (sqlite.ts). */
-  checkpointInBackground?: boolean;
-  onCheckpointError?: (message: string) => void;
 }
 
 /**
@@ -23,13 +20,7 @@ export interface OpenStoreOptions {
  */
 export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   const url = opts.databaseUrl?.trim();
-  if (!url) {
-    return openSqliteStore(opts.dataDir, {
-      now: opts.now,
-      checkpointInBackground: opts.checkpointInBackground,
-      onCheckpointError: opts.onCheckpointError,
-    });
-  }
+  if (!url) return openSqliteStore(opts.dataDir, { now: opts.now });
   if (!/^postgres(ql)?:\/\//i.test(url)) {
     throw new StoreConfigError(
       'DATABASE_URL must be a postgres:// or postgresql:// URL; leave it unset to keep the store in SQLite under DATA_DIR',

@@ -5,59 +5,38 @@ import Database from 'better-sqlite3';
 import type { Dialect, SqlClient, SqlValue } from './sql.ts';
 import { runMigrations } from './migrations.ts';
 import { createSqlStore } from './sql-store.ts';
-import { startCheckpointer } from './sqlite-checkpoint.ts';
 import type { Store } from './types.ts';
 
 export interface SqliteStoreOptions {
   filename?: string; // inside dir; default 'store.sqlite'
   busyTimeoutMs?: number; // how long a write waits for another process's lock; default 5000
   now?: () => number; // for the migration bookkeeping row
-  /**
-   * The service's request thread: this connection never checkpoints the WAL itself; a thread of its own
-   * does (sqlite-checkpoint.ts), stopped by the store's close(). Other connections checkpoint as SQLite does.
-   */
-  checkpointInBackground?: boolean;
-  /** Where a failed background checkpoint is told (the service's log). */
-  onCheckpointError?: (message: string) => void;
 }
-
-/** The WAL file is cut back to this size when it starts again from its beginning (journal_size_limit). */
-export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /** Opens (creating the directory and file when missing) and migrates the store under dir. */
 export async function openSqliteStore(dir: string, opts: SqliteStoreOptions = {}): Promise<Store> {
   fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, opts.filename ?? 'store.sqlite');
-  const busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
-  const client = openSqliteClient(file, busyTimeoutMs, { autoCheckpoint: !opts.checkpointInBackground });
+  const client = openSqliteClient(path.join(dir, opts.filename ?? 'store.sqlite'), opts.busyTimeoutMs ?? 5000);
   try {
     await runMigrations(client, (opts.now ?? Date.now)());
   } catch (err) {
     await client.close();
     throw err;
   }
-  if (opts.checkpointInBackground) {
-    const onError = opts.onCheckpointError ?? ((m) => process.stderr.write(`WAL checkpoint: ${m}\n`));
-    const checkpointer = startCheckpointer(file, { busyTimeoutMs, onError });
-    client.afterClose = () => checkpointer.stop();
-  }
   return createSqlStore(client);
 }
 
-export function openSqliteClient(file: string, busyTimeoutMs = 5000, opts: { autoCheckpoint?: boolean } = {}): SqliteClient {
+export function openSqliteClient(file: string, busyTimeoutMs = 5000): SqliteClient {
   const timeoutMs = Math.max(0, Math.floor(busyTimeoutMs));
   const db = new Database(file, { timeout: timeoutMs });
   // WAL: readers never block the writer and a killed process leaves only whole transactions behind.
   db.pragma('journal_mode = WAL');
   db.pragma(`busy_timeout = ${timeoutMs}`);
   db.pragma('synchronous = FULL');
-  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
-  // 0: this connection's COMMITs never copy the WAL into the file (docs/decisions/0091-sqlite-checkpoints-off-the-request-thread.md)
-  if (opts.autoCheckpoint === false) db.pragma('wal_autocheckpoint = 0');
   return new SqliteClient(db, timeoutMs);
 }
 
-/** The longest pause between two tries of a write lock another connection holds (sqlite.ts beginImmediate). */
+/** The longest pause between two tries of a write lock another connection holds (enterWithWriteLock). */
 const LOCK_RETRY_MAX_MS = 8;
 
 function isBusy(err: unknown): boolean {
@@ -104,8 +83,6 @@ export class SqliteClient implements SqlClient {
 
   /** Times a transaction found the write lock held by another connection and tried again after a timer. */
   lockRetries = 0;
-  /** Run once the connection is closed (the background checkpointer's stop). */
-  afterClose: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -182,7 +159,6 @@ export class SqliteClient implements SqlClient {
     this.statements.clear();
     this.db.close();
     this.gate.leave();
-    await this.afterClose?.();
   }
 
   /** The client handed to a transaction body: runs at once, inside the open transaction. */

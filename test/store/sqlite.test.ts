@@ -3,8 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { openSqliteClient, openSqliteStore } from '../../host/store/sqlite.ts';
-import { startCheckpointer } from '../../host/store/sqlite-checkpoint.ts';
+import { openSqliteClient } from '../../host/store/sqlite.ts';
 import { storeHarness } from './helpers.ts';
 
 const { openStore, newPlace } = storeHarness('sqlite');
@@ -48,7 +47,7 @@ describe('sqlite write lock held by another connection', () => {
     other.exec('COMMIT');
     expect(await write).toBe(1);
     expect(performance.now() - started).toBeLessThan(2_000);
-    expect((ours as unknown as { lockRetries: number }).lockRetries).toBeGreaterThan(0);
+    expect(ours.lockRetries).toBeGreaterThan(0);
     expect(await ours.all('SELECT n FROM t ORDER BY n')).toEqual([{ n: 1 }, { n: 2 }]);
     other.close();
     await ours.close();
@@ -65,52 +64,5 @@ describe('sqlite write lock held by another connection', () => {
     expect(await ours.run('INSERT INTO t VALUES (4)')).toBe(1); // the connection is usable after
     other.close();
     await ours.close();
-  });
-});
-
-describe('sqlite WAL checkpoints off the request thread', () => {
-  it('the request thread never checkpoints; a thread of its own does, and the WAL stays bounded', async () => {
-    const place = await newPlace();
-    if (place.dialect !== 'sqlite') throw new Error('unreachable');
-    const file = path.join(place.dir, 'wal.sqlite');
-    const ours = openSqliteClient(file, 3_000, { autoCheckpoint: false });
-    expect(await ours.get('PRAGMA wal_autocheckpoint')).toEqual({ wal_autocheckpoint: 0 });
-    await ours.exec('CREATE TABLE t (b BLOB)');
-    const blob = new Uint8Array(512 << 10); // 512 KiB, about 128 pages
-    const walBytes = () => fs.statSync(`${file}-wal`).size;
-    // Without a checkpointer the WAL only grows: 4 MiB written (past the 1,000 pages at which a connection
-    // would checkpoint on its own), 4 MiB and more of WAL.
-    for (let i = 0; i < 8; i++) await ours.run('INSERT INTO t VALUES (?)', [blob]);
-    const grown = walBytes();
-    expect(grown).toBeGreaterThan(4 << 20);
-    const errors: string[] = [];
-    const checkpointer = startCheckpointer(file, { everyMs: 20, busyTimeoutMs: 1_000, onError: (m) => errors.push(m) });
-    try {
-      // Written in pieces with checkpoints between them, the WAL starts again from its beginning each time:
-      // 8 MiB more written, and the file grows by a piece or two at most (the one a restart may miss).
-      for (let i = 0; i < 16; i++) {
-        const runs = checkpointer.runs;
-        await ours.run('INSERT INTO t VALUES (?)', [blob]);
-        while (checkpointer.runs < runs + 2) await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      expect(checkpointer.last!.checkpointed).toBe(checkpointer.last!.log);
-      await ours.run('INSERT INTO t VALUES (?)', [blob]);
-      expect(walBytes()).toBeLessThan(grown + (2 << 20));
-      expect(errors).toEqual([]);
-    } finally {
-      await checkpointer.stop();
-    }
-    expect(await ours.get('SELECT COUNT(*) AS n FROM t')).toEqual({ n: 25 });
-    await ours.close();
-  });
-
-  it('the service store starts its checkpoint thread and stops it on close', async () => {
-    const place = await newPlace();
-    if (place.dialect !== 'sqlite') throw new Error('unreachable');
-    const store = await openSqliteStore(place.dir, { checkpointInBackground: true });
-    const threads = () => fs.readdirSync('/proc/self/task').length;
-    const before = threads();
-    await store.close();
-    expect(threads()).toBeLessThan(before);
   });
 });
