@@ -129,7 +129,8 @@ export class SqliteClient implements SqlClient {
    * reads, until busy_timeout has passed; then SQLITE_BUSY reaches the caller as the blocking wait's would.
    */
   private async enterWithWriteLock(): Promise<void> {
-    const deadline = performance.now() + this.busyTimeoutMs;
+    // from the first try that found the lock taken, as SQLite's busy handler counts (not the gate's queue)
+    let deadline = Infinity;
     for (let attempt = 0; ; attempt++) {
       await this.gate.enter();
       try {
@@ -144,6 +145,7 @@ export class SqliteClient implements SqlClient {
         }
       } catch (err) {
         this.gate.leave();
+        if (attempt === 0) deadline = performance.now() + this.busyTimeoutMs;
         if (!isBusy(err) || performance.now() >= deadline) throw err;
       }
       this.lockRetries++;
