@@ -14,7 +14,7 @@ import {
   BAG_VALID_FRACTION, MAX_BAG_TRAIN, MAX_BAG_VALID, LEARNING_RATE, PATIENCE, MAX_ROUNDS, PAIR_PATIENCE,
   PAIR_MAX_ROUNDS, BAGS_PER_FOLD, SMOOTH_ROUNDS, STAGEWISE_PATIENCE, STAGEWISE_MAX_ROUNDS, STAGEWISE_LEARNING_RATE,
   TREE_LEARNING_RATE, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, TREE_CROSS_LR, TREE_CROSS_PATIENCE, TREE_CROSS_ROUNDS,
-  TREE_CROSS_STOP_HALF, TREE_COL_FRACTION, TREE_CROSS_COL_FRACTION,
+  TREE_CROSS_STOP_HALF, TREE_COL_FRACTION, TREE_CROSS_COL_FRACTION, TREE_LARGE_FROM, TREE_LARGE_LR,
 } from './tunables';
 
 export { PHASE_DONE, PHASE_BAGS, PHASE_PAIRS, PHASE_TREES } from './abi';
@@ -344,10 +344,12 @@ function treeTask(ctx: TaskCtx, k: i32, bag: Bag, from: BagRows): usize {
     for (let i = 0; i < nT; i++) stf(sT, i, ldf(sT, i) + ldf(extra, ldi(from.rows, ldi(bag.tIdx, i))));
     for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(extra, ldi(from.rows, ldi(bag.vIdx, i))));
   }
+  // a single split's large bag takes larger steps (tunables.ts TREE_LARGE_FROM)
+  const large = nT >= TREE_LARGE_FROM;
   const run = ctx.crossFit
     ? boostTrees(bag, sT, sV, TREE_CROSS_LR, RESIDUAL_TREE_L2, TREE_CROSS_PATIENCE, TREE_CROSS_ROUNDS, TREE_CROSS_STOP_HALF,
       TREE_CROSS_COL_FRACTION)
-    : boostTrees(bag, sT, sV, TREE_LEARNING_RATE, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, 0,
+    : boostTrees(bag, sT, sV, large ? TREE_LARGE_LR : TREE_LEARNING_RATE, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, 0,
       TREE_COL_FRACTION);
   outLen = TREE_OUT_HEAD + run.count * RAW_TREE + nV;
   const out = allocF64(outLen);

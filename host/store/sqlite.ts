@@ -26,13 +26,22 @@ export async function openSqliteStore(dir: string, opts: SqliteStoreOptions = {}
   return createSqlStore(client);
 }
 
-export function openSqliteClient(file: string, busyTimeoutMs = 5000): SqlClient {
-  const db = new Database(file, { timeout: busyTimeoutMs });
+export function openSqliteClient(file: string, busyTimeoutMs = 5000): SqliteClient {
+  const timeoutMs = Math.max(0, Math.floor(busyTimeoutMs));
+  const db = new Database(file, { timeout: timeoutMs });
   // WAL: readers never block the writer and a killed process leaves only whole transactions behind.
   db.pragma('journal_mode = WAL');
-  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+  db.pragma(`busy_timeout = ${timeoutMs}`);
   db.pragma('synchronous = FULL');
-  return new SqliteClient(db);
+  return new SqliteClient(db, timeoutMs);
+}
+
+/** The longest pause between two tries of a write lock another connection holds (enterWithWriteLock). */
+const LOCK_RETRY_MAX_MS = 8;
+
+function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
 type Statement = Database.Statement<unknown[], unknown>;
@@ -66,13 +75,19 @@ class Gate {
   }
 }
 
-class SqliteClient implements SqlClient {
+export class SqliteClient implements SqlClient {
   readonly dialect: Dialect = 'sqlite';
   private readonly statements = new Map<string, Statement>();
   private readonly gate = new Gate();
   private closed = false;
 
-  constructor(private readonly db: Database.Database) {}
+  /** Times a transaction found the write lock held by another connection and tried again after a timer. */
+  lockRetries = 0;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly busyTimeoutMs: number,
+  ) {}
 
   all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
     return this.outside(() => this.prepare(sql).all(...bind(params)) as T[]);
@@ -80,8 +95,9 @@ class SqliteClient implements SqlClient {
   get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
     return this.outside(() => this.prepare(sql).get(...bind(params)) as T | undefined);
   }
+  /** A write, in a transaction of its own so that it waits for the write lock as a transaction does. */
   run(sql: string, params: readonly SqlValue[] = []): Promise<number> {
-    return this.outside(() => this.prepare(sql).run(...bind(params)).changes);
+    return this.transaction((tx) => tx.run(sql, params));
   }
   exec(sql: string): Promise<void> {
     return this.outside(() => void this.db.exec(sql));
@@ -89,12 +105,8 @@ class SqliteClient implements SqlClient {
 
   async transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
     this.assertOpen();
-    await this.gate.enter();
+    await this.enterWithWriteLock();
     try {
-      this.assertOpen();
-      // IMMEDIATE takes the write lock up front (waiting up to busy_timeout), so two processes
-      // never deadlock upgrading read locks.
-      this.db.exec('BEGIN IMMEDIATE');
       try {
         const result = await fn(this.inside);
         this.db.exec('COMMIT');
@@ -105,6 +117,40 @@ class SqliteClient implements SqlClient {
       }
     } finally {
       this.gate.leave();
+    }
+  }
+
+  /**
+   * Enters the gate holding SQLite's write lock (BEGIN IMMEDIATE: taken up front, so two connections never
+   * deadlock upgrading read locks). While another connection holds it (a task thread's, another process's),
+   * SQLite's own busy handler would sleep this whole thread, and on the request thread every read and reply
+   * queued behind it (docs/decisions/0090-sqlite-write-lock-waits-off-the-event-loop.md). So the lock is tried
+   * with busy_timeout 0 and, when taken, tried again after a timer with the gate open to this connection's
+   * reads, until busy_timeout has passed; then SQLITE_BUSY reaches the caller as the blocking wait's would.
+   */
+  private async enterWithWriteLock(): Promise<void> {
+    // from the first try that found the lock taken, as SQLite's busy handler counts (not the gate's queue)
+    let deadline = Infinity;
+    for (let attempt = 0; ; attempt++) {
+      await this.gate.enter();
+      try {
+        this.assertOpen();
+        // (exec, not a prepared statement: SQLite applies a busy_timeout pragma when it compiles it)
+        this.db.exec('PRAGMA busy_timeout = 0');
+        try {
+          this.db.exec('BEGIN IMMEDIATE');
+          return; // the gate stays held until the transaction ends
+        } finally {
+          this.db.exec(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`);
+        }
+      } catch (err) {
+        this.gate.leave();
+        if (attempt === 0) deadline = performance.now() + this.busyTimeoutMs;
+        if (!isBusy(err) || performance.now() >= deadline) throw err;
+      }
+      this.lockRetries++;
+      const pause = Math.min(2 ** attempt, LOCK_RETRY_MAX_MS, Math.max(1, deadline - performance.now()));
+      await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
 
