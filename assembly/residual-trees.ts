@@ -4,9 +4,11 @@
 // takes the same cut, so a tree of TREE_DEPTH levels reads at most TREE_DEPTH columns and a case's leaf is the
 // pattern of its sides at the levels' cuts. A level's cut is the cut of one column's bins (numeric: ordered bins
 // with missing on either side; categorical: bins ordered by G/(H + CAT_SMOOTH) over the level's rows) that gains
-// most summed over the level's nodes, MIN_CHILD_ROWS a side over the level. Boosted with early stopping on the
-// bag's validation rows; tree-stage.ts keeps them only when the held-out rows (single split) or the out-of-fold
-// rows (cross-fitted) say the model with them beats the model without.
+// most summed over the level's nodes, MIN_CHILD_ROWS a side over the level, among all usable columns or (a
+// cross-fitted bag) a seeded sample of them a level, as a random forest samples a split's columns. Boosted with
+// early stopping on the bag's validation rows, or a fixed number of rounds; tree-stage.ts keeps them only when
+// the held-out rows (single split) or the out-of-fold rows (cross-fitted) say the model with them beats the model
+// without.
 //
 // A case's reasons take each tree's exact Shapley values over its columns, with the tree's own training rows as
 // the background at each cut it does not read (path-dependent TreeSHAP): they depend only on the case's pattern
@@ -18,6 +20,7 @@ import { BIN_STRIDE } from './binning';
 import { CAT_SMOOTH, MIN_CHILD_ROWS } from './tunables';
 import { rowLogLoss } from './stats';
 import { FOREST_TREE } from './abi';
+import { mix64 } from './hash';
 
 export const TREE_DEPTH: i32 = 4;
 const LEAVES: i32 = 1 << TREE_DEPTH;
@@ -114,11 +117,14 @@ function coverOf(t: usize, l: i32, prefix: i32): f64 {
   return s;
 }
 
+// coverOf of every node of the tree being served (f64 [(1 << l) + prefix]), so valueGiven looks them up
+const COVERS = allocF64(2 * LEAVES);
+
 /**
  * v(S) at node `prefix` of level l: the tree's expected value when the columns in S (bit k: FEATURES[k]) are the
  * case's and the others unknown, reading the cuts top down: a cut on a known column follows the case's side
  * (`sides`, the first level's the highest bit), one on an unknown column averages its two sides by their training
- * rows (equally when neither has any).
+ * rows (equally when neither has any; COVERS, coverOf's).
  */
 function valueGiven(t: usize, l: i32, prefix: i32, sides: i32, known: i32): f64 {
   if (l == TREE_DEPTH) return ldf(t, RT_LEAVES + prefix);
@@ -128,12 +134,12 @@ function valueGiven(t: usize, l: i32, prefix: i32, sides: i32, known: i32): f64 
   while (ldi(FEATURES, k) != col) k++;
   if ((known >> k & 1) != 0) return valueGiven(t, l + 1, (prefix << 1) | (sides >> (TREE_DEPTH - 1 - l) & 1), sides, known);
   const v0 = valueGiven(t, l + 1, prefix << 1, sides, known), v1 = valueGiven(t, l + 1, (prefix << 1) | 1, sides, known);
-  const w0 = coverOf(t, l + 1, prefix << 1), w1 = coverOf(t, l + 1, (prefix << 1) | 1);
+  const w0 = ldf(COVERS, (2 << l) + (prefix << 1)), w1 = ldf(COVERS, (2 << l) + ((prefix << 1) | 1));
   return w0 + w1 > 0 ? (w0 * v0 + w1 * v1) / (w0 + w1) : 0.5 * (v0 + v1);
 }
 
-// v(S) of one pattern of sides for every subset S of the tree's columns (serveTree)
-const V_OF = allocF64(LEAVES);
+// v(S) of every pattern of sides for every subset S of the tree's columns (serveTree; f64 [sides * LEAVES + S])
+const V_OF = allocF64(LEAVES * LEAVES);
 
 function factorial(k: i32): f64 {
   let f = 1.0;
@@ -161,9 +167,25 @@ export function serveTree(t: usize, colOf: usize, scale: f64, out: usize): void 
   for (let k = 0; k < TREE_DEPTH; k++) stf(out, ST_FEATURES + k, k < nFeatures ? <f64>ldi(colOf, ldi(FEATURES, k)) : -1);
   const full = (1 << nFeatures) - 1;
   const fF = factorial(nFeatures);
+  for (let l = 1; l <= TREE_DEPTH; l++) for (let prefix = 0; prefix < 1 << l; prefix++) stf(COVERS, (1 << l) + prefix, coverOf(t, l, prefix));
+  // v(S) of every subset and pattern once (each is read by several columns' sums below). v(S) reads only the sides
+  // of the levels that cut on a column of S (`read`): a pattern with other sides set takes the value of the same
+  // pattern without them, computed before it (a smaller number).
+  for (let known = 0; known <= full; known++) {
+    let read = 0;
+    for (let l = 0; l < TREE_DEPTH; l++) {
+      const col = <i32>ldf(t, RT_COLS + l);
+      if (col < 0) continue;
+      let k = 0;
+      while (ldi(FEATURES, k) != col) k++;
+      if ((known >> k & 1) != 0) read |= 1 << (TREE_DEPTH - 1 - l);
+    }
+    for (let sides = 0; sides < LEAVES; sides++) {
+      stf(V_OF, sides * LEAVES + known, (sides & ~read) != 0 ? ldf(V_OF, (sides & read) * LEAVES + known) : valueGiven(t, 0, 0, sides, known));
+    }
+  }
   for (let sides = 0; sides < LEAVES; sides++) {
-    // v(S) of every subset once for this pattern (each is read by several columns' sums below)
-    for (let known = 0; known <= full; known++) stf(V_OF, known, valueGiven(t, 0, 0, sides, known));
+    const vOf = V_OF + (<usize>(sides * LEAVES) << 3);
     for (let k = 0; k < TREE_DEPTH; k++) {
       let phi = 0.0;
       if (k < nFeatures) {
@@ -172,7 +194,7 @@ export function serveTree(t: usize, colOf: usize, scale: f64, out: usize): void 
           let size = 0;
           for (let q = 0; q < nFeatures; q++) size += known >> q & 1;
           const w = factorial(size) * factorial(nFeatures - size - 1) / fF;
-          phi += w * (ldf(V_OF, known | (1 << k)) - ldf(V_OF, known));
+          phi += w * (ldf(vOf, known | (1 << k)) - ldf(vOf, known));
         }
       }
       stf(out, ST_PHI + sides * TREE_DEPTH + k, phi * scale);
@@ -210,9 +232,29 @@ const GH_COL: usize = (<usize>BIN_STRIDE << 4) + 64;
  * went to) are summed, into their nodes, and each sibling is its parent's histogram (the level above's, in prevGH)
  * less theirs: at most half the rows a level are read.
  */
-function fillLevel(bag: Bag, nodes: i32, nodeOf: usize, ghRow: usize, subtract: bool, listed: usize, nListed: i32, listedRight: bool): void {
+function fillLevel(
+  bag: Bag, nodes: i32, nodeOf: usize, ghRow: usize, subtract: bool, listed: usize, nListed: i32, listedRight: bool, cols: usize, nCols: i32,
+): void {
   const u = bag.u, nT = bag.nT;
   const half = subtract && nodes > 1;
+  // without `subtract`, only the level's sampled columns (`cols`, nCols of them, ascending) are summed: the others
+  // are not scanned, and each histogram is summed on its own, so the sums are the same either way
+  if (!subtract && nCols < u) {
+    for (let v = 0; v < nodes; v++) {
+      for (let j = 0; j < nCols; j++) { const c = ldi(cols, j); memory.fill(ghAt(v, u, c), 0, <usize>ldi(bag.nBins, c) << 4); }
+    }
+    for (let i = 0; i < nT; i++) {
+      const node = <i32>load<u8>(nodeOf + <usize>i);
+      const gh = v128.load(ghRow + (<usize>i << 4));
+      const col = bag.binsT + <usize>i, hist = ghAt(node, u, 0);
+      for (let j = 0; j < nCols; j++) {
+        const c = ldi(cols, j);
+        const o = hist + <usize>c * GH_COL + (<usize>load<u8>(col + <usize>c * <usize>nT) << 4);
+        v128.store(o, f64x2.add(v128.load(o), gh));
+      }
+    }
+    return;
+  }
   if (half) { // the level above's histograms become the parents
     const t1 = prevGH; prevGH = levelGH; levelGH = t1;
   }
@@ -365,6 +407,11 @@ function halfLoss(s: usize, ys: usize, n: i32, half: i32): f64 {
   return k > 0 ? sum / <f64>k : 0;
 }
 
+/** The 53-bit draw below which a seeded draw (mix64 >> 11) falls with chance `fraction`. */
+function drawBar(fraction: f64): u64 {
+  return fraction >= 1.0 ? (<u64>1) << 53 : <u64>(fraction * 9007199254740992.0);
+}
+
 /** What boostTrees leaves: the kept trees (f64 [count * RAW_TREE], owned by the caller) and the gate's gain. */
 export class TreeRun {
   trees: usize = 0;
@@ -380,11 +427,13 @@ export class TreeRun {
  * when the validation rows of `stopHalf` (halfLoss) have not improved for `patience` rounds (patience 0: runs
  * maxRounds) and keeps the best round; `gateGain` is how much the trees lowered the odd validation rows' loss.
  */
-export function boostTrees(bag: Bag, sT: usize, sV: usize, lr: f64, l2: f64, patience: i32, maxRounds: i32, stopHalf: i32 = 0): TreeRun {
+export function boostTrees(
+  bag: Bag, sT: usize, sV: usize, lr: f64, l2: f64, patience: i32, maxRounds: i32, stopHalf: i32 = 0, colFraction: f64 = 1.0,
+): TreeRun {
   const u = bag.u, nT = bag.nT, nV = bag.nV, yT = bag.yT;
   const run = new TreeRun();
   const trees = allocF64(maxRounds * RAW_TREE);
-  const eT = allocF64(nT), ghRow = allocF64(2 * nT), nodeOf = allocU8(nT), listed = allocI32(nT);
+  const eT = allocF64(nT), ghRow = allocF64(2 * nT), nodeOf = allocU8(nT), listed = allocI32(nT), cols = allocI32(u);
   for (let i = 0; i < nT; i++) stf(eT, i, Math.exp(ldf(sT, i)));
   levelGH = allocU8((LEAVES >> 1) * u * <i32>GH_COL);
   prevGH = allocU8((LEAVES >> 1) * u * <i32>GH_COL);
@@ -407,17 +456,25 @@ export function boostTrees(bag: Bag, sT: usize, sV: usize, lr: f64, l2: f64, pat
     store<f64>(o, p - ldf(yT, i));
     store<f64>(o + 8, p * (1.0 - p));
   }
+  const sampleCols = colFraction < 1.0, colBar = drawBar(colFraction);
   while (round < maxRounds) {
+    const roundSeed = mix64(bag.seed ^ (<u64>round * 0x9e3779b97f4a7c15));
     memory.fill(nodeOf, 0, <usize>nT);
     const t = trees + (<usize>(round * RAW_TREE) << 3);
     memory.fill(t, 0, <usize>RAW_TREE << 3);
     let levels = 0, nListed = 0, listedRight = true;
     for (let l = 0; l < TREE_DEPTH; l++) {
       const nodes = 1 << l;
-      fillLevel(bag, nodes, nodeOf, ghRow, subtract, listed, nListed, listedRight);
+      // the level's sample of columns (all of them without sampling), drawn from the bag's seed
+      let nCols = 0;
+      for (let c = 0; c < u; c++) {
+        if (sampleCols && (mix64(roundSeed ^ (<u64>(l * u + c + 1) << 32)) >> 11) >= colBar) continue;
+        sti(cols, nCols++, c);
+      }
+      fillLevel(bag, nodes, nodeOf, ghRow, subtract, listed, nListed, listedRight, cols, nCols);
       bestLevelGain = 0;
       let bestC = -1;
-      for (let c = 0; c < u; c++) if (scanColumn(bag, nodes, c, l2)) bestC = c;
+      for (let j = 0; j < nCols; j++) if (scanColumn(bag, nodes, ldi(cols, j), l2)) bestC = ldi(cols, j);
       stf(t, RT_COLS + l, <f64>bestC);
       nListed = 0;
       if (bestC < 0) { // every row goes left: none listed on the right, and each left node is its parent
@@ -445,7 +502,7 @@ export function boostTrees(bag: Bag, sT: usize, sV: usize, lr: f64, l2: f64, pat
         nListed += <i32>(side == want);
       }
     }
-    if (levels == 0) break; // nothing left to cut
+    if (levels == 0 && !sampleCols) break; // nothing left to cut (with sampling: this round's columns had none)
     for (let k = 0; k < LEAVES; k++) { stf(NODE_G, k, 0); stf(NODE_H, k, 0); stf(t, RT_COVERS + k, 0); }
     for (let i = 0; i < nT; i++) {
       const leaf = ldb(nodeOf, i);
@@ -480,7 +537,7 @@ export function boostTrees(bag: Bag, sT: usize, sV: usize, lr: f64, l2: f64, pat
   memory.copy(sV, sVbest, <usize>nV << 3);
   run.trees = trees; run.count = bestRound; run.rounds = round;
   run.gateGain = startGate - halfLoss(sV, bag.yV, nV, 1); // the gate rows at the kept round
-  release(listed);
+  release(listed); release(cols);
   release(levelGH); release(prevGH); release(binRows);
   levelGH = 0; prevGH = 0; binRows = 0;
   release(eT); release(ghRow); release(nodeOf); release(sVbest);

@@ -85,7 +85,7 @@ export function afterTrees(s: FitState): void {
   }
 }
 
-/** Sum over bags bg0..bg0+nB-1 of their trees' values for row r of the full binned matrix. */
+/** Sum over bags bg0..bg0+nB-1 of their trees' values for row r of the full binned matrix (the readable version of foldTreeSums and heldBins' sums). */
 function treeSum(s: FitState, bg0: i32, nB: i32, r: i32): f64 {
   let sum = 0.0;
   for (let bg = bg0; bg < bg0 + nB; bg++) {
@@ -108,6 +108,34 @@ function heldBins(s: FitState): usize {
     for (let q = 0; q < n; q++) store<u8>(to + <usize>q, load<u8>(from + <usize>ldi(s.heldRows, q)));
   }
   return bins;
+}
+
+/**
+ * Cross-fitted: each row's sum of its fold's bags' trees (f64 [nHeld]; the caller releases), for the folds whose
+ * trees are candidates (0 elsewhere). A fold's rows are gathered (u8 [c * m + j]) and addRawTree adds each tree over
+ * all of them, bag after bag and tree after tree: every row's sum adds the same values in the same order as
+ * treeSum(s, fold * BAGS_PER_FOLD, BAGS_PER_FOLD, its row).
+ */
+function foldTreeSums(s: FitState): usize {
+  const n = s.nHeld, u = s.u;
+  const sums = allocF64(n), idx = allocI32(n), bins = allocU8(u * n), acc = allocF64(n);
+  for (let f = 0; f < CROSS_FOLDS; f++) {
+    const bg0 = f * BAGS_PER_FOLD;
+    if (ldb(s.treeCandidate, bg0) == 0) continue;
+    let m = 0;
+    for (let q = 0; q < n; q++) if (ldb(s.foldOf, q) == f) sti(idx, m++, q);
+    for (let c = 0; c < u; c++) {
+      const from = s.binsAll + <usize>c * <usize>s.n, to = bins + <usize>c * <usize>m;
+      for (let j = 0; j < m; j++) store<u8>(to + <usize>j, load<u8>(from + <usize>ldi(s.trainRows, ldi(idx, j))));
+    }
+    memory.fill(acc, 0, <usize>m << 3);
+    for (let bg = bg0; bg < bg0 + BAGS_PER_FOLD; bg++) {
+      for (let t = 0; t < s.bagTreeCount[bg]; t++) addRawTree(s.bagTrees[bg] + (<usize>(t * RAW_TREE) << 3), bins, m, m, acc);
+    }
+    for (let j = 0; j < m; j++) stf(sums, ldi(idx, j), ldf(acc, j));
+  }
+  release(idx); release(bins); release(acc);
+  return sums;
 }
 
 /**
@@ -168,12 +196,13 @@ export function keepFoldTrees(s: FitState): void {
   for (let bg = 0; bg < s.nBags; bg++) if (ldb(s.treeCandidate, bg) != 0) any = true;
   if (!any) return;
   const n = s.nHeld;
-  const x1 = allocF64(n);
+  const x1 = allocF64(n), sums = foldTreeSums(s);
   for (let q = 0; q < n; q++) {
     const f = ldb(s.foldOf, q), bg0 = f * BAGS_PER_FOLD;
-    const extra = ldb(s.treeCandidate, bg0) != 0 ? treeSum(s, bg0, BAGS_PER_FOLD, ldi(s.trainRows, q)) / <f64>BAGS_PER_FOLD : 0.0;
+    const extra = ldb(s.treeCandidate, bg0) != 0 ? ldf(sums, q) / <f64>BAGS_PER_FOLD : 0.0;
     stf(x1, q, ldf(s.heldLogit, q) + extra);
   }
+  release(sums);
   // compared as the decision tests them: each scaled by the temperature the other folds choose for it
   const t0 = crossTempered(s, s.heldLogit), t1 = crossTempered(s, x1);
   if (pairedZ(s, t0, t1) >= Z_TREES) {

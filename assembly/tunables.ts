@@ -182,7 +182,8 @@ export const REASON_SIGN_AGREEMENT: f64 = 0.75; // at least 3 of 4 bags
 // terms and kept pairs leave, at TREE_LEARNING_RATE with RESIDUAL_TREE_L2 added to each leaf's hessian. A single split's bags
 // stop after TREE_PATIENCE rounds without a better loss on their even validation rows, and the trees stay candidates
 // when TREE_AGREE of the 8 bags see their odd (gate) rows improve. A cross-fitted bag holds 15-30 validation rows,
-// too few to halve: it stops on all of them (TREE_CROSS_STOP_HALF -1) and has no gate. Either way the trees are kept
+// too few to halve or to stop on: it boosts a fixed number of trees (below; TREE_CROSS_STOP_HALF -1) and has no
+// gate. Either way the trees are kept
 // only when the held-out (out-of-fold) log loss with them beats the one without by a paired z of at least Z_TREES.
 // Records of more than TREE_MAX_TRAIN training rows do not try them. docs/engine-history.md "Residual trees".
 export const TREE_LEARNING_RATE: f64 = 0.1;
@@ -193,9 +194,22 @@ export const TREE_AGREE: i32 = 6;
 export const Z_TREES: f64 = 1.6448536269514722;
 export const TREE_MAX_TRAIN: i32 = 250000;
 export const TREE_CROSS_STOP_HALF: i32 = -1;
-export const TREE_CROSS_PATIENCE: i32 = 20;
-export const TREE_CROSS_ROUNDS: i32 = 300;
-export const TREE_CROSS_LR: f64 = 0.1;
+// Cross-fitted bags (small records, often wide) grow their trees more like a forest: a fixed TREE_CROSS_ROUNDS
+// trees at TREE_CROSS_LR (TREE_CROSS_PATIENCE 0: no early stop), each level's cut picked among a seeded half of
+// the columns (TREE_CROSS_COL_FRACTION; the draw is keyed by the bag's seed, the round, the level and the column,
+// so any worker grows the same trees). A cross-fitted bag's 15-30 validation rows stopped its trees at a noisy
+// minimum; the out-of-fold test (Z_TREES) still decides whether they are kept. On the quality bench's splits,
+// AUC before -> after: sonar 0.8973 -> 0.9067, ionosphere 0.9663 -> 0.9686, ad_data 0.8957 -> 0.9014; 150 rounds
+// at 0.05, 75 at 0.1, 50 at 0.15 and 25 at 0.3 did as well, within 0.002 of one another (the gain is the sampled
+// columns and the fixed steps, not the rounds). With 35 at 0.2 a small record's fit takes 0.64-0.89x the CPU it took
+// with the early-stopped trees (counting the tree stage's same-bytes speedups).
+// docs/engine-history.md "Forest-shaped residual trees". Single splits scan every column (1: the old code path);
+// half the columns gained cells 0.0004, inside the noise.
+export const TREE_CROSS_PATIENCE: i32 = 0;
+export const TREE_CROSS_ROUNDS: i32 = 35;
+export const TREE_CROSS_LR: f64 = 0.2;
+export const TREE_COL_FRACTION: f64 = 1.0;
+export const TREE_CROSS_COL_FRACTION: f64 = 0.5;
 // A single split's bag of at least TREE_LARGE_FROM training rows (records of about 31,000 training rows or more,
 // where MAX_BAG_TRAIN caps the bag or nearly) boosts its trees at TREE_LARGE_LR: its validation rows are many, so
 // larger steps stop on the same loss in fewer trees. 0.1 -> 0.3 on diamonds' 3 bench splits: 1,123-1,684 trees a

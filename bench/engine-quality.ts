@@ -108,6 +108,8 @@ for (const info of realTables().filter((t) => wanted.includes(t.name))) {
         slope: slope(yTest, logit),
         oofAuc: r.quality.auc,
         pairs: r.diagnostics.pairs,
+        trees: r.diagnostics.trees,
+        treesTried: r.diagnostics.treesTried,
         oofSlope,
         varOof,
         varServed,
