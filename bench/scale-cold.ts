@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { benchRows, childServer, postJson, uploadCsv } from './service.ts';
 import { pacedLoad, type PacedResult } from './paced-load.ts';
 import { createLiveKey } from '../host/runtime/keys.ts';
@@ -224,9 +224,19 @@ async function besideColdFits(root: string, seconds: number): Promise<string> {
     if (r.status !== 200) throw new Error(`first ask: HTTP ${r.status} ${r.body?.code}`);
     const cached = () => pacedLoad({ url: `${url}/v1/ask`, headers, body: cachedBody, rate: cachedRate, seconds });
     await pacedLoad({ url: `${url}/v1/ask`, headers, body: cachedBody, rate: 200, seconds: 2 }); // warm
+    // The client shares the machine's cores: its own event-loop delay is reported beside each phase, since an open-loop
+    // latency includes any lag in sending.
+    const lag = monitorEventLoopDelay({ resolution: 5 });
+    const clientLag = () => {
+      const out = `client event-loop delay p99 ${(lag.percentile(99) / 1e6).toFixed(1)} ms, max ${(lag.max / 1e6).toFixed(0)} ms`;
+      lag.reset();
+      return out;
+    };
+    lag.enable();
     const cpu0 = mainThreadCpuS(child.pid!);
     const alone = await cached();
     const cpu1 = mainThreadCpuS(child.pid!);
+    const lagAlone = clientLag();
     const base = 1_000_000 + Math.floor(Math.random() * 1e6) * 2_000; // new records, never cached before
     const coldBody = (i: number) =>
       JSON.stringify({ ...question, data: { csv: inlineCsv(base + i * 2_000) }, cases: { ids: [`c${base + i * 2_000}`] } });
@@ -235,12 +245,14 @@ async function besideColdFits(root: string, seconds: number): Promise<string> {
       pacedLoad({ url: `${url}/v1/ask`, headers, body: '', bodyOf: coldBody, rate: coldRate, seconds, sockets: 1000 }),
     ]);
     const cpu2 = mainThreadCpuS(child.pid!);
+    const lagBeside = clientLag();
+    lag.disable();
     const f = (x: PacedResult) =>
       `p50 ${x.p50.toFixed(1)} ms, p99 ${x.p99.toFixed(1)} ms, max ${x.max.toFixed(0)} ms (${x.sent} sent: ${JSON.stringify(x.statuses)})`;
     const perSecond = (cpu: number) => `${((cpu / seconds) * 100).toFixed(0)}% of a core`;
     return [
-      `cached alone:       ${f(alone)}; request thread ${perSecond(cpu1 - cpu0)}`,
-      `cached beside cold: ${f(beside)}; request thread ${perSecond(cpu2 - cpu1)}`,
+      `cached alone:       ${f(alone)}; request thread ${perSecond(cpu1 - cpu0)}; ${lagAlone}`,
+      `cached beside cold: ${f(beside)}; request thread ${perSecond(cpu2 - cpu1)}; ${lagBeside}`,
       `cold (first reply): ${f(cold)}`,
     ].join('\n');
   } finally {
