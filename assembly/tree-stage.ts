@@ -7,7 +7,7 @@ import { ldf, stf, ldi, sti, ldb, stb, allocF64, allocI32, allocU8, release } fr
 import { FitState } from './fit-state';
 import { PairSet, pairsKept } from './pairs';
 import { buildBlock, PHASE_TREES, TREE_OUT_HEAD } from './tasks';
-import { RAW_TREE, rawTreeValue, rawTreeMean, addRawTree } from './residual-trees';
+import { RAW_TREE, rawTreeMean, addRawTree } from './residual-trees';
 import { rowLogLoss, clusteredMeanSe } from './stats';
 import { rescale, outOfBagPlatt, crossTempered } from './bags';
 import { BIN_STRIDE } from './binning';
@@ -85,56 +85,48 @@ export function afterTrees(s: FitState): void {
   }
 }
 
-/** Sum over bags bg0..bg0+nB-1 of their trees' values for row r of the full binned matrix (the readable version of foldTreeSums and heldBins' sums). */
-function treeSum(s: FitState, bg0: i32, nB: i32, r: i32): f64 {
-  let sum = 0.0;
-  for (let bg = bg0; bg < bg0 + nB; bg++) {
-    const t0 = s.bagTrees[bg];
-    for (let t = 0; t < s.bagTreeCount[bg]; t++) sum += rawTreeValue(t0 + (<usize>(t * RAW_TREE) << 3), s.binsAll, s.n, r);
-  }
-  return sum;
-}
-
 /**
- * The held-out rows' bins, gathered from the full binned matrix (u8 [c * nHeld + q]; the caller releases), for
- * addRawTree to add each tree over all of them: bag after bag and tree after tree, every row's sum adds the same
- * values in the same order as treeSum.
+ * The bins of `m` rows of the full binned matrix (`rows`: i32 [m], their indices in it), gathered column by column
+ * (u8 [c * m + j]; the caller releases) for addRawTree to add each tree over all of them. Every row's sum of a run
+ * of bags' trees then adds, bag after bag and tree after tree, the same values in the same order as the readable
+ * sum over those trees of rawTreeValue(tree, s.binsAll, s.n, row) (test/engine/probes/trees-probe.as.ts).
  */
-function heldBins(s: FitState): usize {
-  const n = s.nHeld, u = s.u;
-  const bins = allocU8(u * n);
-  for (let c = 0; c < u; c++) {
-    const from = s.binsAll + <usize>c * <usize>s.n, to = bins + <usize>c * <usize>n;
-    for (let q = 0; q < n; q++) store<u8>(to + <usize>q, load<u8>(from + <usize>ldi(s.heldRows, q)));
+function gatherBins(s: FitState, rows: usize, m: i32): usize {
+  const bins = allocU8(s.u * m);
+  for (let c = 0; c < s.u; c++) {
+    const from = s.binsAll + <usize>c * <usize>s.n, to = bins + <usize>c * <usize>m;
+    for (let j = 0; j < m; j++) store<u8>(to + <usize>j, load<u8>(from + <usize>ldi(rows, j)));
   }
   return bins;
 }
 
+/** The held-out rows' bins (gatherBins). */
+function heldBins(s: FitState): usize {
+  return gatherBins(s, s.heldRows, s.nHeld);
+}
+
 /**
  * Cross-fitted: each row's sum of its fold's bags' trees (f64 [nHeld]; the caller releases), for the folds whose
- * trees are candidates (0 elsewhere). A fold's rows are gathered (u8 [c * m + j]) and addRawTree adds each tree over
- * all of them, bag after bag and tree after tree: every row's sum adds the same values in the same order as
- * treeSum(s, fold * BAGS_PER_FOLD, BAGS_PER_FOLD, its row).
+ * trees are candidates (0 elsewhere): a fold's rows gathered (gatherBins), and addRawTree adds each tree over all of
+ * them, bag after bag and tree after tree.
  */
 function foldTreeSums(s: FitState): usize {
-  const n = s.nHeld, u = s.u;
-  const sums = allocF64(n), idx = allocI32(n), bins = allocU8(u * n), acc = allocF64(n);
+  const n = s.nHeld;
+  const sums = allocF64(n), idx = allocI32(n), rows = allocI32(n), acc = allocF64(n);
   for (let f = 0; f < CROSS_FOLDS; f++) {
     const bg0 = f * BAGS_PER_FOLD;
     if (ldb(s.treeCandidate, bg0) == 0) continue;
     let m = 0;
-    for (let q = 0; q < n; q++) if (ldb(s.foldOf, q) == f) sti(idx, m++, q);
-    for (let c = 0; c < u; c++) {
-      const from = s.binsAll + <usize>c * <usize>s.n, to = bins + <usize>c * <usize>m;
-      for (let j = 0; j < m; j++) store<u8>(to + <usize>j, load<u8>(from + <usize>ldi(s.trainRows, ldi(idx, j))));
-    }
+    for (let q = 0; q < n; q++) if (ldb(s.foldOf, q) == f) { sti(idx, m, q); sti(rows, m, ldi(s.trainRows, q)); m++; }
+    const bins = gatherBins(s, rows, m);
     memory.fill(acc, 0, <usize>m << 3);
     for (let bg = bg0; bg < bg0 + BAGS_PER_FOLD; bg++) {
       for (let t = 0; t < s.bagTreeCount[bg]; t++) addRawTree(s.bagTrees[bg] + (<usize>(t * RAW_TREE) << 3), bins, m, m, acc);
     }
+    release(bins);
     for (let j = 0; j < m; j++) stf(sums, ldi(idx, j), ldf(acc, j));
   }
-  release(idx); release(bins); release(acc);
+  release(idx); release(rows); release(acc);
   return sums;
 }
 
