@@ -45,8 +45,12 @@ async function setUp() {
 }
 
 const stage = (done: number): StageData => ({ stage: 'asking', step: 'fitting', message: `bag ${done}`, elapsed_ms: done, facts: {} });
+/** The task's stored events as `kind:message` (stage) or `kind:question` (answer). */
 const stored = async (store: Store) =>
-  (await store.listTaskEvents('tk_1', 0, 1000)).map((e) => [e.kind, JSON.parse(e.data) as { message?: string; question?: string }]);
+  (await store.listTaskEvents('tk_1', 0, 1000)).map((e) => {
+    const d = JSON.parse(e.data) as { message?: string; question?: string };
+    return `${e.kind}:${d.message ?? d.question}`;
+  });
 
 describe('TaskEventWriter', () => {
   it('stores a burst of progress in spaced writes, the latest snapshot of each step and every answer kept', async () => {
@@ -66,14 +70,7 @@ describe('TaskEventWriter', () => {
     expect(writes).toEqual([1, 4]);
     expect(writeTimes[0] - t0).toBeLessThan(100);
     expect(writeTimes[1] - writeTimes[0]).toBeGreaterThanOrEqual(199);
-    const events = await stored(store);
-    expect(events.map(([kind, d]) => `${kind}:${d.message ?? d.question}`)).toEqual([
-      'stage:bag 1',
-      'stage:bag 40',
-      'stage:deciding',
-      'stage:scoring q1',
-      'answer:q1',
-    ]);
+    expect(await stored(store)).toEqual(['stage:bag 1', 'stage:bag 40', 'stage:deciding', 'stage:scoring q1', 'answer:q1']);
     expect(JSON.parse((await store.listTaskEvents('tk_1', 3, 1))[0].data).elapsed_ms).toBe(43);
     await writer.close();
   });
@@ -94,11 +91,7 @@ describe('TaskEventWriter', () => {
     await writer.close();
     expect(performance.now() - t0).toBeLessThan(5_000);
     expect(writes).toEqual([1, 1, 1]);
-    expect((await stored(store)).map(([kind, d]) => `${kind}:${d.message ?? d.question}`)).toEqual([
-      'stage:bag 1',
-      'stage:bag 3',
-      'answer:q1',
-    ]);
+    expect(await stored(store)).toEqual(['stage:bag 1', 'stage:bag 3', 'answer:q1']);
     // closed: later events are not written
     writer.stage(stage(4));
     await new Promise((resolve) => setTimeout(resolve, 20));
