@@ -17,6 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { isMainThread } from 'node:worker_threads';
 
+// - the request thread's time on a core and waiting for one (/proc/thread-self/schedstat, Linux), in ms;
 // - the request thread's SQLite COMMITs (with synchronous = FULL each waits for its fsync): how many, their time in
 //   all and the longest, by the first statement each transaction wrote.
 if (isMainThread) trace();
@@ -115,6 +116,17 @@ function trace(): void {
     };
   }
 
+  /** The request thread's [ns on a core, ns waiting for a core] so far (Linux; zeros elsewhere). */
+  const schedstat = (): [number, number] => {
+    try {
+      const [run, wait] = fs.readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number);
+      return [run, wait];
+    } catch {
+      return [0, 0];
+    }
+  };
+  let sched0 = schedstat();
+
   const pct = (xs: number[], q: number) => {
     if (xs.length === 0) return null;
     const s = [...xs].sort((a, b) => a - b);
@@ -140,7 +152,9 @@ function trace(): void {
       b.ms = Math.round(b.ms + c.ms);
       b.max = Math.max(b.max, Math.round(c.ms));
     }
+    const sched = schedstat();
     const line = {
+      requestThreadMs: { onCore: Math.round((sched[0] - sched0[0]) / 1e6), waitingForCore: Math.round((sched[1] - sched0[1]) / 1e6) },
       commits: { ...summary(commits.map((c) => c.ms)), totalMs: Math.round(commits.reduce((a, c) => a + c.ms, 0)), byFirst },
       eventLoopDelayMs: { p50: eld.percentile(50) / 1e6, p99: eld.percentile(99) / 1e6, max: eld.max / 1e6 },
       stalls: { ...stalls },
@@ -162,5 +176,6 @@ function trace(): void {
     requests = [];
     stretches = [];
     commits = [];
+    sched0 = sched;
   });
 }
