@@ -30,7 +30,7 @@ export interface TransactionOptions {
    * false: the commit may return before the transaction is on disk. It survives the process ending at any
    * moment, but a power loss or an OS crash may undo it, until any later durable commit or checkpoint of the
    * database syncs it. SQLite: synchronous = NORMAL for this transaction, so its COMMIT waits for no fsync
-   * (docs/decisions/0091-task-event-writes-spaced.md). PostgreSQL: no difference (its commits never hold the event loop).
+   * (docs/decisions/0091-background-writes-without-fsync-waits.md). PostgreSQL: no difference (its commits never hold the event loop).
    * Only for batched writes that may already be an interval late (usage, kept answers, progress events),
    * never for a write a reply depends on. Default true.
    */

@@ -7,7 +7,7 @@
 // Writes are spaced: one starts at most every EVENT_WRITE_GAP_MS (the first at once), and what comes
 // meanwhile goes in the next. Each write is a transaction, and on SQLite a COMMIT waits for its fsync on
 // the request thread, where a fit's progress (about 25 events a cold ask) otherwise held every other reply
-// (docs/decisions/0091-task-event-writes-spaced.md). flush() and close() write at once.
+// (docs/decisions/0091-background-writes-without-fsync-waits.md). flush() and close() write at once.
 import type { NewTaskEvent, TaskEventKind } from '../../store/index.ts';
 import type { Services } from '../services.ts';
 import type { AnswerData, EventSink, StageData } from './types.ts';
