@@ -119,9 +119,12 @@ export class TaskEventWriter implements EventSink {
   }
 }
 
-/** What tells one step from another: the fit's bags share one; scoring and signing are per question (message). */
+/**
+ * What tells one step from another: a fit's columns binned and bags boosted each share one; scoring and signing
+ * are once per question, told apart by their message.
+ */
 function stepOf(d: StageData): string {
-  return `${d.stage}/${d.step}/${d.fit ?? ''}/${d.step === 'fitting' ? '' : d.message}`;
+  return `${d.stage}/${d.step}/${d.fit ?? ''}/${d.step === 'scoring' || d.step === 'signing' ? d.message : ''}`;
 }
 
 function withTaskId(e: NewTaskEvent, taskId: string): NewTaskEvent {
