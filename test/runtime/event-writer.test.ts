@@ -18,8 +18,8 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
-/** A store with one running task of owner 'a', and a count of the writes of its events. */
-async function setUp() {
+/** A store with one running task of owner 'a', and a count of the writes of its events (each `delayMs` late: a store over the network). */
+async function setUp(delayMs = 0) {
   const dir = tempDir();
   dirs.push(dir);
   const store = await openSqliteStore(dir);
@@ -38,7 +38,8 @@ async function setUp() {
   counted.appendTaskEvents = (id, owner, events) => {
     writes.push(events.length);
     writeTimes.push(performance.now());
-    return append(id, owner, events);
+    if (delayMs === 0) return append(id, owner, events);
+    return new Promise((resolve) => setTimeout(resolve, delayMs)).then(() => append(id, owner, events));
   };
   const services = { store: counted, now: Date.now, events: new TaskEventHub(Date.now), log: pino({ level: 'silent' }) };
   return { store, writes, writeTimes, services: services as unknown as Services };
@@ -96,5 +97,25 @@ describe('TaskEventWriter', () => {
     writer.stage(stage(4));
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(writes).toHaveLength(3);
+  });
+
+  it('flush returns while a busy fit keeps reporting (a pending reply is not held)', async () => {
+    const { store, services } = await setUp(5);
+    const writer = new TaskEventWriter(services, 60_000);
+    writer.attach('tk_1', 'a');
+    let bag = 0;
+    // a new step every event: none replaces another, so the queue is never empty for long
+    const busy = setInterval(() => writer.stage({ ...stage(++bag), step: bag % 2 ? 'binning' : 'fitting' }), 1);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const before = bag;
+      await writer.flush();
+      expect(bag).toBeGreaterThan(before); // events came while it wrote
+      expect((await store.listTaskEvents('tk_1', 0, 10_000)).length).toBeGreaterThanOrEqual(before);
+    } finally {
+      clearInterval(busy);
+    }
+    await writer.close();
+    expect((await store.listTaskEvents('tk_1', 0, 10_000)).length).toBe(bag);
   });
 });

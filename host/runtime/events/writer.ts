@@ -102,17 +102,24 @@ export class TaskEventWriter implements EventSink {
       });
   }
 
-  /** Writes every event so far without waiting for the gap (a pending reply is about to name the task). */
+  /**
+   * Writes the events so far without waiting for the gap (a pending reply is about to name the task). Events
+   * that come meanwhile may go in the same write or wait for the next, so a busy fit cannot hold the caller.
+   */
   async flush(): Promise<void> {
-    while (this.writing || (this.queue.length > 0 && this.taskId !== null && !this.closed)) {
-      this.pump(true);
-      await this.writing;
-    }
+    if (this.writing) await this.writing;
+    // the write that just ended may have started the next one with what waited
+    if (!this.writing) this.pump(true);
+    await this.writing;
   }
 
   /** Waits until every event so far is stored, then takes no more (the final one goes with the task's status). */
   async close(): Promise<void> {
-    await this.flush();
+    // the task has ended: nothing more comes, so this ends
+    while (this.writing || (this.queue.length > 0 && this.taskId !== null && !this.closed)) {
+      this.pump(true);
+      await this.writing;
+    }
     this.closed = true;
     if (this.spacing) clearTimeout(this.spacing);
     this.spacing = null;
