@@ -16,6 +16,7 @@ interface Probe {
   alloc(bytes: number): number;
   sortAll(idx: number, n: number, keys: number): void;
   sortFirst(idx: number, n: number, k: number, keys: number): void;
+  sortByValue(idx: number, n: number, values: number, desc: boolean, radix: boolean): void;
 }
 
 let probe: Probe;
@@ -82,6 +83,38 @@ describe('firstByU64Key against sortByU64Key', () => {
         let restDiffers = rest.length === want.length ? -1 : 0;
         for (let i = 0; i < rest.length && restDiffers < 0; i++) if (rest[i] !== want[i]) restDiffers = i;
         expect(restDiffers, `k = ${k}: the rest`).toBe(-1);
+      }
+    });
+  }
+});
+
+// A held-out AUC and lift (assembly/stats.ts) order rows by score with sortIndicesByF64: on long arrays a radix
+// sort of the scores' bits, which must give the comparison sort's order, ties (and -0 against +0) by index.
+describe('sortIndicesByF64 against the comparison sort', () => {
+  for (const [n, nan] of [
+    [300, false],
+    [100_000, false],
+    [5_000, true],
+  ] as const) {
+    it(`orders ${n.toLocaleString('en-US')} scores the same way${nan ? ' (with a NaN: the comparison sort itself)' : ''}`, () => {
+      const next = mulberry32(n);
+      const values = new Float64Array(n);
+      // few distinct scores (many ties), negatives, both zeros, and tiny and huge magnitudes
+      for (let i = 0; i < n; i++) {
+        const u = next() % 1000;
+        values[i] = u < 100 ? 0 : u < 200 ? -0 : u < 600 ? (next() % 50) - 25 : (next() / 2 ** 32 - 0.5) * 10 ** ((next() % 40) - 20);
+      }
+      if (nan) values[n >> 1] = NaN;
+      const vp = probe.alloc(n * 8);
+      new Float64Array(probe.memory.buffer, vp, n).set(values);
+      for (const desc of [false, true]) {
+        const order = (radix: boolean) => {
+          const p = probe.alloc(n * 4);
+          new Int32Array(probe.memory.buffer, p, n).set(Int32Array.from({ length: n }, (_, i) => i));
+          probe.sortByValue(p, n, vp, desc, radix);
+          return Int32Array.from(new Int32Array(probe.memory.buffer, p, n));
+        };
+        expect(order(true)).toEqual(order(false));
       }
     });
   }
