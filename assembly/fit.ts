@@ -4,7 +4,7 @@
 import * as A from './abi';
 import { ldf, stf, ldi, sti, ldb, stb, ldl, stl, allocF64, allocI32, allocU8, release } from './mem';
 import { fnv1a64, mix64 } from './hash';
-import { sortIndices, sortByU64Key } from './sort';
+import { sortIndices, sortIndicesByU64Hash } from './sort';
 import { ColumnBins, binNumeric, binCategorical, numericBin, categoricalBin, BIN_STRIDE } from './binning';
 import { aucDeLong, aucZ, topLift, constLogLoss, sigmoid, clusteredMeanSe } from './stats';
 import { FitOutputs, FitState } from './fit-state';
@@ -177,17 +177,8 @@ function orderRows(s: FitState): void {
   s.order = ord;
   for (let i = 0; i < n; i++) sti(ord, i, i);
   sorting = s;
-  // Readable version: sortIndices(ord, n, cmpCanonical). cmpCanonical compares the entity hashes first, so
-  // the same order is a stable radix sort by hash, then the comparison sort within each run of one hash
-  // (rows of one entity, or a rare collision), whose indices the radix sort leaves ascending.
-  sortByU64Key(ord, n, rowHash);
-  for (let q = 0; q < n; ) {
-    const h = ldl(rowHash, ldi(ord, q));
-    let end = q + 1;
-    while (end < n && ldl(rowHash, ldi(ord, end)) == h) end++;
-    if (end - q > 1) sortIndices(ord + (<usize>q << 2), end - q, cmpCanonical);
-    q = end;
-  }
+  // Readable version: sortIndices(ord, n, cmpCanonical); cmpCanonical compares the entity hashes first.
+  sortIndicesByU64Hash(ord, n, rowHash, cmpCanonical);
 
   // entities: adjacent in canonical order
   const entityOfRow = allocI32(n);
