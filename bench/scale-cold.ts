@@ -146,7 +146,7 @@ async function coldAsk(
     const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
     const peakMb = Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024;
     const a = r.body?.answers?.q;
-    return { ms, cpuS, peakMb, state: a?.state ?? `${r.status} ${r.body?.code ?? ''}`, chance: a?.cases?.[0]?.chance ?? a?.chance };
+    return { ms, cpuS, peakMb, state: a?.state ?? `${r.status} ${r.body?.code ?? ''}`, chance: a?.cases?.[0]?.p };
   } finally {
     await stop();
     fs.rmSync(copy, { recursive: true, force: true });
