@@ -4,7 +4,7 @@
 import * as A from './abi';
 import { ldf, stf, ldi, sti, ldb, stb, ldl, stl, allocF64, allocI32, allocU8, release } from './mem';
 import { fnv1a64, mix64 } from './hash';
-import { sortIndices } from './sort';
+import { sortIndices, sortIndicesByU64Hash } from './sort';
 import { ColumnBins, binNumeric, binCategorical, numericBin, categoricalBin, BIN_STRIDE } from './binning';
 import { aucDeLong, aucZ, topLift, constLogLoss, sigmoid, clusteredMeanSe } from './stats';
 import { FitOutputs, FitState } from './fit-state';
@@ -177,7 +177,8 @@ function orderRows(s: FitState): void {
   s.order = ord;
   for (let i = 0; i < n; i++) sti(ord, i, i);
   sorting = s;
-  sortIndices(ord, n, cmpCanonical);
+  // Readable version: sortIndices(ord, n, cmpCanonical); cmpCanonical compares the entity hashes first.
+  sortIndicesByU64Hash(ord, n, rowHash, cmpCanonical);
 
   // entities: adjacent in canonical order
   const entityOfRow = allocI32(n);

@@ -110,17 +110,30 @@ export class PairSet {
     let most = 0;
     for (let p = 0; p < this.count; p++) if (this.slots(p) > most) most = this.slots(p);
     const w = allocF64(most > 0 ? most : 1);
+    const cnt = allocI32(most > 0 ? most : 1);
     for (let p = 0; p < this.count; p++) {
       const f = this.finalOf(p), slots = this.slots(p);
       for (let bg = 0; bg < nBags; bg++) {
         const t = this.tableOf(bg, p);
         for (let o = 0; o < slots; o++) stf(f, o, ldf(f, o) + ldf(t, o) / <f64>nBags);
       }
-      memory.fill(w, 0, <usize>slots << 3);
+      // training rows per cell: readable version `for q: w[rowCell(p, bins, n, rows[q])] += 1`; counted in
+      // integers with the term's columns read once (the loop's loads cannot be hoisted past its stores), the
+      // same whole numbers
+      memory.fill(cnt, 0, <usize>slots << 2);
+      const a = this.colA(p), b = this.colB(p), c = this.colC(p), st = this.fineStride(p);
+      const binsA = bins + <usize>a * <usize>n, binsB = bins + <usize>b * <usize>n;
+      const binsC = c >= 0 ? bins + <usize>c * <usize>n : 0;
+      const nbC = c >= 0 ? ldi(this.nBins, c) : 0;
+      const coarseA = this.coarseOf + (<usize>(a * BIN_STRIDE) << 2), coarseB = this.coarseOf + (<usize>(b * BIN_STRIDE) << 2);
       for (let q = 0; q < nRows; q++) {
-        const o = this.rowCell(p, bins, n, ldi(rows, q));
-        stf(w, o, ldf(w, o) + 1);
+        const r = <usize>ldi(rows, q);
+        const fa = <i32>load<u8>(binsA + r), fb = <i32>load<u8>(binsB + r);
+        const ab = st > 0 ? fa * st + fb : ldi(coarseA, fa) * COARSE + ldi(coarseB, fb);
+        const o = c < 0 ? ab : ab * nbC + <i32>load<u8>(binsC + r);
+        sti(cnt, o, ldi(cnt, o) + 1);
       }
+      for (let o = 0; o < slots; o++) stf(w, o, <f64>ldi(cnt, o));
       let mean = 0.0;
       for (let o = 0; o < slots; o++) mean += ldf(w, o) * ldf(f, o);
       mean /= <f64>nRows;
@@ -131,6 +144,7 @@ export class PairSet {
       for (let o = 0; o < slots; o++) stf(f, o, tree || ldf(w, o) > 0 ? ldf(f, o) - mean : 0.0);
     }
     release(w);
+    release(cnt);
     return moved;
   }
 

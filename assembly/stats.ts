@@ -1,7 +1,7 @@
 // Held-out statistics: AUC with DeLong variance, log loss, Brier, lifts, and a two-parameter
 // logistic fit for the calibration check (docs/design/engine.md#steps). All f64, AS Math only.
 import { ldf, stf, ldi, sti, allocI32, allocF64, release } from './mem';
-import { sortIndices } from './sort';
+import { sortIndicesByF64 } from './sort';
 
 export const P_CLIP: f64 = 1e-15;
 
@@ -49,7 +49,7 @@ export function aucDeLong(scores: usize, ys: usize, n: i32, cluster: usize = 0, 
   const idx = allocI32(n);
   for (let i = 0; i < n; i++) sti(idx, i, i);
   gScores = scores;
-  sortIndices(idx, n, byScore);
+  sortIndicesByF64(idx, n, scores, false, byScore);
   const v = allocF64(n); // V10 for positives, V01 for negatives
   let posBelow = 0, negBelow = 0;
   let g = 0;
@@ -157,7 +157,7 @@ export function topLift(scores: usize, ys: usize, n: i32, frac: f64): f64 {
   const idx = allocI32(n);
   for (let i = 0; i < n; i++) sti(idx, i, i);
   gScores = scores;
-  sortIndices(idx, n, byScoreDesc);
+  sortIndicesByF64(idx, n, scores, true, byScoreDesc);
   let k = <i32>Math.ceil(<f64>n * frac);
   if (k < 1) k = 1;
   let hits = 0;

@@ -29,13 +29,21 @@ export function startTrees(s: FitState): bool {
   let pairLogits: usize = 0;
   if (anyPairs) {
     pairLogits = allocF64(nBags * nTrain);
+    let cellsOf: PairSet | null = null, cells: usize = 0;
     for (let bg = 0; bg < nBags; bg++) {
       const ps: PairSet | null = s.crossFit ? s.foldPairs[bg / BAGS_PER_FOLD] : s.pairs;
       if (ps == null) continue;
+      // every training position's cell of each term, once for all the bags that share the set
+      if (ps !== cellsOf) {
+        release(cells);
+        cells = trainCells(s, ps);
+        cellsOf = ps;
+      }
       const j = s.crossFit ? bg % BAGS_PER_FOLD : bg;
       const row = pairLogits + (<usize>bg * <usize>nTrain << 3);
-      for (let q = 0; q < nTrain; q++) stf(row, q, ps.bagLogitOfRow(j, s.binsAll, s.n, ldi(s.trainRows, q)));
+      bagTermLogits(ps, j, cells, nTrain, row);
     }
+    release(cells);
   }
   s.treeGains = allocF64(nBags);
   s.bagTrees = new Array<usize>(nBags);
@@ -267,4 +275,30 @@ export function servedTreeLogits(s: FitState): usize {
   release(bins);
   for (let q = 0; q < n; q++) stf(sums, q, s.treeWeight * (ldf(sums, q) - s.treeMeanSum));
   return sums;
+}
+
+/** Each term's cell (i32 [p * nTrain + q]) at every training position q of the fit; the caller releases. */
+function trainCells(s: FitState, ps: PairSet): usize {
+  const nTrain = s.nTrain;
+  const cells = allocI32(ps.count * nTrain);
+  for (let p = 0; p < ps.count; p++) {
+    const to = cells + (<usize>p * <usize>nTrain << 2);
+    for (let q = 0; q < nTrain; q++) sti(to, q, ps.rowCell(p, s.binsAll, s.n, ldi(s.trainRows, q)));
+  }
+  return cells;
+}
+
+/**
+ * Bag j's term logits at every training position into `row` (f64 [nTrain]), term after term: each position adds
+ * the same values in the same order as PairSet.bagLogitOfRow (0, then term 0's, term 1's, ...), so the same bits.
+ */
+function bagTermLogits(ps: PairSet, j: i32, cells: usize, nTrain: i32, row: usize): void {
+  memory.fill(row, 0, <usize>nTrain << 3);
+  for (let p = 0; p < ps.count; p++) {
+    const t = ps.tableOf(j, p), from = cells + (<usize>p * <usize>nTrain << 2);
+    for (let q = 0; q < nTrain; q++) {
+      const o = row + (<usize>q << 3);
+      store<f64>(o, load<f64>(o) + load<f64>(t + (<usize>load<i32>(from + (<usize>q << 2)) << 3)));
+    }
+  }
 }

@@ -54,7 +54,8 @@ export async function pacedLoad(o: PacedOptions): Promise<PacedResult> {
           path: url.pathname,
           method: o.method ?? 'POST',
           agent,
-          headers: { ...o.headers, 'content-length': payload.length },
+          // x-bench-due: when it was due, epoch ms (bench/trace-server.ts times the service's side from it)
+          headers: { ...o.headers, 'content-length': payload.length, 'x-bench-due': String(performance.timeOrigin + due) },
         },
         (res) => {
           res.on('data', () => {});

@@ -47,10 +47,21 @@ async function store(rows: number, kind: ScaleKind, dir: string): Promise<void> 
 /** A service process of the checkout at `root` on the store at `dir` (BENCH_CPU_PROF: with a CPU profile). */
 async function serve(root: string, dir: string) {
   const prof = process.env.BENCH_CPU_PROF;
-  const args = [...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []), '--import', 'tsx', 'host/main.ts'];
+  // BENCH_TRACE=1: this checkout's bench/trace-server.ts in the service process, whichever checkout it runs
+  const trace = process.env.BENCH_TRACE ? path.join(dir, 'trace.jsonl') : undefined;
+  const tracer = trace ? ['--import', new URL('./trace-server.ts', import.meta.url).pathname] : [];
+  const args = [...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []), '--import', 'tsx', ...tracer, 'host/main.ts'];
   const child = spawn(process.execPath, args, {
     cwd: root,
-    env: { ...process.env, PORT: '0', DATA_DIR: dir, LOG_LEVEL: 'info', BASE_URL: '', RATE_LIMIT_PER_MINUTE: '1000000' },
+    env: {
+      ...process.env,
+      PORT: '0',
+      DATA_DIR: dir,
+      LOG_LEVEL: 'info',
+      BASE_URL: '',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      ...(trace ? { BENCH_TRACE_FILE: trace } : {}),
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -70,7 +81,16 @@ async function serve(root: string, dir: string) {
       });
       child.once('exit', (c) => reject(new Error(`server exited ${c}`)));
     });
-    return { url, child, stop };
+    /** BENCH_TRACE: the service's trace of the phase that just ended (bench/trace-server.ts), else ''. */
+    const phaseTrace = async (): Promise<string> => {
+      if (!trace) return '';
+      const before = fs.existsSync(trace) ? fs.readFileSync(trace, 'utf8').length : 0;
+      child.kill('SIGUSR2');
+      for (let i = 0; i < 100 && (fs.existsSync(trace) ? fs.readFileSync(trace, 'utf8').length : 0) === before; i++)
+        await new Promise((res) => setTimeout(res, 20));
+      return fs.readFileSync(trace, 'utf8').slice(before).trim();
+    };
+    return { url, child, stop, phaseTrace };
   } catch (err) {
     await stop();
     throw err;
@@ -209,7 +229,7 @@ async function besideColdFits(root: string, seconds: number): Promise<string> {
   const store = await openSqliteStore(dir);
   const { key } = await createLiveKey(store, { workspaceName: 'bench', now: Date.now() });
   await store.close();
-  const { url, child, stop } = await serve(root, dir);
+  const { url, child, stop, phaseTrace } = await serve(root, dir);
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
   const question = { entity_column: 'id', subject_kind: 'other', questions: { q: { type: 'yesno', outcome_column: 'y' } } };
   try {
@@ -233,19 +253,24 @@ async function besideColdFits(root: string, seconds: number): Promise<string> {
       return out;
     };
     lag.enable();
+    await phaseTrace(); // the warm-up's trace, dropped
     const cpu0 = mainThreadCpuS(child.pid!);
     const alone = await cached();
     const cpu1 = mainThreadCpuS(child.pid!);
     const lagAlone = clientLag();
+    const traceAlone = await phaseTrace();
     const base = 1_000_000 + Math.floor(Math.random() * 1e6) * 2_000; // new records, never cached before
-    const coldBody = (i: number) =>
-      JSON.stringify({ ...question, data: { csv: inlineCsv(base + i * 2_000) }, cases: { ids: [`c${base + i * 2_000}`] } });
+    // made before the phase: making 2,000-row bodies stalled the client's loop for up to 0.2 s under the cached asks
+    const coldBodies = Array.from({ length: Math.round(coldRate * seconds) }, (_, i) =>
+      JSON.stringify({ ...question, data: { csv: inlineCsv(base + i * 2_000) }, cases: { ids: [`c${base + i * 2_000}`] } }),
+    );
     const [beside, cold] = await Promise.all([
       cached(),
-      pacedLoad({ url: `${url}/v1/ask`, headers, body: '', bodyOf: coldBody, rate: coldRate, seconds, sockets: 1000 }),
+      pacedLoad({ url: `${url}/v1/ask`, headers, body: '', bodyOf: (i) => coldBodies[i], rate: coldRate, seconds, sockets: 1000 }),
     ]);
     const cpu2 = mainThreadCpuS(child.pid!);
     const lagBeside = clientLag();
+    const traceBeside = await phaseTrace();
     lag.disable();
     const f = (x: PacedResult) =>
       `p50 ${x.p50.toFixed(1)} ms, p99 ${x.p99.toFixed(1)} ms, max ${x.max.toFixed(0)} ms (${x.sent} sent: ${JSON.stringify(x.statuses)})`;
@@ -254,6 +279,7 @@ async function besideColdFits(root: string, seconds: number): Promise<string> {
       `cached alone:       ${f(alone)}; request thread ${perSecond(cpu1 - cpu0)}; ${lagAlone}`,
       `cached beside cold: ${f(beside)}; request thread ${perSecond(cpu2 - cpu1)}; ${lagBeside}`,
       `cold (first reply): ${f(cold)}`,
+      ...(traceAlone ? [`service trace alone:  ${traceAlone}`, `service trace beside: ${traceBeside}`] : []),
     ].join('\n');
   } finally {
     await stop();

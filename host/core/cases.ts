@@ -121,8 +121,9 @@ export function selectCases(
         .map((id) => JSON.stringify(id))
         .join(', ');
       const more = unknown.length > MAX_LISTED ? ` and ${unknown.length - MAX_LISTED} more` : '';
-      // A few of the record's own ids show what its ids look like (a prefix, zero padding, case).
-      const examples = [...map.keys()].sort(compareIds).slice(0, EXAMPLE_IDS);
+      // A few of the record's own ids show what its ids look like (a prefix, zero padding, case): from the
+      // whole record's index (a map of the few ids asked about holds none of them here).
+      const examples = [...latest().keys()].sort(compareIds).slice(0, EXAMPLE_IDS);
       const shown = examples.map((id) => JSON.stringify(id)).join(', ');
       throw new ServiceError(
         'unknown_case_id',

@@ -54,7 +54,12 @@ export function spellPositives(table: RawTable, column: string, given: ReadonlyA
 /** The distinct non-missing values of a column, first seen first, at most `cap` of them. */
 function distinctValues(cells: readonly unknown[], cap: number): { values: string[]; more: boolean } {
   const seen = new Set<string>();
-  for (const cell of cells) {
+  let last: unknown = undefined;
+  for (let r = 0; r < cells.length; r++) {
+    const cell = cells[r];
+    // a cell equal to the one before has been seen (a CSV's repeated fields are one string, csv.ts)
+    if (r > 0 && cell === last) continue;
+    last = cell;
     const t = cellText(cell);
     if (t === null || seen.has(t)) continue;
     if (seen.size === cap) return { values: [...seen], more: true };
@@ -110,7 +115,8 @@ function resolveOutcomeOnce(table: RawTable, column: string, positiveValues: str
       );
     }
   } else {
-    const meaning = yesNoMeaning(cells);
+    // its meaning depends only on the distinct cells (as the other callers pass them): a million cells are read once
+    const meaning = yesNoMeaning([...new Set(cells)]);
     if (!meaning) {
       throw new ServiceError(
         'positive_values_required',
@@ -121,10 +127,16 @@ function resolveOutcomeOnce(table: RawTable, column: string, positiveValues: str
     yes = new Set(meaning.positiveValues);
   }
   const values = new Float64Array(table.rowCount);
+  // a cell equal to the one before reads the same (a CSV's repeated fields are one string, csv.ts)
+  let last: unknown = undefined;
+  let lastValue = NaN;
   for (let r = 0; r < table.rowCount; r++) {
     const cell = cells[r];
-    if (isMissing(cell)) values[r] = NaN;
-    else values[r] = yes.has(cellText(cell)!) ? 1 : 0;
+    if (cell !== last || r === 0) {
+      last = cell;
+      lastValue = isMissing(cell) ? NaN : yes.has(cellText(cell)!) ? 1 : 0;
+    }
+    values[r] = lastValue;
   }
   return { column, values, positiveValues: [...yes].sort() };
 }

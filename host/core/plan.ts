@@ -3,7 +3,7 @@
 // and the checks of the columns it names. No fit runs here, and nothing here reads the store.
 import { ServiceError } from '../errors.ts';
 import type { AskRequest, Question } from '../schemas/index.ts';
-import type { RawTable } from '../table/types.ts';
+import type { Cell, RawTable } from '../table/types.ts';
 import { latestRows, selectCases, type OpenCases } from './cases.ts';
 import { entityKey } from '../table/select.ts';
 import { cellText, parseNumber } from '../table/typing.ts';
@@ -108,12 +108,18 @@ function checkEntityIsAnId(table: RawTable, entityColumn: string): void {
   const checked = idColumnsChecked.get(table) ?? new Set<string>();
   if (checked.has(entityColumn)) return;
   const cells = table.data[table.columns.indexOf(entityColumn)];
-  let rows = 0;
-  for (const cell of cells) if (entityKey(cell) !== null) rows++;
-  // The distinct ids are the keys of the latest-row index the cases are then read from (cases.ts, kept
-  // per table): a million ids are hashed into one map, not two (~0.6 s of a cold million-row ask).
+  const { rows, atLeast } = distinctIdsAtLeast(cells);
+  // Most records pass on the lower bound alone (one row per id); only a record near or past the limit is
+  // counted exactly, by the keys of the latest-row index the cases are then read from (cases.ts, kept per
+  // table). A cold ask about a few cases of a million-row record so builds no map of a million ids
+  // (about 1 s of its task thread): the cases are found in one pass (cases.ts latestRowsOf).
+  if (rows === 0 || atLeast * 2 > rows) {
+    checked.add(entityColumn);
+    idColumnsChecked.set(table, checked);
+    return;
+  }
   const distinct = latestRows(table, entityColumn, undefined).size;
-  if (rows === 0 || distinct * 2 > rows) {
+  if (distinct * 2 > rows) {
     checked.add(entityColumn);
     idColumnsChecked.set(table, checked);
     return;
@@ -133,6 +139,65 @@ function checkEntityIsAnId(table: RawTable, entityColumn: string): void {
     { field: 'entity_column' },
   );
 }
+
+/**
+ * The rows with an id (entityKey) and a lower bound on their distinct ids: the number of distinct pairs of
+ * two 32-bit hashes of the ids, in an open-addressing table of typed arrays (no string is kept). Equal ids
+ * hash equal, so two ids counted apart are different ids; two different ids counted as one (a collision of
+ * both hashes) only lower the bound, which the caller then checks exactly.
+ */
+export function distinctIdsAtLeast(cells: readonly unknown[]): { rows: number; atLeast: number } {
+  let bits = 4;
+  while (1 << bits < cells.length * 2) bits++;
+  const size = 1 << bits;
+  const mask = size - 1;
+  const shift = 32 - bits;
+  // slot s holds its pair at 2s and 2s + 1; the second hash is odd, so 0 marks a free slot
+  const pairs = new Int32Array(2 * size);
+  let rows = 0;
+  let atLeast = 0;
+  let last: unknown = undefined;
+  for (const cell of cells) {
+    // a repeat of the cell before (the same string object or value) is a row of an id already counted
+    if (cell === last && cell !== null && cell !== undefined) {
+      rows++;
+      continue;
+    }
+    // entityKey trims; a string with printable ASCII at both ends is already its own key
+    let id: string | null;
+    if (typeof cell === 'string' && cell.length > 0 && isPlainEnd(cell.charCodeAt(0)) && isPlainEnd(cell.charCodeAt(cell.length - 1)))
+      id = cell;
+    else id = entityKey(cell as Cell);
+    if (id === null) continue;
+    last = cell;
+    rows++;
+    // FNV-1a and a multiplicative hash of the UTF-16 code units
+    let a = 0x811c9dc5 | 0;
+    let b = id.length | 0;
+    for (let i = 0; i < id.length; i++) {
+      const c = id.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = (Math.imul(b, 31) + c) | 0;
+    }
+    b = Math.imul(b ^ (b >>> 15), 0x2c1b3c6d) | 1;
+    let slot = Math.imul(a ^ (a >>> 15), 0x9e3779b1) >>> shift;
+    for (;;) {
+      const at = 2 * slot;
+      if (pairs[at + 1] === 0) {
+        pairs[at] = a;
+        pairs[at + 1] = b;
+        atLeast++;
+        break;
+      }
+      if (pairs[at] === a && pairs[at + 1] === b) break;
+      slot = (slot + 1) & mask;
+    }
+  }
+  return { rows, atLeast };
+}
+
+/** A code unit that trim() never removes: printable ASCII. */
+const isPlainEnd = (c: number): boolean => c > 32 && c < 127;
 
 /** Refuses an entity or time column the record lacks (every ask on a record, model_ref questions too). */
 export function checkFramingColumns(ask: AskRequest, columns: string[]): void {

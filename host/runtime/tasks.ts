@@ -187,6 +187,8 @@ export class TaskRunner {
   private readonly settledTasks = new Map<string, () => void>();
   /** The latest stage of each task this process runs (lease renewals and pending replies). */
   private readonly latest = new Map<string, Partial<StageData>>();
+  /** The event writer of each task this process runs (flushed when a call turns pending). */
+  private readonly writers = new Map<string, TaskEventWriter>();
 
   constructor(readonly host: TaskHost) {}
 
@@ -263,7 +265,12 @@ export class TaskRunner {
     else this.kick(services);
     const got = await delivered;
     clearTimeout(timer);
-    if (got === null) return { status: 202, body: pendingOf(this.latest.get(id) ?? firstStageOf(req.operation)) };
+    if (got === null) {
+      // The task's events so far are stored before its id is given out (writes are spaced, writer.ts), so a
+      // stream opened on this reply starts where the reply says the task is (docs/reference/tasks.md#events).
+      await this.writers.get(id)?.flush();
+      return { status: 202, body: pendingOf(this.latest.get(id) ?? firstStageOf(req.operation)) };
+    }
     if ('error' in got) throw got.error;
     return got.result;
   }
@@ -359,6 +366,7 @@ export class TaskRunner {
    */
   private async runClaimed(services: Services, id: string, req: TaskRequest, request: string, startedAt: number): Promise<void> {
     const writer = new TaskEventWriter(services);
+    this.writers.set(id, writer);
     writer.attach(id, OWNER);
     this.latest.set(id, firstStageOf(req.operation));
     const held = holdTask(services, id, () => this.latest.get(id)?.stage ?? 'reading_data');
@@ -381,6 +389,7 @@ export class TaskRunner {
     } finally {
       held.done();
       this.latest.delete(id);
+      this.writers.delete(id);
       this.settled(id);
     }
   }

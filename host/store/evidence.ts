@@ -1,11 +1,12 @@
 // The usage ledger, and the evidence callers send back: real outcomes and attestations of acting.
-import { toCount, type SqlClient } from './sql.ts';
+import { toCount, withoutSync, type SqlClient } from './sql.ts';
 import type { AttestationRecord, EvidenceStore, OutcomeRecord, UsageStore } from './types.ts';
 
 export function usageQueries(db: SqlClient): UsageStore {
   return {
+    // The meter's batch, already up to an interval late (usage-meter.ts): no fsync (sql.ts TransactionOptions)
     async recordUsage(e) {
-      await db.run('INSERT INTO usage_ledger (workspace_id, namespace, kind, count, at) VALUES (?, ?, ?, ?, ?)', [
+      await withoutSync(db).run('INSERT INTO usage_ledger (workspace_id, namespace, kind, count, at) VALUES (?, ?, ?, ?, ?)', [
         e.workspace_id,
         e.namespace ?? '',
         e.kind,

@@ -21,8 +21,37 @@ export interface SqlClient {
    * Runs fn inside one write transaction: commit when it resolves, roll back when it throws.
    * fn must use the client it is given (the outer one waits for the transaction) and only await SQL.
    */
-  transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: SqlClient) => Promise<T>, opts?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
+}
+
+export interface TransactionOptions {
+  /**
+   * false: the commit may return before the transaction is on disk. It survives the process ending at any
+   * moment, but a power loss or an OS crash may undo it, until any later durable commit or checkpoint of the
+   * database syncs it. SQLite: synchronous = NORMAL for this transaction, so its COMMIT waits for no fsync
+   * (docs/decisions/0091-background-writes-without-fsync-waits.md). PostgreSQL: no difference (its commits never hold the event loop).
+   * Only for batched writes that may already be an interval late (usage, kept answers, progress events),
+   * never for a write a reply depends on. Default true.
+   */
+  durable?: boolean;
+}
+
+/**
+ * `db` for writes that need not wait for the disk (TransactionOptions.durable false): its run and transaction
+ * commit without an fsync on SQLite; reads and PostgreSQL unchanged.
+ */
+export function withoutSync(db: SqlClient): SqlClient {
+  if (db.dialect !== 'sqlite') return db;
+  return {
+    dialect: db.dialect,
+    all: (sql, params) => db.all(sql, params),
+    get: (sql, params) => db.get(sql, params),
+    run: (sql, params) => db.transaction((tx) => tx.run(sql, params), { durable: false }),
+    exec: (sql) => db.exec(sql),
+    transaction: (fn) => db.transaction(fn, { durable: false }),
+    close: () => db.close(),
+  };
 }
 
 /** For the PostgreSQL adapter: `?` -> `$1, $2, ...` (our queries never put `?` inside literals). */

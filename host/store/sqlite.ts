@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { Dialect, SqlClient, SqlValue } from './sql.ts';
+import type { Dialect, SqlClient, SqlValue, TransactionOptions } from './sql.ts';
 import { runMigrations } from './migrations.ts';
 import { createSqlStore } from './sql-store.ts';
 import type { Store } from './types.ts';
@@ -32,9 +32,12 @@ export function openSqliteClient(file: string, busyTimeoutMs = 5000): SqliteClie
   // WAL: readers never block the writer and a killed process leaves only whole transactions behind.
   db.pragma('journal_mode = WAL');
   db.pragma(`busy_timeout = ${timeoutMs}`);
-  db.pragma('synchronous = FULL');
+  db.pragma(`synchronous = ${SYNCHRONOUS}`);
   return new SqliteClient(db, timeoutMs);
 }
+
+/** Every commit waits for its fsync, unless its transaction says otherwise (TransactionOptions.durable). */
+const SYNCHRONOUS = 'FULL';
 
 /** The longest pause between two tries of a write lock another connection holds (enterWithWriteLock). */
 const LOCK_RETRY_MAX_MS = 8;
@@ -103,9 +106,10 @@ export class SqliteClient implements SqlClient {
     return this.outside(() => void this.db.exec(sql));
   }
 
-  async transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: SqlClient) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
     this.assertOpen();
-    await this.enterWithWriteLock();
+    const lazy = opts.durable === false;
+    await this.enterWithWriteLock(lazy);
     try {
       try {
         const result = await fn(this.inside);
@@ -116,6 +120,7 @@ export class SqliteClient implements SqlClient {
         throw err;
       }
     } finally {
+      if (lazy) this.db.exec(`PRAGMA synchronous = ${SYNCHRONOUS}`);
       this.gate.leave();
     }
   }
@@ -128,7 +133,7 @@ export class SqliteClient implements SqlClient {
    * with busy_timeout 0 and, when taken, tried again after a timer with the gate open to this connection's
    * reads, until busy_timeout has passed; then SQLITE_BUSY reaches the caller as the blocking wait's would.
    */
-  private async enterWithWriteLock(): Promise<void> {
+  private async enterWithWriteLock(lazy: boolean): Promise<void> {
     // from the first try that found the lock taken, as SQLite's busy handler counts (not the gate's queue)
     let deadline = Infinity;
     for (let attempt = 0; ; attempt++) {
@@ -137,6 +142,8 @@ export class SqliteClient implements SqlClient {
         this.assertOpen();
         // (exec, not a prepared statement: SQLite applies a busy_timeout pragma when it compiles it)
         this.db.exec('PRAGMA busy_timeout = 0');
+        // (SQLite refuses to change it inside a transaction; transaction() sets it back after its end)
+        if (lazy) this.db.exec('PRAGMA synchronous = NORMAL');
         try {
           this.db.exec('BEGIN IMMEDIATE');
           return; // the gate stays held until the transaction ends
@@ -144,6 +151,7 @@ export class SqliteClient implements SqlClient {
           this.db.exec(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`);
         }
       } catch (err) {
+        if (lazy && !this.closed) this.db.exec(`PRAGMA synchronous = ${SYNCHRONOUS}`);
         this.gate.leave();
         if (attempt === 0) deadline = performance.now() + this.busyTimeoutMs;
         if (!isBusy(err) || performance.now() >= deadline) throw err;

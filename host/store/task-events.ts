@@ -1,7 +1,7 @@
 // docs/reference/tasks.md#events: the events of a task (its SSE stream), numbered 1, 2, ... per task. The node that holds the
 // task's lease writes them; any node serving the stream reads them, so a client connected anywhere sees a
 // task running elsewhere (docs/design/architecture.md#runtime).
-import type { SqlClient } from './sql.ts';
+import { withoutSync, type SqlClient } from './sql.ts';
 import type { NewTaskEvent, TaskEventKind, TaskEventRecord, TaskEventStore } from './types.ts';
 
 interface EventRow {
@@ -39,8 +39,10 @@ export async function insertTaskEvents(tx: SqlClient, task_id: string, events: r
 
 export function taskEventQueries(db: SqlClient): TaskEventStore {
   return {
+    // Progress, appended while the task runs: no fsync (sql.ts TransactionOptions). The task's creation and
+    // its final event, stored with its status, stay durable.
     appendTaskEvents(task_id, owner, events) {
-      return db.transaction(async (tx) => {
+      return withoutSync(db).transaction(async (tx) => {
         // Only the lease holder speaks for a running task: one that lost it leaves the stream to the taker.
         const held = await tx.get('SELECT id FROM tasks WHERE id = ? AND status = ? AND lease_owner = ?', [task_id, 'running', owner]);
         if (!held) return false;

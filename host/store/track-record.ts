@@ -2,7 +2,7 @@
 // batches (host/runtime/answer-keeper.ts) as one row per answer and model_ref with its cases packed
 // (docs/benchmark-results.md#track-record-the-cost-of-keeping-answers), and read back unpacked, only for the cases that have an
 // outcome under the same model_ref (the pairing itself is host/operations/models/track-record-stats.ts).
-import { toBytes, type SqlClient } from './sql.ts';
+import { toBytes, withoutSync, type SqlClient } from './sql.ts';
 
 /** One answered case as it was told: its chance, and its band and level when the answer gave them. */
 export interface AnsweredCase {
@@ -151,8 +151,10 @@ export function trackRecordQueries(db: SqlClient): TrackRecordStore {
         params,
       );
     };
-    if (groups.length <= ANSWERS_PER_INSERT) return insert(db, groups);
-    await db.transaction(async (tx) => {
+    // A batch that is already up to an interval late (answer-keeper.ts): no fsync (sql.ts TransactionOptions)
+    const lazy = withoutSync(db);
+    if (groups.length <= ANSWERS_PER_INSERT) return insert(lazy, groups);
+    await lazy.transaction(async (tx) => {
       for (let at = 0; at < groups.length; at += ANSWERS_PER_INSERT) await insert(tx, groups.slice(at, at + ANSWERS_PER_INSERT));
     });
   };

@@ -16,6 +16,8 @@ interface Probe {
   alloc(bytes: number): number;
   sortAll(idx: number, n: number, keys: number): void;
   sortFirst(idx: number, n: number, k: number, keys: number): void;
+  sortByValue(idx: number, n: number, values: number, desc: boolean, radix: boolean): void;
+  sortByHash(idx: number, n: number, keys: number, values: number, radix: boolean): void;
 }
 
 let probe: Probe;
@@ -85,4 +87,65 @@ describe('firstByU64Key against sortByU64Key', () => {
       }
     });
   }
+});
+
+// A held-out AUC and lift (assembly/stats.ts) order rows by score with sortIndicesByF64: on long arrays a radix
+// sort of the scores' bits, which must give the comparison sort's order, ties (and -0 against +0) by index.
+describe('sortIndicesByF64 against the comparison sort', () => {
+  for (const [n, nan] of [
+    [300, false],
+    [20_000, false],
+    [5_000, true],
+  ] as const) {
+    it(`orders ${n.toLocaleString('en-US')} scores the same way${nan ? ' (with a NaN: the comparison sort itself)' : ''}`, () => {
+      const next = mulberry32(n);
+      const values = new Float64Array(n);
+      // few distinct scores (many ties), negatives, both zeros, and tiny and huge magnitudes
+      for (let i = 0; i < n; i++) {
+        const u = next() % 1000;
+        values[i] = u < 100 ? 0 : u < 200 ? -0 : u < 600 ? (next() % 50) - 25 : (next() / 2 ** 32 - 0.5) * 10 ** ((next() % 40) - 20);
+      }
+      if (nan) values[n >> 1] = NaN;
+      const vp = probe.alloc(n * 8);
+      new Float64Array(probe.memory.buffer, vp, n).set(values);
+      for (const desc of [false, true]) {
+        const order = (radix: boolean) => {
+          const p = probe.alloc(n * 4);
+          new Int32Array(probe.memory.buffer, p, n).set(Int32Array.from({ length: n }, (_, i) => i));
+          probe.sortByValue(p, n, vp, desc, radix);
+          return Int32Array.from(new Int32Array(probe.memory.buffer, p, n));
+        };
+        expect(order(true)).toEqual(order(false));
+      }
+    });
+  }
+});
+
+// The canonical row order (assembly/fit.ts orderRows) sorts by entity hash first with sortIndicesByU64Hash: a radix
+// sort by the hashes' high halves, then the comparator within each run of one high half.
+describe('sortIndicesByU64Hash against the comparison sort', () => {
+  it('orders 50,000 rows the same way, with repeated hashes and hashes that share their high half', () => {
+    const n = 50_000;
+    const next = mulberry32(99);
+    const keys = new BigUint64Array(n);
+    const values = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const u = next() % 100;
+      // a repeat of an earlier row's hash (an entity's rows), a hash sharing an earlier high half, or a new one
+      const high = u < 20 && i > 0 ? keys[next() % i] >> 32n : BigInt(next());
+      keys[i] = u < 10 && i > 0 ? keys[next() % i] : (high << 32n) | BigInt(next());
+      values[i] = next() % 7;
+    }
+    const kp = probe.alloc(n * 8);
+    new BigUint64Array(probe.memory.buffer, kp, n).set(keys);
+    const vp = probe.alloc(n * 8);
+    new Float64Array(probe.memory.buffer, vp, n).set(values);
+    const order = (radix: boolean) => {
+      const p = probe.alloc(n * 4);
+      new Int32Array(probe.memory.buffer, p, n).set(Int32Array.from({ length: n }, (_, i) => i));
+      probe.sortByHash(p, n, kp, vp, radix);
+      return Int32Array.from(new Int32Array(probe.memory.buffer, p, n));
+    };
+    expect(order(true)).toEqual(order(false));
+  });
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openSqliteClient } from '../../host/store/sqlite.ts';
+import { withoutSync, type SqlClient } from '../../host/store/sql.ts';
 import { storeHarness } from './helpers.ts';
 
 const { openStore, newPlace } = storeHarness('sqlite');
@@ -62,6 +63,52 @@ describe('sqlite write lock held by another connection', () => {
     other.exec('ROLLBACK');
     expect(await ours.all('SELECT n FROM t')).toEqual([]);
     expect(await ours.run('INSERT INTO t VALUES (4)')).toBe(1); // the connection is usable after
+    other.close();
+    await ours.close();
+  });
+});
+
+describe('sqlite transactions that need not wait for the disk (durable: false)', () => {
+  // PRAGMA synchronous: 1 NORMAL (a WAL commit waits for no fsync), 2 FULL (every commit does)
+  const syncLevel = async (db: SqlClient) => ((await db.get('PRAGMA synchronous')) as { synchronous: number }).synchronous;
+
+  it('commits without an fsync, then the connection syncs every commit again, after a rollback and a busy lock too', async () => {
+    const place = await newPlace();
+    if (place.dialect !== 'sqlite') throw new Error('unreachable');
+    const file = path.join(place.dir, 'lazy.sqlite');
+    const ours = openSqliteClient(file, 100);
+    await ours.exec('CREATE TABLE t (n INTEGER)');
+    expect(await syncLevel(ours)).toBe(2);
+    const inside = await ours.transaction(
+      async (tx) => {
+        await tx.run('INSERT INTO t VALUES (1)');
+        return syncLevel(tx);
+      },
+      { durable: false },
+    );
+    expect(inside).toBe(1);
+    expect(await syncLevel(ours)).toBe(2);
+    // the row is committed: another connection reads it
+    const other = new Database(file, { timeout: 0 });
+    expect(other.prepare('SELECT n FROM t').all()).toEqual([{ n: 1 }]);
+    // withoutSync: run and transaction lazy, the rest as the client is
+    const lazy = withoutSync(ours);
+    expect(await lazy.run('INSERT INTO t VALUES (2)')).toBe(1);
+    expect(await syncLevel(ours)).toBe(2);
+    await expect(
+      lazy.transaction(async (tx) => {
+        await tx.run('INSERT INTO t VALUES (3)');
+        throw new Error('undo');
+      }),
+    ).rejects.toThrow('undo');
+    expect(await syncLevel(ours)).toBe(2);
+    other.exec('BEGIN IMMEDIATE');
+    await expect(lazy.run('INSERT INTO t VALUES (4)')).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+    other.exec('ROLLBACK');
+    expect(await syncLevel(ours)).toBe(2);
+    expect(await ours.all('SELECT n FROM t ORDER BY n')).toEqual([{ n: 1 }, { n: 2 }]);
+    // a durable transaction after them is synced as before
+    expect(await ours.transaction(async (tx) => syncLevel(tx))).toBe(2);
     other.close();
     await ours.close();
   });

@@ -1,6 +1,6 @@
 // parseCsv: RFC 4180 edge cases and errors (host/table/csv.ts; docs/reference/ask.md#data, docs/reference/errors.md#problem).
 import { describe, expect, it } from 'vitest';
-import { canonicalNumber, parseCsv } from '../../host/table/csv.ts';
+import { canonicalNumber, parseCsv, scanCanonicalNumber } from '../../host/table/csv.ts';
 import { cellText, parseNumber } from '../../host/table/typing.ts';
 import { ServiceError } from '../../host/errors.ts';
 
@@ -148,6 +148,44 @@ describe('parseCsv keeps a column of decimal numbers as numbers', () => {
     expect(wrong).toEqual([]);
     for (const s of ['-0', '00', '0.0', '1.', '.5', '-', '', '1e3', '+1', '0.0000001', '1234567890123456', '1.10', ' 1'])
       expect(canonicalNumber(s, 0, s.length), s).toBeNaN();
+  });
+
+  it('scanCanonicalNumber reads a field as canonicalNumber does, in the pass that finds its end', () => {
+    let seed = 777;
+    const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
+    const fields = [
+      '-0',
+      '00',
+      '0.0',
+      '1.',
+      '.5',
+      '-',
+      '',
+      '1e3',
+      '+1',
+      '0.0000001',
+      '1234567890123456',
+      '1.10',
+      ' 1',
+      '1 ',
+      '1"2',
+      '-1.5x',
+    ];
+    for (let k = 0; k < 5_000; k++) fields.push(String(Math.round((rand() - 0.5) * 10 ** (rand() * 12) * 1000) / 1000));
+    for (const field of fields) {
+      for (const [before, after] of [
+        ['', ''],
+        ['a,', ',b'],
+        ['x;', '\r\n'],
+        ['', '\n1'],
+        ['', '\r'],
+      ]) {
+        const text = before + field + after;
+        const x = scanCanonicalNumber(text, before.length, text.length, before.endsWith(';') ? 59 : 44);
+        const want = canonicalNumber(field, 0, field.length);
+        expect(Object.is(x, want) || (Number.isNaN(x) && Number.isNaN(want)), JSON.stringify(text)).toBe(true);
+      }
+    }
   });
 });
 
