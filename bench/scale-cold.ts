@@ -10,7 +10,8 @@
 //                                                                       new 2,000-row inline CSVs paced at 10/s
 //                                                                       (BESIDE_RATES=CACHED,COLD: other rates)
 // Each ask reports the time to the answer and the process's peak RSS (VmHWM). BENCH_CPU_PROF=DIR writes a
-// CPU profile per process (and per thread) into DIR.
+// CPU profile per process (and per thread) into DIR. BENCH_ENTRY=dist runs each checkout's built service
+// (dist/main.js, what `npm start` runs; `npm run build` first) instead of its sources through tsx.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -50,7 +51,12 @@ async function serve(root: string, dir: string) {
   // BENCH_TRACE=1: this checkout's bench/trace-server.ts in the service process, whichever checkout it runs
   const trace = process.env.BENCH_TRACE ? path.join(dir, 'trace.jsonl') : undefined;
   const tracer = trace ? ['--import', new URL('./trace-server.ts', import.meta.url).pathname] : [];
-  const args = [...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []), '--import', 'tsx', ...tracer, 'host/main.ts'];
+  // the tracer is TypeScript, so a traced built service still loads tsx
+  const entry =
+    process.env.BENCH_ENTRY === 'dist'
+      ? [...(trace ? ['--import', 'tsx'] : []), ...tracer, 'dist/main.js']
+      : ['--import', 'tsx', ...tracer, 'host/main.ts'];
+  const args = [...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []), ...entry];
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: {
