@@ -1,4 +1,5 @@
 // Ed25519 key ring for Verdict signatures (docs/reference/verdicts.md): one active key, retired keys still published.
+import { KeyObject, sign as signSync } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 
 /** One key as persisted; the JWKs are JSON text so any store can keep them as strings. */
@@ -45,6 +46,8 @@ interface LoadedKey {
   stored: StoredSigningKey;
   x: string;
   privateKey: CryptoKey;
+  /** The same private key for node:crypto's synchronous sign (see KeyRing.sign). */
+  privateKeyObject: KeyObject;
   publicKey: CryptoKey;
 }
 
@@ -149,7 +152,11 @@ export class KeyRing {
 
   /** Raw Ed25519 signature (64 bytes) of `bytes` with the active key. */
   async sign(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
-    return new Uint8Array(await crypto.subtle.sign('Ed25519', this.active.privateKey, bytes));
+    // Ed25519 signatures are deterministic (RFC 8032), so this gives the bytes crypto.subtle.sign('Ed25519',
+    // privateKey, bytes) gives (test/signing holds the two equal). Signing in place takes about 0.05 ms; the
+    // WebCrypto call queued a job on libuv's pool and cost a cached ask about 0.3 ms of the request thread's time.
+    const signature = signSync(null, bytes, this.active.privateKeyObject);
+    return new Uint8Array(signature.buffer.slice(signature.byteOffset, signature.byteOffset + signature.byteLength));
   }
 
   /** The public key for `kid`, retired or not, as this ring holds it now (findPublicKey reloads for an unknown kid). */
@@ -208,7 +215,7 @@ async function loadKey(stored: StoredSigningKey): Promise<LoadedKey> {
   }
   const privateKey = (await importJWK(privateJwk, 'EdDSA')) as CryptoKey;
   const publicKey = (await importJWK(publicJwk, 'EdDSA')) as CryptoKey;
-  return { stored, x: publicJwk.x, privateKey, publicKey };
+  return { stored, x: publicJwk.x, privateKey, privateKeyObject: KeyObject.from(privateKey), publicKey };
 }
 
 /** In-memory store for tests and single-process use; keeps copies so callers cannot mutate it. */

@@ -1,6 +1,6 @@
 // Key ring: first-start generation, persistence, rotation and the published JWKS (docs/reference/verdicts.md).
 import { describe, it, expect } from 'vitest';
-import { calculateJwkThumbprint } from 'jose';
+import { calculateJwkThumbprint, importJWK } from 'jose';
 import { KeyRing, MemorySigningKeyStore } from '../../host/signing/index.ts';
 
 describe('KeyRing', () => {
@@ -65,6 +65,18 @@ describe('KeyRing', () => {
     const sig = await ring.sign(bytes);
     expect(sig).toHaveLength(64);
     expect(await crypto.subtle.verify('Ed25519', ring.publicKey(ring.activeKid)!, sig, bytes)).toBe(true);
+  });
+
+  it('signs the bytes WebCrypto signs with the same key (Ed25519 is deterministic)', async () => {
+    const store = new MemorySigningKeyStore();
+    const ring = await KeyRing.open(store);
+    const [saved] = await store.loadKeys();
+    const privateKey = (await importJWK(JSON.parse(saved.private_jwk), 'EdDSA')) as CryptoKey;
+    for (const text of ['', 'a', '{"verdict":"x"}', 'é'.repeat(1000)]) {
+      const bytes = new TextEncoder().encode(text);
+      const webCrypto = new Uint8Array(await crypto.subtle.sign('Ed25519', privateKey, bytes));
+      expect(Buffer.from(await ring.sign(bytes)).toString('hex')).toBe(Buffer.from(webCrypto).toString('hex'));
+    }
   });
 
   it('has no key for a kid it never held', async () => {
