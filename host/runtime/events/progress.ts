@@ -28,7 +28,9 @@ function fitFraction(stage: number, done: number, total: number): number | null 
   }
 }
 
-const count = (n: number) => n.toLocaleString('en-US');
+// One formatter for every count ("12,345"): toLocaleString builds its formatter on each call, on every ask.
+const COUNT_FORMAT = new Intl.NumberFormat('en-US');
+const count = (n: number) => COUNT_FORMAT.format(n);
 
 export class TaskProgress {
   private step: Step = 'reading';
