@@ -109,17 +109,20 @@ describe('sortIndicesByF64 against the comparison sort', () => {
       const vp = probe.alloc(n * 8);
       new Float64Array(probe.memory.buffer, vp, n).set(values);
       for (const desc of [false, true]) {
-        const order = (radix: boolean) => {
-          const p = probe.alloc(n * 4);
-          new Int32Array(probe.memory.buffer, p, n).set(Int32Array.from({ length: n }, (_, i) => i));
-          probe.sortByValue(p, n, vp, desc, radix);
-          return Int32Array.from(new Int32Array(probe.memory.buffer, p, n));
-        };
+        const order = (radix: boolean) => sortedIndices(n, (p) => probe.sortByValue(p, n, vp, desc, radix));
         expect(order(true)).toEqual(order(false));
       }
     });
   }
 });
+
+/** The indices 0..n-1 in the probe's memory, ordered by `sort` (given their address), copied out. */
+function sortedIndices(n: number, sort: (p: number) => void): Int32Array {
+  const p = probe.alloc(n * 4);
+  new Int32Array(probe.memory.buffer, p, n).set(Int32Array.from({ length: n }, (_, i) => i));
+  sort(p);
+  return Int32Array.from(new Int32Array(probe.memory.buffer, p, n));
+}
 
 // The canonical row order (assembly/fit.ts orderRows) sorts by entity hash first with sortIndicesByU64Hash: a radix
 // sort by the hashes' high halves, then the comparator within each run of one high half.
@@ -140,12 +143,7 @@ describe('sortIndicesByU64Hash against the comparison sort', () => {
     new BigUint64Array(probe.memory.buffer, kp, n).set(keys);
     const vp = probe.alloc(n * 8);
     new Float64Array(probe.memory.buffer, vp, n).set(values);
-    const order = (radix: boolean) => {
-      const p = probe.alloc(n * 4);
-      new Int32Array(probe.memory.buffer, p, n).set(Int32Array.from({ length: n }, (_, i) => i));
-      probe.sortByHash(p, n, kp, vp, radix);
-      return Int32Array.from(new Int32Array(probe.memory.buffer, p, n));
-    };
+    const order = (radix: boolean) => sortedIndices(n, (p) => probe.sortByHash(p, n, kp, vp, radix));
     expect(order(true)).toEqual(order(false));
   });
 });
