@@ -1,5 +1,5 @@
 // Ed25519 key ring for Verdict signatures (docs/reference/verdicts.md): one active key, retired keys still published.
-import { KeyObject, sign as signSync } from 'node:crypto';
+import { createPrivateKey, type JsonWebKey as NodeJwk, type KeyObject, sign as signSync } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 
 /** One key as persisted; the JWKs are JSON text so any store can keep them as strings. */
@@ -215,7 +215,13 @@ async function loadKey(stored: StoredSigningKey): Promise<LoadedKey> {
   }
   const privateKey = (await importJWK(privateJwk, 'EdDSA')) as CryptoKey;
   const publicKey = (await importJWK(publicJwk, 'EdDSA')) as CryptoKey;
-  return { stored, x: publicJwk.x, privateKey, privateKeyObject: KeyObject.from(privateKey), publicKey };
+  return {
+    stored,
+    x: publicJwk.x,
+    privateKey,
+    privateKeyObject: createPrivateKey({ key: privateJwk as NodeJwk, format: 'jwk' }),
+    publicKey,
+  };
 }
 
 /** In-memory store for tests and single-process use; keeps copies so callers cannot mutate it. */
