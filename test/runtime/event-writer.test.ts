@@ -1,6 +1,7 @@
 // The task event writer (host/runtime/events/writer.ts) on a real SQLite store: a burst of a fit's progress is
-// stored in a few spaced writes (each a COMMIT that waits for its fsync on the request thread), the latest
-// stage and every answer reach the store, and flush() and close() write at once without waiting for the gap.
+// stored in a few spaced writes (each a COMMIT that waits for its fsync on the request thread), each step's
+// first and latest stage and every answer reach the store, and flush() and close() write at once without
+// waiting for the gap.
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
@@ -66,14 +67,34 @@ describe('TaskEventWriter', () => {
     writer.answer({ question: 'q1', state: 'answered', decision: 'actionable' });
     for (let i = 0; i < 200 && writes.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     await new Promise((resolve) => setTimeout(resolve, 250));
-    // the first event went at once; one write after the gap carries the latest snapshot of each step after
-    // it, and the answer
-    expect(writes).toEqual([1, 4]);
+    // the first event went at once; one write after the gap carries each later step's first snapshot, the
+    // latest of each step, and the answer
+    expect(writes).toEqual([1, 5]);
     expect(writeTimes[0] - t0).toBeLessThan(100);
     expect(writeTimes[1] - writeTimes[0]).toBeGreaterThanOrEqual(199);
-    expect(await stored(store)).toEqual(['stage:bag 1', 'stage:bag 40', 'stage:deciding', 'stage:scoring q1', 'answer:q1']);
-    expect(JSON.parse((await store.listTaskEvents('tk_1', 3, 1))[0].data).elapsed_ms).toBe(43);
+    expect(await stored(store)).toEqual([
+      'stage:bag 1',
+      'stage:bag 40',
+      'stage:deciding',
+      'stage:scoring q1',
+      'stage:scoring q1',
+      'answer:q1',
+    ]);
+    const elapsed = (await store.listTaskEvents('tk_1', 0, 10)).map((e) => JSON.parse(e.data).elapsed_ms);
+    expect(elapsed.slice(0, 5)).toEqual([1, 40, 41, 42, 43]);
     await writer.close();
+  });
+
+  it("keeps each step's first snapshot when the step ends within one gap (a watcher sees bag 1 of n)", async () => {
+    const { store, services } = await setUp();
+    const writer = new TaskEventWriter(services, 200);
+    writer.attach('tk_1', 'a');
+    writer.stage({ ...stage(0), step: 'reading', message: 'reading' });
+    for (let i = 1; i <= 8; i++) writer.stage(stage(i));
+    writer.stage({ ...stage(9), message: 'checking pair terms' });
+    writer.stage({ ...stage(10), step: 'deciding', message: 'deciding' });
+    await writer.close();
+    expect(await stored(store)).toEqual(['stage:reading', 'stage:bag 1', 'stage:checking pair terms', 'stage:deciding']);
   });
 
   it('flush and close write what waits at once, without waiting for the gap', async () => {

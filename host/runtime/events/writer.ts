@@ -3,7 +3,8 @@
 // appended while this process holds the lease, and readers on this process are woken at once (hub.ts).
 // A stage event replaces the one waiting before it when both are of the same step of the same fit (e.g.
 // "fitting bag k of n"): each carries the whole snapshot, so the latest says everything the skipped one did.
-// Every change of step, and every answer event, is kept.
+// The first snapshot of each step is never replaced (a watcher sees every step begin: "fitting bag 1 of 8",
+// even when the bags end within one gap), and every answer event is kept.
 // Writes are spaced: one starts at most every EVENT_WRITE_GAP_MS (the first at once), and what comes
 // meanwhile goes in the next. Each write is a transaction, and on SQLite a COMMIT waits for its fsync on
 // the request thread, where a fit's progress (about 25 events a cold ask) otherwise held every other reply
@@ -24,8 +25,10 @@ export class TaskEventWriter implements EventSink {
   /** performance.now() before which no write starts unless flushed; the timer that starts it then. */
   private nextWriteAt = 0;
   private spacing: NodeJS.Timeout | null = null;
-  /** The step (and fit) of the queue's last event when it is a stage event, else null. */
+  /** The step (and fit) of the queue's last event when it is a stage event that a newer one of its step may replace, else null. */
   private lastQueuedStep: string | null = null;
+  /** Every step (stepOf) whose first snapshot has been queued: that one stays. */
+  private readonly stepsBegun = new Set<string>();
 
   constructor(
     private readonly services: Services,
@@ -43,11 +46,14 @@ export class TaskEventWriter implements EventSink {
   private push(kind: TaskEventKind, data: StageData | AnswerData): void {
     if (this.closed) return;
     const event: NewTaskEvent = { kind, data: JSON.stringify({ task_id: this.taskId ?? '', ...data }), at: this.services.now() };
-    // the queued snapshot of the same step is outdated by this one (other steps and answers are kept, in order)
+    // a queued later snapshot of the same step is outdated by this one (a step's first snapshot, other steps and
+    // answers are kept, in order)
     const step = kind === 'stage' ? stepOf(data as StageData) : null;
     if (step !== null && step === this.lastQueuedStep && this.queue.length > 0) this.queue[this.queue.length - 1] = event;
     else this.queue.push(event);
-    this.lastQueuedStep = step;
+    const first = step !== null && !this.stepsBegun.has(step);
+    if (first) this.stepsBegun.add(step);
+    this.lastQueuedStep = first ? null : step;
     if (this.taskId !== null) this.pump();
   }
 
