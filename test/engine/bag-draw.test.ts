@@ -3,12 +3,8 @@
 // firstByU64Key) instead of all of them (sortByU64Key). Compiled from the engine's own source into a small
 // probe module (test/engine/probes/sort-probe.as.ts), the two must give the same first k indices in the same
 // order, ties of equal keys (rows of one entity) included, and leave the rest as a set.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import asc from 'assemblyscript/asc';
+import { compileProbe } from './probes/compile.ts';
 import { mulberry32 } from '../../bench/prng.ts';
 
 interface Probe {
@@ -21,27 +17,14 @@ interface Probe {
 }
 
 let probe: Probe;
-const dir = mkdtempSync(join(tmpdir(), 'oq-sort-probe-'));
+let removeProbe = (): void => {};
 
 beforeAll(async () => {
-  const entry = fileURLToPath(new URL('./probes/sort-probe.as.ts', import.meta.url));
-  const out = join(dir, 'probe.wasm');
-  const { error, stderr } = await asc.main(
-    [entry, '--outFile', out, '--optimizeLevel', '3', '--runtime', 'stub', '--noAssert', '--enable', 'simd', '--initialMemory', '16'],
-    {},
-  );
-  if (error) throw new Error(`probe did not compile: ${error.message}\n${stderr.toString()}`);
-  const { instance } = await WebAssembly.instantiate(readFileSync(out), {
-    env: {
-      abort: () => {
-        throw new Error('probe aborted');
-      },
-      reportProgress: () => {},
-    },
-  });
-  probe = instance.exports as unknown as Probe;
+  const compiled = await compileProbe<Probe>('sort-probe');
+  probe = compiled.exports;
+  removeProbe = compiled.remove;
 }, 60_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => removeProbe());
 
 /**
  * n ascending indices into a key array of size keysLen (each index draws a random key; `repeat` of them share

@@ -3,12 +3,8 @@
 // is checked against the conditions only the optimum meets. Its Newton steps once summed the intercept x column
 // terms of the Hessian into the upper triangle, which the Cholesky solve never reads: the steps still went
 // downhill but shrank by about a quarter a step, so 25 of them stopped short of the optimum on every WDBC bag.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import asc from 'assemblyscript/asc';
+import { compileProbe } from './probes/compile.ts';
 import { mulberry32, uniform } from '../../bench/prng.ts';
 
 const STRIDE = 256; // bins per column in the term tables (assembly/binning.ts BIN_STRIDE)
@@ -22,27 +18,14 @@ interface Probe {
 }
 
 let probe: Probe;
-const dir = mkdtempSync(join(tmpdir(), 'oq-linear-probe-'));
+let removeProbe = (): void => {};
 
 beforeAll(async () => {
-  const entry = fileURLToPath(new URL('./probes/linear-probe.as.ts', import.meta.url));
-  const out = join(dir, 'probe.wasm');
-  const { error, stderr } = await asc.main(
-    [entry, '--outFile', out, '--optimizeLevel', '3', '--runtime', 'stub', '--noAssert', '--enable', 'simd', '--initialMemory', '16'],
-    {},
-  );
-  if (error) throw new Error(`probe did not compile: ${error.message}\n${stderr.toString()}`);
-  const { instance } = await WebAssembly.instantiate(readFileSync(out), {
-    env: {
-      abort: () => {
-        throw new Error('probe aborted');
-      },
-      reportProgress: () => {}, // imported by modules linear.ts draws in; linearStart reports nothing
-    },
-  });
-  probe = instance.exports as unknown as Probe;
+  const compiled = await compileProbe<Probe>('linear-probe');
+  probe = compiled.exports;
+  removeProbe = compiled.remove;
 }, 60_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => removeProbe());
 
 /**
  * Rows of u correlated numeric columns already binned (bins 1..nBins-1, no missing), with an outcome whose log

@@ -4,12 +4,8 @@
 // TreeSHAP (the polynomial path algorithm of Lundberg, Erion and Lee, 2018) on the engine's own code compiled into
 // a probe module, then on fitted models (the contributions add up to the logit; the same bytes with 1, 2 or 8
 // workers; the model reads back from its bytes).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import asc from 'assemblyscript/asc';
+import { compileProbe } from './probes/compile.ts';
 import { FitPool, Model, fitTable, loadEngine, scoreCases, type EngineModule, type FitResult } from '../../host/engine/index.ts';
 import { FOREST_TREE, MODEL_FOREST, MODEL_HEADER } from '../../host/engine/abi.ts';
 import { rowsToTable } from '../../host/table/rows.ts';
@@ -31,27 +27,14 @@ interface Probe {
 }
 
 let probe: Probe;
-const dir = mkdtempSync(join(tmpdir(), 'oq-trees-probe-'));
+let removeProbe = (): void => {};
 
 beforeAll(async () => {
-  const entry = fileURLToPath(new URL('./probes/trees-probe.as.ts', import.meta.url));
-  const out = join(dir, 'probe.wasm');
-  const { error, stderr } = await asc.main(
-    [entry, '--outFile', out, '--optimizeLevel', '3', '--runtime', 'stub', '--noAssert', '--enable', 'simd', '--initialMemory', '16'],
-    {},
-  );
-  if (error) throw new Error(`probe did not compile: ${error.message}\n${stderr.toString()}`);
-  const { instance } = await WebAssembly.instantiate(readFileSync(out), {
-    env: {
-      abort: () => {
-        throw new Error('probe aborted');
-      },
-      reportProgress: () => {},
-    },
-  });
-  probe = instance.exports as unknown as Probe;
+  const compiled = await compileProbe<Probe>('trees-probe');
+  probe = compiled.exports;
+  removeProbe = compiled.remove;
 }, 60_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => removeProbe());
 
 /** A raw tree as the engine lays it out: levels' columns (-1: no cut), 256-bit masks, leaf values and covers. */
 interface RawTree {
