@@ -169,11 +169,11 @@ function validLoss(sV: usize, yV: usize, nV: i32): f64 {
 
 /**
  * Column c's single best cut of `hist` and its shrunken Newton step (docs/design/engine.md#step-6): its factor of
- * the odds a bin into MULT, its step a bin into `delta` (f64 [bin], for the validation rows) and its table `work`
- * stepped. False when no cut is valid (nothing moves).
+ * the odds a bin into MULT, its table `work` and the validation rows' logits `sV` stepped. False when no cut is
+ * valid (nothing moves).
  */
-function cutAndStep(bag: Bag, c: i32, hist: Histogram, lr: f64, work: usize, delta: usize): bool {
-  const nb = ldi(bag.nBins, c);
+function cutAndStep(bag: Bag, c: i32, hist: Histogram, lr: f64, work: usize, sV: usize): bool {
+  const nb = ldi(bag.nBins, c), nV = bag.nV;
   if (!findSplit(hist, ldi(bag.kinds, c), nb, SPLIT)) return false;
   const dL = -lr * SPLIT.gl / SPLIT.hl;
   const dR = -lr * SPLIT.gr / SPLIT.hr;
@@ -181,32 +181,18 @@ function cutAndStep(bag: Bag, c: i32, hist: Histogram, lr: f64, work: usize, del
   for (let b = 0; b < nb; b++) {
     const side = ldb(SPLIT.side, b);
     const d = side == 0 ? dL : (side == 1 ? dR : 0.0);
-    stf(delta, b, d);
+    stf(DELTA, b, d);
     stf(MULT, b, side == 0 ? mL : (side == 1 ? mR : 1.0));
     const tp = work + ((<usize>(c * BIN_STRIDE + b)) << 3);
     store<f64>(tp, load<f64>(tp) + d);
   }
-  return true;
-}
-
-/**
- * The validation rows' logits take the `count` steps listed (the j-th: the table at tabs[j], f64 [bin], read at
- * each row's bin of the column whose validation bins start at cols[j]), one after another, then their mean log
- * loss. One pass over the rows for what were a pass a step and one for the loss; each row adds the same numbers
- * in the same order, so the same bits (readable version: validLoss after each step added in a pass of its own).
- */
-function stepValidation(bag: Bag, sV: usize, cols: usize, tabs: usize, count: i32): f64 {
-  const nV = bag.nV, yV = bag.yV;
-  let loss = 0.0;
+  const colV = bag.binsV + <usize>c * <usize>nV;
   for (let i = 0; i < nV; i++) {
-    let s = ldf(sV, i);
-    for (let j = 0; j < count; j++) {
-      s += load<f64>(<usize>ldi(tabs, j) + (<usize>load<u8>(<usize>ldi(cols, j) + <usize>i) << 3));
-    }
-    stf(sV, i, s);
-    loss += rowLogLoss(s, ldf(yV, i));
+    const b = <usize>load<u8>(colV + <usize>i) << 3;
+    const sp = sV + (<usize>i << 3);
+    store<f64>(sp, load<f64>(sp) + load<f64>(DELTA + b));
   }
-  return nV > 0 ? loss / <f64>nV : 0;
+  return true;
 }
 
 /**
@@ -215,11 +201,9 @@ function stepValidation(bag: Bag, sV: usize, cols: usize, tabs: usize, count: i3
  * pass per column; same numbers). With a momentum move pending, each column's pass applies that column's move
  * first (histPassMoved). `pending`: the bins of the last column the sweep before stepped (0: none), whose step the
  * rows take in this sweep's first pass (MULT still holds its factors); the sweep returns its own likewise, so a
- * sweep needs no pass of its own at the end. Column c's step a bin goes to `steps` + c x BIN_STRIDE, and
- * whether it stepped to moved[c] (u8).
+ * sweep needs no pass of its own at the end.
  */
-function sweep(bag: Bag, lr: f64, work: usize, eT: usize, steps: usize, moved: usize, binCounts: usize, mom: Momentum,
-  pending: usize): usize {
+function sweep(bag: Bag, lr: f64, work: usize, eT: usize, sV: usize, binCounts: usize, mom: Momentum, pending: usize): usize {
   const u = bag.u, nT = bag.nT, yT = bag.yT;
   let stepped = pending;
   for (let c = 0; c < u; c++) {
@@ -229,8 +213,7 @@ function sweep(bag: Bag, lr: f64, work: usize, eT: usize, steps: usize, moved: u
     if (mom.pending) histPassMoved(stepped, col, eT, yT, nT, MULT, GH4, 3, mom.mult + (<usize>(c * BIN_STRIDE) << 3));
     else histPass(stepped, col, eT, yT, nT, MULT, GH4, 3);
     const hist = foldHist(nb, binCounts + (<usize>(c * BIN_STRIDE) << 3));
-    stepped = cutAndStep(bag, c, hist, lr, work, steps + (<usize>(c * BIN_STRIDE) << 3)) ? col : 0;
-    store<u8>(moved + <usize>c, stepped != 0 ? 1 : 0);
+    stepped = cutAndStep(bag, c, hist, lr, work, sV) ? col : 0;
   }
   return stepped;
 }
@@ -249,46 +232,31 @@ export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRo
   let bestRound = 0;
   let round = 0;
   let pending: usize = 0; // the last column's step the training rows have yet to take (sweep)
-  // the validation rows' steps of a round, taken in one pass (stepValidation): the momentum's move owed from the
-  // round before (f64 [c][bin] at `steps`), then this round's column steps (at `steps` + u x BIN_STRIDE)
-  const slots = u * BIN_STRIDE;
-  const steps = allocF64(2 * slots), moved = allocU8(u), cols = allocI32(2 * u), tabs = allocI32(2 * u);
-  const stepsOfRound = steps + (<usize>slots << 3);
-  let owed = false;
-  const mom = new Momentum(slots);
+  const mom = new Momentum(u * BIN_STRIDE);
   while (round < maxRounds) {
     round++;
     mom.startRound(work);
-    pending = sweep(bag, lr, work, eT, stepsOfRound, moved, binCounts, mom, pending);
+    pending = sweep(bag, lr, work, eT, sV, binCounts, mom, pending);
     mom.pending = false;
-    let count = 0;
-    for (let k = 0; k < 2 * u; k++) {
-      const c = k < u ? k : k - u;
-      if (k < u ? !owed : load<u8>(moved + <usize>c) == 0) continue;
-      sti(cols, count, <i32>(bag.binsV + <usize>c * <usize>nV));
-      sti(tabs, count, <i32>(steps + (<usize>(k * BIN_STRIDE) << 3)));
-      count++;
-    }
-    owed = false;
-    const loss = stepValidation(bag, sV, cols, tabs, count);
+    const loss = validLoss(sV, bag.yV, nV);
     if (loss < bestLoss) {
       bestLoss = loss;
       bestRound = round;
-      memory.copy(terms, work, <usize>slots << 3);
+      memory.copy(terms, work, <usize>(u * BIN_STRIDE) << 3);
     } else if (round - bestRound >= patience) break;
-    // momentum: work moves on to the next sweep's starting point, the validation logits with it (in the next
-    // round's stepValidation, before its steps); the training rows take each column's move in the pass that builds
-    // that column's histogram (histPassMoved)
+    // momentum: work moves on to the next sweep's starting point, the validation logits with it; the training
+    // rows take each column's move in the pass that builds that column's histogram (histPass `moved`)
     if (mom.startsOrRuns(round, bestRound) && mom.extrapolate(work, binCounts)) {
-      memory.copy(steps, mom.move, <usize>slots << 3);
-      owed = true;
+      for (let c = 0; c < u; c++) {
+        const col = bag.binsV + <usize>c * <usize>nV, d = mom.move + (<usize>(c * BIN_STRIDE) << 3);
+        for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(d, <i32>load<u8>(col + <usize>i)));
+      }
     } else mom.keep(work);
   }
   bag.rounds = bestRound;
   bag.validLoss = bestLoss;
   mom.free();
   release(work); release(binCounts); release(eT); release(sV);
-  release(steps); release(moved); release(cols); release(tabs);
 }
 
 /** Training rows' odds and validation rows' logits of a bag being boosted. */
