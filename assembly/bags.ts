@@ -321,7 +321,7 @@ export function combine(s: FitState): void {
  * out-of-fold logits, untempered.
  */
 function temper(s: FitState): void {
-  const t = bestTemperature(s.heldLogit, s.yTrain, s.nHeld);
+  const t = bestTemperature(s.temperLogit != 0 ? s.temperLogit : s.heldLogit, s.yTrain, s.nHeld);
   s.out.setMetric(A.M_CAL_SLOPE, t);
   s.out.setMetric(A.M_CAL_APPLIED, 1);
   s.intercept *= t;
@@ -332,7 +332,7 @@ function temper(s: FitState): void {
 }
 
 /** The factor t in [TEMPER_LOW, TEMPER_HIGH] that minimises the log loss of t x against ys (Platt's targets). */
-function bestTemperature(x: usize, ys: usize, n: i32): f64 {
+export function bestTemperature(x: usize, ys: usize, n: i32): f64 {
   let nPos = 0.0;
   for (let q = 0; q < n; q++) if (ldf(ys, q) > 0.5) nPos += 1;
   const tPos = (nPos + 1) / (nPos + 2), tNeg = 1 / (<f64>n - nPos + 2);

@@ -168,11 +168,62 @@ function validLoss(sV: usize, yV: usize, nV: i32): f64 {
 }
 
 /**
+ * Column c's single best cut of `hist` and its shrunken Newton step (docs/design/engine.md#step-6): its factor of
+ * the odds a bin into MULT, its table `work` and the validation rows' logits `sV` stepped. False when no cut is
+ * valid (nothing moves).
+ */
+function cutAndStep(bag: Bag, c: i32, hist: Histogram, lr: f64, work: usize, sV: usize): bool {
+  const nb = ldi(bag.nBins, c), nV = bag.nV;
+  if (!findSplit(hist, ldi(bag.kinds, c), nb, SPLIT)) return false;
+  const dL = -lr * SPLIT.gl / SPLIT.hl;
+  const dR = -lr * SPLIT.gr / SPLIT.hr;
+  const mL = Math.exp(dL), mR = Math.exp(dR);
+  for (let b = 0; b < nb; b++) {
+    const side = ldb(SPLIT.side, b);
+    const d = side == 0 ? dL : (side == 1 ? dR : 0.0);
+    stf(DELTA, b, d);
+    stf(MULT, b, side == 0 ? mL : (side == 1 ? mR : 1.0));
+    const tp = work + ((<usize>(c * BIN_STRIDE + b)) << 3);
+    store<f64>(tp, load<f64>(tp) + d);
+  }
+  const colV = bag.binsV + <usize>c * <usize>nV;
+  for (let i = 0; i < nV; i++) {
+    const b = <usize>load<u8>(colV + <usize>i) << 3;
+    const sp = sV + (<usize>i << 3);
+    store<f64>(sp, load<f64>(sp) + load<f64>(DELTA + b));
+  }
+  return true;
+}
+
+/**
+ * One cyclic sweep over the columns, one column a pass over the rows: each pass applies the step of the column cut
+ * before it and builds the next column's histogram at once (readable version: one histogram pass and one update
+ * pass per column; same numbers). With a momentum move pending, each column's pass applies that column's move
+ * first (histPassMoved). `pending`: the bins of the last column the sweep before stepped (0: none), whose step the
+ * rows take in this sweep's first pass (MULT still holds its factors); the sweep returns its own likewise, so a
+ * sweep needs no pass of its own at the end.
+ */
+function sweep(bag: Bag, lr: f64, work: usize, eT: usize, sV: usize, binCounts: usize, mom: Momentum, pending: usize): usize {
+  const u = bag.u, nT = bag.nT, yT = bag.yT;
+  let stepped = pending;
+  for (let c = 0; c < u; c++) {
+    const nb = ldi(bag.nBins, c);
+    const col = bag.binsT + <usize>c * <usize>nT;
+    clearHist(nb);
+    if (mom.pending) histPassMoved(stepped, col, eT, yT, nT, MULT, GH4, 3, mom.mult + (<usize>(c * BIN_STRIDE) << 3));
+    else histPass(stepped, col, eT, yT, nT, MULT, GH4, 3);
+    const hist = foldHist(nb, binCounts + (<usize>(c * BIN_STRIDE) << 3));
+    stepped = cutAndStep(bag, c, hist, lr, work, sV) ? col : 0;
+  }
+  return stepped;
+}
+
+/**
  * Boosts the bag's main terms; writes the best round's tables to `terms` (u x 256, zeroed by the
  * caller) and the bag's intercept, rounds and validation loss into `bag`.
  */
 export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRounds: i32): void {
-  const u = bag.u, nT = bag.nT, nV = bag.nV;
+  const u = bag.u, nV = bag.nV;
   const start = startRows(bag);
   const eT = start.eT, sV = start.sV;
   const work = allocF64(u * BIN_STRIDE);
@@ -180,55 +231,12 @@ export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRo
   let bestLoss = validLoss(sV, bag.yV, nV);
   let bestRound = 0;
   let round = 0;
-  const yT = bag.yT;
+  let pending: usize = 0; // the last column's step the training rows have yet to take (sweep)
   const mom = new Momentum(u * BIN_STRIDE);
   while (round < maxRounds) {
     round++;
     mom.startRound(work);
-    // Each pass over the rows applies column c's step and builds column c+1's histogram at once
-    // (readable version: one histogram pass and one update pass per column; same numbers).
-    clearHist(ldi(bag.nBins, 0));
-    if (mom.pending) histPassMoved(0, bag.binsT, eT, yT, nT, MULT, GH4, 3, mom.mult);
-    else histPass(0, bag.binsT, eT, yT, nT, MULT, GH4, 3);
-    let hist = foldHist(ldi(bag.nBins, 0), binCounts);
-    for (let c = 0; c < u; c++) {
-      const nb = ldi(bag.nBins, c);
-      const col = bag.binsT + <usize>c * <usize>nT;
-      let moved = false;
-      if (findSplit(hist, ldi(bag.kinds, c), nb, SPLIT)) {
-        moved = true;
-        const dL = -lr * SPLIT.gl / SPLIT.hl;
-        const dR = -lr * SPLIT.gr / SPLIT.hr;
-        const mL = Math.exp(dL), mR = Math.exp(dR);
-        for (let b = 0; b < nb; b++) {
-          const side = ldb(SPLIT.side, b);
-          const d = side == 0 ? dL : (side == 1 ? dR : 0.0);
-          stf(DELTA, b, d);
-          stf(MULT, b, side == 0 ? mL : (side == 1 ? mR : 1.0));
-          const tp = work + ((<usize>(c * BIN_STRIDE + b)) << 3);
-          store<f64>(tp, load<f64>(tp) + d);
-        }
-        const colV = bag.binsV + <usize>c * <usize>nV;
-        for (let i = 0; i < nV; i++) {
-          const b = <usize>load<u8>(colV + <usize>i) << 3;
-          const sp = sV + (<usize>i << 3);
-          store<f64>(sp, load<f64>(sp) + load<f64>(DELTA + b));
-        }
-      }
-      if (c + 1 < u) {
-        const nbNext = ldi(bag.nBins, c + 1);
-        clearHist(nbNext);
-        const next = col + <usize>nT;
-        if (mom.pending) histPassMoved(moved ? col : 0, next, eT, yT, nT, MULT, GH4, 3, mom.mult + (<usize>((c + 1) * BIN_STRIDE) << 3));
-        else histPass(moved ? col : 0, next, eT, yT, nT, MULT, GH4, 3);
-        hist = foldHist(nbNext, binCounts + (<usize>((c + 1) * BIN_STRIDE) << 3));
-      } else if (moved) {
-        for (let i = 0; i < nT; i++) {
-          const ep = eT + (<usize>i << 3);
-          store<f64>(ep, load<f64>(ep) * load<f64>(MULT + (<usize>load<u8>(col + <usize>i) << 3)));
-        }
-      }
-    }
+    pending = sweep(bag, lr, work, eT, sV, binCounts, mom, pending);
     mom.pending = false;
     const loss = validLoss(sV, bag.yV, nV);
     if (loss < bestLoss) {

@@ -113,6 +113,7 @@ export class FitState {
   treeMeanSum: f64 = 0; // sum of the served trees' mean values (their weighted sum is in the intercept)
   heldLogit: usize = 0; // f64 [nHeld]: held-out rows' logits under the model tested on them
   heldBase: usize = 0; // f64 [nHeld]: the base rate each could have been given without a model
+  temperLogit: usize = 0; // f64 [nHeld] or 0: the out-of-fold logits the served temperature is chosen on (0: heldLogit)
 
   // ---- 8. the combined model ----
   counts: usize = 0; // f64 [u * BIN_STRIDE]: training rows per bin
@@ -140,7 +141,7 @@ export class FitState {
     for (let f = 0; f < this.foldCandidates.length; f++) if (this.foldCandidates[f] != null) this.foldCandidates[f]!.free();
     release(this.treeGains); release(this.treeCandidate); release(this.servedTrees);
     for (let bg = 0; bg < this.bagTrees.length; bg++) { release(this.bagTrees[bg]); release(this.treeOob[bg]); }
-    release(this.heldLogit); release(this.heldBase);
+    release(this.heldLogit); release(this.heldBase); release(this.temperLogit);
     release(this.counts); release(this.terms); release(this.posBags); release(this.negBags);
   }
 }

@@ -9,11 +9,11 @@ import { PairSet, pairsKept } from './pairs';
 import { buildBlock, PHASE_TREES, TREE_OUT_HEAD } from './tasks';
 import { RAW_TREE, rawTreeMean, addRawTree } from './residual-trees';
 import { rowLogLoss, clusteredMeanSe } from './stats';
-import { rescale, outOfBagPlatt, crossTempered } from './bags';
+import { rescale, outOfBagPlatt, crossTempered, bestTemperature } from './bags';
 import { BIN_STRIDE } from './binning';
 import {
   TREE_CROSS_STOP_HALF, BAGS_PER_FOLD, CROSS_FOLDS, TREE_AGREE, CROSS_PAIR_AGREE, Z_TREES, TREE_MAX_TRAIN, TREE_MAX_ROUNDS,
-  TREE_CROSS_ROUNDS,
+  TREE_CROSS_ROUNDS, TREE_SERVE_WEIGHTS,
 } from './tunables';
 
 /**
@@ -187,8 +187,8 @@ function serveCandidates(s: FitState, weight: f64): void {
  * Cross-fitted, after finishFolds: each row's out-of-fold logit with its fold model's candidate trees (the mean of
  * the fold's bags' tree sums) against the one without, both scaled as fit.ts decide tests them (bags.ts
  * crossTempered). Kept when the paired z of the log loss reaches Z_TREES: the
- * out-of-fold logits then include them (the decision tests the fold models as served) and each tree joins the
- * served model at 1 / (CROSS_FOLDS x BAGS_PER_FOLD).
+ * out-of-fold logits then include them (the decision tests the fold models with them) and each tree joins the
+ * served model at w / (CROSS_FOLDS x BAGS_PER_FOLD), w chosen on the out-of-fold rows (servedTreeWeight).
  */
 export function keepFoldTrees(s: FitState): void {
   if (s.treeCandidate == 0) return;
@@ -206,10 +206,38 @@ export function keepFoldTrees(s: FitState): void {
   // compared as the decision tests them: each scaled by the temperature the other folds choose for it
   const t0 = crossTempered(s, s.heldLogit), t1 = crossTempered(s, x1);
   if (pairedZ(s, t0, t1) >= Z_TREES) {
+    // the served weight of the trees, and the out-of-fold logits the served temperature is chosen on
+    const w = servedTreeWeight(s, s.heldLogit, x1);
+    if (w != 1.0) {
+      const xw = allocF64(n);
+      for (let q = 0; q < n; q++) stf(xw, q, ldf(s.heldLogit, q) + w * (ldf(x1, q) - ldf(s.heldLogit, q)));
+      s.temperLogit = xw;
+    }
     memory.copy(s.heldLogit, x1, <usize>n << 3);
-    serveCandidates(s, 1.0 / <f64>(CROSS_FOLDS * BAGS_PER_FOLD));
+    serveCandidates(s, w / <f64>(CROSS_FOLDS * BAGS_PER_FOLD));
   }
   release(x1); release(t0); release(t1);
+}
+
+/**
+ * Cross-fitted, trees kept: their weight w in the served model (tunables.ts TREE_SERVE_WEIGHTS), the one whose
+ * out-of-fold logits x0 + w (x1 - x0), at their own best temperature (bags.ts temper), have the lowest log loss;
+ * 1 unless another is strictly lower. Every out-of-fold logit comes from a fold model that never saw its row, so
+ * w is chosen on rows no tree learned from; the decision still tests the trees at weight 1.
+ */
+function servedTreeWeight(s: FitState, x0: usize, x1: usize): f64 {
+  const n = s.nHeld, xw = allocF64(n);
+  let best = 1.0, bestLoss = Infinity;
+  for (let i = 0; i < TREE_SERVE_WEIGHTS.length; i++) {
+    const w = TREE_SERVE_WEIGHTS[i];
+    for (let q = 0; q < n; q++) stf(xw, q, ldf(x0, q) + w * (ldf(x1, q) - ldf(x0, q)));
+    const t = bestTemperature(xw, s.yTrain, n);
+    let loss = 0.0;
+    for (let q = 0; q < n; q++) loss += rowLogLoss(t * ldf(xw, q), ldf(s.yTrain, q));
+    if (loss < bestLoss) { bestLoss = loss; best = w; }
+  }
+  release(xw);
+  return best;
 }
 
 /** The intercept's share of the served trees (their mean values, weighted): combine adds it before any rescale. */
