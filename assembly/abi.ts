@@ -13,7 +13,8 @@ export const OK: i32 = 0;
 export const ERR_BAD_INPUT: i32 = 1; // sizes or pointers do not make sense
 export const ERR_BAD_MODEL: i32 = 2; // the model bytes are not a model of this engine version
 
-// Phases of a fit in progress (fit.ts fitStart): each phase is fitTaskCount() tasks, one per bag.
+// Phases of a fit in progress (fit.ts fitStart): each phase is fitTaskCount() tasks, one per bag (a single split's
+// pairs and trees: a batch of the bags, then the rest while their gate can pass, bags.ts nextGatedBatch).
 export const PHASE_DONE: i32 = 0;
 export const PHASE_BAGS: i32 = 1; // boost each bag's main terms
 export const PHASE_PAIRS: i32 = 2; // boost the selected pairs on top of each bag's main terms
@@ -78,7 +79,7 @@ export const M_HELD_LABELED: i32 = 30;
 export const M_PAIRS_TRIED: i32 = 31; // interaction terms tried: pairs and tree terms
 export const M_FOLDS: i32 = 32; // folds of the held-out check: 1 for a single split
 export const M_TREES: i32 = 33; // residual trees kept (residual-trees.ts): 0 when the stage was not kept
-export const M_TREES_TRIED: i32 = 34; // residual trees the bags boosted (0: the stage was not tried)
+export const M_TREES_TRIED: i32 = 34; // residual trees the bags boosted (0: not tried; a bag left unrun: none)
 export const METRIC_COUNT: i32 = 35;
 
 // Progress codes of the imported reportProgress(stage, done, total) (progress.ts): `done` of `total`.

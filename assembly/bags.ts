@@ -8,10 +8,10 @@ import { fitPlatt, LogisticFit, sigmoid } from './stats';
 import { selectPairs, pairsKept, PairSet } from './pairs';
 import { FitState } from './fit-state';
 import { reportProgress } from './progress';
-import { buildBlock, PHASE_BAGS, PHASE_PAIRS, PHASE_TREES, BAG_OUT_HEAD, PAIR_OUT_HEAD } from './tasks';
+import { buildBlock, setTaskRange, PHASE_BAGS, PHASE_PAIRS, PHASE_TREES, BAG_OUT_HEAD, PAIR_OUT_HEAD } from './tasks';
 import { putTreeTask, treeInterceptShare, servedTreeLogits } from './tree-stage';
 import { N_BAGS, PAIR_MIN_ROWS, CROSS_FOLDS, BAGS_PER_FOLD, CROSS_PAIRS, CROSS_PAIR_AGREE, TEMPER_LOW,
-  TEMPER_HIGH } from './tunables';
+  TEMPER_HIGH, GATE_FIRST_BATCH } from './tunables';
 
 // ---- 5-6. bags ----
 
@@ -49,12 +49,42 @@ function startPhase(s: FitState, phase: i32, pairs: Array<PairSet | null>): void
 }
 
 /**
+ * A single split's gated phase (pairs, trees) starts with its first GATE_FIRST_BATCH bags (tasks.ts setTaskRange);
+ * nextGatedBatch gives it the rest. A cross-fitted phase runs every bag at once.
+ */
+export function firstGatedBatch(s: FitState): void {
+  if (s.crossFit || GATE_FIRST_BATCH >= s.nBags) return;
+  setTaskRange(s.ctx, 0, GATE_FIRST_BATCH);
+  s.tasksLeft = GATE_FIRST_BATCH;
+}
+
+/**
+ * After a batch of a single split's gated phase: the rest of its bags as the next batch (true), unless every bag is
+ * in or the gate can no longer pass (false). The gate (pairs.ts pairsKept) needs `agree` bags whose gain is above 0,
+ * and their total above 0; once more than nBags - agree of the bags in have a gain of 0 or less, no gains of the
+ * others can pass it, so their tasks are not run: their gains stay 0 (a failure to the gate, which fails as it would
+ * have) and nothing else of theirs is read when the gate fails (afterPairs frees the candidate pairs, afterTrees
+ * makes no tree a candidate). The batches depend on the bags' results alone, never on which worker finished first.
+ */
+export function nextGatedBatch(s: FitState, gains: usize, agree: i32): bool {
+  if (s.crossFit) return false;
+  const done = s.ctx.first + s.ctx.tasks;
+  if (done >= s.nBags) return false;
+  let failed = 0;
+  for (let bg = 0; bg < done; bg++) if (!(ldf(gains, bg) > 0)) failed++;
+  if (failed > s.nBags - agree) return false;
+  setTaskRange(s.ctx, done, s.nBags - done);
+  s.tasksLeft = s.nBags - done;
+  return true;
+}
+
+/**
  * Takes task k's output (tasks.ts layouts) into the fit. Returns false when the output does not fit the
  * phase (wrong length, a task put twice): the host then fails the fit.
  */
 export function putTask(s: FitState, k: i32, out: usize, len: i32): bool {
   const ctx = s.ctx, u = s.u;
-  if (k < 0 || k >= s.nBags || ldb(s.taskDone, k) != 0 || len < 2) return false;
+  if (k < ctx.first || k >= ctx.first + ctx.tasks || ldb(s.taskDone, k) != 0 || len < 2) return false;
   if (ctx.phase == PHASE_BAGS) {
     if (len < BAG_OUT_HEAD) return false;
     const nV = <i32>ldf(out, 2);
@@ -228,6 +258,7 @@ export function startPairs(s: FitState): bool {
   const sets = new Array<PairSet | null>(1);
   sets[0] = pairs;
   startPhase(s, PHASE_PAIRS, sets);
+  firstGatedBatch(s);
   return true;
 }
 

@@ -8,14 +8,17 @@ import { sortIndices, sortIndicesByU64Hash } from './sort';
 import { ColumnBins, binNumeric, binCategorical, numericBin, categoricalBin, BIN_STRIDE } from './binning';
 import { aucDeLong, aucZ, topLift, constLogLoss, sigmoid, clusteredMeanSe } from './stats';
 import { FitOutputs, FitState } from './fit-state';
-import { startBags, putTask, afterBags, startPairs, afterPairs, notePairs, combine, scoreHeldOut, finishFolds, crossTempered } from './bags';
+import {
+  startBags, putTask, afterBags, startPairs, afterPairs, nextGatedBatch, notePairs, combine, scoreHeldOut, finishFolds,
+  crossTempered,
+} from './bags';
 import { startTrees, afterTrees, keepFoldTrees, calibrateSingle } from './tree-stage';
 import { TaskCtx, PHASE_DONE, PHASE_BAGS, PHASE_PAIRS, PHASE_TREES, runTaskOf, outLen, loadBlock } from './tasks';
 import { buildModel } from './model';
 import { reportProgress } from './progress';
 import {
   HELD_OUT_FRACTION, MIN_CROSS_TRAIN_MINORITY, MIN_HELD_CLASS, MIN_TRAIN_MINORITY, RESTATES_AUC, Z_AUC, Z_AUC_CROSS, Z_LOG_LOSS,
-  Z_INTERVAL, PAIR_MIN_ROWS, CROSS_FOLDS,
+  Z_INTERVAL, PAIR_MIN_ROWS, CROSS_FOLDS, MIN_BAGS_AGREE, TREE_AGREE,
 } from './tunables';
 
 export { CROSS_FOLDS } from './tunables';
@@ -65,8 +68,8 @@ export function fitStart(
 
 /** The phase under way (tasks.ts PHASE_*), PHASE_DONE when the fit is finished. */
 export function fitPhase(): i32 { return current == null ? PHASE_DONE : current!.ctx.phase; }
-/** Tasks of the phase under way. */
-export function fitTaskCount(): i32 { return current == null ? 0 : current!.nBags; }
+/** Tasks of the phase under way: one per bag, or a batch of the bags (tasks.ts TaskCtx.first). */
+export function fitTaskCount(): i32 { return current == null ? 0 : current!.ctx.tasks; }
 
 /**
  * After every task of the phase is in: the next phase (pairs after bags), or the rest of the fit
@@ -81,8 +84,14 @@ export function fitAdvance(): i32 {
     afterBags(s);
     reportProgress(A.P_PAIRS, 0, 1);
     if (startPairs(s)) return A.OK; // 7: the pair phase
-  } else if (phase == PHASE_PAIRS) afterPairs(s);
-  else afterTrees(s);
+  } else if (phase == PHASE_PAIRS) {
+    // a single split's gate still open after a batch of bags: the next batch (bags.ts nextGatedBatch)
+    if (nextGatedBatch(s, s.pairGains, MIN_BAGS_AGREE)) return A.OK;
+    afterPairs(s);
+  } else {
+    if (nextGatedBatch(s, s.treeGains, TREE_AGREE)) return A.OK;
+    afterTrees(s);
+  }
   if (phase != PHASE_TREES && startTrees(s)) return A.OK; // 7b: the residual trees' phase
   if (s.crossFit) {
     finishFolds(s); // the fold models are complete: their out-of-fold logits
@@ -111,15 +120,15 @@ export function fitAdvance(): i32 {
 export function runTask(k: i32): i32 {
   if (current != null) {
     const s = current!;
-    if (k < 0 || k >= s.nBags) return A.ERR_BAD_INPUT;
-    const out = runTaskOf(s.ctx, k);
-    const ok = putTask(s, k, out, outLen);
+    if (k < 0 || k >= s.ctx.tasks) return A.ERR_BAD_INPUT;
+    const out = runTaskOf(s.ctx, s.ctx.first + k);
+    const ok = putTask(s, s.ctx.first + k, out, outLen);
     release(out);
     return ok ? A.OK : A.ERR_BAD_INPUT;
   }
-  if (helper.phase == PHASE_DONE || k < 0 || k >= helper.nBags) return A.ERR_BAD_INPUT;
+  if (helper.phase == PHASE_DONE || k < 0 || k >= helper.tasks) return A.ERR_BAD_INPUT;
   release(helperOut);
-  helperOut = runTaskOf(helper, k);
+  helperOut = runTaskOf(helper, helper.first + k);
   helperOutLen = outLen;
   return A.OK;
 }
@@ -139,7 +148,9 @@ export function taskOutputLength(): i32 { return helperOutLen; }
 /** The fit's instance takes task k's output (f64 [len]) computed on a helper instance. */
 export function putTaskOutput(k: i32, ptr: usize, len: i32): i32 {
   if (current == null) return A.ERR_BAD_INPUT;
-  return putTask(current!, k, ptr, len) ? A.OK : A.ERR_BAD_INPUT;
+  const s = current!;
+  if (k < 0 || k >= s.ctx.tasks) return A.ERR_BAD_INPUT;
+  return putTask(s, s.ctx.first + k, ptr, len) ? A.OK : A.ERR_BAD_INPUT;
 }
 
 /** A whole fit on this instance: fitStart, then every task of every phase here, in task order. */
@@ -149,7 +160,7 @@ export function runFit(
   const st = fitStart(n, m, eBytes, eOffs, y, t, k, d, c);
   if (st != A.OK) return st;
   while (current != null) {
-    const count = current!.nBags;
+    const count = current!.ctx.tasks;
     for (let i = 0; i < count; i++) {
       const r = runTask(i);
       if (r != A.OK) return r;

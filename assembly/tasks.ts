@@ -19,7 +19,8 @@ import {
 
 export { PHASE_DONE, PHASE_BAGS, PHASE_PAIRS, PHASE_TREES } from './abi';
 
-const HEADER_BYTES: i32 = 32; // i32 [8]: phase, u, nTrain, crossFit, nBags, pair sets, pair logits (trees), 0
+// i32 [10]: phase, u, nTrain, crossFit, nBags, pair sets, pair logits (trees), the bag of task 0, tasks, 0
+const HEADER_BYTES: i32 = 40;
 /** Bytes rounded up to a multiple of 8 (every section of a block starts 8-byte aligned). */
 @inline function pad8(bytes: i32): i32 { return (bytes + 7) & ~7; }
 
@@ -35,6 +36,10 @@ export class TaskCtx {
   nTrain: i32 = 0;
   crossFit: bool = false;
   nBags: i32 = 0;
+  // the phase's tasks run bags first .. first + tasks - 1 (task k is bag first + k): every bag, or a batch of them
+  // while a gate is still open (bags.ts nextGatedBatch)
+  first: i32 = 0;
+  tasks: i32 = 0;
   kinds: usize = 0; // i32 [u]: 0 numeric, 1 categorical
   nBins: usize = 0; // i32 [u]
   ys: usize = 0; // f64 [nTrain]
@@ -54,7 +59,7 @@ export class TaskCtx {
   free(): void {
     for (let i = 0; i < this.pairSets.length; i++) { release(this.pairSets[i].offs); this.pairSets[i].offs = 0; }
     this.pairSets = new Array<PairSet>(0);
-    release(this.block); this.block = 0; this.blockLen = 0; this.phase = PHASE_DONE;
+    release(this.block); this.block = 0; this.blockLen = 0; this.phase = PHASE_DONE; this.first = 0; this.tasks = 0;
   }
 }
 
@@ -79,6 +84,7 @@ function treeBytes(u: i32, nBags: i32, nTrain: i32, pairLogits: bool): i32 {
 function bindBlock(ctx: TaskCtx): void {
   const p = ctx.block;
   ctx.phase = ldi(p, 0); ctx.u = ldi(p, 1); ctx.nTrain = ldi(p, 2); ctx.crossFit = ldi(p, 3) != 0; ctx.nBags = ldi(p, 4);
+  ctx.first = ldi(p, 7); ctx.tasks = ldi(p, 8);
   const nSets = ldi(p, 5);
   const u = ctx.u, nTrain = ctx.nTrain, nBags = ctx.nBags;
   let at = p + <usize>HEADER_BYTES;
@@ -129,6 +135,7 @@ export function buildBlock(ctx: TaskCtx, phase: i32, u: i32, nTrain: i32, crossF
   const p = ctx.block;
   sti(p, 0, phase); sti(p, 1, u); sti(p, 2, nTrain); sti(p, 3, crossFit ? 1 : 0); sti(p, 4, nBags); sti(p, 5, nSets);
   sti(p, 6, phase == PHASE_TREES && pairLogits != 0 ? 1 : 0);
+  sti(p, 7, 0); sti(p, 8, nBags);
   if (phase == PHASE_PAIRS) memory.copy(p + <usize>(commonBytes(u, nTrain) + ((nBags * u * BIN_STRIDE) << 3) + (nBags << 3)), counts, <usize>nSets << 2);
   release(counts);
   bindBlock(ctx);
@@ -161,6 +168,12 @@ export function buildBlock(ctx: TaskCtx, phase: i32, u: i32, nTrain: i32, crossF
   }
 }
 
+/** Narrows the phase's tasks to bags first .. first + tasks - 1 (and its block, for the helpers that load it next). */
+export function setTaskRange(ctx: TaskCtx, first: i32, tasks: i32): void {
+  sti(ctx.block, 7, first); sti(ctx.block, 8, tasks);
+  ctx.first = first; ctx.tasks = tasks;
+}
+
 /** A helper instance takes a block copied from the main instance (the host allocated and filled it). */
 export function loadBlock(ctx: TaskCtx, ptr: usize, len: i32): bool {
   ctx.free();
@@ -168,6 +181,8 @@ export function loadBlock(ctx: TaskCtx, ptr: usize, len: i32): bool {
   const phase = ldi(ptr, 0), u = ldi(ptr, 1), nTrain = ldi(ptr, 2), nBags = ldi(ptr, 4), nSets = ldi(ptr, 5);
   if ((phase != PHASE_BAGS && phase != PHASE_PAIRS && phase != PHASE_TREES) || u < 1 || nTrain < 1 || nBags < 1) return false;
   if (phase == PHASE_PAIRS ? nSets < 1 || nSets > nBags : nSets != 0) return false;
+  const first = ldi(ptr, 7), tasks = ldi(ptr, 8);
+  if (first < 0 || tasks < 1 || first > nBags - tasks) return false;
   const common = commonBytes(u, nTrain);
   if (phase == PHASE_BAGS) {
     if (common != len) return false;

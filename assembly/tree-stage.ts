@@ -9,7 +9,7 @@ import { PairSet, pairsKept } from './pairs';
 import { buildBlock, PHASE_TREES, TREE_OUT_HEAD } from './tasks';
 import { RAW_TREE, rawTreeMean, addRawTree } from './residual-trees';
 import { rowLogLoss, clusteredMeanSe } from './stats';
-import { rescale, outOfBagPlatt, crossTempered, bestTemperature } from './bags';
+import { rescale, outOfBagPlatt, crossTempered, bestTemperature, firstGatedBatch } from './bags';
 import { BIN_STRIDE } from './binning';
 import {
   TREE_CROSS_STOP_HALF, BAGS_PER_FOLD, CROSS_FOLDS, TREE_AGREE, CROSS_PAIR_AGREE, Z_TREES, TREE_MAX_TRAIN, TREE_MAX_ROUNDS,
@@ -17,9 +17,10 @@ import {
 } from './tunables';
 
 /**
- * Starts the tree phase (one task per bag, tasks.ts treeTask) unless the record has fewer than two usable columns
- * or more than TREE_MAX_TRAIN training rows. Each bag boosts on its own additive model: its main terms, and its
- * kept pair terms, whose logits at every training position go into the task block.
+ * Starts the tree phase (one task per bag, tasks.ts treeTask; a single split's in two batches, bags.ts
+ * firstGatedBatch) unless the record has fewer than two usable columns or more than TREE_MAX_TRAIN training rows.
+ * Each bag boosts on its own additive model: its main terms, and its kept pair terms, whose logits at every training
+ * position go into the task block.
  */
 export function startTrees(s: FitState): bool {
   if (s.u < 2 || s.nTrain > TREE_MAX_TRAIN) return false;
@@ -56,6 +57,7 @@ export function startTrees(s: FitState): bool {
   release(s.taskDone);
   s.taskDone = allocU8(nBags);
   s.tasksLeft = nBags;
+  firstGatedBatch(s);
   return true;
 }
 
@@ -74,8 +76,10 @@ export function putTreeTask(s: FitState, k: i32, out: usize, len: i32): bool {
 
 /**
  * After every bag's trees: the bags' gates. A single split's trees stay candidates when TREE_AGREE of its bags see
- * their gate rows improve (and on the whole). A cross-fitted bag stops on all its few validation rows and has no
- * gate (TREE_CROSS_STOP_HALF): every fold model's trees are candidates, for the out-of-fold test to judge.
+ * their gate rows improve (and on the whole); the bags its second batch did not run (bags.ts nextGatedBatch) have a
+ * gain of 0 and no trees, and the gate fails as it would have with them. A cross-fitted bag stops on all its few
+ * validation rows and has no gate (TREE_CROSS_STOP_HALF): every fold model's trees are candidates, for the out-of-fold
+ * test to judge.
  */
 export function afterTrees(s: FitState): void {
   let tried = 0;

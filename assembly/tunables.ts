@@ -74,6 +74,10 @@ export const MIN_QUADRANT_ROWS: f64 = 10;
 // Pairs are kept when they lower the gate rows' log loss in at least MIN_BAGS_AGREE of the N_BAGS bags (and on the
 // whole): docs/design/engine.md "consistently across bags". Pairs ranked on the gate's own rows need more than a majority.
 export const MIN_BAGS_AGREE: i32 = 6;
+// A single split's gated phases (pairs, trees) run their first GATE_FIRST_BATCH bags, then the rest only when the
+// gate can still pass: once more than N_BAGS - agree bags have failed, the others' results would be discarded
+// (bags.ts nextGatedBatch). The batches are fixed, so every pool size runs the same tasks. Not a model setting.
+export const GATE_FIRST_BATCH: i32 = 4;
 export const PAIR_PATIENCE: i32 = 25; // pair tables are few and coarse: they settle sooner
 export const PAIR_MAX_ROUNDS: i32 = 400;
 // A pair whose fine bins make at most FULL_PAIR_CELLS cells (at most 256: a cell index is a u8), one of its

@@ -54,7 +54,7 @@ export interface FitResult {
     pairsTried: number;
     /** Residual trees kept (assembly/residual-trees.ts): 0 when the stage was not kept. */
     trees: number;
-    /** Residual trees the bags boosted (0: the stage was not tried). */
+    /** Residual trees the bags boosted (0: the stage was not tried; the bags a failed gate left unrun boosted none). */
     treesTried: number;
     usableColumns: number;
     columnAuc: Record<string, number>;
