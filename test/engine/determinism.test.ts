@@ -54,6 +54,7 @@ describe('determinism', () => {
         const inPool = await fit(table, pool);
         expect(sha256(inPool.model!.toBytes())).toBe(sha256(want.model!.toBytes()));
         expect(inPool.quality).toEqual(want.quality);
+        expect(inPool.diagnostics.treesTried).toBe(want.diagnostics.treesTried); // the same tasks ran
       }
     });
 
