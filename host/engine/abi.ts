@@ -10,7 +10,7 @@ export const OK = 0;
 export const ERR_BAD_INPUT = 1;
 export const ERR_BAD_MODEL = 2;
 
-/** Phases of a fit in progress (assembly/fit.ts fitStart): each is fitTaskCount() tasks, one per bag. */
+/** Phases of a fit in progress (assembly/fit.ts fitStart): each is fitTaskCount() tasks, one per bag or a batch of them. */
 export const PHASE_DONE = 0;
 export const PHASE_BAGS = 1;
 export const PHASE_PAIRS = 2;
