@@ -37,11 +37,18 @@ async function mapping(key: string): Promise<string> {
   return r.body.mapping_id;
 }
 
+/**
+ * Waits for the schedule's `runs`-th run to be over: the schedule row says so and the run's task is done too. The
+ * row is written before the task completes; a test that then moves its clock on by a day makes the still-running
+ * task's lease look lapsed, and the task runner would claim it again.
+ */
 async function settled(ws: string, id: string, runs: number): Promise<any> {
   for (let i = 0; i < 1200; i++) {
     const row = await svc.services.store.getSchedule(ws, id);
     const n = (await svc.services.store.listScheduleRuns(id)).length;
-    if (row && row.run_state !== 'running' && n === runs) return { row, last: JSON.parse(row.last_run!) };
+    const task = row?.run_id ? await svc.services.store.getTask(ws, row.run_id) : null;
+    const taskOver = task !== null && (task.status === 'done' || task.status === 'failed');
+    if (row && row.run_state !== 'running' && n === runs && taskOver) return { row, last: JSON.parse(row.last_run!) };
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('no settled run');
