@@ -62,6 +62,8 @@ export class FitState {
   entFold: usize = 0; // u8 [nEntities]: the entity's fold (cross-fitted)
   entTime: usize = 0; // f64 [nEntities]: latest time of the entity (out of time)
   crossFit: bool = false;
+  /** At least TREE_CROSS_WIDE_FROM columns vary among the labeled rows (fit.ts varyingColumns). */
+  wide: bool = false;
   labeled: i32 = 0;
   positives: i32 = 0;
   trainRows: usize = 0; // i32 [nTrain]: labeled rows a model learns from

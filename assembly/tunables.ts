@@ -128,6 +128,10 @@ export const Z_INTERVAL: f64 = 1.959963984540054; // two-sided 95% interval of t
 // cross-fitted fold models are not rescaled one by one: the served model's temperature (TEMPER_*) is chosen
 // on their out-of-fold logits (bags.ts finishFolds says why).
 export const PAIR_MIN_ROWS: i32 = 1000;
+// A wide record (at least TREE_CROSS_WIDE_FROM columns that vary among its labeled rows) is cross-fitted below
+// CROSS_WIDE_MIN_ROWS training rows of a single split instead of PAIR_MIN_ROWS (1,334-2,666 labeled rows move):
+// its single split's served model learns from 75% of the rows and its trees are gated on few validation rows.
+export const CROSS_WIDE_MIN_ROWS: i32 = 2000;
 
 // ---- cross-fitting of small records ----
 
