@@ -22,6 +22,8 @@ let firstP: Float64Array;
 const wideSmall = syntheticFixture(600, 12, 5);
 /** A narrow record of 3,000 rows: cross-fitted with one bag a fold (4 bag tasks) and fold pairs. */
 const narrowCross = syntheticFixture(3000, 10, 11);
+/** A wide single split (36 usable columns, bags of about 2,550 training rows): fixed rounds of trees on seeded halves of the columns. */
+const wideSingle = syntheticFixture(4000, 36, 7);
 
 const pOf = (r: FitResult) => scoreCases(mod, r.model!, casesOf(f)).p;
 
@@ -52,7 +54,7 @@ describe('determinism', () => {
     it.each([1, 2, 8])('gives the same model bytes with %i workers as the in-process fit', async (workers) => {
       const pool = new FitPool(workers);
       pools.push(pool);
-      for (const table of [f, wideSmall, narrowCross]) {
+      for (const table of [f, wideSmall, narrowCross, wideSingle]) {
         const want = table === f ? first : await fit(table);
         const inPool = await fit(table, pool);
         expect(sha256(inPool.model!.toBytes())).toBe(sha256(want.model!.toBytes()));
