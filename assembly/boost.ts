@@ -168,6 +168,24 @@ function validLoss(sV: usize, yV: usize, nV: i32): f64 {
 }
 
 /**
+ * Adds table[bin] (f64) to each of n logits `s`, the bins in `col`, two rows at a time: each lane is the same add
+ * as one row's, so the logits are the same bits as `for i: s[i] += table[col[i]]`.
+ */
+export function addDeltas(s: usize, col: usize, n: i32, table: usize): void {
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    const sp = s + (<usize>i << 3);
+    const d0 = load<f64>(table + (<usize>load<u8>(col + <usize>i) << 3));
+    const d1 = load<f64>(table + (<usize>load<u8>(col + <usize>i + 1) << 3));
+    v128.store(sp, f64x2.add(v128.load(sp), f64x2.replace_lane(f64x2.splat(d0), 1, d1)));
+  }
+  for (; i < n; i++) {
+    const sp = s + (<usize>i << 3);
+    store<f64>(sp, load<f64>(sp) + load<f64>(table + (<usize>load<u8>(col + <usize>i) << 3)));
+  }
+}
+
+/**
  * Column c's single best cut of `hist` and its shrunken Newton step (docs/design/engine.md#step-6): its factor of
  * the odds a bin into MULT, its table `work` and the validation rows' logits `sV` stepped. False when no cut is
  * valid (nothing moves).
@@ -186,12 +204,7 @@ function cutAndStep(bag: Bag, c: i32, hist: Histogram, lr: f64, work: usize, sV:
     const tp = work + ((<usize>(c * BIN_STRIDE + b)) << 3);
     store<f64>(tp, load<f64>(tp) + d);
   }
-  const colV = bag.binsV + <usize>c * <usize>nV;
-  for (let i = 0; i < nV; i++) {
-    const b = <usize>load<u8>(colV + <usize>i) << 3;
-    const sp = sV + (<usize>i << 3);
-    store<f64>(sp, load<f64>(sp) + load<f64>(DELTA + b));
-  }
+  addDeltas(sV, bag.binsV + <usize>c * <usize>nV, nV, DELTA);
   return true;
 }
 
@@ -247,10 +260,7 @@ export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRo
     // momentum: work moves on to the next sweep's starting point, the validation logits with it; the training
     // rows take each column's move in the pass that builds that column's histogram (histPass `moved`)
     if (mom.startsOrRuns(round, bestRound) && mom.extrapolate(work, binCounts)) {
-      for (let c = 0; c < u; c++) {
-        const col = bag.binsV + <usize>c * <usize>nV, d = mom.move + (<usize>(c * BIN_STRIDE) << 3);
-        for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(d, <i32>load<u8>(col + <usize>i)));
-      }
+      for (let c = 0; c < u; c++) addDeltas(sV, bag.binsV + <usize>c * <usize>nV, nV, mom.move + (<usize>(c * BIN_STRIDE) << 3));
     } else mom.keep(work);
   }
   bag.rounds = bestRound;

@@ -3,7 +3,7 @@
 // early stopping never saw agree across bags. A pair of few enough fine cells (fullStride) keeps them all
 // instead, ranked and stepped by a categorical cut of its cells.
 import { ldf, stf, ldi, sti, allocF64, allocI32, allocU8, release } from './mem';
-import { Bag, scoreBinned, histPass, histPassMoved } from './boost';
+import { Bag, scoreBinned, histPass, histPassMoved, addDeltas } from './boost';
 import { cellCut } from './split';
 import { BIN_STRIDE } from './binning';
 import {
@@ -476,7 +476,7 @@ export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, 
       const stepped = ps.fineStride(p) > 0 ? cellStep(ps, p, rowsOf, lr, w) : quadrantStep(ps, p, rowsOf, lr, w);
       if (!stepped) continue;
       pending = ct;
-      for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(DCELL, <i32>load<u8>(cv + <usize>i)));
+      addDeltas(sV, cv, nV, DCELL);
     }
     mom.pending = false;
     const stop = halfLoss(sV, bag.yV, nV, 0);
@@ -488,8 +488,7 @@ export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, 
     if (mom.startsOrRuns(round, bestRound) && mom.extrapolate(work, weight)) {
       for (let p = 0; p < ps.count; p++) {
         if (ps.isTree(p)) continue;
-        const cv = cellV + <usize>p * <usize>nV, d = mom.move + (<usize>ps.slotOf(p) << 3);
-        for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(d, <i32>load<u8>(cv + <usize>i)));
+        addDeltas(sV, cellV + <usize>p * <usize>nV, nV, mom.move + (<usize>ps.slotOf(p) << 3));
       }
     } else mom.keep(work);
   }
