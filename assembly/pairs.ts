@@ -210,6 +210,32 @@ const HG = allocF64(COARSE * COARSE);
 const HH = allocF64(COARSE * COARSE);
 const HN = allocF64(COARSE * COARSE);
 
+// Rows per cell of the histogram being summed, counted in integers (exact, as the f64 sums of 1 they replace).
+const CELL_N = allocI32(max(FULL_PAIR_CELLS, COARSE * COARSE));
+// A coarse pair's (g, h) sums per cell side by side, before coarseHist splits them into HG and HH.
+const HGH = allocF64(COARSE * COARSE * 2);
+
+/**
+ * The coarse 2D histogram of a pair of columns (their coarse bins colA, colB) over the rows' side-by-side
+ * residuals `gh` into HG, HH and HN. Each cell takes its rows in row order, one f64x2 add for g and h and an
+ * integer count: the same bits as three scalar f64 sums a row.
+ */
+function coarseHist(colA: usize, colB: usize, gh: usize, nRows: i32): void {
+  const cells = COARSE * COARSE;
+  memory.fill(HGH, 0, <usize>cells << 4);
+  memory.fill(CELL_N, 0, <usize>cells << 2);
+  for (let q = 0; q < nRows; q++) {
+    const o = <usize>load<u8>(colA + <usize>q) * <usize>COARSE + <usize>load<u8>(colB + <usize>q);
+    const cell = HGH + (o << 4);
+    v128.store(cell, f64x2.add(v128.load(cell), v128.load(gh + (<usize>q << 4))));
+    const np = CELL_N + (o << 2);
+    store<i32>(np, load<i32>(np) + 1);
+  }
+  for (let o = 0; o < cells; o++) {
+    stf(HG, o, ldf(HGH, 2 * o)); stf(HH, o, ldf(HGH, 2 * o + 1)); stf(HN, o, <f64>ldi(CELL_N, o));
+  }
+}
+
 // 2D prefix sums of the histogram: P[x][y] = sum over cells (<= x, <= y).
 const PG = allocF64(COARSE * COARSE);
 const PH = allocF64(COARSE * COARSE);
@@ -293,13 +319,13 @@ export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: us
     coarsen(ps, c, ldi(kinds, c), nb, counts, mean + (<usize>(c * BIN_STRIDE) << 3));
   }
   release(counts);
-  const g = allocF64(nRows), h = allocF64(nRows);
+  const gh = allocF64(2 * nRows); // each row's residual gradient and hessian side by side ([q][g, h])
   for (let q = 0; q < nRows; q++) {
     const r = ldi(rows, q);
     let s = b0;
     for (let c = 0; c < u; c++) s += ldf(mean, c * BIN_STRIDE + <i32>load<u8>(bins + <usize>c * <usize>n + <usize>r));
     const p = sigmoid(s);
-    stf(g, q, p - ldf(ys, q)); stf(h, q, p * (1 - p));
+    stf(gh, 2 * q, p - ldf(ys, q)); stf(gh, 2 * q + 1, p * (1 - p));
   }
   release(mean);
   const nPairs = u * (u - 1) / 2;
@@ -317,20 +343,11 @@ export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: us
       const stride = fullStride(ldi(nBins, a), ldi(nBins, b), nRows);
       sti(pa, k, a); sti(pb, k, b); sti(idx, k, k); sti(strides, k, stride);
       if (stride > 0) { // every fine cell: the gain of its first categorical cut
-        stf(gains, k, fullPairGain(bins, n, rows, nRows, g, h, a, b, stride, ldi(nBins, a) * stride));
+        stf(gains, k, fullPairGain(bins, n, rows, nRows, gh, a, b, stride, ldi(nBins, a) * stride));
         k++;
         continue;
       }
-      memory.fill(HG, 0, <usize>(COARSE * COARSE) << 3);
-      memory.fill(HH, 0, <usize>(COARSE * COARSE) << 3);
-      memory.fill(HN, 0, <usize>(COARSE * COARSE) << 3);
-      const colB = coarseRows + <usize>b * <usize>nRows;
-      for (let q = 0; q < nRows; q++) {
-        const o = (<usize>load<u8>(colA + <usize>q) * <usize>COARSE + <usize>load<u8>(colB + <usize>q)) << 3;
-        store<f64>(HG + o, load<f64>(HG + o) + load<f64>(g + (<usize>q << 3)));
-        store<f64>(HH + o, load<f64>(HH + o) + load<f64>(h + (<usize>q << 3)));
-        store<f64>(HN + o, load<f64>(HN + o) + 1);
-      }
+      coarseHist(colA, coarseRows + <usize>b * <usize>nRows, gh, nRows);
       stf(gains, k, bestQuadrantGain(ldi(ps.nCoarse, a), ldi(ps.nCoarse, b), 0));
       k++;
     }
@@ -372,7 +389,7 @@ export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: us
   ps.layout();
   ps.tables = allocF64(nBags * ps.totalSlots + 1);
   ps.final = allocF64(ps.totalSlots + 1);
-  release(gains); release(pa); release(pb); release(idx); release(strides); release(g); release(h); release(coarseRows);
+  release(gains); release(pa); release(pb); release(idx); release(strides); release(gh); release(coarseRows);
   return ps;
 }
 
@@ -382,18 +399,19 @@ const CUT_SIDE = allocU8(FULL_PAIR_CELLS);
 const CUT_STEPS = allocF64(2);
 
 /** A full-resolution pair's ranking gain: its fine cells' first categorical cut on the residuals (g, h). */
-function fullPairGain(bins: usize, n: i32, rows: usize, nRows: i32, g: usize, h: usize, a: i32, b: i32, stride: i32, cells: i32): f64 {
+function fullPairGain(bins: usize, n: i32, rows: usize, nRows: i32, gh: usize, a: i32, b: i32, stride: i32, cells: i32): f64 {
   memory.fill(FULL_GH, 0, <usize>cells << 4);
-  memory.fill(FULL_N, 0, <usize>cells << 3);
+  memory.fill(CELL_N, 0, <usize>cells << 2);
   const colA = bins + <usize>a * <usize>n, colB = bins + <usize>b * <usize>n;
   for (let q = 0; q < nRows; q++) {
     const r = <usize>ldi(rows, q);
-    const o = <i32>load<u8>(colA + r) * stride + <i32>load<u8>(colB + r);
-    const gh = FULL_GH + (<usize>o << 4);
-    store<f64>(gh, load<f64>(gh) + ldf(g, q));
-    store<f64>(gh + 8, load<f64>(gh + 8) + ldf(h, q));
-    stf(FULL_N, o, ldf(FULL_N, o) + 1);
+    const o = <usize>(<i32>load<u8>(colA + r) * stride + <i32>load<u8>(colB + r));
+    const cell = FULL_GH + (o << 4);
+    v128.store(cell, f64x2.add(v128.load(cell), v128.load(gh + (<usize>q << 4))));
+    const np = CELL_N + (o << 2);
+    store<i32>(np, load<i32>(np) + 1);
   }
+  for (let o = 0; o < cells; o++) stf(FULL_N, o, <f64>ldi(CELL_N, o));
   return cellCut(FULL_GH, FULL_N, cells, CUT_SIDE, CUT_STEPS);
 }
 
