@@ -5,7 +5,7 @@
 //   rounds, then each round steps only the one column whose best cut gains most.
 // Either way the bag's own validation rows stop it early and the best round is kept.
 import { ldf, ldi, stf, sti, ldb, zalloc, allocF64, allocI32, allocU8, release } from './mem';
-import { rowLogLoss } from './stats';
+import { logLossSum } from './stats';
 import { mix64 } from './hash';
 import { linearStart, linearIntercept } from './linear';
 import { Momentum } from './momentum';
@@ -162,9 +162,7 @@ export function histPassMoved(stepped: usize, next: usize, eT: usize, yT: usize,
 
 /** Mean log loss of the bag's validation rows from their current logits. */
 function validLoss(sV: usize, yV: usize, nV: i32): f64 {
-  let s = 0.0;
-  for (let i = 0; i < nV; i++) s += rowLogLoss(ldf(sV, i), ldf(yV, i));
-  return nV > 0 ? s / <f64>nV : 0;
+  return nV > 0 ? logLossSum(sV, yV, 0, 1, nV) / <f64>nV : 0;
 }
 
 /**

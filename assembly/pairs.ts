@@ -10,7 +10,7 @@ import {
   MIN_PAIRS, MAX_PAIRS, PAIR_COARSE, FULL_PAIR_CELLS, FULL_CELL_ROWS, MAX_TREE_TERMS, TREE_MIN_ROWS, TREE_L2,
   MIN_QUADRANT_ROWS, MIN_BAGS_AGREE, HESS_FLOOR,
 } from './tunables';
-import { rowLogLoss, sigmoid } from './stats';
+import { logLossSum, sigmoid } from './stats';
 import { sortIndices } from './sort';
 import { CellTree, growTree } from './cell-trees';
 import { Momentum } from './momentum';
@@ -638,7 +638,6 @@ export function pairsKept(gains: usize, nBags: i32, minAgree: i32 = MIN_BAGS_AGR
 
 /** Mean log loss over the even (half 0) or odd (half 1) validation rows. */
 function halfLoss(s: usize, ys: usize, n: i32, half: i32): f64 {
-  let sum = 0.0, k = 0;
-  for (let i = half; i < n; i += 2) { sum += rowLogLoss(ldf(s, i), ldf(ys, i)); k++; }
-  return k > 0 ? sum / <f64>k : 0;
+  const k = n > half ? (n - half + 1) >> 1 : 0;
+  return k > 0 ? logLossSum(s, ys, half, 2, n) / <f64>k : 0;
 }
