@@ -212,12 +212,15 @@ const HN = allocF64(COARSE * COARSE);
 
 // Rows per cell of the histogram being summed, counted in integers (exact, as the f64 sums of 1 they replace).
 const CELL_N = allocI32(max(FULL_PAIR_CELLS, COARSE * COARSE));
-// A coarse pair's (g, h) sums per cell side by side, before coarseHist splits them into HG and HH.
+// A coarse pair's (g, h) sums per cell side by side, before unpackCoarse splits them into HG and HH; the
+// second pair's of coarseHist2 in HGH2 and CELL_N2.
 const HGH = allocF64(COARSE * COARSE * 2);
+const HGH2 = allocF64(COARSE * COARSE * 2);
+const CELL_N2 = allocI32(COARSE * COARSE);
 
 /**
  * The coarse 2D histogram of a pair of columns (their coarse bins colA, colB) over the rows' side-by-side
- * residuals `gh` into HG, HH and HN. Each cell takes its rows in row order, one f64x2 add for g and h and an
+ * residuals `gh` into HGH and CELL_N. Each cell takes its rows in row order, one f64x2 add for g and h and an
  * integer count: the same bits as three scalar f64 sums a row.
  */
 function coarseHist(colA: usize, colB: usize, gh: usize, nRows: i32): void {
@@ -231,8 +234,34 @@ function coarseHist(colA: usize, colB: usize, gh: usize, nRows: i32): void {
     const np = CELL_N + (o << 2);
     store<i32>(np, load<i32>(np) + 1);
   }
-  for (let o = 0; o < cells; o++) {
-    stf(HG, o, ldf(HGH, 2 * o)); stf(HH, o, ldf(HGH, 2 * o + 1)); stf(HN, o, <f64>ldi(CELL_N, o));
+}
+
+/**
+ * coarseHist of the pairs (a, b) into HGH / CELL_N and (a, c) into HGH2 / CELL_N2 in one pass: a row's column-a
+ * bin and residuals are read once, and the two pairs' adds do not wait on each other. Each histogram still takes
+ * its rows in row order: the same bits as two coarseHist passes.
+ */
+function coarseHist2(colA: usize, colB: usize, colC: usize, gh: usize, nRows: i32): void {
+  const cells = COARSE * COARSE;
+  memory.fill(HGH, 0, <usize>cells << 4); memory.fill(CELL_N, 0, <usize>cells << 2);
+  memory.fill(HGH2, 0, <usize>cells << 4); memory.fill(CELL_N2, 0, <usize>cells << 2);
+  for (let q = 0; q < nRows; q++) {
+    const x = <usize>load<u8>(colA + <usize>q) * <usize>COARSE;
+    const v = v128.load(gh + (<usize>q << 4));
+    const o1 = x + <usize>load<u8>(colB + <usize>q), o2 = x + <usize>load<u8>(colC + <usize>q);
+    const c1 = HGH + (o1 << 4), c2 = HGH2 + (o2 << 4);
+    v128.store(c1, f64x2.add(v128.load(c1), v));
+    v128.store(c2, f64x2.add(v128.load(c2), v));
+    const n1 = CELL_N + (o1 << 2), n2 = CELL_N2 + (o2 << 2);
+    store<i32>(n1, load<i32>(n1) + 1);
+    store<i32>(n2, load<i32>(n2) + 1);
+  }
+}
+
+/** A coarse histogram's side-by-side sums and integer counts into HG, HH and HN for bestQuadrantGain. */
+function unpackCoarse(hgh: usize, counts: usize): void {
+  for (let o = 0; o < COARSE * COARSE; o++) {
+    stf(HG, o, ldf(hgh, 2 * o)); stf(HH, o, ldf(hgh, 2 * o + 1)); stf(HN, o, <f64>ldi(counts, o));
   }
 }
 
@@ -347,7 +376,21 @@ export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: us
         k++;
         continue;
       }
-      coarseHist(colA, coarseRows + <usize>b * <usize>nRows, gh, nRows);
+      const colB = coarseRows + <usize>b * <usize>nRows;
+      if (b + 1 < u && fullStride(ldi(nBins, a), ldi(nBins, b + 1), nRows) == 0) {
+        // the next pair (a, b + 1) is coarse too: both histograms in one pass over the rows
+        coarseHist2(colA, colB, colB + <usize>nRows, gh, nRows);
+        unpackCoarse(HGH, CELL_N);
+        stf(gains, k, bestQuadrantGain(ldi(ps.nCoarse, a), ldi(ps.nCoarse, b), 0));
+        k++; b++;
+        sti(pa, k, a); sti(pb, k, b); sti(idx, k, k); sti(strides, k, 0);
+        unpackCoarse(HGH2, CELL_N2);
+        stf(gains, k, bestQuadrantGain(ldi(ps.nCoarse, a), ldi(ps.nCoarse, b), 0));
+        k++;
+        continue;
+      }
+      coarseHist(colA, colB, gh, nRows);
+      unpackCoarse(HGH, CELL_N);
       stf(gains, k, bestQuadrantGain(ldi(ps.nCoarse, a), ldi(ps.nCoarse, b), 0));
       k++;
     }
