@@ -466,6 +466,23 @@ const MCELL = allocF64(COARSE * COARSE); // [i, t] then 4 f64 Newton steps at +8
 // A pair's gradient and hessian sums per cell side by side (f64 [cell][g, h]; one copy): one f64x2 add updates both.
 const GH = allocF64(COARSE * COARSE * 2);
 /**
+ * Pair (or tree term) p's cell of each of n rows whose bins in its two columns are colA and colB, into `out`: as
+ * ps.cell row by row, with the pair's stride and its columns' coarse maps read once.
+ */
+function cellsOf(ps: PairSet, p: i32, colA: usize, colB: usize, n: i32, out: usize): void {
+  const st = ps.fineStride(p);
+  if (st > 0) {
+    for (let i = 0; i < n; i++) store<u8>(out + <usize>i, <u8>(<i32>load<u8>(colA + <usize>i) * st + <i32>load<u8>(colB + <usize>i)));
+    return;
+  }
+  const mapA = ps.coarseOf + (<usize>(ps.colA(p) * BIN_STRIDE) << 2), mapB = ps.coarseOf + (<usize>(ps.colB(p) * BIN_STRIDE) << 2);
+  for (let i = 0; i < n; i++) {
+    const o = ldi(mapA, <i32>load<u8>(colA + <usize>i)) * COARSE + ldi(mapB, <i32>load<u8>(colB + <usize>i));
+    store<u8>(out + <usize>i, <u8>o);
+  }
+}
+
+/**
  * Boosts the pairs and tree terms in one bag on top of its main terms (`terms`, intercept in bag.intercept);
  * writes the best round's tables to `best` (the set's totalSlots, zeroed by the caller). Early stopping
  * watches the even validation rows; the odd ones, never used to stop, are the gate: returns how much
@@ -495,12 +512,12 @@ export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, 
     const a = ps.colA(p), b = ps.colB(p);
     const ct = cellT + <usize>p * <usize>nT, cv = cellV + <usize>p * <usize>nV;
     const rowsOf = cellRows + (<usize>(p * cells) << 3);
+    cellsOf(ps, p, bag.binsT + <usize>a * <usize>nT, bag.binsT + <usize>b * <usize>nT, nT, ct);
+    cellsOf(ps, p, bag.binsV + <usize>a * <usize>nV, bag.binsV + <usize>b * <usize>nV, nV, cv);
     for (let i = 0; i < nT; i++) {
-      const o = ps.cell(p, <i32>load<u8>(bag.binsT + <usize>(a * nT + i)), <i32>load<u8>(bag.binsT + <usize>(b * nT + i)));
-      store<u8>(ct + <usize>i, <u8>o);
+      const o = <i32>load<u8>(ct + <usize>i);
       stf(rowsOf, o, ldf(rowsOf, o) + 1);
     }
-    for (let i = 0; i < nV; i++) store<u8>(cv + <usize>i, <u8>ps.cell(p, <i32>load<u8>(bag.binsV + <usize>(a * nV + i)), <i32>load<u8>(bag.binsV + <usize>(b * nV + i))));
     if (ps.isTree(p) && ps.cellCount(p) > treeCells) treeCells = ps.cellCount(p);
   }
   const scratch = new TreeScratch(nT, treeCells);
