@@ -19,6 +19,8 @@ let firstBytes: Uint8Array;
 let firstP: Float64Array;
 /** A small record: cross-fitted, 32 bag tasks of stagewise boosting. */
 const wideSmall = syntheticFixture(600, 12, 5);
+/** A wide single split (36 usable columns, bags of about 2,550 training rows): fixed rounds of trees on seeded halves of the columns. */
+const wideSingle = syntheticFixture(4000, 36, 7);
 
 const pOf = (r: FitResult) => scoreCases(mod, r.model!, casesOf(f)).p;
 
@@ -49,7 +51,7 @@ describe('determinism', () => {
     it.each([1, 2, 8])('gives the same model bytes with %i workers as the in-process fit', async (workers) => {
       const pool = new FitPool(workers);
       pools.push(pool);
-      for (const table of [f, wideSmall]) {
+      for (const table of [f, wideSmall, wideSingle]) {
         const want = table === f ? first : await fit(table);
         const inPool = await fit(table, pool);
         expect(sha256(inPool.model!.toBytes())).toBe(sha256(want.model!.toBytes()));
