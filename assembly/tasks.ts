@@ -274,19 +274,26 @@ function drawBag(ctx: TaskCtx, bg: i32, from: BagRows): Bag {
   const binsT = allocU8(u * nT), binsV = allocU8(u * nV), yT = allocF64(nT), yV = allocF64(nV), vIdx = allocI32(nV);
   const tIdx = allocI32(nT);
   bag.binsT = binsT; bag.binsV = binsV; bag.yT = yT; bag.yV = yV; bag.vIdx = vIdx; bag.tIdx = tIdx;
+  // each role's rows in pool order, then their bins gathered a column at a time (a row at a time, every row
+  // touched u scattered cache lines of the columns it read and of the bag's columns it wrote)
+  const rT = allocI32(nT), rV = allocI32(nV);
   let it = 0, iv = 0;
   for (let q = 0; q < nR; q++) {
-    const r = ldi(rows, q);
     const role = ldb(inValid, q);
     if (role == 0) continue;
     if (role == 1) {
-      for (let c = 0; c < u; c++) store<u8>(binsV + <usize>(c * nV + iv), load<u8>(bins + <usize>c * <usize>nTrain + <usize>r));
-      stf(yV, iv, ldf(ys, q)); sti(vIdx, iv, q); iv++;
+      stf(yV, iv, ldf(ys, q)); sti(vIdx, iv, q); sti(rV, iv, ldi(rows, q)); iv++;
     } else {
-      for (let c = 0; c < u; c++) store<u8>(binsT + <usize>(c * nT + it), load<u8>(bins + <usize>c * <usize>nTrain + <usize>r));
-      stf(yT, it, ldf(ys, q)); sti(tIdx, it, q); it++;
+      stf(yT, it, ldf(ys, q)); sti(tIdx, it, q); sti(rT, it, ldi(rows, q)); it++;
     }
   }
+  for (let c = 0; c < u; c++) {
+    const src = bins + <usize>c * <usize>nTrain;
+    const dstV = binsV + <usize>c * <usize>nV, dstT = binsT + <usize>c * <usize>nT;
+    for (let i = 0; i < nV; i++) store<u8>(dstV + <usize>i, load<u8>(src + <usize>ldi(rV, i)));
+    for (let i = 0; i < nT; i++) store<u8>(dstT + <usize>i, load<u8>(src + <usize>ldi(rT, i)));
+  }
+  release(rT); release(rV);
   bag.seed = seed;
   release(bagKey); bagKey = 0;
   release(posList); release(negList); release(inValid);
