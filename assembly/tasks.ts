@@ -12,7 +12,7 @@ import { PairSet, boostPairsBag } from './pairs';
 import { boostTrees, RAW_TREE } from './residual-trees';
 import {
   BAG_VALID_FRACTION, MAX_BAG_TRAIN, MAX_BAG_VALID, LEARNING_RATE, PATIENCE, MAX_ROUNDS, PAIR_PATIENCE,
-  PAIR_MAX_ROUNDS, BAGS_PER_FOLD, SMOOTH_ROUNDS, STAGEWISE_PATIENCE, STAGEWISE_MAX_ROUNDS, STAGEWISE_LEARNING_RATE,
+  PAIR_MAX_ROUNDS, CROSS_FOLDS, SMOOTH_ROUNDS, STAGEWISE_PATIENCE, STAGEWISE_MAX_ROUNDS, STAGEWISE_LEARNING_RATE,
   TREE_LEARNING_RATE, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, TREE_CROSS_LR, TREE_CROSS_PATIENCE, TREE_CROSS_ROUNDS,
   TREE_CROSS_STOP_HALF, TREE_COL_FRACTION, TREE_CROSS_COL_FRACTION, TREE_CROSS_WIDE_FROM, TREE_CROSS_WIDE_L2, TREE_CROSS_WIDE_LR, TREE_LARGE_FROM, TREE_LARGE_LR,
   TREE_WIDE_LR, TREE_WIDE_COL_FRACTION, TREE_WIDE_FIXED_FROM, TREE_WIDE_FIXED_ROUNDS,
@@ -28,7 +28,7 @@ const HEADER_BYTES: i32 = 40;
 /**
  * What a task reads: the training positions (canonical order) with their labels, entity hashes, folds
  * and bins of every usable column; for pair tasks also every bag's main terms and the selected pairs: one
- * set for a single split, one per fold model when cross-fitted (bag k boosts set k / BAGS_PER_FOLD).
+ * set for a single split, one per fold model when cross-fitted (bag k boosts set k / bagsPerFold()).
  * All pointers point into one block (`block`), which the context owns.
  */
 export class TaskCtx {
@@ -55,7 +55,9 @@ export class TaskCtx {
   blockLen: i32 = 0;
 
   /** The pair set bag k boosts (PHASE_PAIRS). */
-  setOf(k: i32): PairSet { return this.pairSets[this.crossFit ? k / BAGS_PER_FOLD : 0]; }
+  setOf(k: i32): PairSet { return this.pairSets[this.crossFit ? k / this.bagsPerFold() : 0]; }
+  /** Bags of each fold model (cross-fitted): the block's bags are CROSS_FOLDS folds of equal count. */
+  bagsPerFold(): i32 { return this.nBags / CROSS_FOLDS; }
 
   free(): void {
     for (let i = 0; i < this.pairSets.length; i++) { release(this.pairSets[i].offs); this.pairSets[i].offs = 0; }
@@ -224,7 +226,7 @@ function bagPool(ctx: TaskCtx, bg: i32): BagRows {
   const from = new BagRows();
   const nTrain = ctx.nTrain;
   from.rows = allocI32(nTrain); from.ys = allocF64(nTrain);
-  const f = ctx.crossFit ? bg / BAGS_PER_FOLD : -1;
+  const f = ctx.crossFit ? bg / ctx.bagsPerFold() : -1;
   let k = 0;
   for (let q = 0; q < nTrain; q++) {
     if (ctx.crossFit && ldb(ctx.fold, q) == f) continue;
