@@ -62,7 +62,8 @@ export class FitState {
   entFold: usize = 0; // u8 [nEntities]: the entity's fold (cross-fitted)
   entTime: usize = 0; // f64 [nEntities]: latest time of the entity (out of time)
   crossFit: bool = false;
-  /** At least TREE_CROSS_WIDE_FROM columns vary among the labeled rows (fit.ts varyingColumns). */
+  bagsPerFold: i32 = 0; // cross-fitted: bags of each fold model (tunables.ts BAGS_PER_FOLD, NARROW_BAGS_PER_FOLD)
+  /** At least TREE_CROSS_WIDE_FROM columns sent (fit.ts sentColumns): the wide cross-fitting bar applies. */
   wide: bool = false;
   labeled: i32 = 0;
   positives: i32 = 0;

@@ -18,7 +18,8 @@ import { buildModel } from './model';
 import { reportProgress } from './progress';
 import {
   HELD_OUT_FRACTION, MIN_CROSS_TRAIN_MINORITY, MIN_HELD_CLASS, MIN_TRAIN_MINORITY, RESTATES_AUC, Z_AUC, Z_AUC_CROSS, Z_LOG_LOSS,
-  Z_INTERVAL, PAIR_MIN_ROWS, CROSS_WIDE_MIN_ROWS, TREE_CROSS_WIDE_FROM, CROSS_FOLDS, MIN_BAGS_AGREE, TREE_AGREE,
+  Z_INTERVAL, PAIR_MIN_ROWS, CROSS_FOLDS, MIN_BAGS_AGREE, TREE_AGREE, BAGS_PER_FOLD, NARROW_CROSS_ROWS, NARROW_CROSS_COLS,
+  NARROW_BAGS_PER_FOLD, NARROW_CROSS_FROM, CROSS_WIDE_MIN_ROWS, TREE_CROSS_WIDE_FROM,
 } from './tunables';
 
 export { CROSS_FOLDS } from './tunables';
@@ -311,9 +312,13 @@ function splitRows(s: FitState): void {
     if (yi == 0 || yi == 1) { labeled++; if (yi == 1) positives++; }
   }
   s.labeled = labeled; s.positives = positives;
-  s.wide = varyingColumns(s) >= TREE_CROSS_WIDE_FROM;
-  const crossFit = s.times == 0 && isCrossFitted(labeled, min(positives, labeled - positives), s.wide);
+  const columns = sentColumns(s);
+  s.wide = columns >= TREE_CROSS_WIDE_FROM;
+  const small = s.times == 0 && isCrossFitted(labeled, min(positives, labeled - positives), s.wide);
+  const narrow = !small && s.times == 0 && isNarrowCrossFitted(labeled, columns);
+  const crossFit = small || narrow;
   s.crossFit = crossFit;
+  s.bagsPerFold = small ? BAGS_PER_FOLD : (narrow ? NARROW_BAGS_PER_FOLD : 0);
   if (crossFit) out.setMetric(A.M_SCHEME, 2);
   out.setMetric(A.M_FOLDS, crossFit ? <f64>CROSS_FOLDS : 1);
 
@@ -358,34 +363,28 @@ function splitRows(s: FitState): void {
 }
 
 /** Whether a record of this many labeled rows, `minority` of them of the rarer class (and no time column), is
- * cross-fitted: its single split's training part would be too small for pair terms, or its held-out part would
+ * cross-fitted: its single split's training part would be too small for pair terms (a wide record's: under
+ * CROSS_WIDE_MIN_ROWS, docs/decisions/0101-wide-records-cross-fitted-to-2000-rows.md), or its held-out part would
  * hold too few of the rarer class to check anything (docs/decisions/0082-small-records.md). */
 function isCrossFitted(labeled: i32, minority: i32, wide: bool): bool {
   return <f64>labeled * (1 - HELD_OUT_FRACTION) < <f64>(wide ? CROSS_WIDE_MIN_ROWS : PAIR_MIN_ROWS)
     || <f64>minority < requiredMinority(MIN_TRAIN_MINORITY, false);
 }
 
-/**
- * Columns the host passed (not KIND_SKIP) whose labeled rows hold at least two values (raw bits compared, so a
- * missing value counts as one), read before the split: whether a record is wide for the cross-fitting bar
- * (tunables.ts CROSS_WIDE_MIN_ROWS). Stops at TREE_CROSS_WIDE_FROM.
- */
-function varyingColumns(s: FitState): i32 {
-  const n = s.n, outcome = s.outcome;
-  let count = 0;
-  for (let j = 0; j < s.m && count < TREE_CROSS_WIDE_FROM; j++) {
-    const kj = ldi(s.kinds, j);
-    if (kj == A.KIND_SKIP) continue;
-    const p = <usize>ldi(s.data, j), numeric = kj == A.KIND_NUMERIC;
-    let seen = false, first: u64 = 0;
-    for (let i = 0; i < n; i++) {
-      const yi = ldf(outcome, i);
-      if (yi != 0 && yi != 1) continue;
-      const v: u64 = numeric ? load<u64>(p + (<usize>i << 3)) : <u64>load<u32>(p + (<usize>i << 2));
-      if (!seen) { seen = true; first = v; } else if (v != first) { count++; break; }
-    }
-  }
-  return count;
+/** Whether a narrow record (fewer than NARROW_CROSS_COLS columns sent) that isCrossFitted leaves to a single split
+ * is cross-fitted with NARROW_BAGS_PER_FOLD bag a fold: its single split would train on NARROW_CROSS_FROM to
+ * NARROW_CROSS_ROWS rows, and the quarter it holds out would cost its served model more than cross-fitting costs (tunables.ts;
+ * docs/decisions/0099-narrow-records-cross-fitted.md). */
+function isNarrowCrossFitted(labeled: i32, columns: i32): bool {
+  const train = <f64>labeled * (1 - HELD_OUT_FRACTION);
+  return columns < NARROW_CROSS_COLS && train >= <f64>NARROW_CROSS_FROM && train < <f64>NARROW_CROSS_ROWS;
+}
+
+/** Columns the caller sent as predictors (every column not marked skip). */
+function sentColumns(s: FitState): i32 {
+  let k = 0;
+  for (let j = 0; j < s.m; j++) if (ldi(s.kinds, j) != A.KIND_SKIP) k++;
+  return k;
 }
 
 // ---- 3-4. binning and guards on the training part ----
