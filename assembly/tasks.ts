@@ -15,7 +15,7 @@ import {
   PAIR_MAX_ROUNDS, BAGS_PER_FOLD, SMOOTH_ROUNDS, STAGEWISE_PATIENCE, STAGEWISE_MAX_ROUNDS, STAGEWISE_LEARNING_RATE,
   TREE_LEARNING_RATE, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, TREE_CROSS_LR, TREE_CROSS_PATIENCE, TREE_CROSS_ROUNDS,
   TREE_CROSS_STOP_HALF, TREE_COL_FRACTION, TREE_CROSS_COL_FRACTION, TREE_CROSS_WIDE_FROM, TREE_CROSS_WIDE_L2, TREE_CROSS_WIDE_LR, TREE_CROSS_WIDE_ALL_ROWS, TREE_LARGE_FROM,
-  TREE_LARGE_LR,
+  TREE_LARGE_LR, TREE_WIDE_LR, TREE_WIDE_COL_FRACTION, TREE_WIDE_FIXED_FROM, TREE_WIDE_FIXED_ROUNDS,
 } from './tunables';
 
 export { PHASE_DONE, PHASE_BAGS, PHASE_PAIRS, PHASE_TREES } from './abi';
@@ -365,6 +365,14 @@ function withValidationRows(bag: Bag): Bag {
 }
 
 /**
+ * A single split of a wide record, whose trees take the wide settings (tunables.ts TREE_WIDE_LR): at least
+ * TREE_CROSS_WIDE_FROM usable columns and fewer than TREE_LARGE_FROM training rows (so none of its bags is large).
+ */
+function isWideSingle(u: i32, nTrain: i32): bool {
+  return u >= TREE_CROSS_WIDE_FROM && nTrain < TREE_LARGE_FROM;
+}
+
+/**
  * Bag k's residual trees (residual-trees.ts boostTrees) on top of its main terms and, when pairs were kept, its
  * pair terms (their logits at each training position, computed by the fit's instance).
  */
@@ -395,12 +403,16 @@ function treeTask(ctx: TaskCtx, k: i32, bag: Bag, from: BagRows): usize {
     run = boostTrees(grown, sAll, sV, crossLr, crossL2, TREE_CROSS_PATIENCE, TREE_CROSS_ROUNDS, TREE_CROSS_STOP_HALF,
       TREE_CROSS_COL_FRACTION);
     release(grown.binsT); release(grown.yT); release(sAll);
-  } else if (ctx.crossFit) {
-    run = boostTrees(bag, sT, sV, crossLr, crossL2, TREE_CROSS_PATIENCE, TREE_CROSS_ROUNDS, TREE_CROSS_STOP_HALF,
-      TREE_CROSS_COL_FRACTION);
   } else {
-    run = boostTrees(bag, sT, sV, large ? TREE_LARGE_LR : TREE_LEARNING_RATE, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, 0,
-      TREE_COL_FRACTION);
+    run = ctx.crossFit
+      ? boostTrees(bag, sT, sV, crossLr, crossL2, TREE_CROSS_PATIENCE, TREE_CROSS_ROUNDS, TREE_CROSS_STOP_HALF,
+        TREE_CROSS_COL_FRACTION)
+      : isWideSingle(u, ctx.nTrain) // tunables.ts TREE_WIDE_LR
+        ? nT >= TREE_WIDE_FIXED_FROM
+          ? boostTrees(bag, sT, sV, TREE_WIDE_LR, RESIDUAL_TREE_L2, 0, TREE_WIDE_FIXED_ROUNDS, 0, TREE_WIDE_COL_FRACTION)
+          : boostTrees(bag, sT, sV, TREE_WIDE_LR, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, 0, TREE_WIDE_COL_FRACTION)
+        : boostTrees(bag, sT, sV, large ? TREE_LARGE_LR : TREE_LEARNING_RATE, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, 0,
+          TREE_COL_FRACTION);
   }
   outLen = TREE_OUT_HEAD + run.count * RAW_TREE + nV;
   const out = allocF64(outLen);

@@ -25,6 +25,8 @@ const wideSmall = syntheticFixture(600, 12, 5);
  */
 const wideTrees = syntheticFixture(800, 34, 2);
 let wideTreesAlone: FitResult | undefined;
+/** A wide single split (36 usable columns, bags of about 2,550 training rows): fixed rounds of trees on seeded halves of the columns. */
+const wideSingle = syntheticFixture(4000, 36, 7);
 
 const pOf = (r: FitResult) => scoreCases(mod, r.model!, casesOf(f)).p;
 
@@ -57,7 +59,7 @@ describe('determinism', () => {
       pools.push(pool);
       wideTreesAlone ??= await fit(wideTrees);
       expect(wideTreesAlone.diagnostics.trees).toBeGreaterThan(0); // the wide trees' path is covered
-      for (const table of [f, wideSmall, wideTrees]) {
+      for (const table of [f, wideSmall, wideSingle, wideTrees]) {
         const want = table === f ? first : table === wideTrees ? wideTreesAlone : await fit(table);
         const inPool = await fit(table, pool);
         expect(sha256(inPool.model!.toBytes())).toBe(sha256(want.model!.toBytes()));
