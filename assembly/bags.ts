@@ -17,14 +17,14 @@ import { N_BAGS, PAIR_MIN_ROWS, CROSS_FOLDS, BAGS_PER_FOLD, CROSS_PAIRS, CROSS_P
 
 /**
  * Sets up the bag phase: one task per bag (tasks.ts runTaskOf). A single split: N_BAGS bags on the
- * training part. Cross-fitted (small records): fold f's model is BAGS_PER_FOLD bags boosted on the other
- * folds (bags f * BAGS_PER_FOLD ...), calibrated on its own bags' out-of-bag rows (afterBags), and it
+ * training part. Cross-fitted (small and narrow records): fold f's model is s.bagsPerFold bags boosted on the
+ * other folds (bags f * s.bagsPerFold ...), calibrated on its own bags' out-of-bag rows (afterBags), and it
  * alone scores fold f's rows. The model served averages the fold models' logits; log loss is convex in
  * the logit, so on new rows it does no worse on average than the fold models whose held-out log loss
  * is tested.
  */
 export function startBags(s: FitState): void {
-  const nBags = s.crossFit ? CROSS_FOLDS * BAGS_PER_FOLD : N_BAGS;
+  const nBags = s.crossFit ? CROSS_FOLDS * s.bagsPerFold : N_BAGS;
   s.nBags = nBags;
   s.bagTerms = allocF64(nBags * s.u * BIN_STRIDE);
   s.bagIntercepts = allocF64(nBags);
@@ -98,13 +98,13 @@ export function putTask(s: FitState, k: i32, out: usize, len: i32): bool {
     s.oobIdx[k] = idx; s.oobLogit[k] = logit; s.oobCount[k] = nV;
   } else if (ctx.phase == PHASE_PAIRS) {
     // cross-fitted: bag k boosted its fold's pairs (none when the fold has none to try), kept in that set's bag j
-    const ps = s.crossFit ? s.foldCandidates[k / BAGS_PER_FOLD] : s.candidatePairs;
+    const ps = s.crossFit ? s.foldCandidates[k / s.bagsPerFold] : s.candidatePairs;
     const count = ps == null ? 0 : ps.count;
     const slots = ps == null ? 0 : ps.totalSlots;
     const nV = <i32>ldf(out, 1);
     if (nV != s.oobCount[k] || len != PAIR_OUT_HEAD + slots + nV) return false;
     stf(s.pairGains, k, ldf(out, 0));
-    if (count > 0) memory.copy(ps!.tableOf(s.crossFit ? k % BAGS_PER_FOLD : k, 0), out + (<usize>PAIR_OUT_HEAD << 3), <usize>slots << 3);
+    if (count > 0) memory.copy(ps!.tableOf(s.crossFit ? k % s.bagsPerFold : k, 0), out + (<usize>PAIR_OUT_HEAD << 3), <usize>slots << 3);
     const logit = allocF64(nV);
     memory.copy(logit, out + (<usize>(PAIR_OUT_HEAD + slots) << 3), <usize>nV << 3);
     s.pairOob[k] = logit;
@@ -140,15 +140,15 @@ function selectFoldPairs(s: FitState): bool {
   s.foldCandidates = new Array<PairSet | null>(CROSS_FOLDS);
   for (let f = 0; f < CROSS_FOLDS; f++) { s.foldPairs[f] = null; s.foldCandidates[f] = null; }
   if (s.u < 2) return false;
-  const nTrain = s.nTrain, u = s.u;
+  const nTrain = s.nTrain, u = s.u, bpf = s.bagsPerFold;
   const rowsF = allocI32(nTrain), ysF = allocF64(nTrain), gate = allocU8(nTrain);
   let any = false;
   for (let f = 0; f < CROSS_FOLDS; f++) {
-    const bg0 = f * BAGS_PER_FOLD;
+    const bg0 = f * bpf;
     // the gate rows (every other validation row of each bag, pairs.ts halfLoss) by pool position: the
     // pairs are ranked without them, so the gate is not judging pairs picked on its own rows
     memory.fill(gate, 0, <usize>nTrain);
-    for (let bg = bg0; bg < bg0 + BAGS_PER_FOLD; bg++) {
+    for (let bg = bg0; bg < bg0 + bpf; bg++) {
       const idx = s.oobIdx[bg];
       for (let i = 1; i < s.oobCount[bg]; i += 2) stb(gate, ldi(idx, i), 1);
     }
@@ -158,7 +158,7 @@ function selectFoldPairs(s: FitState): bool {
       if (ldb(gate, pool++) == 0) { sti(rowsF, nF, ldi(s.trainRows, q)); stf(ysF, nF, ldf(s.yTrain, q)); nF++; }
     }
     const ps = selectPairs(s.binsAll, s.n, rowsF, nF, ysF, u, s.uKinds, s.uBins,
-      s.bagTerms + (<usize>(bg0 * u * BIN_STRIDE) << 3), s.bagIntercepts + (<usize>bg0 << 3), BAGS_PER_FOLD, CROSS_PAIRS);
+      s.bagTerms + (<usize>(bg0 * u * BIN_STRIDE) << 3), s.bagIntercepts + (<usize>bg0 << 3), bpf, CROSS_PAIRS);
     s.pairsTried += ps.count;
     if (ps.count == 0) { ps.free(); continue; }
     s.foldCandidates[f] = ps;
@@ -177,15 +177,20 @@ function adoptPairLogits(s: FitState, bg0: i32, count: i32): void {
   }
 }
 
+/** Bags of a fold of `bpf` that must agree on its pairs: CROSS_PAIR_AGREE of BAGS_PER_FOLD, in proportion (1 of 1). */
+function foldPairAgree(bpf: i32): i32 {
+  return (CROSS_PAIR_AGREE * bpf + BAGS_PER_FOLD - 1) / BAGS_PER_FOLD;
+}
+
 /** After the fold pair tasks: each fold keeps its pairs when a majority of its bags' gates agree. */
 function keepFoldPairs(s: FitState): void {
   for (let f = 0; f < CROSS_FOLDS; f++) {
     const ps = s.foldCandidates[f];
     s.foldCandidates[f] = null;
     if (ps == null) continue;
-    const bg0 = f * BAGS_PER_FOLD;
-    if (pairsKept(s.pairGains + (<usize>bg0 << 3), BAGS_PER_FOLD, CROSS_PAIR_AGREE)) {
-      adoptPairLogits(s, bg0, BAGS_PER_FOLD);
+    const bpf = s.bagsPerFold, bg0 = f * bpf;
+    if (pairsKept(s.pairGains + (<usize>bg0 << 3), bpf, foldPairAgree(bpf))) {
+      adoptPairLogits(s, bg0, bpf);
       s.foldPairs[f] = ps;
     } else ps.free();
   }
@@ -202,7 +207,7 @@ function keepFoldPairs(s: FitState): void {
 export function finishFolds(s: FitState): void {
   const nTrain = s.nTrain, trainRows = s.trainRows, yTrain = s.yTrain, foldOf = s.foldOf;
   const u = s.u, n = s.n, binsAll = s.binsAll, bagTerms = s.bagTerms, bagIntercepts = s.bagIntercepts;
-  const sH = s.heldLogit, baseH = s.heldBase;
+  const sH = s.heldLogit, baseH = s.heldBase, bpf = s.bagsPerFold;
   for (let f = 0; f < CROSS_FOLDS; f++) {
     let nF = 0, posF = 0;
     for (let q = 0; q < nTrain; q++) {
@@ -210,7 +215,7 @@ export function finishFolds(s: FitState): void {
       if (ldf(yTrain, q) == 1) posF++;
       nF++;
     }
-    const bg0 = f * BAGS_PER_FOLD;
+    const bg0 = f * bpf;
     const fp = s.foldPairs[f];
     // the fold's own rows, scored by the fold model (the mean of its bags' logits)
     const baseF = <f64>posF / <f64>nF;
@@ -218,13 +223,13 @@ export function finishFolds(s: FitState): void {
       if (ldb(foldOf, q) != f) continue;
       const r = ldi(trainRows, q);
       let sum = 0.0;
-      for (let bg = bg0; bg < bg0 + BAGS_PER_FOLD; bg++) {
+      for (let bg = bg0; bg < bg0 + bpf; bg++) {
         sum += ldf(bagIntercepts, bg);
         const t = bagTerms + (<usize>(bg * u * BIN_STRIDE) << 3);
         for (let c = 0; c < u; c++) sum += ldf(t, c * BIN_STRIDE + <i32>load<u8>(binsAll + <usize>c * <usize>n + <usize>r));
         if (fp != null) sum += fp.bagLogitOfRow(bg - bg0, binsAll, n, r);
       }
-      stf(sH, q, sum / <f64>BAGS_PER_FOLD); // heldRows and trainRows share one order here
+      stf(sH, q, sum / <f64>bpf); // heldRows and trainRows share one order here
       stf(baseH, q, baseF);
     }
   }
@@ -333,7 +338,7 @@ export function combine(s: FitState): void {
   for (let f = 0; f < s.foldPairs.length; f++) {
     const fp = s.foldPairs[f];
     if (fp == null) continue;
-    const moved = fp.averageAndCentre(BAGS_PER_FOLD, counts, binsAll, n, trainRows, nTrain);
+    const moved = fp.averageAndCentre(s.bagsPerFold, counts, binsAll, n, trainRows, nTrain);
     fp.scale(1.0 / <f64>CROSS_FOLDS);
     intercept += moved / <f64>CROSS_FOLDS;
   }

@@ -5,7 +5,7 @@
 //   rounds, then each round steps only the one column whose best cut gains most.
 // Either way the bag's own validation rows stop it early and the best round is kept.
 import { ldf, ldi, stf, sti, ldb, zalloc, allocF64, allocI32, allocU8, release } from './mem';
-import { rowLogLoss } from './stats';
+import { logLossSum } from './stats';
 import { mix64 } from './hash';
 import { linearStart, linearIntercept } from './linear';
 import { Momentum } from './momentum';
@@ -162,9 +162,25 @@ export function histPassMoved(stepped: usize, next: usize, eT: usize, yT: usize,
 
 /** Mean log loss of the bag's validation rows from their current logits. */
 function validLoss(sV: usize, yV: usize, nV: i32): f64 {
-  let s = 0.0;
-  for (let i = 0; i < nV; i++) s += rowLogLoss(ldf(sV, i), ldf(yV, i));
-  return nV > 0 ? s / <f64>nV : 0;
+  return nV > 0 ? logLossSum(sV, yV, 0, 1, nV) / <f64>nV : 0;
+}
+
+/**
+ * Adds table[bin] (f64) to each of n logits `s`, the bins in `col`, two rows at a time: each lane is the same add
+ * as one row's, so the logits are the same bits as `for i: s[i] += table[col[i]]`.
+ */
+export function addDeltas(s: usize, col: usize, n: i32, table: usize): void {
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    const sp = s + (<usize>i << 3);
+    const d0 = load<f64>(table + (<usize>load<u8>(col + <usize>i) << 3));
+    const d1 = load<f64>(table + (<usize>load<u8>(col + <usize>i + 1) << 3));
+    v128.store(sp, f64x2.add(v128.load(sp), f64x2.replace_lane(f64x2.splat(d0), 1, d1)));
+  }
+  for (; i < n; i++) {
+    const sp = s + (<usize>i << 3);
+    store<f64>(sp, load<f64>(sp) + load<f64>(table + (<usize>load<u8>(col + <usize>i) << 3)));
+  }
 }
 
 /**
@@ -186,12 +202,7 @@ function cutAndStep(bag: Bag, c: i32, hist: Histogram, lr: f64, work: usize, sV:
     const tp = work + ((<usize>(c * BIN_STRIDE + b)) << 3);
     store<f64>(tp, load<f64>(tp) + d);
   }
-  const colV = bag.binsV + <usize>c * <usize>nV;
-  for (let i = 0; i < nV; i++) {
-    const b = <usize>load<u8>(colV + <usize>i) << 3;
-    const sp = sV + (<usize>i << 3);
-    store<f64>(sp, load<f64>(sp) + load<f64>(DELTA + b));
-  }
+  addDeltas(sV, bag.binsV + <usize>c * <usize>nV, nV, DELTA);
   return true;
 }
 
@@ -247,10 +258,7 @@ export function boostMains(bag: Bag, terms: usize, lr: f64, patience: i32, maxRo
     // momentum: work moves on to the next sweep's starting point, the validation logits with it; the training
     // rows take each column's move in the pass that builds that column's histogram (histPass `moved`)
     if (mom.startsOrRuns(round, bestRound) && mom.extrapolate(work, binCounts)) {
-      for (let c = 0; c < u; c++) {
-        const col = bag.binsV + <usize>c * <usize>nV, d = mom.move + (<usize>(c * BIN_STRIDE) << 3);
-        for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(d, <i32>load<u8>(col + <usize>i)));
-      }
+      for (let c = 0; c < u; c++) addDeltas(sV, bag.binsV + <usize>c * <usize>nV, nV, mom.move + (<usize>(c * BIN_STRIDE) << 3));
     } else mom.keep(work);
   }
   bag.rounds = bestRound;

@@ -62,6 +62,7 @@ export class FitState {
   entFold: usize = 0; // u8 [nEntities]: the entity's fold (cross-fitted)
   entTime: usize = 0; // f64 [nEntities]: latest time of the entity (out of time)
   crossFit: bool = false;
+  bagsPerFold: i32 = 0; // cross-fitted: bags of each fold model (tunables.ts BAGS_PER_FOLD, NARROW_BAGS_PER_FOLD)
   labeled: i32 = 0;
   positives: i32 = 0;
   trainRows: usize = 0; // i32 [nTrain]: labeled rows a model learns from

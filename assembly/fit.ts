@@ -18,7 +18,8 @@ import { buildModel } from './model';
 import { reportProgress } from './progress';
 import {
   HELD_OUT_FRACTION, MIN_CROSS_TRAIN_MINORITY, MIN_HELD_CLASS, MIN_TRAIN_MINORITY, RESTATES_AUC, Z_AUC, Z_AUC_CROSS, Z_LOG_LOSS,
-  Z_INTERVAL, PAIR_MIN_ROWS, CROSS_FOLDS, MIN_BAGS_AGREE, TREE_AGREE,
+  Z_INTERVAL, PAIR_MIN_ROWS, CROSS_FOLDS, MIN_BAGS_AGREE, TREE_AGREE, BAGS_PER_FOLD, NARROW_CROSS_ROWS, NARROW_CROSS_COLS,
+  NARROW_BAGS_PER_FOLD, NARROW_CROSS_FROM,
 } from './tunables';
 
 export { CROSS_FOLDS } from './tunables';
@@ -311,8 +312,11 @@ function splitRows(s: FitState): void {
     if (yi == 0 || yi == 1) { labeled++; if (yi == 1) positives++; }
   }
   s.labeled = labeled; s.positives = positives;
-  const crossFit = s.times == 0 && isCrossFitted(labeled, min(positives, labeled - positives));
+  const small = s.times == 0 && isCrossFitted(labeled, min(positives, labeled - positives));
+  const narrow = !small && s.times == 0 && isNarrowCrossFitted(labeled, sentColumns(s));
+  const crossFit = small || narrow;
   s.crossFit = crossFit;
+  s.bagsPerFold = small ? BAGS_PER_FOLD : (narrow ? NARROW_BAGS_PER_FOLD : 0);
   if (crossFit) out.setMetric(A.M_SCHEME, 2);
   out.setMetric(A.M_FOLDS, crossFit ? <f64>CROSS_FOLDS : 1);
 
@@ -362,6 +366,22 @@ function splitRows(s: FitState): void {
 function isCrossFitted(labeled: i32, minority: i32): bool {
   return <f64>labeled * (1 - HELD_OUT_FRACTION) < <f64>PAIR_MIN_ROWS
     || <f64>minority < requiredMinority(MIN_TRAIN_MINORITY, false);
+}
+
+/** Whether a narrow record (fewer than NARROW_CROSS_COLS columns sent) that isCrossFitted leaves to a single split
+ * is cross-fitted with NARROW_BAGS_PER_FOLD bag a fold: its single split would train on NARROW_CROSS_FROM to
+ * NARROW_CROSS_ROWS rows, and the quarter it holds out would cost its served model more than cross-fitting costs (tunables.ts;
+ * docs/decisions/0099-narrow-records-cross-fitted.md). */
+function isNarrowCrossFitted(labeled: i32, columns: i32): bool {
+  const train = <f64>labeled * (1 - HELD_OUT_FRACTION);
+  return columns < NARROW_CROSS_COLS && train >= <f64>NARROW_CROSS_FROM && train < <f64>NARROW_CROSS_ROWS;
+}
+
+/** Columns the caller sent as predictors (every column not marked skip). */
+function sentColumns(s: FitState): i32 {
+  let k = 0;
+  for (let j = 0; j < s.m; j++) if (ldi(s.kinds, j) != A.KIND_SKIP) k++;
+  return k;
 }
 
 // ---- 3-4. binning and guards on the training part ----

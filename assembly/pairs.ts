@@ -3,14 +3,14 @@
 // early stopping never saw agree across bags. A pair of few enough fine cells (fullStride) keeps them all
 // instead, ranked and stepped by a categorical cut of its cells.
 import { ldf, stf, ldi, sti, allocF64, allocI32, allocU8, release } from './mem';
-import { Bag, scoreBinned, histPass, histPassMoved } from './boost';
+import { Bag, scoreBinned, histPass, histPassMoved, addDeltas } from './boost';
 import { cellCut } from './split';
 import { BIN_STRIDE } from './binning';
 import {
   MIN_PAIRS, MAX_PAIRS, PAIR_COARSE, FULL_PAIR_CELLS, FULL_CELL_ROWS, MAX_TREE_TERMS, TREE_MIN_ROWS, TREE_L2,
   MIN_QUADRANT_ROWS, MIN_BAGS_AGREE, HESS_FLOOR,
 } from './tunables';
-import { rowLogLoss, sigmoid } from './stats';
+import { logLossSum, sigmoid } from './stats';
 import { sortIndices } from './sort';
 import { CellTree, growTree } from './cell-trees';
 import { Momentum } from './momentum';
@@ -210,6 +210,61 @@ const HG = allocF64(COARSE * COARSE);
 const HH = allocF64(COARSE * COARSE);
 const HN = allocF64(COARSE * COARSE);
 
+// Rows per cell of the histogram being summed, counted in integers (exact, as the f64 sums of 1 they replace).
+const CELL_N = allocI32(max(FULL_PAIR_CELLS, COARSE * COARSE));
+// A coarse pair's (g, h) sums per cell side by side, before unpackCoarse splits them into HG and HH; the
+// second pair's of coarseHist2 in HGH2 and CELL_N2.
+const HGH = allocF64(COARSE * COARSE * 2);
+const HGH2 = allocF64(COARSE * COARSE * 2);
+const CELL_N2 = allocI32(COARSE * COARSE);
+
+/**
+ * The coarse 2D histogram of a pair of columns (their coarse bins colA, colB) over the rows' side-by-side
+ * residuals `gh` into HGH and CELL_N. Each cell takes its rows in row order, one f64x2 add for g and h and an
+ * integer count: the same bits as three scalar f64 sums a row.
+ */
+function coarseHist(colA: usize, colB: usize, gh: usize, nRows: i32): void {
+  const cells = COARSE * COARSE;
+  memory.fill(HGH, 0, <usize>cells << 4);
+  memory.fill(CELL_N, 0, <usize>cells << 2);
+  for (let q = 0; q < nRows; q++) {
+    const o = <usize>load<u8>(colA + <usize>q) * <usize>COARSE + <usize>load<u8>(colB + <usize>q);
+    const cell = HGH + (o << 4);
+    v128.store(cell, f64x2.add(v128.load(cell), v128.load(gh + (<usize>q << 4))));
+    const np = CELL_N + (o << 2);
+    store<i32>(np, load<i32>(np) + 1);
+  }
+}
+
+/**
+ * coarseHist of the pairs (a, b) into HGH / CELL_N and (a, c) into HGH2 / CELL_N2 in one pass: a row's column-a
+ * bin and residuals are read once, and the two pairs' adds do not wait on each other. Each histogram still takes
+ * its rows in row order: the same bits as two coarseHist passes.
+ */
+function coarseHist2(colA: usize, colB: usize, colC: usize, gh: usize, nRows: i32): void {
+  const cells = COARSE * COARSE;
+  memory.fill(HGH, 0, <usize>cells << 4); memory.fill(CELL_N, 0, <usize>cells << 2);
+  memory.fill(HGH2, 0, <usize>cells << 4); memory.fill(CELL_N2, 0, <usize>cells << 2);
+  for (let q = 0; q < nRows; q++) {
+    const x = <usize>load<u8>(colA + <usize>q) * <usize>COARSE;
+    const v = v128.load(gh + (<usize>q << 4));
+    const o1 = x + <usize>load<u8>(colB + <usize>q), o2 = x + <usize>load<u8>(colC + <usize>q);
+    const c1 = HGH + (o1 << 4), c2 = HGH2 + (o2 << 4);
+    v128.store(c1, f64x2.add(v128.load(c1), v));
+    v128.store(c2, f64x2.add(v128.load(c2), v));
+    const n1 = CELL_N + (o1 << 2), n2 = CELL_N2 + (o2 << 2);
+    store<i32>(n1, load<i32>(n1) + 1);
+    store<i32>(n2, load<i32>(n2) + 1);
+  }
+}
+
+/** A coarse histogram's side-by-side sums and integer counts into HG, HH and HN for bestQuadrantGain. */
+function unpackCoarse(hgh: usize, counts: usize): void {
+  for (let o = 0; o < COARSE * COARSE; o++) {
+    stf(HG, o, ldf(hgh, 2 * o)); stf(HH, o, ldf(hgh, 2 * o + 1)); stf(HN, o, <f64>ldi(counts, o));
+  }
+}
+
 // 2D prefix sums of the histogram: P[x][y] = sum over cells (<= x, <= y).
 const PG = allocF64(COARSE * COARSE);
 const PH = allocF64(COARSE * COARSE);
@@ -293,13 +348,13 @@ export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: us
     coarsen(ps, c, ldi(kinds, c), nb, counts, mean + (<usize>(c * BIN_STRIDE) << 3));
   }
   release(counts);
-  const g = allocF64(nRows), h = allocF64(nRows);
+  const gh = allocF64(2 * nRows); // each row's residual gradient and hessian side by side ([q][g, h])
   for (let q = 0; q < nRows; q++) {
     const r = ldi(rows, q);
     let s = b0;
     for (let c = 0; c < u; c++) s += ldf(mean, c * BIN_STRIDE + <i32>load<u8>(bins + <usize>c * <usize>n + <usize>r));
     const p = sigmoid(s);
-    stf(g, q, p - ldf(ys, q)); stf(h, q, p * (1 - p));
+    stf(gh, 2 * q, p - ldf(ys, q)); stf(gh, 2 * q + 1, p * (1 - p));
   }
   release(mean);
   const nPairs = u * (u - 1) / 2;
@@ -317,20 +372,25 @@ export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: us
       const stride = fullStride(ldi(nBins, a), ldi(nBins, b), nRows);
       sti(pa, k, a); sti(pb, k, b); sti(idx, k, k); sti(strides, k, stride);
       if (stride > 0) { // every fine cell: the gain of its first categorical cut
-        stf(gains, k, fullPairGain(bins, n, rows, nRows, g, h, a, b, stride, ldi(nBins, a) * stride));
+        stf(gains, k, fullPairGain(bins, n, rows, nRows, gh, a, b, stride, ldi(nBins, a) * stride));
         k++;
         continue;
       }
-      memory.fill(HG, 0, <usize>(COARSE * COARSE) << 3);
-      memory.fill(HH, 0, <usize>(COARSE * COARSE) << 3);
-      memory.fill(HN, 0, <usize>(COARSE * COARSE) << 3);
       const colB = coarseRows + <usize>b * <usize>nRows;
-      for (let q = 0; q < nRows; q++) {
-        const o = (<usize>load<u8>(colA + <usize>q) * <usize>COARSE + <usize>load<u8>(colB + <usize>q)) << 3;
-        store<f64>(HG + o, load<f64>(HG + o) + load<f64>(g + (<usize>q << 3)));
-        store<f64>(HH + o, load<f64>(HH + o) + load<f64>(h + (<usize>q << 3)));
-        store<f64>(HN + o, load<f64>(HN + o) + 1);
+      if (b + 1 < u && fullStride(ldi(nBins, a), ldi(nBins, b + 1), nRows) == 0) {
+        // the next pair (a, b + 1) is coarse too: both histograms in one pass over the rows
+        coarseHist2(colA, colB, colB + <usize>nRows, gh, nRows);
+        unpackCoarse(HGH, CELL_N);
+        stf(gains, k, bestQuadrantGain(ldi(ps.nCoarse, a), ldi(ps.nCoarse, b), 0));
+        k++; b++;
+        sti(pa, k, a); sti(pb, k, b); sti(idx, k, k); sti(strides, k, 0);
+        unpackCoarse(HGH2, CELL_N2);
+        stf(gains, k, bestQuadrantGain(ldi(ps.nCoarse, a), ldi(ps.nCoarse, b), 0));
+        k++;
+        continue;
       }
+      coarseHist(colA, colB, gh, nRows);
+      unpackCoarse(HGH, CELL_N);
       stf(gains, k, bestQuadrantGain(ldi(ps.nCoarse, a), ldi(ps.nCoarse, b), 0));
       k++;
     }
@@ -372,7 +432,7 @@ export function selectPairs(bins: usize, n: i32, rows: usize, nRows: i32, ys: us
   ps.layout();
   ps.tables = allocF64(nBags * ps.totalSlots + 1);
   ps.final = allocF64(ps.totalSlots + 1);
-  release(gains); release(pa); release(pb); release(idx); release(strides); release(g); release(h); release(coarseRows);
+  release(gains); release(pa); release(pb); release(idx); release(strides); release(gh); release(coarseRows);
   return ps;
 }
 
@@ -382,18 +442,19 @@ const CUT_SIDE = allocU8(FULL_PAIR_CELLS);
 const CUT_STEPS = allocF64(2);
 
 /** A full-resolution pair's ranking gain: its fine cells' first categorical cut on the residuals (g, h). */
-function fullPairGain(bins: usize, n: i32, rows: usize, nRows: i32, g: usize, h: usize, a: i32, b: i32, stride: i32, cells: i32): f64 {
+function fullPairGain(bins: usize, n: i32, rows: usize, nRows: i32, gh: usize, a: i32, b: i32, stride: i32, cells: i32): f64 {
   memory.fill(FULL_GH, 0, <usize>cells << 4);
-  memory.fill(FULL_N, 0, <usize>cells << 3);
+  memory.fill(CELL_N, 0, <usize>cells << 2);
   const colA = bins + <usize>a * <usize>n, colB = bins + <usize>b * <usize>n;
   for (let q = 0; q < nRows; q++) {
     const r = <usize>ldi(rows, q);
-    const o = <i32>load<u8>(colA + r) * stride + <i32>load<u8>(colB + r);
-    const gh = FULL_GH + (<usize>o << 4);
-    store<f64>(gh, load<f64>(gh) + ldf(g, q));
-    store<f64>(gh + 8, load<f64>(gh + 8) + ldf(h, q));
-    stf(FULL_N, o, ldf(FULL_N, o) + 1);
+    const o = <usize>(<i32>load<u8>(colA + r) * stride + <i32>load<u8>(colB + r));
+    const cell = FULL_GH + (o << 4);
+    v128.store(cell, f64x2.add(v128.load(cell), v128.load(gh + (<usize>q << 4))));
+    const np = CELL_N + (o << 2);
+    store<i32>(np, load<i32>(np) + 1);
   }
+  for (let o = 0; o < cells; o++) stf(FULL_N, o, <f64>ldi(CELL_N, o));
   return cellCut(FULL_GH, FULL_N, cells, CUT_SIDE, CUT_STEPS);
 }
 
@@ -404,6 +465,23 @@ const DCELL = allocF64(COARSE * COARSE);
 const MCELL = allocF64(COARSE * COARSE); // [i, t] then 4 f64 Newton steps at +8
 // A pair's gradient and hessian sums per cell side by side (f64 [cell][g, h]; one copy): one f64x2 add updates both.
 const GH = allocF64(COARSE * COARSE * 2);
+/**
+ * Pair (or tree term) p's cell of each of n rows whose bins in its two columns are colA and colB, into `out`: as
+ * ps.cell row by row, with the pair's stride and its columns' coarse maps read once.
+ */
+function cellsOf(ps: PairSet, p: i32, colA: usize, colB: usize, n: i32, out: usize): void {
+  const st = ps.fineStride(p);
+  if (st > 0) {
+    for (let i = 0; i < n; i++) store<u8>(out + <usize>i, <u8>(<i32>load<u8>(colA + <usize>i) * st + <i32>load<u8>(colB + <usize>i)));
+    return;
+  }
+  const mapA = ps.coarseOf + (<usize>(ps.colA(p) * BIN_STRIDE) << 2), mapB = ps.coarseOf + (<usize>(ps.colB(p) * BIN_STRIDE) << 2);
+  for (let i = 0; i < n; i++) {
+    const o = ldi(mapA, <i32>load<u8>(colA + <usize>i)) * COARSE + ldi(mapB, <i32>load<u8>(colB + <usize>i));
+    store<u8>(out + <usize>i, <u8>o);
+  }
+}
+
 /**
  * Boosts the pairs and tree terms in one bag on top of its main terms (`terms`, intercept in bag.intercept);
  * writes the best round's tables to `best` (the set's totalSlots, zeroed by the caller). Early stopping
@@ -434,12 +512,12 @@ export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, 
     const a = ps.colA(p), b = ps.colB(p);
     const ct = cellT + <usize>p * <usize>nT, cv = cellV + <usize>p * <usize>nV;
     const rowsOf = cellRows + (<usize>(p * cells) << 3);
+    cellsOf(ps, p, bag.binsT + <usize>a * <usize>nT, bag.binsT + <usize>b * <usize>nT, nT, ct);
+    cellsOf(ps, p, bag.binsV + <usize>a * <usize>nV, bag.binsV + <usize>b * <usize>nV, nV, cv);
     for (let i = 0; i < nT; i++) {
-      const o = ps.cell(p, <i32>load<u8>(bag.binsT + <usize>(a * nT + i)), <i32>load<u8>(bag.binsT + <usize>(b * nT + i)));
-      store<u8>(ct + <usize>i, <u8>o);
+      const o = <i32>load<u8>(ct + <usize>i);
       stf(rowsOf, o, ldf(rowsOf, o) + 1);
     }
-    for (let i = 0; i < nV; i++) store<u8>(cv + <usize>i, <u8>ps.cell(p, <i32>load<u8>(bag.binsV + <usize>(a * nV + i)), <i32>load<u8>(bag.binsV + <usize>(b * nV + i))));
     if (ps.isTree(p) && ps.cellCount(p) > treeCells) treeCells = ps.cellCount(p);
   }
   const scratch = new TreeScratch(nT, treeCells);
@@ -476,7 +554,7 @@ export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, 
       const stepped = ps.fineStride(p) > 0 ? cellStep(ps, p, rowsOf, lr, w) : quadrantStep(ps, p, rowsOf, lr, w);
       if (!stepped) continue;
       pending = ct;
-      for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(DCELL, <i32>load<u8>(cv + <usize>i)));
+      addDeltas(sV, cv, nV, DCELL);
     }
     mom.pending = false;
     const stop = halfLoss(sV, bag.yV, nV, 0);
@@ -488,8 +566,7 @@ export function boostPairsBag(ps: PairSet, bag: Bag, terms: usize, best: usize, 
     if (mom.startsOrRuns(round, bestRound) && mom.extrapolate(work, weight)) {
       for (let p = 0; p < ps.count; p++) {
         if (ps.isTree(p)) continue;
-        const cv = cellV + <usize>p * <usize>nV, d = mom.move + (<usize>ps.slotOf(p) << 3);
-        for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(d, <i32>load<u8>(cv + <usize>i)));
+        addDeltas(sV, cellV + <usize>p * <usize>nV, nV, mom.move + (<usize>ps.slotOf(p) << 3));
       }
     } else mom.keep(work);
   }
@@ -621,7 +698,6 @@ export function pairsKept(gains: usize, nBags: i32, minAgree: i32 = MIN_BAGS_AGR
 
 /** Mean log loss over the even (half 0) or odd (half 1) validation rows. */
 function halfLoss(s: usize, ys: usize, n: i32, half: i32): f64 {
-  let sum = 0.0, k = 0;
-  for (let i = half; i < n; i += 2) { sum += rowLogLoss(ldf(s, i), ldf(ys, i)); k++; }
-  return k > 0 ? sum / <f64>k : 0;
+  const k = n > half ? (n - half + 1) >> 1 : 0;
+  return k > 0 ? logLossSum(s, ys, half, 2, n) / <f64>k : 0;
 }

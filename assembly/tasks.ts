@@ -12,7 +12,7 @@ import { PairSet, boostPairsBag } from './pairs';
 import { boostTrees, RAW_TREE, TreeRun } from './residual-trees';
 import {
   BAG_VALID_FRACTION, MAX_BAG_TRAIN, MAX_BAG_VALID, LEARNING_RATE, PATIENCE, MAX_ROUNDS, PAIR_PATIENCE,
-  PAIR_MAX_ROUNDS, BAGS_PER_FOLD, SMOOTH_ROUNDS, STAGEWISE_PATIENCE, STAGEWISE_MAX_ROUNDS, STAGEWISE_LEARNING_RATE,
+  PAIR_MAX_ROUNDS, CROSS_FOLDS, SMOOTH_ROUNDS, STAGEWISE_PATIENCE, STAGEWISE_MAX_ROUNDS, STAGEWISE_LEARNING_RATE,
   TREE_LEARNING_RATE, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, TREE_CROSS_LR, TREE_CROSS_PATIENCE, TREE_CROSS_ROUNDS,
   TREE_CROSS_STOP_HALF, TREE_COL_FRACTION, TREE_CROSS_COL_FRACTION, TREE_CROSS_WIDE_FROM, TREE_CROSS_WIDE_L2, TREE_CROSS_WIDE_LR, TREE_CROSS_WIDE_ALL_ROWS, TREE_LARGE_FROM,
   TREE_LARGE_LR, TREE_WIDE_LR, TREE_WIDE_COL_FRACTION, TREE_WIDE_FIXED_FROM, TREE_WIDE_FIXED_ROUNDS,
@@ -28,7 +28,7 @@ const HEADER_BYTES: i32 = 40;
 /**
  * What a task reads: the training positions (canonical order) with their labels, entity hashes, folds
  * and bins of every usable column; for pair tasks also every bag's main terms and the selected pairs: one
- * set for a single split, one per fold model when cross-fitted (bag k boosts set k / BAGS_PER_FOLD).
+ * set for a single split, one per fold model when cross-fitted (bag k boosts set k / bagsPerFold()).
  * All pointers point into one block (`block`), which the context owns.
  */
 export class TaskCtx {
@@ -55,7 +55,9 @@ export class TaskCtx {
   blockLen: i32 = 0;
 
   /** The pair set bag k boosts (PHASE_PAIRS). */
-  setOf(k: i32): PairSet { return this.pairSets[this.crossFit ? k / BAGS_PER_FOLD : 0]; }
+  setOf(k: i32): PairSet { return this.pairSets[this.crossFit ? k / this.bagsPerFold() : 0]; }
+  /** Bags of each fold model (cross-fitted): the block's bags are CROSS_FOLDS folds of equal count. */
+  bagsPerFold(): i32 { return this.nBags / CROSS_FOLDS; }
 
   free(): void {
     for (let i = 0; i < this.pairSets.length; i++) { release(this.pairSets[i].offs); this.pairSets[i].offs = 0; }
@@ -224,7 +226,7 @@ function bagPool(ctx: TaskCtx, bg: i32): BagRows {
   const from = new BagRows();
   const nTrain = ctx.nTrain;
   from.rows = allocI32(nTrain); from.ys = allocF64(nTrain);
-  const f = ctx.crossFit ? bg / BAGS_PER_FOLD : -1;
+  const f = ctx.crossFit ? bg / ctx.bagsPerFold() : -1;
   let k = 0;
   for (let q = 0; q < nTrain; q++) {
     if (ctx.crossFit && ldb(ctx.fold, q) == f) continue;
@@ -272,19 +274,26 @@ function drawBag(ctx: TaskCtx, bg: i32, from: BagRows): Bag {
   const binsT = allocU8(u * nT), binsV = allocU8(u * nV), yT = allocF64(nT), yV = allocF64(nV), vIdx = allocI32(nV);
   const tIdx = allocI32(nT);
   bag.binsT = binsT; bag.binsV = binsV; bag.yT = yT; bag.yV = yV; bag.vIdx = vIdx; bag.tIdx = tIdx;
+  // each role's rows in pool order, then their bins gathered a column at a time (a row at a time, every row
+  // touched u scattered cache lines of the columns it read and of the bag's columns it wrote)
+  const rT = allocI32(nT), rV = allocI32(nV);
   let it = 0, iv = 0;
   for (let q = 0; q < nR; q++) {
-    const r = ldi(rows, q);
     const role = ldb(inValid, q);
     if (role == 0) continue;
     if (role == 1) {
-      for (let c = 0; c < u; c++) store<u8>(binsV + <usize>(c * nV + iv), load<u8>(bins + <usize>c * <usize>nTrain + <usize>r));
-      stf(yV, iv, ldf(ys, q)); sti(vIdx, iv, q); iv++;
+      stf(yV, iv, ldf(ys, q)); sti(vIdx, iv, q); sti(rV, iv, ldi(rows, q)); iv++;
     } else {
-      for (let c = 0; c < u; c++) store<u8>(binsT + <usize>(c * nT + it), load<u8>(bins + <usize>c * <usize>nTrain + <usize>r));
-      stf(yT, it, ldf(ys, q)); sti(tIdx, it, q); it++;
+      stf(yT, it, ldf(ys, q)); sti(tIdx, it, q); sti(rT, it, ldi(rows, q)); it++;
     }
   }
+  for (let c = 0; c < u; c++) {
+    const src = bins + <usize>c * <usize>nTrain;
+    const dstV = binsV + <usize>c * <usize>nV, dstT = binsT + <usize>c * <usize>nT;
+    for (let i = 0; i < nV; i++) store<u8>(dstV + <usize>i, load<u8>(src + <usize>ldi(rV, i)));
+    for (let i = 0; i < nT; i++) store<u8>(dstT + <usize>i, load<u8>(src + <usize>ldi(rT, i)));
+  }
+  release(rT); release(rV);
   bag.seed = seed;
   release(bagKey); bagKey = 0;
   release(posList); release(negList); release(inValid);

@@ -12,7 +12,7 @@ import { rowLogLoss, clusteredMeanSe } from './stats';
 import { rescale, outOfBagPlatt, crossTempered, bestTemperature, firstGatedBatch } from './bags';
 import { BIN_STRIDE } from './binning';
 import {
-  TREE_CROSS_STOP_HALF, BAGS_PER_FOLD, CROSS_FOLDS, TREE_AGREE, CROSS_PAIR_AGREE, Z_TREES, TREE_MAX_TRAIN, TREE_MAX_ROUNDS,
+  TREE_CROSS_STOP_HALF, CROSS_FOLDS, TREE_AGREE, CROSS_PAIR_AGREE, Z_TREES, TREE_MAX_TRAIN, TREE_MAX_ROUNDS,
   TREE_CROSS_ROUNDS, TREE_SERVE_WEIGHTS,
 } from './tunables';
 
@@ -32,7 +32,7 @@ export function startTrees(s: FitState): bool {
     pairLogits = allocF64(nBags * nTrain);
     let cellsOf: PairSet | null = null, cells: usize = 0;
     for (let bg = 0; bg < nBags; bg++) {
-      const ps: PairSet | null = s.crossFit ? s.foldPairs[bg / BAGS_PER_FOLD] : s.pairs;
+      const ps: PairSet | null = s.crossFit ? s.foldPairs[bg / s.bagsPerFold] : s.pairs;
       if (ps == null) continue;
       // every training position's cell of each term, once for all the bags that share the set
       if (ps !== cellsOf) {
@@ -40,7 +40,7 @@ export function startTrees(s: FitState): bool {
         cells = trainCells(s, ps);
         cellsOf = ps;
       }
-      const j = s.crossFit ? bg % BAGS_PER_FOLD : bg;
+      const j = s.crossFit ? bg % s.bagsPerFold : bg;
       const row = pairLogits + (<usize>bg * <usize>nTrain << 3);
       bagTermLogits(ps, j, cells, nTrain, row);
     }
@@ -91,9 +91,9 @@ export function afterTrees(s: FitState): void {
     return;
   }
   for (let f = 0; f < CROSS_FOLDS; f++) {
-    const bg0 = f * BAGS_PER_FOLD;
-    if (TREE_CROSS_STOP_HALF >= 0 && !pairsKept(s.treeGains + (<usize>bg0 << 3), BAGS_PER_FOLD, CROSS_PAIR_AGREE)) continue;
-    for (let bg = bg0; bg < bg0 + BAGS_PER_FOLD; bg++) stb(s.treeCandidate, bg, 1);
+    const bpf = s.bagsPerFold, bg0 = f * bpf;
+    if (TREE_CROSS_STOP_HALF >= 0 && !pairsKept(s.treeGains + (<usize>bg0 << 3), bpf, CROSS_PAIR_AGREE)) continue;
+    for (let bg = bg0; bg < bg0 + bpf; bg++) stb(s.treeCandidate, bg, 1);
   }
 }
 
@@ -126,13 +126,13 @@ function foldTreeSums(s: FitState): usize {
   const n = s.nHeld;
   const sums = allocF64(n), idx = allocI32(n), rows = allocI32(n), acc = allocF64(n);
   for (let f = 0; f < CROSS_FOLDS; f++) {
-    const bg0 = f * BAGS_PER_FOLD;
+    const bg0 = f * s.bagsPerFold;
     if (ldb(s.treeCandidate, bg0) == 0) continue;
     let m = 0;
     for (let q = 0; q < n; q++) if (ldb(s.foldOf, q) == f) { sti(idx, m, q); sti(rows, m, ldi(s.trainRows, q)); m++; }
     const bins = gatherBins(s, rows, m);
     memory.fill(acc, 0, <usize>m << 3);
-    for (let bg = bg0; bg < bg0 + BAGS_PER_FOLD; bg++) {
+    for (let bg = bg0; bg < bg0 + s.bagsPerFold; bg++) {
       for (let t = 0; t < s.bagTreeCount[bg]; t++) addRawTree(s.bagTrees[bg] + (<usize>(t * RAW_TREE) << 3), bins, m, m, acc);
     }
     release(bins);
@@ -192,7 +192,7 @@ function serveCandidates(s: FitState, weight: f64): void {
  * the fold's bags' tree sums) against the one without, both scaled as fit.ts decide tests them (bags.ts
  * crossTempered). Kept when the paired z of the log loss reaches Z_TREES: the
  * out-of-fold logits then include them (the decision tests the fold models with them) and each tree joins the
- * served model at w / (CROSS_FOLDS x BAGS_PER_FOLD), w chosen on the out-of-fold rows (servedTreeWeight).
+ * served model at w / (CROSS_FOLDS x s.bagsPerFold), w chosen on the out-of-fold rows (servedTreeWeight).
  */
 export function keepFoldTrees(s: FitState): void {
   if (s.treeCandidate == 0) return;
@@ -202,8 +202,8 @@ export function keepFoldTrees(s: FitState): void {
   const n = s.nHeld;
   const x1 = allocF64(n), sums = foldTreeSums(s);
   for (let q = 0; q < n; q++) {
-    const f = ldb(s.foldOf, q), bg0 = f * BAGS_PER_FOLD;
-    const extra = ldb(s.treeCandidate, bg0) != 0 ? ldf(sums, q) / <f64>BAGS_PER_FOLD : 0.0;
+    const f = ldb(s.foldOf, q), bg0 = f * s.bagsPerFold;
+    const extra = ldb(s.treeCandidate, bg0) != 0 ? ldf(sums, q) / <f64>s.bagsPerFold : 0.0;
     stf(x1, q, ldf(s.heldLogit, q) + extra);
   }
   release(sums);
@@ -218,7 +218,7 @@ export function keepFoldTrees(s: FitState): void {
       s.temperLogit = xw;
     }
     memory.copy(s.heldLogit, x1, <usize>n << 3);
-    serveCandidates(s, w / <f64>(CROSS_FOLDS * BAGS_PER_FOLD));
+    serveCandidates(s, w / <f64>(CROSS_FOLDS * s.bagsPerFold));
   }
   release(x1); release(t0); release(t1);
 }

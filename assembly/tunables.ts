@@ -138,6 +138,25 @@ export const PAIR_MIN_ROWS: i32 = 1000;
 // CPS 0.689 -> 0.696; 6 instead of 8 saved 25% of CPU but lost titanic 0.0027 of log loss.
 export const CROSS_FOLDS: i32 = 4;
 export const BAGS_PER_FOLD: i32 = 8;
+// Narrow records (fewer than NARROW_CROSS_COLS columns sent) whose single split would train on NARROW_CROSS_FROM to
+// NARROW_CROSS_ROWS rows (about 2,667-3,999 labeled rows) are cross-fitted too, with NARROW_BAGS_PER_FOLD bag a
+// fold. A single split serves a model of 75% of the rows, and at this size the quarter it holds out is what keeps it
+// behind a peer that learns from every row: on credit (3,340 training rows a bench split) tuned HistGradientBoosting
+// fitted on 75% of them loses 0.008 of log loss, and our single split was 0.0030 behind the same peer fitted on all.
+// Cross-fitted, the served model averages four fold models that each learn from 75%, so every row counts, and the
+// out-of-fold test reads every labeled row. One bag a fold (4 bags, each boosting on about 64% of the rows as a
+// single split's 8 bags do) fits as well as 2 or 8 (credit's bench splits without fold pairs: log loss 0.4271, 0.4263,
+// 0.4267) at about the single split's CPU; 2 cost 1.4x, 8 cost 4-5x. Credit 0.4330 -> 0.4260 (tuned
+// HistGradientBoosting 0.4300). Its fold pairs are kept when its one bag agrees (bags.ts
+// foldPairAgree). Wide records keep the single split (spam and DNA lost AUC cross-fitted). Below NARROW_CROSS_FROM a
+// fold model ranks its pairs on fewer than about 1,300 rows, too few for a date's full-resolution cells: a planted
+// date effect at 2,000 labeled rows (test/engine/full-pairs.test.ts), answered by the single split, was refused
+// cross-fitted.
+// docs/decisions/0099-narrow-records-cross-fitted.md.
+export const NARROW_CROSS_FROM: i32 = 2000;
+export const NARROW_CROSS_ROWS: i32 = 3000;
+export const NARROW_CROSS_COLS: i32 = 32;
+export const NARROW_BAGS_PER_FOLD: i32 = 1;
 // Cross-fitted bags boost stagewise at a larger rate: one column a round from a linear start, 0.15 fits as
 // well as 0.1 on the five cross-fitted tables' 33 splits for 10-15% less CPU (0.2 lost 0.001-0.003 of log loss on
 // penguins and titanic).

@@ -11,6 +11,7 @@ interface Probe {
   memory: WebAssembly.Memory;
   alloc(bytes: number): number;
   sortAll(idx: number, n: number, keys: number): void;
+  sortHashed(idx: number, n: number, keys: number): void;
   sortFirst(idx: number, n: number, k: number, keys: number): void;
   sortByValue(idx: number, n: number, values: number, desc: boolean, radix: boolean): void;
   sortByHash(idx: number, n: number, keys: number, values: number, radix: boolean): void;
@@ -68,6 +69,35 @@ describe('firstByU64Key against sortByU64Key', () => {
         for (let i = 0; i < rest.length && restDiffers < 0; i++) if (rest[i] !== want[i]) restDiffers = i;
         expect(restDiffers, `k = ${k}: the rest`).toBe(-1);
       }
+    });
+  }
+});
+
+// Both take the draw's keys (64-bit hashes) through sortByHashKey: buckets by the keys' top bits, then insertion
+// within each; keys that are not spread (a few top bits, every key in one bucket) fall back to sortByU64Key.
+describe('sortByHashKey against sortByU64Key', () => {
+  for (const [n, repeat, narrow] of [
+    [5, 0, false],
+    [3_000, 300, false],
+    [60_000, 0, false],
+    [60_000, 500, false],
+    [20_000, 0, true],
+  ] as const) {
+    it(`orders ${n.toLocaleString('en-US')} indices the same way (${repeat / 10}% repeated keys${narrow ? ', 256 distinct keys: the fallback' : ''})`, () => {
+      const { kp, idx } = layout(n, 7 * n + repeat, repeat);
+      if (narrow) {
+        const keys = new BigUint64Array(probe.memory.buffer, kp, n);
+        for (let i = 0; i < n; i++) keys[i] &= 0xffn;
+      }
+      const all = idx();
+      probe.sortAll(all, n, kp);
+      const hashed = idx();
+      probe.sortHashed(hashed, n, kp);
+      const want = new Int32Array(probe.memory.buffer, all, n);
+      const got = new Int32Array(probe.memory.buffer, hashed, n);
+      let firstDiffers = -1;
+      for (let i = 0; i < n && firstDiffers < 0; i++) if (got[i] !== want[i]) firstDiffers = i;
+      expect(firstDiffers, 'first position that differs').toBe(-1);
     });
   }
 });

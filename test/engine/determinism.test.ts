@@ -8,8 +8,9 @@ import { FitPool, loadEngine, scoreCases, type EngineModule, type FitResult } fr
 import { ROW_TRAIN } from '../../host/engine/abi.ts';
 import { bitsOf, casesOf, fit, permutation, reorderRows, repoRoot, sha256, syntheticFixture, withColumn, type Fixture } from './helpers.ts';
 
-// 3,000 rows x 10 columns: big enough for pair terms (>= 1,000 training rows), small enough to fit in ~0.4 s.
-const SHAPE = [3000, 10, 11] as const;
+// 2,600 rows x 10 columns: a single split big enough for pair terms (>= 1,000 training rows), small enough to fit
+// in ~0.4 s (3,000 rows would be cross-fitted: docs/decisions/0099-narrow-records-cross-fitted.md).
+const SHAPE = [2600, 10, 11] as const;
 const CHILD = fileURLToPath(new URL('./child-fit.ts', import.meta.url));
 
 let mod: EngineModule;
@@ -25,6 +26,8 @@ const wideSmall = syntheticFixture(600, 12, 5);
  */
 const wideTrees = syntheticFixture(800, 34, 2);
 let wideTreesAlone: FitResult | undefined;
+/** A narrow record of 3,000 rows: cross-fitted with one bag a fold (4 bag tasks) and fold pairs. */
+const narrowCross = syntheticFixture(3000, 10, 11);
 /** A wide single split (36 usable columns, bags of about 2,550 training rows): fixed rounds of trees on seeded halves of the columns. */
 const wideSingle = syntheticFixture(4000, 36, 7);
 
@@ -59,7 +62,7 @@ describe('determinism', () => {
       pools.push(pool);
       wideTreesAlone ??= await fit(wideTrees);
       expect(wideTreesAlone.diagnostics.trees).toBeGreaterThan(0); // the wide trees' path is covered
-      for (const table of [f, wideSmall, wideSingle, wideTrees]) {
+      for (const table of [f, wideSmall, narrowCross, wideSingle, wideTrees]) {
         const want = table === f ? first : table === wideTrees ? wideTreesAlone : await fit(table);
         const inPool = await fit(table, pool);
         expect(sha256(inPool.model!.toBytes())).toBe(sha256(want.model!.toBytes()));

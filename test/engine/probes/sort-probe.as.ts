@@ -1,7 +1,7 @@
 // Test-only AssemblyScript entry, compiled by test/engine/bag-draw.test.ts into its own small module: the
-// engine's own sortByU64Key, firstByU64Key, sortIndicesByF64 and sortIndicesByU64Hash (assembly/sort.ts) on indices and keys the test
+// engine's own sortByU64Key, sortByHashKey, firstByU64Key, sortIndicesByF64 and sortIndicesByU64Hash (assembly/sort.ts) on indices and keys the test
 // lays out. Not part of build/engine.wasm.
-import { sortByU64Key, firstByU64Key, sortIndices, sortIndicesByF64, sortIndicesByU64Hash } from '../../../assembly/sort';
+import { sortByU64Key, sortByHashKey, firstByU64Key, sortIndices, sortIndicesByF64, sortIndicesByU64Hash } from '../../../assembly/sort';
 
 export function alloc(bytes: i32): usize {
   const p = heap.alloc(<usize>bytes);
@@ -11,6 +11,10 @@ export function alloc(bytes: i32): usize {
 
 export function sortAll(idx: usize, n: i32, keys: usize): void {
   sortByU64Key(idx, n, keys);
+}
+
+export function sortHashed(idx: usize, n: i32, keys: usize): void {
+  sortByHashKey(idx, n, keys);
 }
 
 export function sortFirst(idx: usize, n: i32, k: i32, keys: usize): void {

@@ -11,7 +11,10 @@ let key: string;
 let answer: any;
 
 const rng = new Prng(7);
-const rows = Array.from({ length: 3000 }, (_, i) => {
+// 2,600 rows, a single split of 8 bags. At 3,000 the record is cross-fitted with one bag a fold
+// (docs/decisions/0099-narrow-records-cross-fitted.md): the served model averages 4 bags, its monthly_spend term
+// then also moved over narrow spans outside the spike, and some other cases got the note as well.
+const rows = Array.from({ length: 2600 }, (_, i) => {
   const monthly_spend = Math.round(rng.float() * 100000) / 100;
   const tickets = rng.int(0, 8);
   const spike = monthly_spend >= 591 && monthly_spend < 598;
