@@ -14,9 +14,8 @@ import {
   BAG_VALID_FRACTION, MAX_BAG_TRAIN, MAX_BAG_VALID, LEARNING_RATE, PATIENCE, MAX_ROUNDS, PAIR_PATIENCE,
   PAIR_MAX_ROUNDS, CROSS_FOLDS, SMOOTH_ROUNDS, STAGEWISE_PATIENCE, STAGEWISE_MAX_ROUNDS, STAGEWISE_LEARNING_RATE,
   TREE_LEARNING_RATE, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, TREE_CROSS_LR, TREE_CROSS_PATIENCE, TREE_CROSS_ROUNDS,
-  TREE_CROSS_STOP_HALF, TREE_COL_FRACTION, TREE_CROSS_COL_FRACTION, TREE_CROSS_WIDE_FROM, TREE_CROSS_WIDE_L2, TREE_CROSS_WIDE_LR,
-  TREE_CROSS_WIDE_ALL_ROWS, TREE_LARGE_FROM, TREE_LARGE_LR, TREE_WIDE_LR, TREE_WIDE_COL_FRACTION, TREE_WIDE_FIXED_FROM,
-  TREE_WIDE_FIXED_ROUNDS,
+  TREE_CROSS_STOP_HALF, TREE_COL_FRACTION, TREE_CROSS_COL_FRACTION, TREE_CROSS_WIDE_FROM, TREE_CROSS_WIDE_L2, TREE_CROSS_WIDE_LR, TREE_CROSS_WIDE_ALL_ROWS, TREE_LARGE_FROM,
+  TREE_LARGE_LR, TREE_WIDE_LR, TREE_WIDE_COL_FRACTION, TREE_WIDE_FIXED_FROM, TREE_WIDE_FIXED_ROUNDS,
 } from './tunables';
 
 export { PHASE_DONE, PHASE_BAGS, PHASE_PAIRS, PHASE_TREES } from './abi';
@@ -355,14 +354,6 @@ export function runTaskOf(ctx: TaskCtx, k: i32): usize {
 }
 
 /**
- * A single split of a wide record, whose trees take the wide settings (tunables.ts TREE_WIDE_LR): at least
- * TREE_CROSS_WIDE_FROM usable columns and fewer than TREE_LARGE_FROM training rows (so none of its bags is large).
- */
-function isWideSingle(u: i32, nTrain: i32): bool {
-  return u >= TREE_CROSS_WIDE_FROM && nTrain < TREE_LARGE_FROM;
-}
-
-/**
  * A bag whose training rows are `bag`'s training rows followed by its validation rows (bins and labels copied; the
  * caller releases binsT and yT), its validation rows, columns and seed `bag`'s own (not copied: not released).
  */
@@ -380,6 +371,14 @@ function withValidationRows(bag: Bag): Bag {
   memory.copy(all.yT, bag.yT, <usize>nT << 3);
   memory.copy(all.yT + (<usize>nT << 3), bag.yV, <usize>nV << 3);
   return all;
+}
+
+/**
+ * A single split of a wide record, whose trees take the wide settings (tunables.ts TREE_WIDE_LR): at least
+ * TREE_CROSS_WIDE_FROM usable columns and fewer than TREE_LARGE_FROM training rows (so none of its bags is large).
+ */
+function isWideSingle(u: i32, nTrain: i32): bool {
+  return u >= TREE_CROSS_WIDE_FROM && nTrain < TREE_LARGE_FROM;
 }
 
 /**
@@ -413,17 +412,16 @@ function treeTask(ctx: TaskCtx, k: i32, bag: Bag, from: BagRows): usize {
     run = boostTrees(grown, sAll, sV, crossLr, crossL2, TREE_CROSS_PATIENCE, TREE_CROSS_ROUNDS, TREE_CROSS_STOP_HALF,
       TREE_CROSS_COL_FRACTION);
     release(grown.binsT); release(grown.yT); release(sAll);
-  } else if (ctx.crossFit) {
-    run = boostTrees(bag, sT, sV, crossLr, crossL2, TREE_CROSS_PATIENCE, TREE_CROSS_ROUNDS, TREE_CROSS_STOP_HALF,
-      TREE_CROSS_COL_FRACTION);
-  } else if (isWideSingle(u, ctx.nTrain)) {
-    // tunables.ts TREE_WIDE_LR
-    run = nT >= TREE_WIDE_FIXED_FROM
-      ? boostTrees(bag, sT, sV, TREE_WIDE_LR, RESIDUAL_TREE_L2, 0, TREE_WIDE_FIXED_ROUNDS, 0, TREE_WIDE_COL_FRACTION)
-      : boostTrees(bag, sT, sV, TREE_WIDE_LR, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, 0, TREE_WIDE_COL_FRACTION);
   } else {
-    run = boostTrees(bag, sT, sV, large ? TREE_LARGE_LR : TREE_LEARNING_RATE, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, 0,
-      TREE_COL_FRACTION);
+    run = ctx.crossFit
+      ? boostTrees(bag, sT, sV, crossLr, crossL2, TREE_CROSS_PATIENCE, TREE_CROSS_ROUNDS, TREE_CROSS_STOP_HALF,
+        TREE_CROSS_COL_FRACTION)
+      : isWideSingle(u, ctx.nTrain) // tunables.ts TREE_WIDE_LR
+        ? nT >= TREE_WIDE_FIXED_FROM
+          ? boostTrees(bag, sT, sV, TREE_WIDE_LR, RESIDUAL_TREE_L2, 0, TREE_WIDE_FIXED_ROUNDS, 0, TREE_WIDE_COL_FRACTION)
+          : boostTrees(bag, sT, sV, TREE_WIDE_LR, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, 0, TREE_WIDE_COL_FRACTION)
+        : boostTrees(bag, sT, sV, large ? TREE_LARGE_LR : TREE_LEARNING_RATE, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, 0,
+          TREE_COL_FRACTION);
   }
   outLen = TREE_OUT_HEAD + run.count * RAW_TREE + nV;
   const out = allocF64(outLen);

@@ -20,16 +20,16 @@ let firstBytes: Uint8Array;
 let firstP: Float64Array;
 /** A small record: cross-fitted, 32 bag tasks of stagewise boosting. */
 const wideSmall = syntheticFixture(600, 12, 5);
-/** A narrow record of 3,000 rows: cross-fitted with one bag a fold (4 bag tasks) and fold pairs. */
-const narrowCross = syntheticFixture(3000, 10, 11);
-/** A wide single split (36 usable columns, bags of about 2,550 training rows): fixed rounds of trees on seeded halves of the columns. */
-const wideSingle = syntheticFixture(4000, 36, 7);
 /**
  * A cross-fitted record of 34 usable columns that keeps its residual trees: its bags grow them on their training
  * and validation rows (assembly/tasks.ts withValidationRows), in whichever worker runs the bag.
  */
 const wideTrees = syntheticFixture(800, 34, 2);
 let wideTreesAlone: FitResult | undefined;
+/** A narrow record of 3,000 rows: cross-fitted with one bag a fold (4 bag tasks) and fold pairs. */
+const narrowCross = syntheticFixture(3000, 10, 11);
+/** A wide single split (36 usable columns, bags of about 2,550 training rows): fixed rounds of trees on seeded halves of the columns. */
+const wideSingle = syntheticFixture(4000, 36, 7);
 
 const pOf = (r: FitResult) => scoreCases(mod, r.model!, casesOf(f)).p;
 
