@@ -9,13 +9,13 @@ import { firstByU64Key } from './sort';
 import { Bag, boostMains, boostStagewise, scoreBinned } from './boost';
 import { BIN_STRIDE } from './binning';
 import { PairSet, boostPairsBag } from './pairs';
-import { boostTrees, RAW_TREE } from './residual-trees';
+import { boostTrees, RAW_TREE, TreeRun } from './residual-trees';
 import {
   BAG_VALID_FRACTION, MAX_BAG_TRAIN, MAX_BAG_VALID, LEARNING_RATE, PATIENCE, MAX_ROUNDS, PAIR_PATIENCE,
   PAIR_MAX_ROUNDS, CROSS_FOLDS, SMOOTH_ROUNDS, STAGEWISE_PATIENCE, STAGEWISE_MAX_ROUNDS, STAGEWISE_LEARNING_RATE,
   TREE_LEARNING_RATE, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, TREE_CROSS_LR, TREE_CROSS_PATIENCE, TREE_CROSS_ROUNDS,
-  TREE_CROSS_STOP_HALF, TREE_COL_FRACTION, TREE_CROSS_COL_FRACTION, TREE_CROSS_WIDE_FROM, TREE_CROSS_WIDE_L2, TREE_CROSS_WIDE_LR, TREE_LARGE_FROM, TREE_LARGE_LR,
-  TREE_WIDE_LR, TREE_WIDE_COL_FRACTION, TREE_WIDE_FIXED_FROM, TREE_WIDE_FIXED_ROUNDS,
+  TREE_CROSS_STOP_HALF, TREE_COL_FRACTION, TREE_CROSS_COL_FRACTION, TREE_CROSS_WIDE_FROM, TREE_CROSS_WIDE_L2, TREE_CROSS_WIDE_LR, TREE_CROSS_WIDE_ALL_ROWS, TREE_LARGE_FROM,
+  TREE_LARGE_LR, TREE_WIDE_LR, TREE_WIDE_COL_FRACTION, TREE_WIDE_FIXED_FROM, TREE_WIDE_FIXED_ROUNDS,
 } from './tunables';
 
 export { PHASE_DONE, PHASE_BAGS, PHASE_PAIRS, PHASE_TREES } from './abi';
@@ -354,6 +354,26 @@ export function runTaskOf(ctx: TaskCtx, k: i32): usize {
 }
 
 /**
+ * A bag whose training rows are `bag`'s training rows followed by its validation rows (bins and labels copied; the
+ * caller releases binsT and yT), its validation rows, columns and seed `bag`'s own (not copied: not released).
+ */
+function withValidationRows(bag: Bag): Bag {
+  const u = bag.u, nT = bag.nT, nV = bag.nV, m = nT + nV;
+  const all = new Bag();
+  all.u = u; all.nT = m; all.nV = nV; all.kinds = bag.kinds; all.nBins = bag.nBins; all.seed = bag.seed;
+  all.binsV = bag.binsV; all.yV = bag.yV;
+  all.binsT = allocU8(u * m); all.yT = allocF64(m);
+  for (let c = 0; c < u; c++) {
+    const to = all.binsT + <usize>c * <usize>m;
+    memory.copy(to, bag.binsT + <usize>c * <usize>nT, <usize>nT);
+    memory.copy(to + <usize>nT, bag.binsV + <usize>c * <usize>nV, <usize>nV);
+  }
+  memory.copy(all.yT, bag.yT, <usize>nT << 3);
+  memory.copy(all.yT + (<usize>nT << 3), bag.yV, <usize>nV << 3);
+  return all;
+}
+
+/**
  * A single split of a wide record, whose trees take the wide settings (tunables.ts TREE_WIDE_LR): at least
  * TREE_CROSS_WIDE_FROM usable columns and fewer than TREE_LARGE_FROM training rows (so none of its bags is large).
  */
@@ -382,15 +402,27 @@ function treeTask(ctx: TaskCtx, k: i32, bag: Bag, from: BagRows): usize {
   // a wide record's cross-fitted leaves are shrunk less and stepped further (tunables.ts TREE_CROSS_WIDE_FROM)
   const wide = u >= TREE_CROSS_WIDE_FROM;
   const crossL2 = wide ? TREE_CROSS_WIDE_L2 : RESIDUAL_TREE_L2, crossLr = wide ? TREE_CROSS_WIDE_LR : TREE_CROSS_LR;
-  const run = ctx.crossFit
-    ? boostTrees(bag, sT, sV, crossLr, crossL2, TREE_CROSS_PATIENCE, TREE_CROSS_ROUNDS, TREE_CROSS_STOP_HALF,
-      TREE_CROSS_COL_FRACTION)
-    : isWideSingle(u, ctx.nTrain) // tunables.ts TREE_WIDE_LR
-      ? nT >= TREE_WIDE_FIXED_FROM
-        ? boostTrees(bag, sT, sV, TREE_WIDE_LR, RESIDUAL_TREE_L2, 0, TREE_WIDE_FIXED_ROUNDS, 0, TREE_WIDE_COL_FRACTION)
-        : boostTrees(bag, sT, sV, TREE_WIDE_LR, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, 0, TREE_WIDE_COL_FRACTION)
-      : boostTrees(bag, sT, sV, large ? TREE_LARGE_LR : TREE_LEARNING_RATE, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, 0,
-        TREE_COL_FRACTION);
+  let run: TreeRun;
+  if (ctx.crossFit && wide && TREE_CROSS_WIDE_ALL_ROWS) {
+    // a wide record's cross-fitted trees also learn from the bag's validation rows (tunables.ts
+    // TREE_CROSS_WIDE_ALL_ROWS): the rows follow the training rows, with their logits
+    const grown = withValidationRows(bag), sAll = allocF64(nT + nV);
+    memory.copy(sAll, sT, <usize>nT << 3);
+    memory.copy(sAll + (<usize>nT << 3), sV, <usize>nV << 3);
+    run = boostTrees(grown, sAll, sV, crossLr, crossL2, TREE_CROSS_PATIENCE, TREE_CROSS_ROUNDS, TREE_CROSS_STOP_HALF,
+      TREE_CROSS_COL_FRACTION);
+    release(grown.binsT); release(grown.yT); release(sAll);
+  } else {
+    run = ctx.crossFit
+      ? boostTrees(bag, sT, sV, crossLr, crossL2, TREE_CROSS_PATIENCE, TREE_CROSS_ROUNDS, TREE_CROSS_STOP_HALF,
+        TREE_CROSS_COL_FRACTION)
+      : isWideSingle(u, ctx.nTrain) // tunables.ts TREE_WIDE_LR
+        ? nT >= TREE_WIDE_FIXED_FROM
+          ? boostTrees(bag, sT, sV, TREE_WIDE_LR, RESIDUAL_TREE_L2, 0, TREE_WIDE_FIXED_ROUNDS, 0, TREE_WIDE_COL_FRACTION)
+          : boostTrees(bag, sT, sV, TREE_WIDE_LR, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, 0, TREE_WIDE_COL_FRACTION)
+        : boostTrees(bag, sT, sV, large ? TREE_LARGE_LR : TREE_LEARNING_RATE, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, 0,
+          TREE_COL_FRACTION);
+  }
   outLen = TREE_OUT_HEAD + run.count * RAW_TREE + nV;
   const out = allocF64(outLen);
   stf(out, 0, run.gateGain); stf(out, 1, <f64>nV); stf(out, 2, <f64>run.count); stf(out, 3, <f64>run.rounds);

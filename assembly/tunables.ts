@@ -250,6 +250,16 @@ export const TREE_CROSS_WIDE_L2: f64 = 0.1;
 // (sonar +0.0053 of AUC). 0.3, 0.6 and 0.8, and 70 or 50 rounds, did no better. The same CPU (the same trees).
 // docs/engine-history.md "A larger step for wide records' trees".
 export const TREE_CROSS_WIDE_LR: f64 = 0.4;
+// ... and grows them on all of its fold's rows: the bag's training rows and its validation rows. A cross-fitted bag's
+// trees neither stop nor gate on their validation rows (TREE_CROSS_PATIENCE 0, TREE_CROSS_STOP_HALF -1; the
+// single-split Platt fit that reads out-of-bag tree logits is not run), so those 15% of the fold's rows were only
+// left out; the out-of-fold test (Z_TREES) and the served weight read the held fold's rows, which no bag of the fold
+// sees, so the trees are judged as before. More rows a leaf, where each bag holds 100-400. Bench splits (seed 1337,
+// 3 a table), AUC / log loss before -> after: sonar 0.9246 / 0.3481 -> 0.9266 / 0.3433, ionosphere 0.9756 /
+// 0.2119 -> 0.9786 / 0.2072, musk 0.9407 / 0.3046 -> 0.9478 / 0.2863, ad_data 0.8986 / 0.3457 -> 0.8974 / 0.3449;
+// on 10 other splits (seed 2027) each table gained both (sonar +0.0045 of AUC, musk +0.0044, ad_data +0.0017).
+// docs/engine-history.md "Wide records' trees on all of the fold's rows".
+export const TREE_CROSS_WIDE_ALL_ROWS: bool = true;
 // A cross-fitted record's kept trees join the served model at weight w (tree-stage.ts servedTreeWeight): the first of
 // these whose out-of-fold logits, at their own temperature, have the lowest log loss (1 first: it wins ties). Each
 // fold model's trees (35 small steps with the leaves shrunk) under-reach what they find, and the served model

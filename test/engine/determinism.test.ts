@@ -20,6 +20,12 @@ let firstBytes: Uint8Array;
 let firstP: Float64Array;
 /** A small record: cross-fitted, 32 bag tasks of stagewise boosting. */
 const wideSmall = syntheticFixture(600, 12, 5);
+/**
+ * A cross-fitted record of 34 usable columns that keeps its residual trees: its bags grow them on their training
+ * and validation rows (assembly/tasks.ts withValidationRows), in whichever worker runs the bag.
+ */
+const wideTrees = syntheticFixture(800, 34, 2);
+let wideTreesAlone: FitResult | undefined;
 /** A narrow record of 3,000 rows: cross-fitted with one bag a fold (4 bag tasks) and fold pairs. */
 const narrowCross = syntheticFixture(3000, 10, 11);
 /** A wide single split (36 usable columns, bags of about 2,550 training rows): fixed rounds of trees on seeded halves of the columns. */
@@ -54,8 +60,10 @@ describe('determinism', () => {
     it.each([1, 2, 8])('gives the same model bytes with %i workers as the in-process fit', async (workers) => {
       const pool = new FitPool(workers);
       pools.push(pool);
-      for (const table of [f, wideSmall, narrowCross, wideSingle]) {
-        const want = table === f ? first : await fit(table);
+      wideTreesAlone ??= await fit(wideTrees);
+      expect(wideTreesAlone.diagnostics.trees).toBeGreaterThan(0); // the wide trees' path is covered
+      for (const table of [f, wideSmall, narrowCross, wideSingle, wideTrees]) {
+        const want = table === f ? first : table === wideTrees ? wideTreesAlone : await fit(table);
         const inPool = await fit(table, pool);
         expect(sha256(inPool.model!.toBytes())).toBe(sha256(want.model!.toBytes()));
         expect(inPool.quality).toEqual(want.quality);
