@@ -63,6 +63,8 @@ export class FitState {
   entTime: usize = 0; // f64 [nEntities]: latest time of the entity (out of time)
   crossFit: bool = false;
   bagsPerFold: i32 = 0; // cross-fitted: bags of each fold model (tunables.ts BAGS_PER_FOLD, NARROW_BAGS_PER_FOLD)
+  /** At least TREE_CROSS_WIDE_FROM columns sent (fit.ts sentColumns): the wide cross-fitting bar applies. */
+  wide: bool = false;
   labeled: i32 = 0;
   positives: i32 = 0;
   trainRows: usize = 0; // i32 [nTrain]: labeled rows a model learns from

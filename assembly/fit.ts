@@ -19,7 +19,7 @@ import { reportProgress } from './progress';
 import {
   HELD_OUT_FRACTION, MIN_CROSS_TRAIN_MINORITY, MIN_HELD_CLASS, MIN_TRAIN_MINORITY, RESTATES_AUC, Z_AUC, Z_AUC_CROSS, Z_LOG_LOSS,
   Z_INTERVAL, PAIR_MIN_ROWS, CROSS_FOLDS, MIN_BAGS_AGREE, TREE_AGREE, BAGS_PER_FOLD, NARROW_CROSS_ROWS, NARROW_CROSS_COLS,
-  NARROW_BAGS_PER_FOLD, NARROW_CROSS_FROM,
+  NARROW_BAGS_PER_FOLD, NARROW_CROSS_FROM, CROSS_WIDE_MIN_ROWS, TREE_CROSS_WIDE_FROM,
 } from './tunables';
 
 export { CROSS_FOLDS } from './tunables';
@@ -312,8 +312,10 @@ function splitRows(s: FitState): void {
     if (yi == 0 || yi == 1) { labeled++; if (yi == 1) positives++; }
   }
   s.labeled = labeled; s.positives = positives;
-  const small = s.times == 0 && isCrossFitted(labeled, min(positives, labeled - positives));
-  const narrow = !small && s.times == 0 && isNarrowCrossFitted(labeled, sentColumns(s));
+  const columns = sentColumns(s);
+  s.wide = columns >= TREE_CROSS_WIDE_FROM;
+  const small = s.times == 0 && isCrossFitted(labeled, min(positives, labeled - positives), s.wide);
+  const narrow = !small && s.times == 0 && isNarrowCrossFitted(labeled, columns);
   const crossFit = small || narrow;
   s.crossFit = crossFit;
   s.bagsPerFold = small ? BAGS_PER_FOLD : (narrow ? NARROW_BAGS_PER_FOLD : 0);
@@ -361,10 +363,11 @@ function splitRows(s: FitState): void {
 }
 
 /** Whether a record of this many labeled rows, `minority` of them of the rarer class (and no time column), is
- * cross-fitted: its single split's training part would be too small for pair terms, or its held-out part would
+ * cross-fitted: its single split's training part would be too small for pair terms (a wide record's: under
+ * CROSS_WIDE_MIN_ROWS, docs/decisions/0101-wide-records-cross-fitted-to-2000-rows.md), or its held-out part would
  * hold too few of the rarer class to check anything (docs/decisions/0082-small-records.md). */
-function isCrossFitted(labeled: i32, minority: i32): bool {
-  return <f64>labeled * (1 - HELD_OUT_FRACTION) < <f64>PAIR_MIN_ROWS
+function isCrossFitted(labeled: i32, minority: i32, wide: bool): bool {
+  return <f64>labeled * (1 - HELD_OUT_FRACTION) < <f64>(wide ? CROSS_WIDE_MIN_ROWS : PAIR_MIN_ROWS)
     || <f64>minority < requiredMinority(MIN_TRAIN_MINORITY, false);
 }
 
@@ -534,7 +537,7 @@ function notYet(s: FitState): bool {
   } else {
     const rate = <f64>minority / <f64>labeled;
     let target = Math.ceil(required / rate);
-    if (crossFit && !isCrossFitted(<i32>Math.min(target, 1e9), <i32>Math.min(required, 1e9))) {
+    if (crossFit && !isCrossFitted(<i32>Math.min(target, 1e9), <i32>Math.min(required, 1e9), s.wide)) {
       required = requiredMinority(MIN_TRAIN_MINORITY, false);
       target = Math.ceil(required / rate);
     }

@@ -128,6 +128,12 @@ export const Z_INTERVAL: f64 = 1.959963984540054; // two-sided 95% interval of t
 // cross-fitted fold models are not rescaled one by one: the served model's temperature (TEMPER_*) is chosen
 // on their out-of-fold logits (bags.ts finishFolds says why).
 export const PAIR_MIN_ROWS: i32 = 1000;
+// A wide record (at least TREE_CROSS_WIDE_FROM columns sent, the complement of NARROW_CROSS_COLS) is cross-fitted below
+// CROSS_WIDE_MIN_ROWS training rows of a single split instead of PAIR_MIN_ROWS (1,334-2,666 labeled rows move):
+// its single split's served model learns from 75% of the rows and its trees are gated on few validation rows.
+// Bench splits, AUC / log loss: cells 0.8954 / 0.3915 -> 0.8986 / 0.3862, DNA 0.9893 / 0.1240 -> 0.9920 / 0.1109,
+// at 5-9 times the fit's CPU. docs/decisions/0101-wide-records-cross-fitted-to-2000-rows.md.
+export const CROSS_WIDE_MIN_ROWS: i32 = 2000;
 
 // ---- cross-fitting of small records ----
 
@@ -148,7 +154,8 @@ export const BAGS_PER_FOLD: i32 = 8;
 // single split's 8 bags do) fits as well as 2 or 8 (credit's bench splits without fold pairs: log loss 0.4271, 0.4263,
 // 0.4267) at about the single split's CPU; 2 cost 1.4x, 8 cost 4-5x. Credit 0.4330 -> 0.4260 (tuned
 // HistGradientBoosting 0.4300). Its fold pairs are kept when its one bag agrees (bags.ts
-// foldPairAgree). Wide records keep the single split (spam and DNA lost AUC cross-fitted). Below NARROW_CROSS_FROM a
+// foldPairAgree). Wide records keep the single split here (spam and DNA lost AUC cross-fitted with one bag a fold; below
+// CROSS_WIDE_MIN_ROWS they are cross-fitted with BAGS_PER_FOLD bags, decision 0101). Below NARROW_CROSS_FROM a
 // fold model ranks its pairs on fewer than about 1,300 rows, too few for a date's full-resolution cells: a planted
 // date effect at 2,000 labeled rows (test/engine/full-pairs.test.ts), answered by the single split, was refused
 // cross-fitted.

@@ -109,6 +109,18 @@ describe('cross-fitting a small record', () => {
     expect(r.quality.held_out_rows).toBeLessThan(labeledRows(f).length / 2);
   });
 
+  // docs/decisions/0101-wide-records-cross-fitted-to-2000-rows.md: a record of 32 or more columns sent is
+  // cross-fitted below 2,000 single-split training rows (about 2,666 labeled), a narrower one below 1,000.
+  it('cross-fits a wide record of 1,400 labeled rows, and keeps the split for a narrower one', async () => {
+    const single = await fit(syntheticFixture(1400, 31, 3));
+    expect(single.quality.validation_scheme).toBe('entity_hash');
+    expect(single.quality.folds).toBe(1);
+    const folds = await fit(syntheticFixture(1400, 32, 3));
+    expect(folds.quality.validation_scheme).toBe('entity_hash_folds');
+    expect(folds.quality.folds).toBe(4);
+    expect(folds.quality.held_out_rows).toBe(1400);
+  });
+
   it('says not_yet with a needs estimate that the cross-fitted bars accept', async () => {
     const small = syntheticFixture(60, 4, 5); // 15 positives
     const r = await fit(small);
