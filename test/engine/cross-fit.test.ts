@@ -27,6 +27,12 @@ let first: FitResult;
 
 const labeledRows = (fx: Fixture) => [...fx.outcome.keys()].filter((r) => fx.outcome[r] === 0 || fx.outcome[r] === 1);
 
+/** The fit's validation scheme and fold count, as the response's `quality` states them. */
+function expectScheme(r: FitResult, scheme: string, folds: number): void {
+  expect(r.quality.validation_scheme).toBe(scheme);
+  expect(r.quality.folds).toBe(folds);
+}
+
 beforeAll(async () => {
   mod = await loadEngine();
   f = syntheticFixture(800, 4, 1);
@@ -88,12 +94,9 @@ describe('cross-fitting a small record', () => {
   it('keeps the single 25% split for larger records and for records with a time column', async () => {
     // a narrow record of 3,000 rows is cross-fitted too (one bag a fold), one of 4,000 is not, nor one of 2,600
     // (docs/decisions/0099-narrow-records-cross-fitted.md)
-    const mid = await fit(syntheticFixture(3000, 8, 5));
-    expect(mid.quality.validation_scheme).toBe('entity_hash_folds');
-    expect(mid.quality.folds).toBe(4);
+    expectScheme(await fit(syntheticFixture(3000, 8, 5)), 'entity_hash_folds', 4);
     const big = await fit(syntheticFixture(4000, 8, 5));
-    expect(big.quality.validation_scheme).toBe('entity_hash');
-    expect(big.quality.folds).toBe(1);
+    expectScheme(big, 'entity_hash', 1);
     expect(big.quality.held_out_rows).toBeLessThan(1200); // about a quarter of 4,000
 
     const day = Array.from({ length: f.table.rowCount }, (_, i) => `2024-01-${String(1 + (i % 28)).padStart(2, '0')}`);
@@ -112,12 +115,9 @@ describe('cross-fitting a small record', () => {
   // docs/decisions/0101-wide-records-cross-fitted-to-2000-rows.md: a record of 32 or more columns sent is
   // cross-fitted below 2,000 single-split training rows (about 2,666 labeled), a narrower one below 1,000.
   it('cross-fits a wide record of 1,400 labeled rows, and keeps the split for a narrower one', async () => {
-    const single = await fit(syntheticFixture(1400, 31, 3));
-    expect(single.quality.validation_scheme).toBe('entity_hash');
-    expect(single.quality.folds).toBe(1);
+    expectScheme(await fit(syntheticFixture(1400, 31, 3)), 'entity_hash', 1);
     const folds = await fit(syntheticFixture(1400, 32, 3));
-    expect(folds.quality.validation_scheme).toBe('entity_hash_folds');
-    expect(folds.quality.folds).toBe(4);
+    expectScheme(folds, 'entity_hash_folds', 4);
     expect(folds.quality.held_out_rows).toBe(1400);
   });
 
