@@ -177,8 +177,8 @@ function adoptPairLogits(s: FitState, bg0: i32, count: i32): void {
   }
 }
 
-/** Bags of a fold of `bpf` that must agree on its pairs: CROSS_PAIR_AGREE of BAGS_PER_FOLD, in proportion (1 of 1). */
-function foldPairAgree(bpf: i32): i32 {
+/** Bags of a fold of `bpf` that must agree on its pairs (or trees): CROSS_PAIR_AGREE of BAGS_PER_FOLD, in proportion (1 of 1). */
+export function foldPairAgree(bpf: i32): i32 {
   return (CROSS_PAIR_AGREE * bpf + BAGS_PER_FOLD - 1) / BAGS_PER_FOLD;
 }
 

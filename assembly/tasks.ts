@@ -397,11 +397,20 @@ function treeTask(ctx: TaskCtx, k: i32, bag: Bag, from: BagRows): usize {
     for (let i = 0; i < nT; i++) stf(sT, i, ldf(sT, i) + ldf(extra, ldi(from.rows, ldi(bag.tIdx, i))));
     for (let i = 0; i < nV; i++) stf(sV, i, ldf(sV, i) + ldf(extra, ldi(from.rows, ldi(bag.vIdx, i))));
   }
-  // a single split's large bag takes larger steps (tunables.ts TREE_LARGE_FROM)
-  const large = nT >= TREE_LARGE_FROM;
-  // a wide record's cross-fitted leaves are shrunk less and stepped further (tunables.ts TREE_CROSS_WIDE_FROM)
+  // The trees' settings. Cross-fitted: a wide record's leaves are shrunk less and stepped further
+  // (tunables.ts TREE_CROSS_WIDE_FROM). A wide single split: TREE_WIDE_LR on a share of the columns, a fixed count
+  // of trees in large bags (TREE_WIDE_FIXED_FROM). Other single splits: a large bag takes larger steps
+  // (TREE_LARGE_FROM).
   const wide = u >= TREE_CROSS_WIDE_FROM;
-  const crossL2 = wide ? TREE_CROSS_WIDE_L2 : RESIDUAL_TREE_L2, crossLr = wide ? TREE_CROSS_WIDE_LR : TREE_CROSS_LR;
+  let lr = nT >= TREE_LARGE_FROM ? TREE_LARGE_LR : TREE_LEARNING_RATE, l2 = RESIDUAL_TREE_L2, colFraction = TREE_COL_FRACTION;
+  let patience = TREE_PATIENCE, rounds = TREE_MAX_ROUNDS, stopHalf = 0;
+  if (ctx.crossFit) {
+    lr = wide ? TREE_CROSS_WIDE_LR : TREE_CROSS_LR; l2 = wide ? TREE_CROSS_WIDE_L2 : RESIDUAL_TREE_L2;
+    patience = TREE_CROSS_PATIENCE; rounds = TREE_CROSS_ROUNDS; stopHalf = TREE_CROSS_STOP_HALF; colFraction = TREE_CROSS_COL_FRACTION;
+  } else if (isWideSingle(u, ctx.nTrain)) {
+    lr = TREE_WIDE_LR; colFraction = TREE_WIDE_COL_FRACTION;
+    if (nT >= TREE_WIDE_FIXED_FROM) { patience = 0; rounds = TREE_WIDE_FIXED_ROUNDS; }
+  }
   let run: TreeRun;
   if (ctx.crossFit && wide && TREE_CROSS_WIDE_ALL_ROWS) {
     // a wide record's cross-fitted trees also learn from the bag's validation rows (tunables.ts
@@ -409,20 +418,9 @@ function treeTask(ctx: TaskCtx, k: i32, bag: Bag, from: BagRows): usize {
     const grown = withValidationRows(bag), sAll = allocF64(nT + nV);
     memory.copy(sAll, sT, <usize>nT << 3);
     memory.copy(sAll + (<usize>nT << 3), sV, <usize>nV << 3);
-    run = boostTrees(grown, sAll, sV, crossLr, crossL2, TREE_CROSS_PATIENCE, TREE_CROSS_ROUNDS, TREE_CROSS_STOP_HALF,
-      TREE_CROSS_COL_FRACTION);
+    run = boostTrees(grown, sAll, sV, lr, l2, patience, rounds, stopHalf, colFraction);
     release(grown.binsT); release(grown.yT); release(sAll);
-  } else {
-    run = ctx.crossFit
-      ? boostTrees(bag, sT, sV, crossLr, crossL2, TREE_CROSS_PATIENCE, TREE_CROSS_ROUNDS, TREE_CROSS_STOP_HALF,
-        TREE_CROSS_COL_FRACTION)
-      : isWideSingle(u, ctx.nTrain) // tunables.ts TREE_WIDE_LR
-        ? nT >= TREE_WIDE_FIXED_FROM
-          ? boostTrees(bag, sT, sV, TREE_WIDE_LR, RESIDUAL_TREE_L2, 0, TREE_WIDE_FIXED_ROUNDS, 0, TREE_WIDE_COL_FRACTION)
-          : boostTrees(bag, sT, sV, TREE_WIDE_LR, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, 0, TREE_WIDE_COL_FRACTION)
-        : boostTrees(bag, sT, sV, large ? TREE_LARGE_LR : TREE_LEARNING_RATE, RESIDUAL_TREE_L2, TREE_PATIENCE, TREE_MAX_ROUNDS, 0,
-          TREE_COL_FRACTION);
-  }
+  } else run = boostTrees(bag, sT, sV, lr, l2, patience, rounds, stopHalf, colFraction);
   outLen = TREE_OUT_HEAD + run.count * RAW_TREE + nV;
   const out = allocF64(outLen);
   stf(out, 0, run.gateGain); stf(out, 1, <f64>nV); stf(out, 2, <f64>run.count); stf(out, 3, <f64>run.rounds);

@@ -9,10 +9,10 @@ import { PairSet, pairsKept } from './pairs';
 import { buildBlock, PHASE_TREES, TREE_OUT_HEAD } from './tasks';
 import { RAW_TREE, rawTreeMean, addRawTree } from './residual-trees';
 import { rowLogLoss, clusteredMeanSe } from './stats';
-import { rescale, outOfBagPlatt, crossTempered, bestTemperature, firstGatedBatch } from './bags';
+import { rescale, outOfBagPlatt, crossTempered, bestTemperature, firstGatedBatch, foldPairAgree } from './bags';
 import { BIN_STRIDE } from './binning';
 import {
-  TREE_CROSS_STOP_HALF, CROSS_FOLDS, TREE_AGREE, CROSS_PAIR_AGREE, Z_TREES, TREE_MAX_TRAIN, TREE_MAX_ROUNDS,
+  TREE_CROSS_STOP_HALF, CROSS_FOLDS, TREE_AGREE, Z_TREES, TREE_MAX_TRAIN, TREE_MAX_ROUNDS,
   TREE_CROSS_ROUNDS, TREE_SERVE_WEIGHTS,
 } from './tunables';
 
@@ -92,7 +92,7 @@ export function afterTrees(s: FitState): void {
   }
   for (let f = 0; f < CROSS_FOLDS; f++) {
     const bpf = s.bagsPerFold, bg0 = f * bpf;
-    if (TREE_CROSS_STOP_HALF >= 0 && !pairsKept(s.treeGains + (<usize>bg0 << 3), bpf, CROSS_PAIR_AGREE)) continue;
+    if (TREE_CROSS_STOP_HALF >= 0 && !pairsKept(s.treeGains + (<usize>bg0 << 3), bpf, foldPairAgree(bpf))) continue;
     for (let bg = bg0; bg < bg0 + bpf; bg++) stb(s.treeCandidate, bg, 1);
   }
 }
